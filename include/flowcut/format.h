@@ -1,0 +1,480 @@
+/* flowcut/format.h: the on-disk layout of a flowcut trace, shared by the tracer and every reader.
+ *
+ * A trace is a directory holding one file per MPI rank, `rank-NNNNNN.fct`. Every multi-byte integer
+ * on disk is little-endian and is written and read through the put/get helpers below, never by
+ * copying a struct, so the layout does not depend on the compiler or the host.
+ *
+ *   +--------------------------------------------------------------+
+ *   | file header, FC_FILE_HEADER_SIZE (64) bytes                  |
+ *   |   magic "FLOWCUT\x1a" | byte-order mark | major | minor | ... |
+ *   +--------------------------------------------------------------+
+ *   | block: header (FC_BLOCK_HEADER_SIZE = 24 bytes) + payload     |
+ *   |   kind | flags | stored_len | raw_len | crc32 | seq           |
+ *   +--------------------------------------------------------------+
+ *   | block ...  (RANK first; then MODULES, SITES, COMMS and        |
+ *   |             CLOCK definitions, each written before the first  |
+ *   |             EVENTS block that refers to them)                 |
+ *   +--------------------------------------------------------------+
+ *   | block END (the footer: totals, partial flag, reason)          |
+ *   +--------------------------------------------------------------+
+ *
+ * Each block is independent: an EVENTS payload is its own zlib stream, so a file cut short is
+ * readable up to its last complete block. A reader skips any block kind it does not know by its
+ * stored length. A file with no END block was not closed cleanly and is partial.
+ *
+ * Versioning: FC_FORMAT_MAJOR changes only when an old reader would misread a new file; readers
+ * refuse a newer major. FC_FORMAT_MINOR grows with additive changes (new block kinds, new event
+ * kinds, new fields appended to a record), which old readers skip. Block kinds, event kinds, field
+ * keys and flags are append-only: a number, once given, keeps its meaning forever.
+ *
+ * Payload encodings (all described in detail at each kind below):
+ *   - "uvarint": unsigned LEB128 (7 bits a byte, low first, high bit = more follows), at most 10 bytes.
+ *   - "svarint": zigzag-mapped signed integer ((v << 1) ^ (v >> 63)) stored as uvarint.
+ *   - "string":  uvarint length followed by that many bytes, no terminating NUL.
+ */
+#ifndef FLOWCUT_FORMAT_H
+#define FLOWCUT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- file header ---------------------------------------------------------------------------- */
+
+#define FC_MAGIC "FLOWCUT\x1a" /* 8 bytes; the \x1a stops `type` on the terminals that honour it */
+#define FC_MAGIC_LEN 8
+#define FC_BOM 0x0A0B0C0Du /* written little-endian: 0D 0C 0B 0A; a reader seeing 0A 0B 0C 0D knows */
+#define FC_FORMAT_MAJOR 1
+#define FC_FORMAT_MINOR 0
+#define FC_FILE_HEADER_SIZE 64
+#define FC_TRACE_FILE_FMT "rank-%06d.fct" /* name of a rank's file inside the trace directory */
+
+/* Offsets of the file header's fields. Bytes not named here are reserved and written as zero.
+ *   0  magic[8]
+ *   8  u32 bom
+ *  12  u16 major, 14 u16 minor
+ *  16  u32 header_size (64 in 1.x; a reader seeks past header_size, so it may grow)
+ *  20  u32 flags (none defined yet)
+ *  24  u32 rank (world rank), 28 u32 size (world size)
+ *  32  u64 start_ns: wall clock (CLOCK_REALTIME, ns since the epoch) when the rank started tracing
+ *  40  u32 pid, 44 u32 reserved
+ *  48  16 reserved bytes */
+enum {
+    FC_FH_MAGIC = 0,
+    FC_FH_BOM = 8,
+    FC_FH_MAJOR = 12,
+    FC_FH_MINOR = 14,
+    FC_FH_HEADER_SIZE = 16,
+    FC_FH_FLAGS = 20,
+    FC_FH_RANK = 24,
+    FC_FH_SIZE = 28,
+    FC_FH_START_NS = 32,
+    FC_FH_PID = 40,
+};
+
+/* ---- blocks ---------------------------------------------------------------------------------- */
+
+#define FC_BLOCK_HEADER_SIZE 24
+/* Offsets inside a block header.
+ *   0 u32 kind        FC_BLK_*
+ *   4 u32 flags       FC_BLKF_*
+ *   8 u32 stored_len  payload bytes that follow the header on disk
+ *  12 u32 raw_len     payload bytes after decompression (== stored_len when not compressed)
+ *  16 u32 crc32       zlib crc32 of the stored payload
+ *  20 u32 seq         0, 1, 2 ... in file order; a gap or repeat means a damaged file */
+enum {
+    FC_BH_KIND = 0,
+    FC_BH_FLAGS = 4,
+    FC_BH_STORED_LEN = 8,
+    FC_BH_RAW_LEN = 12,
+    FC_BH_CRC32 = 16,
+    FC_BH_SEQ = 20,
+};
+/* A block payload never exceeds this, compressed or not; a larger length means corruption. */
+#define FC_BLOCK_MAX_PAYLOAD (64u << 20)
+
+#define FC_BLKF_ZLIB 0x1u /* payload is a zlib (RFC 1950) stream of raw_len bytes */
+
+/* Block kinds: X(name, number, description). Append only. */
+#define FC_BLOCK_KINDS(X)                                                                          \
+    X(RANK, 1, "rank description: fields keyed by FC_RK_*")                                       \
+    X(EVENTS, 2, "a chunk of events of one thread")                                               \
+    X(MODULES, 3, "loaded modules (executable and shared objects) for call-site resolution")      \
+    X(SITES, 4, "call-site definitions")                                                          \
+    X(COMMS, 5, "communicator definitions")                                                       \
+    X(CLOCK, 6, "clock-synchronisation measurements against rank 0")                              \
+    X(END, 7, "footer: totals and how the trace ended")                                           \
+    X(WARN, 8, "a warning the tracer raised, as text")
+
+enum fc_block_kind {
+#define FC__X(name, num, desc) FC_BLK_##name = num,
+    FC_BLOCK_KINDS(FC__X)
+#undef FC__X
+};
+
+/* ---- RANK block ------------------------------------------------------------------------------
+ * Payload: a sequence of fields, each `u16 key, u32 len, len bytes`. Unknown keys are skipped.
+ * Integers are little-endian of the width given; text is UTF-8 without NUL; lists are documented. */
+#define FC_RANK_FIELDS(X)                                                                          \
+    X(RANK, 1, "u32 world rank")                                                                  \
+    X(SIZE, 2, "u32 world size")                                                                  \
+    X(HOST, 3, "text host name")                                                                  \
+    X(NODE, 4, "text node name: FLOWCUT_NODE if set, else the host name")                         \
+    X(CORE, 5, "i32 CPU core the rank ran on at init, -1 when unknown")                           \
+    X(NUMA, 6, "i32 NUMA node of that core, -1 when unknown")                                     \
+    X(MPI_VERSION, 7, "text MPI library version string")                                          \
+    X(PROGRAM, 8, "text absolute path of the executable")                                         \
+    X(ARGS, 9, "arguments argv[0..argc-1], each followed by one NUL byte")                        \
+    X(START_NS, 10, "u64 wall clock (ns since the epoch) at the start of tracing")                \
+    X(PID, 11, "u32 process id")                                                                  \
+    X(THREAD_LEVEL, 12, "i32 MPI thread level provided, -1 when unknown")                         \
+    X(CALLSITE_DEPTH, 13, "u32 call-site depth recorded (0: none)")                               \
+    X(CLOCK_SOURCE, 14, "text name of the event clock, e.g. tsc or clock_gettime")                \
+    X(AFFINITY, 15, "text list of CPUs the rank may run on, as in /proc/self/status")              \
+    X(INIT_MODE, 16, "u32 how tracing started: FC_INIT_*")
+
+enum fc_rank_field {
+#define FC__X(name, num, desc) FC_RK_##name = num,
+    FC_RANK_FIELDS(FC__X)
+#undef FC__X
+};
+
+enum fc_init_mode {
+    FC_INIT_MPI_INIT = 1, /* through MPI_Init or MPI_Init_thread (C or Fortran) */
+    FC_INIT_LAZY = 2,     /* at the first traced call, MPI having been initialised elsewhere */
+};
+
+/* ---- MODULES block ---------------------------------------------------------------------------
+ * Payload: uvarint count, then per module:
+ *   uvarint module_id (per rank, from 0), uvarint base (load address: subtract it from an address
+ *   to get the ELF virtual address inside the file), uvarint size (bytes of the mapped range),
+ *   string path, string build_id (hex, may be empty).
+ * ---- SITES block ------------------------------------------------------------------------------
+ * Payload: uvarint count, then per call site:
+ *   uvarint site_id (per rank, from 1; 0 means "no call site"), uvarint depth (frames, 1..),
+ *   then depth times: uvarint module_id, uvarint offset (ELF virtual address inside that module of
+ *   the return address minus one, i.e. inside the call instruction). Frame 0 is the innermost
+ *   application frame (the code that called MPI).
+ * ---- COMMS block ------------------------------------------------------------------------------
+ * Payload: uvarint count, then per communicator:
+ *   uvarint comm_id (per rank: 0 is MPI_COMM_WORLD, 1 is MPI_COMM_SELF, others from 2 in the order
+ *   this rank first saw them), uvarint flags (FC_COMMF_*), uvarint local_size, local_size uvarints
+ *   (world rank of each member, in comm rank order), uvarint remote_size (0 for intra-communicators),
+ *   remote_size uvarints (world ranks of the remote group), svarint ordinal.
+ *   The ordinal numbers, on this rank, the communicators with the same local member list in the
+ *   order they were created, so that readers can tell the same communicator on different ranks
+ *   apart from another one with the same members: (member list, ordinal) names it globally.
+ *   A comm_id is never reused within a file, even when MPI reuses the handle after MPI_Comm_free. */
+#define FC_COMMF_INTER 0x1u /* inter-communicator */
+#define FC_COMMF_LAZY 0x2u  /* first seen in use rather than at its creation: ordinal may be unknown (-1) */
+
+/* ---- CLOCK block ------------------------------------------------------------------------------
+ * Payload: uvarint count, then per measurement:
+ *   uvarint phase (FC_CLOCK_INIT or FC_CLOCK_FINALIZE), uvarint local_ns (this rank's event clock
+ *   when measured), svarint offset_ns (add to a local time to get rank 0's clock), uvarint
+ *   uncertainty_ns (half the best round trip), uvarint samples, uvarint min_rtt_ns.
+ *   Rank 0 records offset 0. Readers interpolate linearly between the INIT and FINALIZE
+ *   measurements and use the INIT one alone when FINALIZE is missing. */
+enum fc_clock_phase { FC_CLOCK_INIT = 0, FC_CLOCK_FINALIZE = 1 };
+
+/* ---- END block -------------------------------------------------------------------------------
+ * Payload: uvarint events (records in all EVENTS blocks), uvarint flags (FC_ENDF_*), uvarint
+ * reason (FC_END_*), uvarint end_ns (event clock at the end), uvarint dropped (events not recorded),
+ * uvarint warnings (WARN blocks written). */
+#define FC_ENDF_PARTIAL 0x1u /* the trace stops early or misses events */
+#define FC_END_REASONS(X)                                                                          \
+    X(FINALIZE, 0, "MPI_Finalize")                                                                \
+    X(EXIT, 1, "process exit without MPI_Finalize")                                               \
+    X(SIGNAL, 2, "fatal signal")                                                                  \
+    X(ABORT, 3, "MPI_Abort")                                                                      \
+    X(ERROR, 4, "tracer error (see warnings)")
+
+enum fc_end_reason {
+#define FC__X(name, num, desc) FC_END_##name = num,
+    FC_END_REASONS(FC__X)
+#undef FC__X
+};
+
+/* ---- WARN block: payload is UTF-8 text, one line, no NUL. ---- */
+
+/* ---- EVENTS block ----------------------------------------------------------------------------
+ * Raw payload: uvarint thread (0 for the thread that initialised MPI, then 1, 2 ... in order of
+ * their first MPI call), uvarint count (records in this chunk), uvarint base_ns (event clock from
+ * which the first record's dt counts), then `count` records:
+ *
+ *   u8 kind        FC_EV_*
+ *   uvarint len    bytes of the record's body that follow (readers skip unknown kinds by it,
+ *                  and ignore body bytes past the fields they know)
+ *   body:
+ *     u8 mask      which of the fields below follow; a field absent from the mask takes the value
+ *                  it had in the previous record of the same kind in this chunk (0 at chunk start)
+ *     uvarint dt   t0 minus the previous record's t0 in this chunk (base_ns for the first); t0 of
+ *                  the records of one chunk never decreases
+ *     uvarint dur  t1 - t0
+ *     then, in this order, those present: peer (svarint), tag (svarint), comm (uvarint), bytes
+ *     (uvarint), obj (uvarint), site (uvarint), flags (uvarint), bytes2 (uvarint).
+ *
+ * Times are nanoseconds of the rank's event clock (monotonic; the CLOCK blocks map it to rank 0's).
+ * Field meanings:
+ *   peer   comm-local rank of the partner (destination, requested or actual source), or the root of
+ *          a rooted collective, or an FC_PEER_* value. Readers map it to a world rank through the
+ *          communicator's definition.
+ *   tag    message tag, or FC_TAG_ANY.
+ *   comm   comm_id from a COMMS block.
+ *   bytes  bytes sent (count x type size, derived datatypes included); for a completed receive the
+ *          bytes actually received; for collectives the bytes this rank sends.
+ *   obj    the object the call creates, starts or completes: an MPI request handle as an unsigned
+ *          value (join a post to its completion by the handle: the first completion of a handle
+ *          after its post is that post's), or for communicator constructors the new comm_id + 1
+ *          (0: MPI_COMM_NULL).
+ *   site   call-site id from a SITES block (0: none recorded).
+ *   flags  FC_EVF_*.
+ *   bytes2 for collectives, the bytes this rank receives; for MPI_Sendrecv, the receive buffer's
+ *          capacity; for Waitall/Testall/Startall/... the request count.
+ */
+enum {
+    FC_EVM_PEER = 0x01,
+    FC_EVM_TAG = 0x02,
+    FC_EVM_COMM = 0x04,
+    FC_EVM_BYTES = 0x08,
+    FC_EVM_OBJ = 0x10,
+    FC_EVM_SITE = 0x20,
+    FC_EVM_FLAGS = 0x40,
+    FC_EVM_BYTES2 = 0x80,
+};
+
+/* Special peer values (MPI's own constants differ between libraries, so the tracer maps them). */
+#define FC_PEER_NONE (-1)       /* the call has no peer */
+#define FC_PEER_ANY (-2)        /* MPI_ANY_SOURCE */
+#define FC_PEER_NULL (-3)       /* MPI_PROC_NULL */
+#define FC_PEER_ROOT (-4)       /* MPI_ROOT (inter-communicator collectives) */
+#define FC_TAG_ANY (-1)         /* MPI_ANY_TAG */
+
+/* Event flags (FC_EVF_*). */
+#define FC_EVF_ANY_SOURCE 0x01u /* a receive or probe asked for MPI_ANY_SOURCE; peer is the actual one */
+#define FC_EVF_ANY_TAG 0x02u    /* a receive or probe asked for MPI_ANY_TAG; tag is the actual one */
+#define FC_EVF_FOUND 0x04u      /* Iprobe/Improbe found a message; Test* completed something */
+#define FC_EVF_CANCELLED 0x08u  /* a completed request had been cancelled */
+#define FC_EVF_ERROR 0x10u      /* the MPI call returned an error code */
+#define FC_EVF_STATUS 0x20u     /* peer, tag and bytes of this COMPLETE record come from a status */
+#define FC_EVF_NULL 0x40u       /* the request completed was MPI_REQUEST_NULL or inactive */
+
+/* Event kinds: X(name, number, class). Append only. The numbers of MPI functions start at 1;
+ * FC_EV_COMPLETE and FC_EV_START are sub-records that follow the call they belong to:
+ *   COMPLETE: one request completed by the preceding Wait or Test call (or the receive half of a
+ *     Sendrecv/Sendrecv_replace, with obj 0): obj = request handle; when FC_EVF_STATUS is set, peer
+ *     is the status' source, tag its tag and bytes the byte count it reports. t0 = t1 = the exit
+ *     time of the call.
+ *   START: one request started by the preceding MPI_Startall: obj = request handle.
+ * Classes: P2P (point-to-point), COLL (collective), COMM (communicator), REQ (requests, waits,
+ * tests), PROBE, ENV (init, finalize), SUB (sub-record). */
+#define FC_EVENT_KINDS(X)                                                                          \
+    X(MPI_Init, 1, ENV)                                                                           \
+    X(MPI_Init_thread, 2, ENV)                                                                    \
+    X(MPI_Finalize, 3, ENV)                                                                       \
+    X(MPI_Send, 4, P2P)                                                                           \
+    X(MPI_Bsend, 5, P2P)                                                                          \
+    X(MPI_Ssend, 6, P2P)                                                                          \
+    X(MPI_Rsend, 7, P2P)                                                                          \
+    X(MPI_Isend, 8, P2P)                                                                          \
+    X(MPI_Ibsend, 9, P2P)                                                                         \
+    X(MPI_Issend, 10, P2P)                                                                        \
+    X(MPI_Irsend, 11, P2P)                                                                        \
+    X(MPI_Recv, 12, P2P)                                                                          \
+    X(MPI_Irecv, 13, P2P)                                                                         \
+    X(MPI_Mrecv, 14, P2P)                                                                         \
+    X(MPI_Imrecv, 15, P2P)                                                                        \
+    X(MPI_Sendrecv, 16, P2P)                                                                      \
+    X(MPI_Sendrecv_replace, 17, P2P)                                                              \
+    X(MPI_Send_init, 18, P2P)                                                                     \
+    X(MPI_Bsend_init, 19, P2P)                                                                    \
+    X(MPI_Ssend_init, 20, P2P)                                                                    \
+    X(MPI_Rsend_init, 21, P2P)                                                                    \
+    X(MPI_Recv_init, 22, P2P)                                                                     \
+    X(MPI_Start, 23, REQ)                                                                         \
+    X(MPI_Startall, 24, REQ)                                                                      \
+    X(MPI_Request_free, 25, REQ)                                                                  \
+    X(MPI_Wait, 26, REQ)                                                                          \
+    X(MPI_Waitall, 27, REQ)                                                                       \
+    X(MPI_Waitany, 28, REQ)                                                                       \
+    X(MPI_Waitsome, 29, REQ)                                                                      \
+    X(MPI_Test, 30, REQ)                                                                          \
+    X(MPI_Testall, 31, REQ)                                                                       \
+    X(MPI_Testany, 32, REQ)                                                                       \
+    X(MPI_Testsome, 33, REQ)                                                                      \
+    X(MPI_Probe, 34, PROBE)                                                                       \
+    X(MPI_Iprobe, 35, PROBE)                                                                      \
+    X(MPI_Mprobe, 36, PROBE)                                                                      \
+    X(MPI_Improbe, 37, PROBE)                                                                     \
+    X(MPI_Cancel, 38, REQ)                                                                        \
+    X(MPI_Barrier, 39, COLL)                                                                      \
+    X(MPI_Bcast, 40, COLL)                                                                        \
+    X(MPI_Reduce, 41, COLL)                                                                       \
+    X(MPI_Allreduce, 42, COLL)                                                                    \
+    X(MPI_Gather, 43, COLL)                                                                       \
+    X(MPI_Gatherv, 44, COLL)                                                                      \
+    X(MPI_Scatter, 45, COLL)                                                                      \
+    X(MPI_Scatterv, 46, COLL)                                                                     \
+    X(MPI_Allgather, 47, COLL)                                                                    \
+    X(MPI_Allgatherv, 48, COLL)                                                                   \
+    X(MPI_Alltoall, 49, COLL)                                                                     \
+    X(MPI_Alltoallv, 50, COLL)                                                                    \
+    X(MPI_Alltoallw, 51, COLL)                                                                    \
+    X(MPI_Reduce_scatter, 52, COLL)                                                               \
+    X(MPI_Reduce_scatter_block, 53, COLL)                                                         \
+    X(MPI_Scan, 54, COLL)                                                                         \
+    X(MPI_Exscan, 55, COLL)                                                                       \
+    X(MPI_Ibarrier, 56, COLL)                                                                     \
+    X(MPI_Ibcast, 57, COLL)                                                                       \
+    X(MPI_Ireduce, 58, COLL)                                                                      \
+    X(MPI_Iallreduce, 59, COLL)                                                                   \
+    X(MPI_Igather, 60, COLL)                                                                      \
+    X(MPI_Igatherv, 61, COLL)                                                                     \
+    X(MPI_Iscatter, 62, COLL)                                                                     \
+    X(MPI_Iscatterv, 63, COLL)                                                                    \
+    X(MPI_Iallgather, 64, COLL)                                                                   \
+    X(MPI_Iallgatherv, 65, COLL)                                                                  \
+    X(MPI_Ialltoall, 66, COLL)                                                                    \
+    X(MPI_Ialltoallv, 67, COLL)                                                                   \
+    X(MPI_Ialltoallw, 68, COLL)                                                                   \
+    X(MPI_Ireduce_scatter, 69, COLL)                                                              \
+    X(MPI_Ireduce_scatter_block, 70, COLL)                                                        \
+    X(MPI_Iscan, 71, COLL)                                                                        \
+    X(MPI_Iexscan, 72, COLL)                                                                      \
+    X(MPI_Comm_dup, 73, COMM)                                                                     \
+    X(MPI_Comm_split, 74, COMM)                                                                   \
+    X(MPI_Comm_create, 75, COMM)                                                                  \
+    X(MPI_Cart_create, 76, COMM)                                                                  \
+    X(MPI_Graph_create, 77, COMM)                                                                 \
+    X(MPI_Dist_graph_create, 78, COMM)                                                            \
+    X(MPI_Dist_graph_create_adjacent, 79, COMM)                                                   \
+    X(MPI_Intercomm_create, 80, COMM)                                                             \
+    X(MPI_Comm_free, 81, COMM)                                                                    \
+    X(MPI_Comm_split_type, 82, COMM)                                                              \
+    X(MPI_Comm_create_group, 83, COMM)                                                            \
+    X(MPI_Intercomm_merge, 84, COMM)                                                              \
+    X(MPI_Comm_dup_with_info, 85, COMM)                                                           \
+    X(MPI_Comm_idup, 86, COMM)                                                                    \
+    X(MPI_Cart_sub, 87, COMM)                                                                     \
+    X(MPI_Abort, 88, ENV)                                                                         \
+    X(COMPLETE, 120, SUB)                                                                         \
+    X(START, 121, SUB)
+
+enum fc_event_kind {
+#define FC__X(name, num, cls) FC_EV_##name = num,
+    FC_EVENT_KINDS(FC__X)
+#undef FC__X
+    FC_EV_MAX_ = 128 /* kinds are below this; a u8 on disk */
+};
+
+/* ---- explicit little-endian helpers ----------------------------------------------------------
+ * Byte-by-byte so they are correct on any host; compilers turn them into single moves on x86. */
+static inline void fc_put_u16(unsigned char *p, uint16_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+}
+static inline void fc_put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline void fc_put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline uint16_t fc_get_u16(const unsigned char *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+static inline uint32_t fc_get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+static inline uint64_t fc_get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* Writes v as a uvarint at p (room for 10 bytes needed); returns the bytes written. */
+static inline size_t fc_put_uvarint(unsigned char *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (unsigned char)v;
+    return n;
+}
+static inline uint64_t fc_zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static inline int64_t fc_unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+/* Reads a uvarint from [*p, end); on success stores it in *v, advances *p and returns 0; returns -1
+ * (leaving *p) when the input ends first or the value has more than 10 bytes. */
+static inline int fc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    const unsigned char *q = *p;
+    uint64_t r = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (q >= end)
+            return -1;
+        unsigned char b = *q++;
+        r |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = r;
+            *p = q;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Fills a FC_FILE_HEADER_SIZE-byte file header at h. Tracer and writers share it so they agree. */
+static inline void fc_file_header_put(unsigned char *h, uint32_t rank, uint32_t size, uint64_t start_ns,
+                                      uint32_t pid)
+{
+    memset(h, 0, FC_FILE_HEADER_SIZE);
+    memcpy(h + FC_FH_MAGIC, FC_MAGIC, FC_MAGIC_LEN);
+    fc_put_u32(h + FC_FH_BOM, FC_BOM);
+    fc_put_u16(h + FC_FH_MAJOR, FC_FORMAT_MAJOR);
+    fc_put_u16(h + FC_FH_MINOR, FC_FORMAT_MINOR);
+    fc_put_u32(h + FC_FH_HEADER_SIZE, FC_FILE_HEADER_SIZE);
+    fc_put_u32(h + FC_FH_RANK, rank);
+    fc_put_u32(h + FC_FH_SIZE, size);
+    fc_put_u64(h + FC_FH_START_NS, start_ns);
+    fc_put_u32(h + FC_FH_PID, pid);
+}
+
+/* Fills a FC_BLOCK_HEADER_SIZE-byte block header at h. crc is zlib's crc32 of the stored payload. */
+static inline void fc_block_header_put(unsigned char *h, uint32_t kind, uint32_t flags, uint32_t stored_len,
+                                       uint32_t raw_len, uint32_t crc, uint32_t seq)
+{
+    fc_put_u32(h + FC_BH_KIND, kind);
+    fc_put_u32(h + FC_BH_FLAGS, flags);
+    fc_put_u32(h + FC_BH_STORED_LEN, stored_len);
+    fc_put_u32(h + FC_BH_RAW_LEN, raw_len);
+    fc_put_u32(h + FC_BH_CRC32, crc);
+    fc_put_u32(h + FC_BH_SEQ, seq);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWCUT_FORMAT_H */

@@ -1,0 +1,2 @@
+/* libtrace/runtime.c: placeholder until the runtime lands. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* libtrace/wrappers.c: placeholder until the generator lands. */
+#include "internal.h"
