@@ -1,0 +1,271 @@
+/* libtrace/coll.c: records the collective events, blocking and non-blocking, with the bytes this
+ * rank sends (bytes) and receives (bytes2).
+ *
+ * Rule for the byte counts: only what the arguments describe and MPI says is significant at this
+ * rank counts. Send-side arguments ignored because of MPI_IN_PLACE are replaced by what the
+ * receive side says this rank contributes; root-only arguments count at the root only; the v and w
+ * forms sum their count arrays over the group (the remote group on an inter-communicator). The
+ * rank's own block is included: bytes describe buffers, not network traffic. peer is the root of a
+ * rooted collective (MPI_ROOT and MPI_PROC_NULL mapped), FC_PEER_NONE otherwise; obj is the request
+ * of the non-blocking forms. */
+#include "record.h"
+
+/* Where this rank stands in a rooted collective. */
+enum { R_NONE = 0, R_ROOT = 1, R_LEAF = 2 };
+
+static int role(MPI_Comm comm, int root)
+{
+    if (root == MPI_ROOT)
+        return R_ROOT;
+    if (root == MPI_PROC_NULL)
+        return R_NONE; /* a non-root rank of the root group of an inter-communicator */
+    int inter = 0, rank = -1;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return R_NONE;
+    if (inter)
+        return R_LEAF;
+    if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        return R_NONE;
+    return rank == root ? R_ROOT : R_LEAF;
+}
+
+/* The number of blocks a rooted or all-to-all collective exchanges: the group size, the remote one
+ * on an inter-communicator; 0 when MPI cannot say. */
+static int64_t blocks(MPI_Comm comm)
+{
+    int inter = 0, n = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return 0;
+    if ((inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n)) != MPI_SUCCESS ||
+        n < 0)
+        return 0;
+    return n;
+}
+
+/* Element i of a count array: int in the classic functions, MPI_Count in the _c ones. */
+static int64_t count_at(const void *counts, int wide, int64_t i)
+{
+    return wide ? (int64_t)((const MPI_Count *)counts)[i] : (int64_t)((const int *)counts)[i];
+}
+
+/* Bytes of the n counts of dt listed in counts. */
+static uint64_t sum_bytes(MPI_Datatype dt, const void *counts, int wide, int64_t n)
+{
+    uint64_t total = 0;
+    if (counts == NULL)
+        return 0;
+    for (int64_t i = 0; i < n; i++)
+        total += fc__bytes(dt, count_at(counts, wide, i));
+    return total;
+}
+
+static uint64_t req_obj(const fc__call *c, const MPI_Request *req)
+{
+    if (req == NULL || c->rc != MPI_SUCCESS)
+        return 0;
+    fc__wrap_nbc_posted(*req);
+    return FC__HANDLE(*req);
+}
+
+static void coll(fc__thread *t, const fc__call *c, MPI_Comm comm, int32_t peer, uint64_t bytes,
+                 uint64_t bytes2, const MPI_Request *req)
+{
+    fc__rec_put(t, c, peer, 0, fc__comm(comm), bytes, req_obj(c, req), 0, bytes2);
+}
+
+void fc__rec_barrier(fc__thread *t, const fc__call *c, MPI_Comm comm, const MPI_Request *req)
+{
+    coll(t, c, comm, FC_PEER_NONE, 0, 0, req);
+}
+
+/* Bcast: the root sends the buffer, the others receive it. */
+void fc__rec_bcast(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, MPI_Datatype dt,
+                   int64_t count, const MPI_Request *req)
+{
+    int r = role(comm, root);
+    uint64_t n = r == R_NONE ? 0 : fc__bytes(dt, count);
+    coll(t, c, comm, fc__peer(root), r == R_ROOT ? n : 0, r == R_LEAF ? n : 0, req);
+}
+
+/* Reduce: every contributing rank sends count elements, the root receives the result. On an
+ * inter-communicator the root group contributes nothing. */
+void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, MPI_Datatype dt,
+                    int64_t count, const MPI_Request *req)
+{
+    int r = role(comm, root);
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    uint64_t n = fc__bytes(dt, count);
+    uint64_t sent = r == R_LEAF || (r == R_ROOT && !inter) ? n : 0;
+    coll(t, c, comm, fc__peer(root), sent, r == R_ROOT ? n : 0, req);
+}
+
+/* Allreduce, Scan, Exscan: count elements in, count elements out. */
+void fc__rec_allreduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+                       int64_t count, const MPI_Request *req)
+{
+    uint64_t n = fc__bytes(dt, count);
+    coll(t, c, comm, FC_PEER_NONE, n, n, req);
+}
+
+void fc__rec_gather(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, const void *sendbuf,
+                    MPI_Datatype sendtype, int64_t sendcount, MPI_Datatype recvtype,
+                    int64_t recvcount, const MPI_Request *req)
+{
+    int r = role(comm, root);
+    uint64_t sent = 0, recvd = 0;
+    if (r == R_LEAF)
+        sent = fc__bytes(sendtype, sendcount);
+    if (r == R_ROOT) {
+        int inter = 0;
+        PMPI_Comm_test_inter(comm, &inter);
+        if (!inter)
+            sent = sendbuf == MPI_IN_PLACE ? fc__bytes(recvtype, recvcount)
+                                           : fc__bytes(sendtype, sendcount);
+        recvd = fc__bytes(recvtype, recvcount) * (uint64_t)blocks(comm);
+    }
+    coll(t, c, comm, fc__peer(root), sent, recvd, req);
+}
+
+void fc__rec_gatherv(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, const void *sendbuf,
+                     MPI_Datatype sendtype, int64_t sendcount, MPI_Datatype recvtype,
+                     const void *recvcounts, int wide, const MPI_Request *req)
+{
+    int r = role(comm, root);
+    uint64_t sent = 0, recvd = 0;
+    if (r == R_LEAF)
+        sent = fc__bytes(sendtype, sendcount);
+    if (r == R_ROOT) {
+        int inter = 0, rank = 0;
+        PMPI_Comm_test_inter(comm, &inter);
+        if (!inter && sendbuf != MPI_IN_PLACE)
+            sent = fc__bytes(sendtype, sendcount);
+        else if (!inter && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && recvcounts != NULL)
+            sent = fc__bytes(recvtype, count_at(recvcounts, wide, rank));
+        recvd = sum_bytes(recvtype, recvcounts, wide, blocks(comm));
+    }
+    coll(t, c, comm, fc__peer(root), sent, recvd, req);
+}
+
+void fc__rec_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, const void *recvbuf,
+                     MPI_Datatype sendtype, int64_t sendcount, MPI_Datatype recvtype,
+                     int64_t recvcount, const MPI_Request *req)
+{
+    int r = role(comm, root);
+    uint64_t sent = 0, recvd = 0;
+    if (r == R_LEAF)
+        recvd = fc__bytes(recvtype, recvcount);
+    if (r == R_ROOT) {
+        int inter = 0;
+        PMPI_Comm_test_inter(comm, &inter);
+        sent = fc__bytes(sendtype, sendcount) * (uint64_t)blocks(comm);
+        if (!inter)
+            recvd = recvbuf == MPI_IN_PLACE ? fc__bytes(sendtype, sendcount)
+                                            : fc__bytes(recvtype, recvcount);
+    }
+    coll(t, c, comm, fc__peer(root), sent, recvd, req);
+}
+
+void fc__rec_scatterv(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
+                      const void *recvbuf, MPI_Datatype sendtype, const void *sendcounts, int wide,
+                      MPI_Datatype recvtype, int64_t recvcount, const MPI_Request *req)
+{
+    int r = role(comm, root);
+    uint64_t sent = 0, recvd = 0;
+    if (r == R_LEAF)
+        recvd = fc__bytes(recvtype, recvcount);
+    if (r == R_ROOT) {
+        int inter = 0, rank = 0;
+        PMPI_Comm_test_inter(comm, &inter);
+        sent = sum_bytes(sendtype, sendcounts, wide, blocks(comm));
+        if (!inter && recvbuf != MPI_IN_PLACE)
+            recvd = fc__bytes(recvtype, recvcount);
+        else if (!inter && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && sendcounts != NULL)
+            recvd = fc__bytes(sendtype, count_at(sendcounts, wide, rank));
+    }
+    coll(t, c, comm, fc__peer(root), sent, recvd, req);
+}
+
+void fc__rec_allgather(fc__thread *t, const fc__call *c, MPI_Comm comm, const void *sendbuf,
+                       MPI_Datatype sendtype, int64_t sendcount, MPI_Datatype recvtype,
+                       int64_t recvcount, const MPI_Request *req)
+{
+    uint64_t block = fc__bytes(recvtype, recvcount);
+    uint64_t sent = sendbuf == MPI_IN_PLACE ? block : fc__bytes(sendtype, sendcount);
+    coll(t, c, comm, FC_PEER_NONE, sent, block * (uint64_t)blocks(comm), req);
+}
+
+void fc__rec_allgatherv(fc__thread *t, const fc__call *c, MPI_Comm comm, const void *sendbuf,
+                        MPI_Datatype sendtype, int64_t sendcount, MPI_Datatype recvtype,
+                        const void *recvcounts, int wide, const MPI_Request *req)
+{
+    uint64_t sent = fc__bytes(sendtype, sendcount);
+    int rank = 0;
+    if (sendbuf == MPI_IN_PLACE)
+        sent = recvcounts != NULL && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS
+                   ? fc__bytes(recvtype, count_at(recvcounts, wide, rank))
+                   : 0;
+    coll(t, c, comm, FC_PEER_NONE, sent, sum_bytes(recvtype, recvcounts, wide, blocks(comm)), req);
+}
+
+void fc__rec_alltoall(fc__thread *t, const fc__call *c, MPI_Comm comm, const void *sendbuf,
+                      MPI_Datatype sendtype, int64_t sendcount, MPI_Datatype recvtype,
+                      int64_t recvcount, const MPI_Request *req)
+{
+    uint64_t n = (uint64_t)blocks(comm);
+    uint64_t recvd = fc__bytes(recvtype, recvcount) * n;
+    uint64_t sent = sendbuf == MPI_IN_PLACE ? recvd : fc__bytes(sendtype, sendcount) * n;
+    coll(t, c, comm, FC_PEER_NONE, sent, recvd, req);
+}
+
+void fc__rec_alltoallv(fc__thread *t, const fc__call *c, MPI_Comm comm, const void *sendbuf,
+                       MPI_Datatype sendtype, const void *sendcounts, MPI_Datatype recvtype,
+                       const void *recvcounts, int wide, const MPI_Request *req)
+{
+    int64_t n = blocks(comm);
+    uint64_t recvd = sum_bytes(recvtype, recvcounts, wide, n);
+    uint64_t sent = sendbuf == MPI_IN_PLACE ? recvd : sum_bytes(sendtype, sendcounts, wide, n);
+    coll(t, c, comm, FC_PEER_NONE, sent, recvd, req);
+}
+
+void fc__rec_alltoallw(fc__thread *t, const fc__call *c, MPI_Comm comm, const void *sendbuf,
+                       const MPI_Datatype *sendtypes, const void *sendcounts,
+                       const MPI_Datatype *recvtypes, const void *recvcounts, int wide,
+                       const MPI_Request *req)
+{
+    int64_t n = blocks(comm);
+    uint64_t sent = 0, recvd = 0;
+    for (int64_t i = 0; recvtypes != NULL && recvcounts != NULL && i < n; i++)
+        recvd += fc__bytes(recvtypes[i], count_at(recvcounts, wide, i));
+    if (sendbuf == MPI_IN_PLACE)
+        sent = recvd;
+    else
+        for (int64_t i = 0; sendtypes != NULL && sendcounts != NULL && i < n; i++)
+            sent += fc__bytes(sendtypes[i], count_at(sendcounts, wide, i));
+    coll(t, c, comm, FC_PEER_NONE, sent, recvd, req);
+}
+
+/* Reduce_scatter: every rank contributes the whole vector (the sum of recvcounts over its group)
+ * and receives its own block. */
+void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+                            const void *recvcounts, int wide, const MPI_Request *req)
+{
+    int n = 0, rank = 0;
+    uint64_t sent = 0, recvd = 0;
+    if (recvcounts != NULL && PMPI_Comm_size(comm, &n) == MPI_SUCCESS &&
+        PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS) {
+        sent = sum_bytes(dt, recvcounts, wide, n);
+        recvd = fc__bytes(dt, count_at(recvcounts, wide, rank));
+    }
+    coll(t, c, comm, FC_PEER_NONE, sent, recvd, req);
+}
+
+void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+                                  int64_t recvcount, const MPI_Request *req)
+{
+    int n = 0;
+    uint64_t block = fc__bytes(dt, recvcount);
+    if (PMPI_Comm_size(comm, &n) != MPI_SUCCESS || n < 0)
+        n = 0;
+    coll(t, c, comm, FC_PEER_NONE, block * (uint64_t)n, block, req);
+}

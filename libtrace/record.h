@@ -1,0 +1,211 @@
+/* libtrace/record.h: the typed record functions the generated MPI wrappers call after PMPI.
+ *
+ * Contract: each fc__rec_* function runs on the calling thread, inside fc__enter/fc__leave, after
+ * the PMPI call returned; it fills one or more fc__rec slots (format.h gives every field's meaning)
+ * and never fails, prints, allocates in the steady state or changes anything the application sees.
+ * Arguments are the wrapper's, as named in mpi.spec; pointers are read only. */
+#ifndef FLOWCUT_LIBTRACE_RECORD_H
+#define FLOWCUT_LIBTRACE_RECORD_H
+
+#include "internal.h"
+
+/* What every wrapper knows about its call: filled by the generated code. */
+typedef struct fc__call {
+    uint64_t t0, t1; /* event clock at entry and exit */
+    void *ra;        /* return address into the caller, for fc__site */
+    int rc;          /* what PMPI returned */
+    uint16_t kind;   /* FC_EV_* */
+} fc__call;
+
+/* Fills one record of kind c->kind with the call's times, site and error flag; returns it so that
+ * sub-records can follow. Shared by the record files; inline because it is the hot path. */
+static inline fc__rec *fc__rec_put(fc__thread *t, const fc__call *c, int32_t peer, int32_t tag,
+                                   uint32_t comm, uint64_t bytes, uint64_t obj, uint32_t flags,
+                                   uint64_t bytes2)
+{
+    fc__rec *r = fc__slot(t);
+    r->t0 = c->t0;
+    r->t1 = c->t1;
+    r->bytes = bytes;
+    r->bytes2 = bytes2;
+    r->obj = obj;
+    r->peer = peer;
+    r->tag = tag;
+    r->comm = comm;
+    r->site = fc__site(t, c->ra);
+    r->kind = c->kind;
+    r->flags = (uint16_t)(flags | (c->rc != MPI_SUCCESS ? FC_EVF_ERROR : 0));
+    r->reserved = 0;
+    return r;
+}
+
+/* Fills one sub-record (COMPLETE or START) following the call c: t0 = t1 = the call's exit time,
+ * no call site of its own (it belongs to the preceding call), comm as given (0 when the reader must
+ * take it from the request's post). */
+static inline void fc__rec_sub(fc__thread *t, const fc__call *c, uint16_t kind, int32_t peer,
+                               int32_t tag, uint32_t comm, uint64_t bytes, uint64_t obj,
+                               uint32_t flags)
+{
+    fc__rec *r = fc__slot(t);
+    r->t0 = c->t1;
+    r->t1 = c->t1;
+    r->bytes = bytes;
+    r->bytes2 = 0;
+    r->obj = obj;
+    r->peer = peer;
+    r->tag = tag;
+    r->comm = comm;
+    r->site = 0;
+    r->kind = kind;
+    r->flags = (uint16_t)flags;
+    r->reserved = 0;
+}
+
+/* A request or message handle as the unsigned value stored in obj. */
+#define FC__HANDLE(h) ((uint64_t)(uint32_t)(h))
+
+/* Bytes a status reports (MPI_BYTE count), 0 when it reports none or MPI_UNDEFINED. */
+FC__HIDDEN uint64_t fc__status_bytes(const MPI_Status *st);
+
+/* ---- environment and communicators (comm-wrap.c) ---- */
+FC__HIDDEN void fc__rec_env(fc__thread *t, const fc__call *c);
+FC__HIDDEN void fc__rec_abort(fc__thread *t, const fc__call *c, MPI_Comm comm, int errorcode);
+FC__HIDDEN void fc__rec_comm_new(fc__thread *t, const fc__call *c, MPI_Comm parent,
+                                 const MPI_Comm *newcomm);
+FC__HIDDEN void fc__rec_comm_idup(fc__thread *t, const fc__call *c, MPI_Comm parent,
+                                  const MPI_Request *req);
+FC__HIDDEN void fc__rec_comm_free(fc__thread *t, const fc__call *c, uint32_t comm_id);
+/* FREEING(p) of mpi.spec: the comm_id of *comm, the runtime told to forget it; before
+ * PMPI_Comm_free. */
+FC__HIDDEN uint32_t fc__wrap_freeing(const MPI_Comm *comm);
+
+/* ---- point to point and probes (p2p.c) ---- */
+FC__HIDDEN void fc__rec_send(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest, int tag,
+                             MPI_Datatype dt, int64_t count, const MPI_Request *req);
+FC__HIDDEN void fc__rec_irecv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
+                              MPI_Datatype dt, int64_t count, const MPI_Request *req);
+FC__HIDDEN void fc__rec_recv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
+                             MPI_Datatype dt, int64_t count, const MPI_Status *st);
+FC__HIDDEN void fc__rec_mrecv(fc__thread *t, const fc__call *c, MPI_Message msg, MPI_Datatype dt,
+                              int64_t count, const MPI_Status *st);
+FC__HIDDEN void fc__rec_imrecv(fc__thread *t, const fc__call *c, MPI_Message msg, MPI_Datatype dt,
+                               int64_t count, const MPI_Request *req);
+FC__HIDDEN void fc__rec_sendrecv(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest,
+                                 int sendtag, MPI_Datatype sendtype, int64_t sendcount,
+                                 MPI_Datatype recvtype, int64_t recvcount, int source, int recvtag,
+                                 const MPI_Status *st);
+FC__HIDDEN void fc__rec_probe(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
+                              const int *flag, const MPI_Message *msg, const MPI_Status *st);
+
+/* ---- requests: start, free, cancel, wait and test families (req.c) ---- */
+FC__HIDDEN void fc__rec_start(fc__thread *t, const fc__call *c, const MPI_Request *req);
+FC__HIDDEN void fc__rec_startall(fc__thread *t, const fc__call *c, int count,
+                                 const MPI_Request *reqs);
+FC__HIDDEN void fc__rec_req(fc__thread *t, const fc__call *c, MPI_Request req);
+FC__HIDDEN void fc__rec_test(fc__thread *t, const fc__call *c, MPI_Request req,
+                             const MPI_Status *st, const int *flag);
+FC__HIDDEN void fc__rec_testall(fc__thread *t, const fc__call *c, int count,
+                                const MPI_Request *reqs, const MPI_Status *sts, const int *flag);
+FC__HIDDEN void fc__rec_testany(fc__thread *t, const fc__call *c, int count,
+                                const MPI_Request *reqs, const int *index, const MPI_Status *st,
+                                const int *flag);
+FC__HIDDEN void fc__rec_testsome(fc__thread *t, const fc__call *c, int incount,
+                                 const MPI_Request *reqs, const int *outcount, const int *indices,
+                                 const MPI_Status *sts);
+/* REQS(p, n) of mpi.spec: a thread-local copy of reqs[0..n), or NULL when n <= 0, reqs is NULL or
+ * the scratch could not grow. Valid until the thread's next call of it. */
+FC__HIDDEN const MPI_Request *fc__wrap_reqs(const MPI_Request *reqs, int n);
+
+/* MPI fills a status only for what it completes: sends, collectives and unfinished tests leave the
+ * caller's status as it was. So before the call the wrapper writes FC__SRC_UNSET in MPI_SOURCE,
+ * after the record it puts the application's value back where MPI did not write; a record function
+ * seeing FC__SRC_UNSET knows the status says nothing. No MPI rank or constant has this value. */
+#define FC__SRC_UNSET (INT32_MIN + 0x5a)
+/* STATUS(p) of mpi.spec: returns st, or own when st is MPI_STATUS_IGNORE, marked as above; *saved
+ * keeps the application's MPI_SOURCE for fc__wrap_status_done(st, saved). Inline: every blocking
+ * receive, probe and wait goes through them. */
+static inline MPI_Status *fc__wrap_status(MPI_Status *st, MPI_Status *own, int *saved)
+{
+    if (st == MPI_STATUS_IGNORE)
+        st = own;
+    else if (st == NULL)
+        return st; /* erroneous; MPI reports it, the wrapper must not crash first */
+    *saved = st->MPI_SOURCE;
+    st->MPI_SOURCE = FC__SRC_UNSET;
+    return st;
+}
+static inline void fc__wrap_status_done(MPI_Status *st, int saved)
+{
+    if (st != MPI_STATUS_IGNORE && st != NULL && st->MPI_SOURCE == FC__SRC_UNSET)
+        st->MPI_SOURCE = saved;
+}
+/* STATUSES(p, n) of mpi.spec: sts, or thread-local scratch for n statuses when sts is
+ * MPI_STATUSES_IGNORE, marked as above (the application's sources saved in scratch) ; then
+ * fc__wrap_statuses_done(sts, n) after the record. When the scratch cannot grow, sts is returned
+ * unmarked and fc__statuses_usable() says 0 until the next call. */
+FC__HIDDEN MPI_Status *fc__wrap_statuses(MPI_Status *sts, int n);
+FC__HIDDEN void fc__wrap_statuses_done(MPI_Status *sts, int n);
+FC__HIDDEN int fc__statuses_usable(const MPI_Status *sts);
+/* Notes the request of a non-blocking collective or MPI_Comm_idup just posted: its completion
+ * carries no envelope (req.c). */
+FC__HIDDEN void fc__wrap_nbc_posted(MPI_Request req);
+/* Whether st holds what MPI wrote for a completed operation. */
+static inline int fc__status_filled(const MPI_Status *st)
+{
+    return st != NULL && st != MPI_STATUS_IGNORE && st->MPI_SOURCE != FC__SRC_UNSET;
+}
+
+/* ---- collectives (coll.c) ---- */
+FC__HIDDEN void fc__rec_barrier(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                const MPI_Request *req);
+FC__HIDDEN void fc__rec_bcast(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
+                              MPI_Datatype dt, int64_t count, const MPI_Request *req);
+FC__HIDDEN void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
+                               MPI_Datatype dt, int64_t count, const MPI_Request *req);
+FC__HIDDEN void fc__rec_allreduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+                                  int64_t count, const MPI_Request *req);
+FC__HIDDEN void fc__rec_gather(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
+                               const void *sendbuf, MPI_Datatype sendtype, int64_t sendcount,
+                               MPI_Datatype recvtype, int64_t recvcount, const MPI_Request *req);
+FC__HIDDEN void fc__rec_gatherv(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
+                                const void *sendbuf, MPI_Datatype sendtype, int64_t sendcount,
+                                MPI_Datatype recvtype, const void *recvcounts, int wide,
+                                const MPI_Request *req);
+FC__HIDDEN void fc__rec_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
+                                const void *recvbuf, MPI_Datatype sendtype, int64_t sendcount,
+                                MPI_Datatype recvtype, int64_t recvcount, const MPI_Request *req);
+FC__HIDDEN void fc__rec_scatterv(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
+                                 const void *recvbuf, MPI_Datatype sendtype, const void *sendcounts,
+                                 int wide, MPI_Datatype recvtype, int64_t recvcount,
+                                 const MPI_Request *req);
+FC__HIDDEN void fc__rec_allgather(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                  const void *sendbuf, MPI_Datatype sendtype, int64_t sendcount,
+                                  MPI_Datatype recvtype, int64_t recvcount, const MPI_Request *req);
+FC__HIDDEN void fc__rec_allgatherv(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                   const void *sendbuf, MPI_Datatype sendtype, int64_t sendcount,
+                                   MPI_Datatype recvtype, const void *recvcounts, int wide,
+                                   const MPI_Request *req);
+FC__HIDDEN void fc__rec_alltoall(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                 const void *sendbuf, MPI_Datatype sendtype, int64_t sendcount,
+                                 MPI_Datatype recvtype, int64_t recvcount, const MPI_Request *req);
+FC__HIDDEN void fc__rec_alltoallv(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                  const void *sendbuf, MPI_Datatype sendtype,
+                                  const void *sendcounts, MPI_Datatype recvtype,
+                                  const void *recvcounts, int wide, const MPI_Request *req);
+FC__HIDDEN void fc__rec_alltoallw(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                  const void *sendbuf, const MPI_Datatype *sendtypes,
+                                  const void *sendcounts, const MPI_Datatype *recvtypes,
+                                  const void *recvcounts, int wide, const MPI_Request *req);
+FC__HIDDEN void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                       MPI_Datatype dt, const void *recvcounts, int wide,
+                                       const MPI_Request *req);
+FC__HIDDEN void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                             MPI_Datatype dt, int64_t recvcount,
+                                             const MPI_Request *req);
+
+/* ---- Fortran 2008 argument mapping for the f08 bypass entry points (comm-wrap.c) ---- */
+FC__HIDDEN MPI_Status *fc__f08_status(MPI_F08_status *st);
+FC__HIDDEN MPI_Status *fc__f08_statuses(MPI_F08_status *sts);
+FC__HIDDEN const int *fc__f08_weights(const MPI_Fint *w);
+
+#endif /* FLOWCUT_LIBTRACE_RECORD_H */

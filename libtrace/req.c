@@ -1,0 +1,263 @@
+/* libtrace/req.c: records the request events (Start, Startall, Request_free, Cancel) and the wait
+ * and test families with one COMPLETE sub-record per request they complete; keeps the thread-local
+ * scratch those wrappers use for request copies and substitute statuses. */
+#include <stdlib.h>
+
+#include "record.h"
+
+/* ---- scratch ----------------------------------------------------------------------------------
+ * Per thread, grown to the largest count seen (doubling), never shrunk: no allocation in the
+ * steady state. Freed with the process; a thread that exits leaks its few kilobytes. Used only
+ * between fc__enter and fc__leave, so a thread never needs two at once. */
+typedef struct scratch {
+    MPI_Request *reqs;
+    int nreqs;
+    MPI_Status *sts; /* substitute statuses */
+    int nsts;
+    int *srcs; /* the application's MPI_SOURCE values, while marked */
+    int nsrcs;
+    int unmarked; /* the last fc__wrap_statuses could not mark the application's statuses */
+} scratch;
+static __thread scratch scr FC__TLS;
+
+/* Returns buf grown to hold at least n elements of size sz (*cap counts them), or NULL when memory
+ * ran out (buf is then left as it was). */
+static void *grow(void *buf, int *cap, int n, size_t sz)
+{
+    if (n <= *cap)
+        return buf;
+    int want = *cap ? *cap : 16;
+    while (want < n)
+        want = want > (1 << 29) ? n : want * 2;
+    void *p = realloc(buf, (size_t)want * sz);
+    if (p != NULL)
+        *cap = want;
+    return p;
+}
+
+const MPI_Request *fc__wrap_reqs(const MPI_Request *reqs, int n)
+{
+    if (reqs == NULL || n <= 0)
+        return NULL;
+    MPI_Request *p = grow(scr.reqs, &scr.nreqs, n, sizeof *scr.reqs);
+    if (p == NULL)
+        return NULL;
+    scr.reqs = p;
+    for (int i = 0; i < n; i++)
+        scr.reqs[i] = reqs[i];
+    return scr.reqs;
+}
+
+MPI_Status *fc__wrap_statuses(MPI_Status *sts, int n)
+{
+    scr.unmarked = 0;
+    if (n <= 0 || sts == NULL)
+        return sts;
+    if (sts == MPI_STATUSES_IGNORE) {
+        MPI_Status *p = grow(scr.sts, &scr.nsts, n, sizeof *scr.sts);
+        if (p == NULL) {
+            scr.unmarked = 1;
+            return sts;
+        }
+        scr.sts = p;
+        for (int i = 0; i < n; i++)
+            p[i].MPI_SOURCE = FC__SRC_UNSET;
+        return p;
+    }
+    int *saved = grow(scr.srcs, &scr.nsrcs, n, sizeof *scr.srcs);
+    if (saved == NULL) {
+        scr.unmarked = 1;
+        return sts;
+    }
+    scr.srcs = saved;
+    for (int i = 0; i < n; i++) {
+        saved[i] = sts[i].MPI_SOURCE;
+        sts[i].MPI_SOURCE = FC__SRC_UNSET;
+    }
+    return sts;
+}
+
+void fc__wrap_statuses_done(MPI_Status *sts, int n)
+{
+    if (n <= 0 || sts == NULL || sts == MPI_STATUSES_IGNORE || scr.unmarked)
+        return;
+    for (int i = 0; i < n; i++)
+        if (sts[i].MPI_SOURCE == FC__SRC_UNSET)
+            sts[i].MPI_SOURCE = scr.srcs[i];
+}
+
+int fc__statuses_usable(const MPI_Status *sts)
+{
+    return sts != NULL && sts != MPI_STATUSES_IGNORE && !scr.unmarked;
+}
+
+/* ---- pending non-blocking collectives ---------------------------------------------------------
+ * MPICH fills the status of a completed non-blocking collective (or MPI_Comm_idup) with the
+ * envelope of some internal message; MPI leaves it undefined. The I-collective record functions
+ * note their requests here so that their completion reports no status. Per thread, a bounded set:
+ * when it overflows, the oldest entry is forgotten (its completion then looks like a receive's). */
+#define NBC_SLOTS 64
+static __thread MPI_Request nbc[NBC_SLOTS] FC__TLS;
+static __thread unsigned nbc_next FC__TLS;
+
+void fc__wrap_nbc_posted(MPI_Request req)
+{
+    nbc[nbc_next++ % NBC_SLOTS] = req;
+}
+
+/* Whether req is a pending non-blocking collective; forgets it (it is completing). */
+static int nbc_take(MPI_Request req)
+{
+    if (nbc_next == 0)
+        return 0;
+    for (unsigned i = 0; i < NBC_SLOTS; i++)
+        if (nbc[i] == req && req != MPI_REQUEST_NULL && req != 0) {
+            nbc[i] = MPI_REQUEST_NULL;
+            return 1;
+        }
+    return 0;
+}
+
+/* ---- starting and freeing ----------------------------------------------------------------------
+ */
+
+/* MPI_Start: obj = the persistent request started. */
+void fc__rec_start(fc__thread *t, const fc__call *c, const MPI_Request *req)
+{
+    fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, req ? FC__HANDLE(*req) : 0, 0, 0);
+}
+
+/* MPI_Startall: bytes2 = the count, then one START record per request (persistent requests keep
+ * their handles, so the array still holds them after the call). */
+void fc__rec_startall(fc__thread *t, const fc__call *c, int count, const MPI_Request *reqs)
+{
+    fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, 0, count > 0 ? (uint64_t)count : 0);
+    if (c->rc != MPI_SUCCESS || reqs == NULL)
+        return;
+    for (int i = 0; i < count; i++)
+        fc__rec_sub(t, c, FC_EV_START, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(reqs[i]), 0);
+}
+
+/* MPI_Request_free and MPI_Cancel: obj = the request (as it was before the call). */
+void fc__rec_req(fc__thread *t, const fc__call *c, MPI_Request req)
+{
+    fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), 0, 0);
+}
+
+/* ---- completion --------------------------------------------------------------------------------
+ */
+
+/* Whether st is the empty status MPI returns for MPI_REQUEST_NULL and inactive persistent requests:
+ * source MPI_ANY_SOURCE, tag MPI_ANY_TAG, no bytes (no completed operation reports these). */
+static int status_empty(const MPI_Status *st)
+{
+    return st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG &&
+           fc__status_bytes(st) == 0;
+}
+
+/* One COMPLETE record for request req (its handle before the call) with status st (NULL when the
+ * statuses cannot be trusted). MPI writes source, tag and count only for receives; a send, a
+ * collective or a generalized request leaves the marked status alone (then only the cancelled bit
+ * is meaningful), and the envelope of a cancelled request or a collective means nothing. */
+static void complete(fc__thread *t, const fc__call *c, MPI_Request req, const MPI_Status *st)
+{
+    int cancelled = 0;
+    if (req == MPI_REQUEST_NULL) {
+        fc__rec_sub(t, c, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), FC_EVF_NULL);
+        return;
+    }
+    if (st == NULL || st == MPI_STATUS_IGNORE) {
+        fc__rec_sub(t, c, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), 0);
+        return;
+    }
+    if (PMPI_Test_cancelled(st, &cancelled) != MPI_SUCCESS)
+        cancelled = 0;
+    /* A cancelled request's envelope is undefined, and so is a collective's. */
+    if (!fc__status_filled(st) || cancelled || nbc_take(req)) {
+        fc__rec_sub(t, c, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req),
+                    cancelled ? FC_EVF_CANCELLED : 0);
+        return;
+    }
+    if (status_empty(st)) {
+        fc__rec_sub(t, c, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), FC_EVF_NULL);
+        return;
+    }
+    uint32_t flags = FC_EVF_STATUS | (cancelled ? FC_EVF_CANCELLED : 0);
+    int32_t tag = st->MPI_TAG == MPI_ANY_TAG ? FC_TAG_ANY : st->MPI_TAG;
+    fc__rec_sub(t, c, FC_EV_COMPLETE, fc__peer(st->MPI_SOURCE), tag, 0, fc__status_bytes(st),
+                FC__HANDLE(req), flags);
+}
+
+/* Whether entry i of an array call completed: with MPI_ERR_IN_STATUS, the entries still pending say
+ * MPI_ERR_PENDING; with another error nothing is known to have completed. */
+static int entry_done(const fc__call *c, const MPI_Status *sts, int i)
+{
+    if (c->rc == MPI_SUCCESS)
+        return 1;
+    if (c->rc != MPI_ERR_IN_STATUS || !fc__statuses_usable(sts))
+        return 0;
+    return sts[i].MPI_ERROR != MPI_ERR_PENDING;
+}
+
+/* MPI_Wait and MPI_Test (flag NULL for Wait). */
+void fc__rec_test(fc__thread *t, const fc__call *c, MPI_Request req, const MPI_Status *st,
+                  const int *flag)
+{
+    int done = c->rc == MPI_SUCCESS && (flag == NULL || *flag);
+    fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), done ? FC_EVF_FOUND : 0, 1);
+    if (done)
+        complete(t, c, req, st);
+}
+
+/* MPI_Waitall and MPI_Testall: all requests complete together (flag NULL for Waitall). reqs is the
+ * copy taken before the call, NULL when none could be taken (then no COMPLETE records). */
+void fc__rec_testall(fc__thread *t, const fc__call *c, int count, const MPI_Request *reqs,
+                     const MPI_Status *sts, const int *flag)
+{
+    int any = reqs != NULL && count > 0 && (flag == NULL || (c->rc == MPI_SUCCESS && *flag));
+    if (any && c->rc != MPI_SUCCESS) {
+        any = 0;
+        for (int i = 0; i < count && !any; i++)
+            any = entry_done(c, sts, i);
+    }
+    fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, any ? FC_EVF_FOUND : 0,
+                count > 0 ? (uint64_t)count : 0);
+    if (!any)
+        return;
+    int have = fc__statuses_usable(sts);
+    for (int i = 0; i < count; i++)
+        if (entry_done(c, sts, i))
+            complete(t, c, reqs[i], have ? &sts[i] : NULL);
+}
+
+/* MPI_Waitany and MPI_Testany: the request at *index completed, unless it is MPI_UNDEFINED (no
+ * active request, or nothing completed yet for Testany). */
+void fc__rec_testany(fc__thread *t, const fc__call *c, int count, const MPI_Request *reqs,
+                     const int *index, const MPI_Status *st, const int *flag)
+{
+    int i = index != NULL ? *index : MPI_UNDEFINED;
+    int done = c->rc == MPI_SUCCESS && (flag == NULL || *flag) && i != MPI_UNDEFINED && i >= 0 &&
+               i < count;
+    fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, done && reqs ? FC_EVF_FOUND : 0,
+                count > 0 ? (uint64_t)count : 0);
+    if (done && reqs)
+        complete(t, c, reqs[i], st);
+}
+
+/* MPI_Waitsome and MPI_Testsome: the *outcount requests named by indices[] completed. */
+void fc__rec_testsome(fc__thread *t, const fc__call *c, int incount, const MPI_Request *reqs,
+                      const int *outcount, const int *indices, const MPI_Status *sts)
+{
+    int n =
+        outcount != NULL && (c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) ? *outcount : 0;
+    if (n == MPI_UNDEFINED || n < 0 || n > incount || reqs == NULL || indices == NULL)
+        n = 0;
+    fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, n > 0 ? FC_EVF_FOUND : 0,
+                incount > 0 ? (uint64_t)incount : 0);
+    int have = fc__statuses_usable(sts);
+    for (int k = 0; k < n; k++) {
+        int i = indices[k];
+        if (i >= 0 && i < incount)
+            complete(t, c, reqs[i], have ? &sts[k] : NULL);
+    }
+}

@@ -1,0 +1,187 @@
+/* libtrace/runtime.h: declarations shared by the runtime's own files (never by the wrappers).
+ *
+ * Ownership and threads: everything here is created by fc__init_after (or the lazy start) and
+ * lives until the process exits; nothing is freed, because a thread may still touch its chunk
+ * after MPI_Finalize and a signal handler may read any of it at any moment. */
+#ifndef FLOWCUT_LIBTRACE_RUNTIME_H
+#define FLOWCUT_LIBTRACE_RUNTIME_H
+
+#include "internal.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <flowcut/event.h>
+
+/* ---- clock.c ---------------------------------------------------------------------------------
+ * One fixed linear map from event-clock ticks to nanoseconds of CLOCK_MONOTONIC:
+ * ns = ns0 + (tick - tick0) * mult / 2^32. */
+typedef struct fc__clock_conv {
+    uint64_t tick0, ns0;
+    uint64_t mult; /* nanoseconds per tick, scaled by 2^32 */
+} fc__clock_conv;
+FC__HIDDEN extern fc__clock_conv fc__conv;
+
+static inline uint64_t fc__ticks_ns(const fc__clock_conv *c, uint64_t t)
+{
+    /* Rounded to the nearest nanosecond, so that exact rates give exact times. */
+    const unsigned __int128 half = (unsigned __int128)1 << 31;
+    if (t >= c->tick0)
+        return c->ns0 + (uint64_t)(((unsigned __int128)(t - c->tick0) * c->mult + half) >> 32);
+    return c->ns0 - (uint64_t)(((unsigned __int128)(c->tick0 - t) * c->mult + half) >> 32);
+}
+/* Builds the map through two (tick, ns) points; tick1 must exceed tick0. */
+FC__HIDDEN void fc__clock_conv_from(fc__clock_conv *c, uint64_t tick0, uint64_t ns0, uint64_t tick1,
+                                    uint64_t ns1);
+/* 1 when the CPU says its TSC runs at a constant rate in every power state (CPUID 0x80000007). */
+FC__HIDDEN int fc__tsc_invariant(void);
+/* Chooses the event clock (want_tsc: 0 forces clock_gettime), sets fc__use_tsc and calibrates
+ * fc__conv. Takes a few milliseconds with the TSC. Returns the clock's name for the RANK block. */
+FC__HIDDEN const char *fc__clock_setup(int want_tsc);
+FC__HIDDEN uint64_t fc__mono_ns(void);
+/* The event clock now, in nanoseconds. */
+static inline uint64_t fc__now_ns(void)
+{
+    return fc__ticks_ns(&fc__conv, fc__now());
+}
+
+/* ---- runtime.c: chunks, threads, options ---------------------------------------------------- */
+enum { FC__CH_FREE, FC__CH_FILLING, FC__CH_QUEUED, FC__CH_WRITING, FC__CH_WRITTEN };
+typedef struct fc__chunk {
+    fc__rec *recs;
+    uint32_t count;    /* records, set when the chunk is queued */
+    uint32_t thread;   /* thread number of the records */
+    uint64_t fill_seq; /* order in which chunks were queued: the file order of one thread's chunks */
+    _Atomic int state; /* FC__CH_*; read by the signal handler without a lock */
+} fc__chunk;
+
+#define FC__MAX_THREADS 256
+#define FC__SITE_CACHE 256 /* per-thread direct-mapped call-site cache, a power of two */
+#define FC__MAX_DEPTH 32
+
+typedef struct fc__tslot {
+    fc__thread t;      /* first, so that an fc__thread * is an fc__tslot * */
+    fc__chunk *ch;     /* the chunk being filled, NULL when none */
+    _Atomic int live;  /* 1 while the slot belongs to a running thread */
+    fc__rec dummy[1];  /* where records go once tracing has stopped */
+    struct {
+        uintptr_t key; /* return address (depth 1) or hash of the frames (depth > 1) */
+        uint32_t id;
+    } sc[FC__SITE_CACHE];
+    int comm_handle;   /* last communicator looked up and its comm_id, valid while comm_gen */
+    uint32_t comm_id;  /* equals the global generation */
+    unsigned comm_gen;
+} fc__tslot;
+
+typedef struct fc__runtime {
+    int rank, size, init_mode, provided;
+    pthread_mutex_t lock; /* the pool, the queue and the thread slots */
+    pthread_cond_t cv_free, cv_full;
+    fc__chunk *chunks;
+    unsigned nchunks;
+    uint32_t chunk_cap; /* records per chunk */
+    unsigned *freel, nfree;
+    unsigned *queue, qhead, qlen;
+    uint64_t fill_seq;
+    fc__tslot *slots;
+    uint32_t next_thread;
+    pthread_t writer;
+    int writer_running, writer_stop;
+    _Atomic(fc__chunk *) writer_cur; /* chunk the writer holds, for the signal handler */
+    _Atomic uint64_t events, dropped;
+    int open; /* a trace file is open */
+    int sync_ready;
+    MPI_Comm sync_comm;
+    const char *clock_name;
+    uint64_t start_ns; /* wall clock at start */
+} fc__runtime;
+FC__HIDDEN extern fc__runtime fc__rt;
+
+/* Parses a FLOWCUT_BUFFER value: digits with an optional K, M or G suffix (powers of 1024).
+ * Returns 0 and stores the bytes, or FC_EINVAL. */
+FC__HIDDEN int fc__parse_size(const char *s, uint64_t *bytes);
+/* Parses FLOWCUT_CALLSITE_DEPTH: 0..FC__MAX_DEPTH. Returns 0 or FC_EINVAL. */
+FC__HIDDEN int fc__parse_depth(const char *s, int *depth);
+/* Splits a buffer budget into chunks: records per chunk and number of chunks (at least 4). */
+FC__HIDDEN void fc__pool_geometry(uint64_t bytes, uint32_t *recs_per_chunk, unsigned *nchunks);
+
+/* ---- writer.c ------------------------------------------------------------------------------- */
+/* Opens the rank's file in dir (O_EXCL, never following a symlink) and writes the file header.
+ * Returns 0 or a negative errno. */
+FC__HIDDEN int fc__file_open(const char *dir, int rank, int size, uint64_t start_ns);
+/* Writes one block, compressing the payload with zlib when zlib is set. Safe from any thread.
+ * Returns 0, or -1 when the trace is not writable (the cause was already warned about). */
+FC__HIDDEN int fc__block_write(uint32_t kind, const void *payload, size_t len, int zlib);
+/* Encodes n records of one thread as a raw EVENTS payload at out (room for
+ * fc__events_bound(n) bytes) and returns its length; codec is scratch state. */
+FC__HIDDEN size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc__clock_conv *conv,
+                                   fc_event_codec *codec, unsigned char *out);
+static inline size_t fc__events_bound(uint32_t n)
+{
+    return 30 + (size_t)n * FC_EVENT_MAX_ENCODED;
+}
+/* Starts the writer thread; the writer drains fc__rt.queue. Returns 0 or a negative errno. */
+FC__HIDDEN int fc__writer_start(void);
+/* Asks the writer to write everything queued, waits for it to end. */
+FC__HIDDEN void fc__writer_stop(void);
+/* Writes the definitions (modules, sites, comms) not yet written. Normal (locked) path. */
+FC__HIDDEN void fc__defs_flush(void);
+/* Writes the END block and closes the file. */
+FC__HIDDEN void fc__file_close(unsigned reason, int partial);
+/* Async-signal-safe: stops other writers, writes every buffered record uncompressed, the
+ * definitions and END (reason, partial). */
+FC__HIDDEN void fc__emergency_flush(unsigned reason);
+/* zlib level for EVENTS blocks (FLOWCUT_ZLIB_LEVEL overrides, for measurements). */
+FC__HIDDEN extern int fc__zlevel;
+FC__HIDDEN extern _Atomic unsigned fc__warnings;
+
+/* Growable byte buffer for building payloads outside the hot path and outside signal handlers. */
+typedef struct fc__buf {
+    unsigned char *p;
+    size_t len, cap;
+    int failed; /* set when memory ran out; the payload is then incomplete */
+    int fixed;  /* never grow (signal handler): overflow sets failed */
+} fc__buf;
+FC__HIDDEN void fc__buf_put(fc__buf *b, const void *data, size_t n);
+FC__HIDDEN void fc__buf_uv(fc__buf *b, uint64_t v);
+FC__HIDDEN void fc__buf_str(fc__buf *b, const char *s, size_t n);
+
+/* ---- sync.c --------------------------------------------------------------------------------- */
+typedef struct fc__clock_meas {
+    uint64_t local_ns, uncertainty_ns, samples, min_rtt_ns;
+    int64_t offset_ns;
+} fc__clock_meas;
+/* Collective over fc__rt.sync_comm: measures this rank's offset to rank 0. */
+FC__HIDDEN void fc__clock_sync(fc__clock_meas *m);
+/* Writes a CLOCK block of one measurement. */
+FC__HIDDEN void fc__clock_write(unsigned phase, const fc__clock_meas *m);
+
+/* ---- callsite.c ----------------------------------------------------------------------------- */
+/* Finds the address ranges of libflowcut and the MPI libraries, prepares the tables. */
+FC__HIDDEN int fc__sites_init(int depth);
+/* Interns a frame list; returns its site id (from 1) or 0 when the table is full. */
+FC__HIDDEN uint32_t fc__site_intern(const uintptr_t *frames, unsigned depth);
+/* 1 when addr lies in libflowcut or an MPI library. */
+FC__HIDDEN int fc__addr_ignored(uintptr_t addr);
+/* Appends MODULES and SITES payloads for sites not yet written to mods/sites; sig: signal
+ * context (no dl_iterate_phdr, no malloc: b must have been preallocated). Returns the site count
+ * now covered; the caller commits it with fc__sites_mark_written once both blocks are on disk. */
+FC__HIDDEN uint32_t fc__sites_encode(fc__buf *mods, fc__buf *sites, int sig);
+FC__HIDDEN void fc__sites_mark_written(uint32_t nsites);
+
+/* ---- comm.c --------------------------------------------------------------------------------- */
+FC__HIDDEN void fc__comms_init(int rank, int size);
+/* Appends a COMMS payload of the comms not yet written; returns the count to commit. */
+FC__HIDDEN uint32_t fc__comms_encode(fc__buf *b);
+FC__HIDDEN void fc__comms_mark_written(uint32_t n);
+
+/* ---- signals.c ------------------------------------------------------------------------------ */
+FC__HIDDEN void fc__signals_install(void);
+
+/* ---- rankinfo.c ----------------------------------------------------------------------------- */
+/* Builds the RANK block payload. */
+FC__HIDDEN void fc__rank_describe(fc__buf *b);
+/* Chooses the trace directory (collective when coll is set) into dir (size n). */
+FC__HIDDEN void fc__trace_dir(char *dir, size_t n, int coll);
+
+#endif /* FLOWCUT_LIBTRACE_RUNTIME_H */

@@ -1,2 +1,0 @@
-/* libtrace/wrappers.c: placeholder until the generator lands. */
-#include "internal.h"

@@ -1,0 +1,78 @@
+/* tests/unit/test-runtime-options.c: parsing of FLOWCUT_BUFFER and FLOWCUT_CALLSITE_DEPTH and the
+ * split of the buffer budget into chunks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "runtime.h"
+#include <flowcut/error.h>
+
+static void sizes(void **state)
+{
+    (void)state;
+    uint64_t b = 0;
+    assert_int_equal(fc__parse_size("4M", &b), 0);
+    assert_true(b == 4ull * 1024 * 1024);
+    assert_int_equal(fc__parse_size("64k", &b), 0);
+    assert_true(b == 65536);
+    assert_int_equal(fc__parse_size("2G", &b), 0);
+    assert_true(b == 2147483648ull);
+    assert_int_equal(fc__parse_size("1000", &b), 0);
+    assert_true(b == 1000);
+    assert_int_equal(fc__parse_size("16MiB", &b), 0);
+    assert_true(b == 16ull << 20);
+    const char *bad[] = {"", "M", "12Q", "-1", "0", "4 M", "4MM", "99999999999999999999", "17179869184G"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        b = 7;
+        assert_int_equal(fc__parse_size(bad[i], &b), FC_EINVAL);
+        assert_true(b == 7); /* untouched on error */
+    }
+    assert_int_equal(fc__parse_size(NULL, &b), FC_EINVAL);
+}
+
+static void depths(void **state)
+{
+    (void)state;
+    int d = -1;
+    assert_int_equal(fc__parse_depth("0", &d), 0);
+    assert_int_equal(d, 0);
+    assert_int_equal(fc__parse_depth("4", &d), 0);
+    assert_int_equal(d, 4);
+    assert_int_equal(fc__parse_depth("32", &d), 0);
+    assert_int_equal(d, 32);
+    assert_int_equal(fc__parse_depth("33", &d), FC_EINVAL);
+    assert_int_equal(fc__parse_depth("-1", &d), FC_EINVAL);
+    assert_int_equal(fc__parse_depth("one", &d), FC_EINVAL);
+    assert_int_equal(fc__parse_depth("", &d), FC_EINVAL);
+}
+
+static void geometry(void **state)
+{
+    (void)state;
+    uint32_t per;
+    unsigned n;
+    /* 64-byte records: 4 MiB = 65536 records = 32 chunks of 2048. */
+    assert_int_equal(sizeof(fc__rec), 64);
+    fc__pool_geometry(4u << 20, &per, &n);
+    assert_int_equal(per, 2048);
+    assert_int_equal(n, 32);
+    /* 64 KiB = 1024 records: chunks of 256 so that there are 4. */
+    fc__pool_geometry(64u << 10, &per, &n);
+    assert_int_equal(per, 256);
+    assert_int_equal(n, 4);
+    /* A tiny budget still gets 4 chunks of 16 records (4 KiB). */
+    fc__pool_geometry(100, &per, &n);
+    assert_int_equal(per, 16);
+    assert_int_equal(n, 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sizes),
+        cmocka_unit_test(depths),
+        cmocka_unit_test(geometry),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
