@@ -1,5 +1,10 @@
-/* analyzer/error.c: messages for the FC_E* codes of error.h. */
+/* analyzer/error.c: messages for the FC_E* codes of error.h and the last failure of this thread. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <flowcut/error.h>
+#include "internal.h"
+
+static __thread char last[512];
 
 const char *fc_strerror(int code)
 {
@@ -12,4 +17,18 @@ const char *fc_strerror(int code)
     default:
         return "unknown error";
     }
+}
+
+int fc__err(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last, sizeof last, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *fc_errmsg(void)
+{
+    return last;
 }

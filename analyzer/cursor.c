@@ -1,0 +1,453 @@
+/* analyzer/cursor.c: streams the events of a rank (its threads merged by time), derives aligned
+ * times, world peers and request ids, and merges all ranks by aligned time. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+/* ---- request ids: handle -> queue of outstanding requests, open addressing ---------------------
+ * A queue, not a single binding: MPICH, for one, hands out the same handle for several sends that
+ * completed at once, and they complete in the order they were posted. */
+
+typedef struct pend {
+    uint64_t id, comm;
+    int persistent;
+} pend;
+
+typedef struct reqent {
+    uint64_t handle; /* 0: empty slot (obj 0 never names a request) */
+    pend *q;         /* outstanding requests of this handle: q[head..n), oldest first */
+    size_t head, n, cap;
+} reqent;
+
+typedef struct reqmap {
+    reqent *slot;
+    size_t cap, used;
+} reqmap;
+
+static size_t req_hash(uint64_t h, size_t cap)
+{
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    return (size_t)h & (cap - 1);
+}
+
+static reqent *req_find(reqmap *m, uint64_t handle)
+{
+    if (m->cap == 0)
+        return NULL;
+    for (size_t i = req_hash(handle, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (m->slot[i].handle == handle)
+            return &m->slot[i];
+        if (m->slot[i].handle == 0)
+            return NULL;
+    }
+}
+
+/* Appends p to the queue of handle, creating the entry when needed. */
+static int req_push(reqmap *m, uint64_t handle, const pend *p)
+{
+    reqent *e = req_find(m, handle);
+    if (e == NULL) {
+        if ((m->used + 1) * 2 > m->cap) {
+            size_t ncap = m->cap ? m->cap * 2 : 64;
+            reqent *ns = calloc(ncap, sizeof *ns);
+            if (ns == NULL)
+                return FC_ENOMEM;
+            for (size_t i = 0; i < m->cap; i++) {
+                if (m->slot[i].handle == 0)
+                    continue;
+                size_t j = req_hash(m->slot[i].handle, ncap);
+                while (ns[j].handle != 0)
+                    j = (j + 1) & (ncap - 1);
+                ns[j] = m->slot[i];
+            }
+            free(m->slot);
+            m->slot = ns;
+            m->cap = ncap;
+        }
+        size_t j = req_hash(handle, m->cap);
+        while (m->slot[j].handle != 0)
+            j = (j + 1) & (m->cap - 1);
+        e = &m->slot[j];
+        memset(e, 0, sizeof *e);
+        e->handle = handle;
+        m->used++;
+    }
+    if (fc__grow((void **)&e->q, &e->n, &e->cap, sizeof *e->q) < 0)
+        return FC_ENOMEM;
+    e->q[e->n++] = *p;
+    return 0;
+}
+
+/* Removes e by shifting back the entries of its probe run, so that no tombstones are needed. */
+static void req_del(reqmap *m, reqent *e)
+{
+    size_t i = (size_t)(e - m->slot), j = i;
+    free(e->q);
+    for (;;) {
+        j = (j + 1) & (m->cap - 1);
+        if (m->slot[j].handle == 0)
+            break;
+        size_t k = req_hash(m->slot[j].handle, m->cap);
+        /* Move slot j into the hole at i unless its home k lies cyclically in (i, j]. */
+        if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j))
+            continue;
+        m->slot[i] = m->slot[j];
+        i = j;
+    }
+    memset(&m->slot[i], 0, sizeof m->slot[i]);
+    m->used--;
+}
+
+/* Drops the oldest request of e, and e itself when it was the last. The queue is compacted only
+ * when most of it is spent, so that a long queue costs O(1) per request. */
+static void req_pop(reqmap *m, reqent *e)
+{
+    if (++e->head == e->n) {
+        req_del(m, e);
+    } else if (e->head >= 16 && e->head * 2 >= e->n) {
+        memmove(e->q, e->q + e->head, (e->n - e->head) * sizeof *e->q);
+        e->n -= e->head;
+        e->head = 0;
+    }
+}
+
+static void req_free_all(reqmap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->slot[i].q);
+    free(m->slot);
+}
+
+enum { REQ_NONE, REQ_POST, REQ_PINIT, REQ_USE, REQ_COMPLETE, REQ_FREE };
+
+static int req_role(unsigned kind)
+{
+    switch (kind) {
+    case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
+    case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv:
+        return REQ_POST;
+    case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
+    case FC_EV_MPI_Rsend_init: case FC_EV_MPI_Recv_init:
+        return REQ_PINIT;
+    case FC_EV_MPI_Start: case FC_EV_START: case FC_EV_MPI_Wait: case FC_EV_MPI_Test: case FC_EV_MPI_Cancel:
+        return REQ_USE;
+    case FC_EV_COMPLETE:
+        return REQ_COMPLETE;
+    case FC_EV_MPI_Request_free:
+        return REQ_FREE;
+    default:
+        return kind >= FC_EV_MPI_Ibarrier && kind <= FC_EV_MPI_Iexscan ? REQ_POST : REQ_NONE;
+    }
+}
+
+/* ---- one thread's stream of records ---------------------------------------------------------- */
+
+typedef struct stream {
+    uint32_t thread;
+    size_t next_blk;        /* index of the next block of the rank's index to consider */
+    unsigned char *raw;     /* the current block, inflated */
+    size_t rawcap;
+    const unsigned char *p, *end;
+    uint64_t left, blk_off; /* records left in the block; payload offset, for messages */
+    fc_event_codec *codec;
+    fc_event head;          /* the next record, valid when has_head */
+    int has_head;
+} stream;
+
+struct fc_cursor {
+    fc_trace *t;
+    const fc__rank *r;
+    stream *s;
+    size_t ns;
+    unsigned char *stored;
+    size_t stcap;
+    reqmap reqs;
+    uint64_t next_req;
+    int failed;
+};
+
+/* Reads and inflates block b into s. */
+static int load_block(fc_cursor *c, stream *s, const fc__blk *b)
+{
+    const char *file = c->r->pub.file;
+    size_t got;
+    int rc = 0;
+    unsigned char *src;
+    if (b->raw > s->rawcap) {
+        free(s->raw);
+        s->rawcap = b->raw;
+        if ((s->raw = malloc(s->rawcap)) == NULL)
+            return fc__err(FC_ENOMEM, "%s: out of memory", file);
+    }
+    if (b->flags & FC_BLKF_ZLIB) {
+        if (b->stored > c->stcap) {
+            free(c->stored);
+            c->stcap = b->stored;
+            if ((c->stored = malloc(c->stcap)) == NULL)
+                return fc__err(FC_ENOMEM, "%s: out of memory", file);
+        }
+        src = c->stored;
+    } else {
+        src = s->raw;
+    }
+    /* The file is opened for each block so that a merge of thousands of ranks needs no more
+     * descriptors than one. */
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fc__err(FC_EIO, "%s: %s", file, strerror(errno));
+    rc = fc__pread(fd, src, b->stored, b->off, &got);
+    close(fd);
+    if (rc != 0)
+        return fc__err(FC_EIO, "%s: offset %llu: %s", file, (unsigned long long)b->off,
+                       rc < 0 ? strerror(errno) : "file shrank while being read");
+    if ((b->flags & FC_BLKF_ZLIB) && fc__inflate(src, b->stored, s->raw, b->raw) < 0)
+        return fc__err(FC_EZLIB, "%s: offset %llu: EVENTS block cannot be inflated", file,
+                       (unsigned long long)(b->off - FC_BLOCK_HEADER_SIZE));
+    const unsigned char *p = s->raw, *end = s->raw + b->raw;
+    uint64_t thread, count, base;
+    if (fc__chunk_header(&p, end, &thread, &count, &base) < 0)
+        return fc__err(FC_ECORRUPT, "%s: offset %llu: EVENTS chunk header is malformed", file,
+                       (unsigned long long)(b->off - FC_BLOCK_HEADER_SIZE));
+    fc_event_codec_reset(s->codec, base);
+    s->p = p;
+    s->end = end;
+    s->left = count;
+    s->blk_off = b->off - FC_BLOCK_HEADER_SIZE;
+    return 0;
+}
+
+/* Moves s to its next record of a known kind (has_head 0 at the end). */
+static int advance(fc_cursor *c, stream *s)
+{
+    s->has_head = 0;
+    for (;;) {
+        while (s->left == 0) {
+            const fc__blk *b = NULL;
+            while (s->next_blk < c->r->nblks) {
+                const fc__blk *x = &c->r->blks[s->next_blk++];
+                if (x->thread == s->thread) {
+                    b = x;
+                    break;
+                }
+            }
+            if (b == NULL)
+                return 0;
+            /* The codec is 20 KiB: only threads that have blocks get one. */
+            if (s->codec == NULL && (s->codec = malloc(sizeof *s->codec)) == NULL)
+                return fc__err(FC_ENOMEM, "%s: out of memory", c->r->pub.file);
+            int rc = load_block(c, s, b);
+            if (rc < 0)
+                return rc;
+        }
+        s->head.thread = s->thread;
+        if (fc_event_decode(s->codec, &s->p, s->end, &s->head) < 0)
+            return fc__err(FC_ECORRUPT, "%s: offset %llu: EVENTS block has a malformed record", c->r->pub.file,
+                           (unsigned long long)s->blk_off);
+        s->left--;
+        if (fc_event_kind_name(s->head.kind) != NULL) {
+            s->has_head = 1;
+            return 0;
+        }
+    }
+}
+
+int fc_cursor_open(fc_trace *t, size_t i, fc_cursor **out)
+{
+    int rc = 0;
+    fc_cursor *c = calloc(1, sizeof *c);
+    *out = NULL;
+    if (i >= t->nranks) {
+        free(c);
+        return fc__err(FC_EINVAL, "rank file index %zu out of range", i);
+    }
+    if (c == NULL)
+        return fc__err(FC_ENOMEM, "out of memory");
+    c->t = t;
+    c->r = &t->ranks[i];
+    c->ns = c->r->pub.threads;
+    c->next_req = 1;
+    if (c->ns > 0 && (c->s = calloc(c->ns, sizeof *c->s)) == NULL) {
+        rc = fc__err(FC_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t k = 0; k < c->ns; k++) {
+        c->s[k].thread = (uint32_t)k;
+        if ((rc = advance(c, &c->s[k])) < 0)
+            goto out;
+    }
+out:
+    if (rc < 0)
+        fc_cursor_close(c);
+    else
+        *out = c;
+    return rc;
+}
+
+void fc_cursor_close(fc_cursor *c)
+{
+    if (c == NULL)
+        return;
+    for (size_t k = 0; k < c->ns; k++) {
+        free(c->s[k].raw);
+        free(c->s[k].codec);
+    }
+    free(c->s);
+    free(c->stored);
+    req_free_all(&c->reqs);
+    free(c);
+}
+
+/* Gives rec its request id by the rule of reader.h, and the communicator its peer refers to. */
+static int join_request(fc_cursor *c, fc_record *rec)
+{
+    const fc_event *ev = &rec->ev;
+    int role = req_role(ev->kind);
+    rec->comm = ev->comm;
+    rec->req = 0;
+    if (role == REQ_NONE || ev->obj == 0 || (role == REQ_COMPLETE && (ev->flags & FC_EVF_NULL)))
+        return 0;
+    if (role == REQ_POST || role == REQ_PINIT) {
+        pend p = {c->next_req++, ev->comm, role == REQ_PINIT};
+        rec->req = p.id;
+        return req_push(&c->reqs, ev->obj, &p);
+    }
+    reqent *e = req_find(&c->reqs, ev->obj);
+    if (e == NULL) {
+        pend p = {c->next_req++, ev->comm, 0};
+        rec->req = p.id;
+        return role == REQ_USE ? req_push(&c->reqs, ev->obj, &p) : 0;
+    }
+    const pend *oldest = &e->q[e->head];
+    rec->req = oldest->id;
+    if (role == REQ_COMPLETE)
+        rec->comm = oldest->comm;
+    if (role == REQ_FREE || (role == REQ_COMPLETE && !oldest->persistent))
+        req_pop(&c->reqs, e);
+    return 0;
+}
+
+int fc_cursor_next(fc_cursor *c, fc_record *rec)
+{
+    if (c->failed)
+        return c->failed;
+    stream *best = NULL;
+    for (size_t k = 0; k < c->ns; k++)
+        if (c->s[k].has_head && (best == NULL || c->s[k].head.t0 < best->head.t0))
+            best = &c->s[k];
+    if (best == NULL)
+        return 0;
+    rec->ev = best->head;
+    int rc = advance(c, best);
+    if (rc == 0 && (rc = join_request(c, rec)) == FC_ENOMEM)
+        fc__err(rc, "%s: out of memory", c->r->pub.file);
+    if (rc < 0)
+        return c->failed = rc;
+    rec->rank = c->r->pub.info.rank;
+    rec->t0 = fc_rank_align(&c->r->pub, rec->ev.t0);
+    rec->t1 = fc_rank_align(&c->r->pub, rec->ev.t1);
+    rec->peer = fc_rank_peer_world(&c->r->pub, rec->comm, rec->ev.peer);
+    return 1;
+}
+
+/* ---- the merge of ranks: a binary heap of cursors keyed by their next record ------------------ */
+
+typedef struct mslot {
+    fc_cursor *c;
+    fc_record rec;
+} mslot;
+
+struct fc_merge {
+    mslot *h; /* heap of the cursors that still have a record */
+    size_t n, all;
+    fc_cursor **cursors;
+    int failed;
+};
+
+static int before(const mslot *a, const mslot *b)
+{
+    if (a->rec.t0 != b->rec.t0)
+        return a->rec.t0 < b->rec.t0;
+    return a->rec.rank < b->rec.rank;
+}
+
+static void sift_down(fc_merge *m, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, s = i;
+        if (l < m->n && before(&m->h[l], &m->h[s]))
+            s = l;
+        if (r < m->n && before(&m->h[r], &m->h[s]))
+            s = r;
+        if (s == i)
+            return;
+        mslot tmp = m->h[i];
+        m->h[i] = m->h[s];
+        m->h[s] = tmp;
+        i = s;
+    }
+}
+
+int fc_merge_open(fc_trace *t, const size_t *ranks, size_t n, fc_merge **out)
+{
+    int rc = 0;
+    fc_merge *m = calloc(1, sizeof *m);
+    *out = NULL;
+    if (ranks == NULL)
+        n = t->nranks;
+    if (m == NULL || (m->h = calloc(n ? n : 1, sizeof *m->h)) == NULL ||
+        (m->cursors = calloc(n ? n : 1, sizeof *m->cursors)) == NULL) {
+        rc = fc__err(FC_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((rc = fc_cursor_open(t, ranks ? ranks[i] : i, &m->cursors[i])) < 0)
+            goto out;
+        m->all = i + 1;
+        mslot *s = &m->h[m->n];
+        s->c = m->cursors[i];
+        if ((rc = fc_cursor_next(s->c, &s->rec)) < 0)
+            goto out;
+        m->n += rc;
+    }
+    rc = 0;
+    for (size_t i = m->n; i-- > 0;)
+        sift_down(m, i);
+out:
+    if (rc < 0)
+        fc_merge_close(m);
+    else
+        *out = m;
+    return rc;
+}
+
+int fc_merge_next(fc_merge *m, fc_record *rec)
+{
+    if (m->failed)
+        return m->failed;
+    if (m->n == 0)
+        return 0;
+    *rec = m->h[0].rec;
+    int rc = fc_cursor_next(m->h[0].c, &m->h[0].rec);
+    if (rc < 0)
+        return m->failed = rc;
+    if (rc == 0)
+        m->h[0] = m->h[--m->n];
+    sift_down(m, 0);
+    return 1;
+}
+
+void fc_merge_close(fc_merge *m)
+{
+    if (m == NULL)
+        return;
+    for (size_t i = 0; i < m->all; i++)
+        fc_cursor_close(m->cursors[i]);
+    free(m->cursors);
+    free(m->h);
+    free(m);
+}

@@ -1,0 +1,75 @@
+/* analyzer/internal.h: what the files of libflowcut-analyzer share and nobody else sees. */
+#ifndef FLOWCUT_ANALYZER_INTERNAL_H
+#define FLOWCUT_ANALYZER_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <flowcut/reader.h>
+
+/* Records the message of a failure for fc_errmsg() and returns code, so that callers can write
+ * `return fc__err(FC_ECORRUPT, "%s: offset %llu: ...", ...)`. */
+int fc__err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Bump allocator owning every definition of a trace: freed all at once. */
+typedef struct fc__arena {
+    struct fc__arena_chunk *head;
+} fc__arena;
+void *fc__arena_alloc(fc__arena *a, size_t n);
+char *fc__arena_strndup(fc__arena *a, const char *s, size_t n);
+void fc__arena_free(fc__arena *a);
+
+/* Growable array helper: makes room for one more element of size sz in *v (count *n, capacity
+ * *cap). Returns 0 or FC_ENOMEM. */
+int fc__grow(void **v, size_t *n, size_t *cap, size_t sz);
+
+/* One EVENTS block of the index built at open. */
+typedef struct fc__blk {
+    uint64_t off;         /* of the payload (the header is FC_BLOCK_HEADER_SIZE before) */
+    uint32_t flags, stored, raw;
+    uint32_t thread, count;
+} fc__blk;
+
+/* A dense id -> index map (definitions are numbered from 0 or 1 in order). */
+typedef struct fc__idmap {
+    uint32_t *ix; /* index + 1, 0 = none */
+    size_t n;
+} fc__idmap;
+
+/* The index stored for id, or -1. */
+long fc__idmap_get(const fc__idmap *m, uint64_t id);
+
+typedef struct fc__rank {
+    fc_rank pub;
+    fc_comm *comms;
+    fc_site *sites;
+    fc_module *modules;
+    fc_clock *clocks;
+    const char **warnings;
+    size_t ccap, scap, mcap, kcap, wcap;
+    fc__idmap comm_ix, site_ix, module_ix;
+    fc__blk *blks;
+    size_t nblks, bcap;
+    const fc_clock *init, *fin; /* the measurements fc_rank_align uses */
+} fc__rank;
+
+struct fc_trace {
+    fc__arena arena;
+    fc__rank *ranks;
+    size_t nranks;
+    uint32_t world, missing;
+    int64_t origin;
+};
+
+/* Reads n bytes at offset off of fd; *got is the bytes read. Returns 0, 1 when the file ends
+ * first, or FC_EIO (errno set). */
+int fc__pread(int fd, void *buf, size_t n, uint64_t off, size_t *got);
+
+/* Inflates a zlib stream of stored bytes into out (raw bytes expected). Returns 0 or FC_EZLIB. */
+int fc__inflate(const unsigned char *in, size_t stored, unsigned char *out, size_t raw);
+
+/* Parses the start of an EVENTS payload: thread, count and base_ns; advances *p. Returns 0 or -1. */
+int fc__chunk_header(const unsigned char **p, const unsigned char *end, uint64_t *thread, uint64_t *count,
+                     uint64_t *base_ns);
+
+#endif /* FLOWCUT_ANALYZER_INTERNAL_H */

@@ -1,0 +1,120 @@
+/* analyzer/util.c: small helpers of the analyzer library: arena, growable arrays, reads, inflate. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "internal.h"
+
+struct fc__arena_chunk {
+    struct fc__arena_chunk *next;
+    size_t used, cap;
+    max_align_t data[];
+};
+
+void *fc__arena_alloc(fc__arena *a, size_t n)
+{
+    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    struct fc__arena_chunk *c = a->head;
+    if (c == NULL || c->cap - c->used < n) {
+        /* Big requests get a chunk of their own so small ones keep filling the current chunk. */
+        size_t cap = n > 16384 ? n : 65536;
+        c = malloc(sizeof *c + cap);
+        if (c == NULL)
+            return NULL;
+        c->used = 0;
+        c->cap = cap;
+        if (a->head != NULL && n > 16384) {
+            c->next = a->head->next;
+            a->head->next = c;
+        } else {
+            c->next = a->head;
+            a->head = c;
+        }
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *fc__arena_strndup(fc__arena *a, const char *s, size_t n)
+{
+    char *p = fc__arena_alloc(a, n + 1);
+    if (p == NULL)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+void fc__arena_free(fc__arena *a)
+{
+    struct fc__arena_chunk *c = a->head;
+    while (c != NULL) {
+        struct fc__arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    a->head = NULL;
+}
+
+int fc__grow(void **v, size_t *n, size_t *cap, size_t sz)
+{
+    if (*n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(*v, ncap * sz);
+    if (p == NULL)
+        return FC_ENOMEM;
+    *v = p;
+    *cap = ncap;
+    return 0;
+}
+
+int fc__pread(int fd, void *buf, size_t n, uint64_t off, size_t *got)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            *got = done;
+            return FC_EIO;
+        }
+        if (r == 0)
+            break;
+        done += (size_t)r;
+    }
+    *got = done;
+    return done == n ? 0 : 1;
+}
+
+int fc__inflate(const unsigned char *in, size_t stored, unsigned char *out, size_t raw)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (inflateInit(&zs) != Z_OK)
+        return FC_EZLIB;
+    zs.next_in = (unsigned char *)in;
+    zs.avail_in = (uInt)stored;
+    zs.next_out = out;
+    zs.avail_out = (uInt)raw;
+    int rc = inflate(&zs, Z_FINISH);
+    /* The stream must end exactly at raw bytes: more or fewer means the header lies. */
+    int ok = rc == Z_STREAM_END && zs.total_out == raw;
+    inflateEnd(&zs);
+    return ok ? 0 : FC_EZLIB;
+}
+
+int fc__chunk_header(const unsigned char **p, const unsigned char *end, uint64_t *thread, uint64_t *count,
+                     uint64_t *base_ns)
+{
+    const unsigned char *q = *p;
+    if (fc_get_uvarint(&q, end, thread) < 0 || fc_get_uvarint(&q, end, count) < 0 ||
+        fc_get_uvarint(&q, end, base_ns) < 0)
+        return -1;
+    *p = q;
+    return 0;
+}
