@@ -8,6 +8,7 @@
 #include "runtime.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #define WARMUP 10
 #define MIN_SAMPLES 15
@@ -15,8 +16,25 @@
 #define STABLE 10 /* stop when the minimum has not improved for this many samples */
 #define TAG 7411
 
+/* Waits for a request without busy-polling: ranks that wait for their turn must leave the CPU to
+ * the two ranks measuring, or on an oversubscribed node (more ranks than cores) every round trip
+ * includes a scheduler time slice and the offsets get milliseconds of uncertainty. */
+static void wait_politely(MPI_Request *req)
+{
+    int done = 0;
+    struct timespec pause = {0, 50000};
+    for (;;) {
+        PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        nanosleep(&pause, NULL);
+    }
+}
+
 static void serve(MPI_Comm c, int peer)
 {
+    int go = 1;
+    PMPI_Send(&go, 1, MPI_INT, peer, TAG + 1, c);
     for (;;) {
         int more = 0;
         PMPI_Recv(&more, 1, MPI_INT, peer, TAG, c, MPI_STATUS_IGNORE);
@@ -30,7 +48,10 @@ static void serve(MPI_Comm c, int peer)
 static void measure(MPI_Comm c, fc__clock_meas *m)
 {
     uint64_t best = UINT64_MAX;
-    int since = 0;
+    int since = 0, go = 0;
+    MPI_Request turn;
+    PMPI_Irecv(&go, 1, MPI_INT, 0, TAG + 1, c, &turn);
+    wait_politely(&turn);
     m->samples = 0;
     for (int i = 0; i < WARMUP + MAX_SAMPLES; i++) {
         int more = 1;
@@ -74,7 +95,9 @@ void fc__clock_sync(fc__clock_meas *m)
     }
     /* Nobody leaves before rank 0 has served everyone, so that the measurement of a rank is not
      * disturbed by another rank's traffic arriving at rank 0 late. */
-    PMPI_Barrier(c);
+    MPI_Request all;
+    PMPI_Ibarrier(c, &all);
+    wait_politely(&all);
 }
 
 void fc__clock_write(unsigned phase, const fc__clock_meas *m)

