@@ -228,9 +228,12 @@ enum fc_end_reason {
  *   bytes  bytes sent (count x type size, derived datatypes included); for a completed receive the
  *          bytes actually received; for collectives the bytes this rank sends.
  *   obj    the object the call creates, starts or completes: an MPI request handle as an unsigned
- *          value (join a post to its completion by the handle: the first completion of a handle
- *          after its post is that post's), or for communicator constructors the new comm_id + 1
- *          (0: MPI_COMM_NULL).
+ *          value, or for communicator constructors the new comm_id + 1 (0: MPI_COMM_NULL).
+ *          MPI reuses handles, and MPICH even gives one handle to several live requests that
+ *          completed at once, so readers join posts to completions per handle first in, first
+ *          out: each completion (COMPLETE, START, Request_free, Cancel) of a handle belongs to the
+ *          oldest post of that handle not yet completed; a persistent request stays posted from
+ *          its *_init to its Request_free. A COMPLETE's comm and peer are those of its post.
  *   site   call-site id from a SITES block (0: none recorded).
  *   flags  FC_EVF_*.
  *   bytes2 for collectives, the bytes this rank receives; for MPI_Sendrecv, the receive buffer's

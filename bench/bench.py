@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""bench.py: measures what tracing costs, in time per intercepted call and bytes per event on disk,
+and prints the figures next to flowcut's targets. It asserts nothing about speed.
+
+Usage: bench.py [--reps N] [--quick] BUILDDIR
+
+(a) Overhead. A 0-byte ping-pong (examples/pingpong, 2 ranks) and a non-blocking message-rate loop
+    (examples/nbrate, 2 ranks, Isend/Irecv/Waitall) are run untraced and traced with call sites off
+    (depth 0), at depth 1 and at depth 4, alternating the four variants within each repetition (in a
+    rotating order, so that drifts of the machine hit all of them alike). Each run reports its own
+    time per round trip or iteration, measured inside the program between a barrier and the end of
+    the loop, so start-up and trace writing at MPI_Finalize are not counted but buffering and the
+    writing of full chunks during the loop are. Medians over the repetitions give:
+      added ns per call = (median traced - median untraced) / calls per rank per round trip or
+      iteration (2 for the ping-pong, 2 x WINDOW + 1 for nbrate). The same figure is also computed
+    from each run's fastest block of iterations, which is steadier on a busy machine.
+    For the ping-pong both ranks' calls lie on the critical path one after the other, and half of
+    each call's added time (the part before or after the MPI call) overlaps the other rank's wait;
+    so the per-call figure divides by the calls of one rank.
+(b) Size. Each example runs traced at two problem sizes. For each run, the files' block headers
+    (format.h) split the bytes into EVENTS blocks and everything else (file header, rank, module,
+    site, communicator and clock definitions, end block), and `flowcut info --json` gives the event
+    count. Reported: bytes per event (EVENTS bytes / events), the fixed bytes per rank, and, as a
+    second estimate, the slope between the two sizes: (total bytes L - total bytes S) / (events L -
+    events S).
+"""
+import json
+import os
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+
+TARGET_NS = {0: None, 1: 30, 4: 80}
+TARGET_BYTES_PER_EVENT = 4.0
+
+
+class Tree:
+    def __init__(self, builddir):
+        self.build = os.path.abspath(builddir)
+        self.lib = os.path.join(self.build, "libtrace", ".libs", "libflowcut.so")
+        self.flowcut = os.path.join(self.build, "tools", "flowcut")
+        self.examples = os.path.join(self.build, "examples")
+        self.mpiexec = os.environ.get("MPIEXEC", "mpiexec.mpich")
+        srcdir = os.environ.get("abs_top_srcdir", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+        self.env = dict(os.environ)
+        self.env["FLOWCUT_EXEC_PATH"] = ":".join([os.path.join(self.build, "analyzer"),
+                                                  os.path.join(self.build, "tools"), os.path.join(srcdir, "tools")])
+        self.env["FLOWCUT_LIB"] = self.lib
+        for k in ("FLOWCUT_DIR", "FLOWCUT_CALLSITE_DEPTH", "FLOWCUT_BUFFER", "FLOWCUT_NODE"):
+            self.env.pop(k, None)
+
+    def run(self, n, prog, args, trace_dir=None, depth=None):
+        """Runs an example under mpiexec (traced when trace_dir is given); returns its stdout."""
+        cmd = [self.mpiexec]
+        if trace_dir is not None:
+            cmd += ["-genv", "LD_PRELOAD", self.lib, "-genv", "FLOWCUT_DIR", trace_dir]
+            if depth is not None:
+                cmd += ["-genv", "FLOWCUT_CALLSITE_DEPTH", str(depth)]
+        cmd += ["-n", str(n), os.path.join(self.examples, prog)] + [str(a) for a in args]
+        p = subprocess.run(cmd, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=300)
+        if p.returncode != 0:
+            raise RuntimeError("%s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()[:500]))
+        return p.stdout
+
+    def info(self, trace_dir):
+        p = subprocess.run([self.flowcut, "info", "--json", trace_dir], env=self.env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+        if p.returncode != 0:
+            raise RuntimeError("flowcut info --json %s exited %d: %s" % (trace_dir, p.returncode, p.stderr.strip()[:500]))
+        return json.loads(p.stdout)
+
+
+def value_of(out, key):
+    """The number after `key=` in the program's output."""
+    for tok in out.split():
+        if tok.startswith(key + "="):
+            return float(tok.split("=", 1)[1])
+    raise RuntimeError("no %s= in the output: %r" % (key, out[:300]))
+
+
+# ---- (a) overhead ------------------------------------------------------------------------------
+
+def overhead(tree, reps, quick):
+    workloads = [
+        # name, ranks, program, arguments, key of the time in the output, calls per rank per unit
+        ("pingpong 0 B", 2, "pingpong", ["-t", 20000 if quick else 200000, 0], "usec_per_roundtrip", 2),
+        ("nbrate W=16", 2, "nbrate", ["-t", 2000 if quick else 20000, 16], "usec_per_iter", 33),
+    ]
+    variants = [None, 0, 1, 4]  # None: untraced; else the call-site depth
+    print("(a) added time per intercepted call, medians of %d alternating repetitions" % reps)
+    print("    load average before: %.2f %.2f %.2f (other work on the machine inflates and scatters the times)"
+          % os.getloadavg())
+    print("    %-13s %-9s %10s %8s %10s %10s %10s %8s" % ("workload", "variant", "us/unit", "ratio", "ns/call",
+                                                          "block us", "ns/call", "target"))
+    scratch = tempfile.mkdtemp(prefix="flowcut-bench.")
+    try:
+        for name, n, prog, args, key, calls in workloads:
+            whole = {v: [] for v in variants}
+            block = {v: [] for v in variants}
+            for rep in range(reps):
+                order = variants[rep % len(variants):] + variants[:rep % len(variants)]
+                for v in order:
+                    tdir = None if v is None else os.path.join(scratch, "t")
+                    out = tree.run(n, prog, args, tdir, v)
+                    whole[v].append(value_of(out, key))
+                    block[v].append(value_of(out, "best_block_usec"))
+                    if tdir:
+                        shutil.rmtree(tdir, ignore_errors=True)
+            base, bbase = statistics.median(whole[None]), statistics.median(block[None])
+            for v in variants:
+                med, bmed = statistics.median(whole[v]), statistics.median(block[v])
+                label = "untraced" if v is None else "depth %d" % v
+                if v is None:
+                    cols = (med, "1.000", "-", bmed, "-", "-")
+                else:
+                    target = TARGET_NS[v]
+                    cols = (med, "%.3f" % (med / base), "%.1f" % ((med - base) * 1000.0 / calls), bmed,
+                            "%.1f" % ((bmed - bbase) * 1000.0 / calls), "<= %d" % target if target else "-")
+                print("    %-13s %-9s %10.4f %8s %10s %10.4f %10s %8s" % ((name, label) + cols))
+            print("    %-13s spread of whole-loop us/unit (min-max): %s" % ("", ", ".join(
+                "%s %.3f-%.3f" % ("untraced" if v is None else "d%d" % v, min(t), max(t)) for v, t in whole.items())))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("    us/unit: median time per round trip (ping-pong) or iteration (nbrate) over the whole loop;")
+    print("    ns/call: (traced - untraced) / calls per rank per unit (2, resp. 2 x 16 + 1), from those medians;")
+    print("    block us and the ns/call after it: the same from each run's fastest block of 1000 round trips")
+    print("    (100 iterations), which other work on the machine disturbs least but which leaves out the")
+    print("    rare blocks where a full buffer is compressed and written.")
+    print("    load average after: %.2f %.2f %.2f" % os.getloadavg())
+
+
+# ---- (b) size on disk --------------------------------------------------------------------------
+
+def split_file(path):
+    """(bytes in EVENTS blocks, all other bytes) of one rank file, from its block headers."""
+    events = other = 0
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 64 or data[:8] != b"FLOWCUT\x1a":
+        raise RuntimeError("%s is not a flowcut trace file" % path)
+    header_size = struct.unpack_from("<I", data, 16)[0]
+    other += header_size
+    off = header_size
+    while off + 24 <= len(data):
+        kind, _flags, stored = struct.unpack_from("<III", data, off)
+        size = 24 + stored
+        if kind == 2:  # FC_BLK_EVENTS
+            events += size
+        else:
+            other += size
+        off += size
+    other += len(data) - off  # a torn last block, if any
+    return events, other
+
+
+def measure_size(tree, scratch, n, prog, args):
+    tdir = os.path.join(scratch, "s")
+    shutil.rmtree(tdir, ignore_errors=True)
+    tree.run(n, prog, args, tdir)
+    info = tree.info(tdir)
+    nev = sum(info.get("events", {}).values())
+    ev_bytes = other = 0
+    files = sorted(f for f in os.listdir(tdir) if f.endswith(".fct"))
+    for f in files:
+        e, o = split_file(os.path.join(tdir, f))
+        ev_bytes += e
+        other += o
+    shutil.rmtree(tdir, ignore_errors=True)
+    return nev, ev_bytes, other, len(files)
+
+
+def size(tree, quick):
+    scale = 1 if quick else 5
+    runs = [
+        # program, ranks, arguments at the small size, at the large size
+        ("pingpong", 2, [200, 0, 8], [200 * scale * 10, 0, 8]),
+        ("ring", 4, [50, 4], [500 * scale, 4]),
+        ("halo", 4, [50, 8, 8], [500 * scale, 8, 8]),
+        ("wildcard", 4, [20], [20 * scale]),
+        ("persistent", 3, [100, 4], [1000 * scale, 4]),
+        ("threads", 2, [100], [1000 * scale]),
+        ("nbrate", 2, [100, 8], [1000 * scale, 8]),
+        ("f08", 2, [100], [1000 * scale]),
+        ("fmpi", 3, [50], [500 * scale]),
+        ("cxx", 2, [100, 4], [1000 * scale, 4]),
+    ]
+    print()
+    print("(b) bytes on disk per event (call-site depth 1, default buffer); target <= %.0f B/event" % TARGET_BYTES_PER_EVENT)
+    print("    %-10s %5s %9s %11s %9s %13s %12s %9s" % ("example", "ranks", "events", "event bytes", "B/event",
+                                                        "fixed B/rank", "slope B/ev", "total B/ev"))
+    scratch = tempfile.mkdtemp(prefix="flowcut-bench.")
+    try:
+        for prog, n, small, large in runs:
+            if not os.path.exists(os.path.join(tree.examples, prog)):
+                print("    %-10s not built" % prog)
+                continue
+            ns, es, os_, files = measure_size(tree, scratch, n, prog, small)
+            nl, el, ol, _ = measure_size(tree, scratch, n, prog, large)
+            slope = ((el + ol) - (es + os_)) / (nl - ns) if nl != ns else float("nan")
+            print("    %-10s %5d %9d %11d %9.2f %13.0f %12.2f %9.2f" % (
+                prog, n, nl, el, el / nl if nl else float("nan"), ol / max(files, 1), slope,
+                (el + ol) / nl if nl else float("nan")))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("    B/event: EVENTS block bytes / events of the large run; fixed B/rank: all other bytes")
+    print("    (header, definitions, clock, end) per rank file; slope: bytes added per event between the")
+    print("    small and the large run; total B/ev: everything / events of the large run.")
+
+
+def main(argv):
+    reps, quick, rest = 9, False, []
+    it = iter(argv[1:])
+    for a in it:
+        if a == "--reps":
+            reps = int(next(it))
+        elif a == "--quick":
+            quick = True
+        else:
+            rest.append(a)
+    if len(rest) != 1:
+        sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
+        return 2
+    tree = Tree(rest[0])
+    sys.stdout.reconfigure(line_buffering=True)  # show each figure as soon as it is measured
+    for path in (tree.lib, tree.flowcut):
+        if not os.path.exists(path):
+            sys.stderr.write("bench: %s is missing; build the tree first (make)\n" % path)
+            return 1
+    try:
+        overhead(tree, reps, quick)
+        size(tree, quick)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        sys.stderr.write("bench: %s\n" % e)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
