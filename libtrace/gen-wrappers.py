@@ -182,7 +182,7 @@ def body(fn, cname, large, out):
     w("{")
     if fn.shape == "init":
         # Tracing cannot start before MPI does: no guard on entry, the runtime starts afterwards.
-        w("    fc__call call = {.ra = fc_ra, .kind = %s};" % kind)
+        w("    fc__call call = {.kind = %s};" % kind)
         w("    call.t0 = fc__now();")
         w("    call.rc = PMPI_%s(%s);" % (cname, plain))
         w("    call.t1 = fc__now();")
@@ -196,6 +196,7 @@ def body(fn, cname, large, out):
         w("    fc__init_after(FC_INIT_MPI_INIT, fc_provided);")
         w("    fc__thread *t = fc__enter();")
         w("    if (t) {")
+        w("        call.site = fc__site(t, fc_ra);")
         w("        fc__rec_%s(t, &call%s);" % (fn.record, "".join(", " + a for a in fn.args)))
         w("        fc__leave(t);")
         w("    }")
@@ -205,9 +206,10 @@ def body(fn, cname, large, out):
         hook = "fc__finalize_before" if fn.shape == "finalize" else "fc__abort_before"
         w("    fc__thread *t = fc__enter();")
         w("    if (t) {")
-        w("        fc__call call = {.ra = fc_ra, .kind = %s, .rc = MPI_SUCCESS};" % kind)
+        w("        fc__call call = {.kind = %s, .rc = MPI_SUCCESS};" % kind)
         w("        call.t0 = fc__now();")
         w("        call.t1 = fc__now();")
+        w("        call.site = fc__site(t, fc_ra);")
         w("        fc__rec_%s(t, &call%s);" % (fn.record, "".join(", " + a for a in fn.args)))
         w("        fc__leave(t);")
         w("    }")
@@ -218,12 +220,13 @@ def body(fn, cname, large, out):
         w("    fc__thread *t = fc__enter();")
         w("    if (!t)")
         w("        return PMPI_%s(%s);" % (cname, plain))
-        w("    fc__call call = {.ra = fc_ra, .kind = %s};" % kind)
+        w("    fc__call call = {.kind = %s};" % kind)
         for line in pre:
             w("    " + line)
         w("    call.t0 = fc__now();")
         w("    call.rc = PMPI_%s(%s);" % (cname, ", ".join(call_args)))
         w("    call.t1 = fc__now();")
+        w("    call.site = fc__site(t, fc_ra);")
         w("    fc__rec_%s(t, &call%s);" % (fn.record, "".join(", " + a for a in rec)))
         for line in post:
             w("    " + line)

@@ -12,7 +12,8 @@
 /* What every wrapper knows about its call: filled by the generated code. */
 typedef struct fc__call {
     uint64_t t0, t1; /* event clock at entry and exit */
-    void *ra;        /* return address into the caller, for fc__site */
+    uint32_t site;   /* call-site id, taken by the wrapper itself (fc__site) so that a deeper
+                        unwind starts two frames closer to the application */
     int rc;          /* what PMPI returned */
     uint16_t kind;   /* FC_EV_* */
 } fc__call;
@@ -32,7 +33,7 @@ static inline fc__rec *fc__rec_put(fc__thread *t, const fc__call *c, int32_t pee
     r->peer = peer;
     r->tag = tag;
     r->comm = comm;
-    r->site = fc__site(t, c->ra);
+    r->site = c->site;
     r->kind = c->kind;
     r->flags = (uint16_t)(flags | (c->rc != MPI_SUCCESS ? FC_EVF_ERROR : 0));
     r->reserved = 0;

@@ -19,9 +19,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-/* zlib level 6: 3.81 bytes/event against 4.20 at level 1 on a ping-pong, for 2.5 times the
- * deflate time (see write_chunk for how a backlog falls back to level 1). */
-int fc__zlevel = 6;
+/* zlib level 1 by default: on a 0-byte ping-pong it writes 2.8 bytes/event against 2.4 at level 6,
+ * but level 6 costs 2.5 times the deflate time, and on nodes where every core runs a busy-polling
+ * rank the writer thread's CPU is taken from the application (make bench: 1.5 us per round trip
+ * at level 6, 0.9-1.0 at level 1, 0.65 untraced). FLOWCUT_ZLIB_LEVEL chooses another. */
+int fc__zlevel = 1;
 _Atomic unsigned fc__warnings;
 
 static int fd = -1;

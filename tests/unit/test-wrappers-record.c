@@ -109,7 +109,8 @@ int PMPI_Test_cancelled(const MPI_Status *st, int *flag)
 /* ---- helpers ---- */
 static fc__call call_of(uint16_t kind, int rc)
 {
-    return (fc__call){.t0 = 100, .t1 = 250, .ra = (void *)&call_of, .rc = rc, .kind = kind};
+    /* As a wrapper does: the call site is taken before the record function runs. */
+    return (fc__call){.t0 = 100, .t1 = 250, .site = fc__site(NULL, (void *)&call_of), .rc = rc, .kind = kind};
 }
 
 static int setup(void **state)
