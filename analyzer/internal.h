@@ -2,6 +2,7 @@
 #ifndef FLOWCUT_ANALYZER_INTERNAL_H
 #define FLOWCUT_ANALYZER_INTERNAL_H
 
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,5 +72,12 @@ int fc__inflate(const unsigned char *in, size_t stored, unsigned char *out, size
 /* Parses the start of an EVENTS payload: thread, count and base_ns; advances *p. Returns 0 or -1. */
 int fc__chunk_header(const unsigned char **p, const unsigned char *end, uint64_t *thread, uint64_t *count,
                      uint64_t *base_ns);
+
+/* qsort that accepts an empty array given as NULL (qsort itself must never see a NULL base). */
+static inline void fc__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(base, n, size, cmp);
+}
 
 #endif /* FLOWCUT_ANALYZER_INTERNAL_H */

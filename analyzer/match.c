@@ -1,0 +1,775 @@
+/* analyzer/match.c: pairs every send of a trace with its receive and builds the flows of flow.h.
+ *
+ * Each rank's events are streamed once (fc_cursor) into one small record per message instance:
+ * blocking sends and receives, nonblocking posts joined to their completions through the reader's
+ * request ids, each Start of a persistent request, both halves of a Sendrecv, Mrecv and Imrecv.
+ * A receive's envelope is resolved through its status (the actual source and tag), so that
+ * afterwards matching is MPI's ordered match on (communicator, source, destination, tag): the k-th
+ * send posted with that key meets the k-th receive posted with it. Both sides are sorted by key and
+ * posting order and merged, O(n log n) in the number of messages. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "match.h"
+
+/* Flags of a message instance. */
+enum {
+    MF_DONE = 0x01,      /* its completion was seen: end is known */
+    MF_WILD = 0x02,      /* a receive whose source or tag is still a wildcard */
+    MF_CANCELLED = 0x04, /* completed as cancelled: it matched nothing */
+    MF_SYNC = 0x08,      /* a synchronous send (Ssend family): always waits for the receive */
+    MF_STATUS = 0x10,    /* a receive whose bytes are the ones actually received */
+    MF_WAITED = 0x20,    /* wait_t0 names a call that waited for it */
+};
+
+/* One send or receive instance. Times are aligned ns (rank 0's clock). */
+typedef struct msg {
+    uint64_t comm;        /* global communicator key (comm_key) */
+    uint32_t src, dst;    /* world ranks */
+    int64_t tag;
+    uint64_t bytes;
+    uint64_t seq;         /* posting order on its own rank */
+    int64_t post, end;    /* post (call entry) and completion (exit of the completing call) */
+    int64_t wait_t0;      /* entry of the call that waited for it (blocking: the call itself) */
+    uint64_t site, wait_site;
+    uint32_t kind, flags;
+} msg;
+
+/* The last call of one thread, which the COMPLETE and START sub-records that follow belong to. */
+typedef struct thr {
+    uint32_t kind;
+    int64_t t0, t1;
+    uint64_t site, comm;
+} thr;
+
+/* A persistent request's arguments, kept from its *_init until Request_free. */
+typedef struct tmpl {
+    int used;
+    msg m;
+} tmpl;
+
+/* A growable vector of message instances. */
+typedef struct mvec {
+    msg *v;
+    size_t n, cap;
+} mvec;
+
+/* What one rank's pass needs besides the global vectors. */
+typedef struct rstate {
+    const fc_rank *r;
+    uint64_t *ckeys;       /* comm key by comm id */
+    size_t nckeys;
+    int64_t *slot;         /* by request id: +(send index + 1), -(recv index + 1), or 0 */
+    tmpl *tmpls;           /* by request id */
+    size_t nreq;
+    thr *thr;
+    size_t nthr;
+    uint64_t seq;
+} rstate;
+
+const char *fc__unmatched_reason(uint32_t reason)
+{
+    switch (reason) {
+#define FC__X(name, num, text)                                                                     \
+    case num:                                                                                      \
+        return text;
+        FC_UNMATCHED_REASONS(FC__X)
+#undef FC__X
+    }
+    return "unknown";
+}
+
+/* FNV-1a over 64-bit words: a communicator is named globally by its kind, member lists and ordinal
+ * (format.h, COMMS), and 64 bits keep distinct communicators apart with overwhelming probability. */
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static uint64_t list_hash(uint64_t h, const uint32_t *m, uint32_t n)
+{
+    h = mix(h, n);
+    for (uint32_t i = 0; i < n; i++)
+        h = mix(h, m[i]);
+    return h;
+}
+
+/* The global key of a communicator definition. An inter-communicator's two sides see their groups
+ * swapped, so the pair is hashed in a fixed order; its ordinal counts per local group and may differ
+ * between the sides, so it is left out. */
+static uint64_t comm_key(const fc_comm *c)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    if (c->flags & FC_COMMF_INTER) {
+        uint64_t a = list_hash(1, c->local, c->local_size), b = list_hash(1, c->remote, c->remote_size);
+        return mix(mix(mix(h, 2), a < b ? a : b), a < b ? b : a);
+    }
+    return mix(list_hash(mix(h, 1), c->local, c->local_size), (uint64_t)c->ordinal);
+}
+
+/* The key of an undefined communicator: MPI_COMM_WORLD as the list 0 .. size-1 with ordinal 0 (what
+ * a definition would give), anything else private to its rank so that it matches nothing. */
+static uint64_t undefined_key(const fc_rank *r, uint64_t id)
+{
+    uint64_t h = mix(0xcbf29ce484222325ull, 1);
+    if (id == 0) {
+        h = mix(h, r->info.size);
+        for (uint32_t i = 0; i < r->info.size; i++)
+            h = mix(h, i);
+        return mix(h, 0);
+    }
+    if (id == 1)
+        return mix(mix(mix(h, 1), r->info.rank), 0);
+    return mix(mix(mix(h, 3), r->info.rank), id);
+}
+
+static int rank_keys(rstate *s)
+{
+    const fc_rank *r = s->r;
+    size_t n = 2;
+    for (size_t i = 0; i < r->ncomms; i++)
+        if (r->comms[i].id + 1 > n)
+            n = r->comms[i].id + 1;
+    s->ckeys = malloc(n * sizeof *s->ckeys);
+    if (s->ckeys == NULL)
+        return FC_ENOMEM;
+    s->nckeys = n;
+    for (size_t id = 0; id < n; id++) {
+        const fc_comm *c = fc_rank_comm(r, id);
+        s->ckeys[id] = c ? comm_key(c) : undefined_key(r, id);
+    }
+    return 0;
+}
+
+static uint64_t key_of(const rstate *s, uint64_t id)
+{
+    return id < s->nckeys ? s->ckeys[id] : undefined_key(s->r, id);
+}
+
+/* Makes the per-request arrays cover request id req. */
+static int req_room(rstate *s, uint64_t req)
+{
+    if (req < s->nreq)
+        return 0;
+    size_t n = s->nreq ? s->nreq : 64;
+    while (n <= req)
+        n *= 2;
+    int64_t *sl = realloc(s->slot, n * sizeof *sl);
+    if (sl == NULL)
+        return FC_ENOMEM;
+    s->slot = sl;
+    tmpl *tp = realloc(s->tmpls, n * sizeof *tp);
+    if (tp == NULL)
+        return FC_ENOMEM;
+    s->tmpls = tp;
+    memset(sl + s->nreq, 0, (n - s->nreq) * sizeof *sl);
+    memset(tp + s->nreq, 0, (n - s->nreq) * sizeof *tp);
+    s->nreq = n;
+    return 0;
+}
+
+static thr *thread_of(rstate *s, uint32_t t)
+{
+    if (t >= s->nthr) {
+        size_t n = t + 1;
+        thr *p = realloc(s->thr, n * sizeof *p);
+        if (p == NULL)
+            return NULL;
+        memset(p + s->nthr, 0, (n - s->nthr) * sizeof *p);
+        s->thr = p;
+        s->nthr = n;
+    }
+    return &s->thr[t];
+}
+
+static int push(mvec *v, const msg *m, size_t *ix)
+{
+    if (fc__grow((void **)&v->v, &v->n, &v->cap, sizeof *m) < 0)
+        return FC_ENOMEM;
+    *ix = v->n;
+    v->v[v->n++] = *m;
+    return 0;
+}
+
+static int is_send_kind(uint32_t k)
+{
+    return (k >= FC_EV_MPI_Send && k <= FC_EV_MPI_Irsend) || (k >= FC_EV_MPI_Send_init && k <= FC_EV_MPI_Rsend_init);
+}
+
+static int is_sync_kind(uint32_t k)
+{
+    return k == FC_EV_MPI_Ssend || k == FC_EV_MPI_Issend || k == FC_EV_MPI_Ssend_init;
+}
+
+/* A buffered send returns once its data is copied: it never waits for the receiver. */
+static int buffered(uint32_t k)
+{
+    return k == FC_EV_MPI_Bsend || k == FC_EV_MPI_Ibsend || k == FC_EV_MPI_Bsend_init;
+}
+
+/* The message a call describes, before it is posted. */
+static msg describe(const rstate *s, const fc_record *rec, int send)
+{
+    msg m;
+    memset(&m, 0, sizeof m);
+    m.comm = key_of(s, rec->comm);
+    m.src = send ? rec->rank : (uint32_t)rec->peer;
+    m.dst = send ? (uint32_t)rec->peer : rec->rank;
+    m.tag = rec->ev.tag;
+    m.bytes = rec->ev.bytes;
+    m.post = rec->t0;
+    m.end = rec->t1;
+    m.wait_t0 = rec->t0;
+    m.site = m.wait_site = rec->ev.site;
+    m.kind = rec->ev.kind;
+    if (!send && (rec->peer == FC_PEER_ANY || rec->ev.tag == FC_TAG_ANY))
+        m.flags |= MF_WILD;
+    if (send && is_sync_kind(rec->ev.kind))
+        m.flags |= MF_SYNC;
+    return m;
+}
+
+/* 1 when the record's peer is a real partner; PROC_NULL is counted, unmapped peers dropped. */
+static int real_peer(fc_match *res, const fc_record *rec, int send)
+{
+    if (rec->peer == FC_PEER_NULL) {
+        res->proc_null++;
+        return 0;
+    }
+    if (rec->peer >= 0)
+        return 1;
+    return !send && rec->peer == FC_PEER_ANY;
+}
+
+/* Records a posted instance (blocking or not) and binds it to its request id when it has one. */
+static int post(rstate *s, mvec *sends, mvec *recvs, const msg *m0, int send, int done, uint64_t req)
+{
+    msg m = *m0;
+    size_t ix;
+    m.seq = s->seq++;
+    if (done)
+        m.flags |= MF_DONE | MF_WAITED;
+    int rc = push(send ? sends : recvs, &m, &ix);
+    if (rc < 0 || done || req == 0)
+        return rc;
+    if ((rc = req_room(s, req)) < 0)
+        return rc;
+    s->slot[req] = send ? (int64_t)ix + 1 : -((int64_t)ix + 1);
+    return 0;
+}
+
+/* A COMPLETE of a request: fills the instance it completes from the record and the call around it. */
+static void complete(rstate *s, mvec *sends, mvec *recvs, const fc_record *rec, const thr *call)
+{
+    uint64_t req = rec->req;
+    if (req == 0 || req >= s->nreq || s->slot[req] == 0)
+        return;
+    int64_t sl = s->slot[req];
+    msg *m = sl > 0 ? &sends->v[sl - 1] : &recvs->v[-sl - 1];
+    s->slot[req] = 0;
+    m->flags |= MF_DONE | MF_WAITED;
+    m->end = rec->t1;
+    m->wait_t0 = call->t0;
+    m->wait_site = call->site;
+    if (rec->ev.flags & FC_EVF_CANCELLED)
+        m->flags |= MF_CANCELLED;
+    if (sl < 0 && (rec->ev.flags & FC_EVF_STATUS)) {
+        if (rec->peer >= 0) {
+            m->src = (uint32_t)rec->peer;
+            m->tag = rec->ev.tag;
+            m->bytes = rec->ev.bytes;
+            m->flags = (m->flags & ~(uint32_t)MF_WILD) | MF_STATUS;
+        } else if (rec->peer == FC_PEER_NULL) {
+            m->flags |= MF_CANCELLED; /* a wildcard that received from MPI_PROC_NULL: no message */
+        }
+    }
+}
+
+/* A COMPLETE record: the receive half of the Sendrecv just before it (obj 0, no request), or the
+ * completion of a request. */
+static int on_complete(rstate *s, fc_match *res, mvec *sends, mvec *recvs, const fc_record *rec, const thr *th)
+{
+    if (rec->ev.obj != 0 || rec->req != 0 ||
+        (th->kind != FC_EV_MPI_Sendrecv && th->kind != FC_EV_MPI_Sendrecv_replace)) {
+        complete(s, sends, recvs, rec, th);
+        return 0;
+    }
+    if (!real_peer(res, rec, 0))
+        return 0;
+    /* Posted and completed by the Sendrecv call itself. */
+    msg m = describe(s, rec, 0);
+    m.post = m.wait_t0 = th->t0;
+    m.end = th->t1;
+    m.kind = th->kind;
+    m.site = m.wait_site = th->site;
+    m.flags = MF_STATUS;
+    return post(s, sends, recvs, &m, 0, 1, 0);
+}
+
+/* Streams rank file i and appends its message instances. */
+static int scan_rank(fc_trace *t, size_t i, fc_match *res, mvec *sends, mvec *recvs)
+{
+    rstate s;
+    fc_cursor *c = NULL;
+    fc_record rec;
+    int rc;
+    memset(&s, 0, sizeof s);
+    s.r = fc_trace_rank(t, i);
+    if ((rc = rank_keys(&s)) < 0 || (rc = fc_cursor_open(t, i, &c)) < 0)
+        goto out;
+    while ((rc = fc_cursor_next(c, &rec)) > 0) {
+        uint32_t k = rec.ev.kind;
+        thr *th = thread_of(&s, rec.ev.thread);
+        if (th == NULL) {
+            rc = FC_ENOMEM;
+            goto out;
+        }
+        msg m;
+        /* A call that returned an error posted nothing; its sub-records still name requests. */
+        if ((rec.ev.flags & FC_EVF_ERROR) && k != FC_EV_COMPLETE && k != FC_EV_START)
+            k = 0;
+        switch (k) {
+        case FC_EV_MPI_Send: case FC_EV_MPI_Bsend: case FC_EV_MPI_Ssend: case FC_EV_MPI_Rsend:
+        case FC_EV_MPI_Recv: case FC_EV_MPI_Mrecv:
+            if (real_peer(res, &rec, is_send_kind(k))) {
+                m = describe(&s, &rec, is_send_kind(k));
+                if (k == FC_EV_MPI_Recv || k == FC_EV_MPI_Mrecv)
+                    m.flags = (m.flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
+                rc = post(&s, sends, recvs, &m, is_send_kind(k), 1, 0);
+            }
+            break;
+        case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
+        case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv:
+            if (real_peer(res, &rec, is_send_kind(k))) {
+                m = describe(&s, &rec, is_send_kind(k));
+                m.end = 0;
+                rc = post(&s, sends, recvs, &m, is_send_kind(k), 0, rec.req);
+            }
+            break;
+        case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:
+            if (real_peer(res, &rec, 1)) {
+                m = describe(&s, &rec, 1);
+                rc = post(&s, sends, recvs, &m, 1, 1, 0);
+            }
+            break;
+        case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
+        case FC_EV_MPI_Rsend_init: case FC_EV_MPI_Recv_init:
+            if (rec.req != 0 && (rc = req_room(&s, rec.req)) == 0) {
+                s.tmpls[rec.req].used = 1 + (k != FC_EV_MPI_Recv_init); /* 2: a send */
+                s.tmpls[rec.req].m = describe(&s, &rec, k != FC_EV_MPI_Recv_init);
+                if (rec.peer < 0 && rec.peer != FC_PEER_ANY)
+                    s.tmpls[rec.req].used = 0;
+                if (rec.peer == FC_PEER_NULL)
+                    res->proc_null++;
+            }
+            break;
+        case FC_EV_MPI_Start: case FC_EV_START:
+            /* Each Start is a new message instance, posted when the Start (or Startall) is entered. */
+            if (rec.req != 0 && rec.req < s.nreq && s.tmpls[rec.req].used) {
+                m = s.tmpls[rec.req].m;
+                m.post = m.wait_t0 = k == FC_EV_START ? th->t0 : rec.t0;
+                m.end = 0;
+                rc = post(&s, sends, recvs, &m, s.tmpls[rec.req].used == 2, 0, rec.req);
+            }
+            break;
+        case FC_EV_MPI_Request_free:
+            if (rec.req != 0 && rec.req < s.nreq)
+                s.tmpls[rec.req].used = 0;
+            break;
+        case FC_EV_COMPLETE:
+            rc = on_complete(&s, res, sends, recvs, &rec, th);
+            break;
+        default:
+            break;
+        }
+        if (rc < 0)
+            goto out;
+        if (k != FC_EV_COMPLETE && k != FC_EV_START) {
+            th->kind = k;
+            th->t0 = rec.t0;
+            th->t1 = rec.t1;
+            th->site = rec.ev.site;
+        }
+    }
+out:
+    fc_cursor_close(c);
+    free(s.ckeys);
+    free(s.slot);
+    free(s.tmpls);
+    free(s.thr);
+    return rc;
+}
+
+/* Ordered-match key: communicator, source, destination, tag, then posting order. */
+static int cmp_msg(const void *a, const void *b)
+{
+    const msg *x = a, *y = b;
+#define CMP(f)                                                                                     \
+    if (x->f != y->f)                                                                              \
+        return x->f < y->f ? -1 : 1;
+    CMP(comm) CMP(src) CMP(dst) CMP(tag) CMP(seq)
+#undef CMP
+    return 0;
+}
+
+static int same_key(const msg *x, const msg *y)
+{
+    return x->comm == y->comm && x->src == y->src && x->dst == y->dst && x->tag == y->tag;
+}
+
+static int cmp_flow(const void *a, const void *b)
+{
+    const fc_flow *x = a, *y = b;
+    if (x->intra != y->intra)
+        return x->intra - y->intra;
+#define CMP(f)                                                                                     \
+    if (x->f != y->f)                                                                              \
+        return x->f < y->f ? -1 : 1;
+    CMP(start) CMP(src_rank) CMP(dst_rank) CMP(end) CMP(send_start)
+#undef CMP
+    return 0;
+}
+
+static int cmp_unmatched(const void *a, const void *b)
+{
+    const fc_unmatched *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->post < y->post ? -1 : x->post > y->post;
+}
+
+/* One message's wait time, with the call that waited: a Waitall that completes several receives
+ * waited for the latest of their sends only, so entries of one call take the maximum, not the sum. */
+typedef struct went {
+    uint32_t rank;
+    uint64_t site;
+    int64_t t0;
+    double ls, lr;
+} went;
+
+static int cmp_went(const void *a, const void *b)
+{
+    const went *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->site != y->site)
+        return x->site < y->site ? -1 : 1;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* Shared state of the pairing pass. */
+typedef struct pairing {
+    fc_match *res;
+    int64_t origin;
+    size_t nflows_cap, nunm_cap;
+    uint64_t *unc;  /* clock uncertainty (ns) per world rank */
+    struct went *w; /* wait entries, one per message that waited */
+    size_t nw, nw_cap;
+} pairing;
+
+static double secs(const pairing *p, int64_t ns)
+{
+    return (double)(ns - p->origin) * 1e-9;
+}
+
+static int add_unmatched(pairing *p, const msg *m, int send, uint32_t reason)
+{
+    fc_match *res = p->res;
+    if (fc__grow((void **)&res->unmatched, &res->nunmatched, &p->nunm_cap, sizeof *res->unmatched) < 0)
+        return FC_ENOMEM;
+    fc_unmatched *u = &res->unmatched[res->nunmatched++];
+    u->send = send;
+    u->rank = send ? m->src : m->dst;
+    u->peer = send ? (int64_t)m->dst : (m->flags & MF_WILD) ? FC_PEER_ANY : (int64_t)m->src;
+    u->tag = m->tag;
+    u->bytes = m->bytes;
+    u->kind = m->kind;
+    u->site = m->site;
+    u->post = secs(p, m->post);
+    if (reason == FC_UNMATCHED_NO_PARTNER) {
+        uint32_t peer = send ? m->dst : m->src;
+        if ((send || !(m->flags & MF_WILD)) && (peer >= res->world || res->rank_node[peer] == FC_NODE_NONE))
+            reason = FC_UNMATCHED_NO_PEER_FILE;
+    }
+    u->reason = reason;
+    if (send)
+        res->unmatched_sends++;
+    else
+        res->unmatched_recvs++;
+    return 0;
+}
+
+/* Adds a wait time at (rank, site) by the call entered at t0; entries are merged after the pass. */
+static int add_wait(pairing *p, uint32_t rank, uint64_t site, int64_t t0, double ls, double lr)
+{
+    if (fc__grow((void **)&p->w, &p->nw, &p->nw_cap, sizeof *p->w) < 0)
+        return FC_ENOMEM;
+    went *w = &p->w[p->nw++];
+    w->rank = rank;
+    w->site = site;
+    w->t0 = t0;
+    w->ls = ls;
+    w->lr = lr;
+    return 0;
+}
+
+/* Turns a matched pair into a flow and its wait states. */
+static int pair(pairing *p, const msg *s, const msg *r)
+{
+    fc_match *res = p->res;
+    if (!(r->flags & MF_DONE))
+        return add_unmatched(p, r, 0, FC_UNMATCHED_INCOMPLETE);
+    if (fc__grow((void **)&res->flows, &res->nflows, &p->nflows_cap, sizeof *res->flows) < 0)
+        return FC_ENOMEM;
+    fc_flow *f = &res->flows[res->nflows++];
+    memset(f, 0, sizeof *f);
+    f->src_rank = s->src;
+    f->dst_rank = r->dst;
+    f->src_node = s->src < res->world ? res->rank_node[s->src] : FC_NODE_NONE;
+    f->dst_node = r->dst < res->world ? res->rank_node[r->dst] : FC_NODE_NONE;
+    f->bytes = (r->flags & MF_STATUS) ? r->bytes : s->bytes;
+    /* A send whose completion was never seen (freed, or still pending at the end) ends as it starts. */
+    int64_t send_end = (s->flags & MF_DONE) ? s->end : s->post;
+    f->send_start = secs(p, s->post);
+    f->send_end = secs(p, send_end);
+    f->recv_post = secs(p, r->post);
+    f->recv_end = secs(p, r->end);
+    f->rendezvous = f->bytes >= res->eager_threshold;
+    int64_t start = s->post;
+    if (f->rendezvous && r->post > start)
+        start = r->post;
+    f->start = secs(p, start);
+    f->end = f->recv_end;
+    f->observed = f->end - f->start;
+    f->tag = r->tag;
+    f->send_kind = s->kind;
+    f->recv_kind = r->kind;
+    f->send_site = s->site;
+    f->recv_site = r->site;
+    f->intra = f->src_node == f->dst_node;
+    if (r->end < s->post) {
+        double v = (double)(s->post - r->end) * 1e-9;
+        /* The flow's index stands in for its id until the ids are given; see fc__match_trace. */
+        if (res->clock_violations == 0 || v > res->worst_violation) {
+            res->worst_violation = v;
+            res->worst_flow = res->nflows - 1;
+        }
+        res->clock_violations++;
+        uint64_t unc = (s->src < res->world ? p->unc[s->src] : 0) + (r->dst < res->world ? p->unc[r->dst] : 0);
+        if ((uint64_t)(s->post - r->end) > unc)
+            res->clock_violations_beyond++;
+    }
+    /* Late Sender: the receive (or the wait on it) entered before the send was posted. */
+    if ((r->flags & MF_WAITED) && s->post > r->wait_t0) {
+        int64_t until = s->post < r->end ? s->post : r->end;
+        if (until > r->wait_t0) {
+            int rc = add_wait(p, r->dst, r->wait_site, r->wait_t0, (double)(until - r->wait_t0) * 1e-9, 0);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    /* Late Receiver: a send that must wait for the receive, entered before the receive was posted. */
+    if (((s->flags & MF_SYNC) || (f->rendezvous && !buffered(s->kind))) && (s->flags & MF_WAITED) &&
+        r->post > s->wait_t0) {
+        int64_t until = r->post < s->end ? r->post : s->end;
+        if (until > s->wait_t0) {
+            int rc = add_wait(p, s->src, s->wait_site, s->wait_t0, 0, (double)(until - s->wait_t0) * 1e-9);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Merges the sorted sends and receives key by key, pairing them in posting order. */
+static int merge(pairing *p, mvec *sends, mvec *recvs)
+{
+    size_t i = 0, j = 0;
+    int rc = 0;
+    fc__sort(sends->v, sends->n, sizeof(msg), cmp_msg);
+    fc__sort(recvs->v, recvs->n, sizeof(msg), cmp_msg);
+    while (rc == 0 && (i < sends->n || j < recvs->n)) {
+        const msg *s = i < sends->n ? &sends->v[i] : NULL, *r = j < recvs->n ? &recvs->v[j] : NULL;
+        if (s && r && same_key(s, r)) {
+            rc = pair(p, s, r);
+            i++, j++;
+        } else if (s && (!r || cmp_msg(s, r) < 0)) {
+            rc = add_unmatched(p, s, 1, FC_UNMATCHED_NO_PARTNER);
+            i++;
+        } else {
+            rc = add_unmatched(p, r, 0, FC_UNMATCHED_NO_PARTNER);
+            j++;
+        }
+    }
+    return rc;
+}
+
+/* Numbers the nodes in order of first appearance by world rank. */
+static int number_nodes(fc_trace *t, fc_match *res)
+{
+    size_t cap = 0;
+    for (uint32_t w = 0; w < res->world; w++)
+        res->rank_node[w] = FC_NODE_NONE;
+    for (size_t i = 0; i < fc_trace_nranks(t); i++) {
+        const fc_rank *r = fc_trace_rank(t, i);
+        char buf[32];
+        const char *name = r->info.node[0] ? r->info.node : r->info.host;
+        if (name[0] == 0) {
+            snprintf(buf, sizeof buf, "rank-%u", r->info.rank);
+            name = buf;
+        }
+        size_t n = 0;
+        while (n < res->nnodes && strcmp(res->nodes[n], name) != 0)
+            n++;
+        if (n == res->nnodes) {
+            if (fc__grow((void **)&res->nodes, &res->nnodes, &cap, sizeof *res->nodes) < 0)
+                return FC_ENOMEM;
+            if ((res->nodes[n] = strdup(name)) == NULL)
+                return FC_ENOMEM;
+            res->nnodes++;
+        }
+        if (r->info.rank < res->world)
+            res->rank_node[r->info.rank] = (uint32_t)n;
+    }
+    return 0;
+}
+
+/* Merges the per-message wait entries: the maximum within one call, summed per (rank, site). */
+static int reduce_waits(pairing *p)
+{
+    fc_match *res = p->res;
+    size_t cap = 0;
+    fc__sort(p->w, p->nw, sizeof *p->w, cmp_went);
+    for (size_t i = 0; i < p->nw;) {
+        size_t j = i;
+        double ls = 0, lr = 0;
+        for (; j < p->nw && p->w[j].rank == p->w[i].rank && p->w[j].site == p->w[i].site &&
+               p->w[j].t0 == p->w[i].t0;
+             j++) {
+            ls = p->w[j].ls > ls ? p->w[j].ls : ls;
+            lr = p->w[j].lr > lr ? p->w[j].lr : lr;
+        }
+        fc_wait_site *d = res->nsites ? &res->sites[res->nsites - 1] : NULL;
+        if (d == NULL || d->rank != p->w[i].rank || d->site != p->w[i].site) {
+            if (fc__grow((void **)&res->sites, &res->nsites, &cap, sizeof *res->sites) < 0)
+                return FC_ENOMEM;
+            d = &res->sites[res->nsites++];
+            memset(d, 0, sizeof *d);
+            d->rank = p->w[i].rank;
+            d->site = p->w[i].site;
+        }
+        d->late_sender += ls;
+        d->late_receiver += lr;
+        d->n_late_sender += ls > 0;
+        d->n_late_receiver += lr > 0;
+        if (d->rank < res->world) {
+            res->late_sender[d->rank] += ls;
+            res->late_receiver[d->rank] += lr;
+        }
+        i = j;
+    }
+    return 0;
+}
+
+int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
+{
+    mvec sends = {0}, recvs = {0};
+    pairing p;
+    int rc = FC_ENOMEM;
+    memset(&p, 0, sizeof p);
+    fc_match *res = calloc(1, sizeof *res);
+    *out = NULL;
+    if (res == NULL)
+        goto out;
+    res->eager_threshold = eager_threshold ? eager_threshold : FC_MATCH_EAGER_DEFAULT;
+    res->world = fc_trace_world_size(t);
+    for (size_t i = 0; i < fc_trace_nranks(t); i++)
+        if (fc_trace_rank(t, i)->info.rank >= res->world)
+            res->world = fc_trace_rank(t, i)->info.rank + 1;
+    size_t w = res->world ? res->world : 1;
+    res->rank_node = malloc(w * sizeof *res->rank_node);
+    res->late_sender = calloc(w, sizeof *res->late_sender);
+    res->late_receiver = calloc(w, sizeof *res->late_receiver);
+    if (res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL)
+        goto out;
+    if ((rc = number_nodes(t, res)) < 0)
+        goto out;
+    if ((p.unc = calloc(w, sizeof *p.unc)) == NULL) {
+        rc = FC_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < fc_trace_nranks(t); i++)
+        p.unc[fc_trace_rank(t, i)->info.rank] = fc_rank_clock_uncertainty(fc_trace_rank(t, i));
+    for (size_t i = 0; i < fc_trace_nranks(t); i++)
+        if ((rc = scan_rank(t, i, res, &sends, &recvs)) < 0)
+            goto out;
+    /* Cancelled instances matched nothing: drop them before the ordered match. */
+    size_t o = 0;
+    for (size_t i = 0; i < sends.n; i++)
+        if (!(sends.v[i].flags & MF_CANCELLED))
+            sends.v[o++] = sends.v[i];
+    res->cancelled = sends.n - o;
+    sends.n = o;
+    o = 0;
+    p.res = res;
+    p.origin = fc_trace_origin(t);
+    for (size_t i = 0; i < recvs.n; i++) {
+        if (recvs.v[i].flags & MF_CANCELLED)
+            res->cancelled++;
+        else if ((recvs.v[i].flags & MF_WILD) && (rc = add_unmatched(&p, &recvs.v[i], 0, FC_UNMATCHED_UNRESOLVED)) < 0)
+            goto out;
+        else if (!(recvs.v[i].flags & MF_WILD))
+            recvs.v[o++] = recvs.v[i];
+    }
+    res->sends = sends.n;
+    res->recvs = o + res->unmatched_recvs;
+    recvs.n = o;
+    if ((rc = merge(&p, &sends, &recvs)) < 0)
+        goto out;
+    /* Order the flows and give ids; the worst violation's index is remapped through a marker. */
+    if (res->clock_violations)
+        res->flows[res->worst_flow].id = UINT64_MAX;
+    fc__sort(res->flows, res->nflows, sizeof *res->flows, cmp_flow);
+    for (size_t i = 0; i < res->nflows; i++) {
+        if (res->clock_violations && res->flows[i].id == UINT64_MAX)
+            res->worst_flow = i;
+        res->flows[i].id = i;
+        if (!res->flows[i].intra)
+            res->ninter = i + 1;
+    }
+    if ((rc = reduce_waits(&p)) < 0)
+        goto out;
+    fc__sort(res->unmatched, res->nunmatched, sizeof *res->unmatched, cmp_unmatched);
+    *out = res;
+    res = NULL;
+    rc = 0;
+out:
+    free(sends.v);
+    free(recvs.v);
+    free(p.w);
+    free(p.unc);
+    fc__match_free(res);
+    return rc;
+}
+
+void fc__match_free(fc_match *m)
+{
+    if (m == NULL)
+        return;
+    for (size_t i = 0; i < m->nnodes; i++)
+        free(m->nodes[i]);
+    free(m->nodes);
+    free(m->flows);
+    free(m->rank_node);
+    free(m->late_sender);
+    free(m->late_receiver);
+    free(m->sites);
+    free(m->unmatched);
+    free(m);
+}

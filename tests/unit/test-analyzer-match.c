@@ -1,0 +1,513 @@
+/* tests/unit/test-analyzer-match.c: message matching on hand-built traces; every expected flow time,
+ * count and wait state below is worked out by hand from the events written. */
+#include <math.h>
+#include "test-analyzer-util.h"
+#include "match.h"
+
+#define MS 1000000ull  /* ns in a millisecond */
+#define US 1000ull     /* ns in a microsecond */
+#define EPS 1e-12      /* seconds: the aligned times are whole ns, so far below any difference */
+
+/* One rank of a test trace: its node, clock measurements and events. */
+typedef struct trank {
+    const char *node;
+    fc_clock clk[2];
+    size_t nclk;
+    fc_event ev[64];
+    size_t n;
+} trank;
+
+static void add(trank *r, unsigned kind, uint64_t t0, uint64_t t1, int64_t peer, int64_t tag, uint64_t bytes,
+                uint64_t obj, uint64_t flags, uint64_t site)
+{
+    assert_true(r->n < 64);
+    fc_event e = ev_make(kind, t0, t1, peer, tag, 0, bytes, obj);
+    e.flags = flags;
+    e.site = site;
+    r->ev[r->n++] = e;
+}
+
+/* A receive's completion with a status (actual source, tag and bytes), at the exit time t. */
+static void done(trank *r, uint64_t t, uint64_t obj, int64_t src, int64_t tag, uint64_t bytes, uint64_t flags)
+{
+    add(r, FC_EV_COMPLETE, t, t, src, tag, bytes, obj, FC_EVF_STATUS | flags, 0);
+}
+
+/* Clock offsets: offset_init at local 0 and offset_fin at local 1 s. */
+static void clock_of(trank *r, int64_t offset_init, int64_t offset_fin)
+{
+    memset(r->clk, 0, sizeof r->clk);
+    r->clk[0].phase = FC_CLOCK_INIT;
+    r->clk[0].offset_ns = offset_init;
+    r->clk[0].samples = 1;
+    r->clk[1].phase = FC_CLOCK_FINALIZE;
+    r->clk[1].local_ns = 1000 * MS;
+    r->clk[1].offset_ns = offset_fin;
+    r->clk[1].samples = 1;
+    r->nclk = 2;
+}
+
+/* Writes n ranks (all in MPI_COMM_WORLD, an MPI_Init at local time 0 first) into a fresh scratch
+ * directory, and matches the trace. The origin is rank 0's Init, local and aligned time 0. */
+static fc_match *run(char *dir, size_t dirlen, trank *rk, uint32_t n, uint64_t eager)
+{
+    uint32_t members[16];
+    make_scratch(dir, dirlen);
+    for (uint32_t i = 0; i < n; i++)
+        members[i] = i;
+    for (uint32_t i = 0; i < n; i++) {
+        char path[4200];
+        fc_writer *w;
+        fc_rank_info info;
+        fc_comm world = {.id = 0, .local_size = n, .local = members, .ordinal = 0};
+        fc_event all[65];
+        memset(&info, 0, sizeof info);
+        info.present = (1u << FC_RK_RANK) | (1u << FC_RK_SIZE) | (1u << FC_RK_NODE) | (1u << FC_RK_HOST);
+        info.rank = i;
+        info.size = n;
+        info.node = info.host = rk[i].node;
+        all[0] = ev_make(FC_EV_MPI_Init, 0, 10, FC_PEER_NONE, 0, 0, 0, 0);
+        memcpy(all + 1, rk[i].ev, rk[i].n * sizeof *all);
+        rank_path(path, sizeof path, dir, (int)i);
+        assert_int_equal(fc_writer_open(path, i, n, 0, 1, 0, &w), 0);
+        assert_int_equal(fc_writer_rank(w, &info), 0);
+        assert_int_equal(fc_writer_comms(w, &world, 1), 0);
+        if (rk[i].nclk)
+            assert_int_equal(fc_writer_clock(w, rk[i].clk, rk[i].nclk), 0);
+        assert_int_equal(fc_writer_events(w, 0, all, rk[i].n + 1), 0);
+        assert_int_equal(fc_writer_end(w, 0, 0, 0, 0), 0);
+        assert_int_equal(fc_writer_close(w), 0);
+    }
+    fc_trace *t;
+    fc_match *m;
+    assert_int_equal(fc_trace_open(dir, &t), 0);
+    assert_int_equal(fc__match_trace(t, eager, &m), 0);
+    fc_trace_close(t);
+    rm_scratch(dir);
+    return m;
+}
+
+/* The flow from src to dst whose receive was posted at recv_post seconds. */
+static const fc_flow *find(const fc_match *m, uint32_t src, uint32_t dst, double recv_post)
+{
+    for (size_t i = 0; i < m->nflows; i++)
+        if (m->flows[i].src_rank == src && m->flows[i].dst_rank == dst && fabs(m->flows[i].recv_post - recv_post) < EPS)
+            return &m->flows[i];
+    fail_msg("no flow %u -> %u posted at %.9f", src, dst, recv_post);
+    return NULL;
+}
+
+static const fc_wait_site *site_of(const fc_match *m, uint32_t rank, uint64_t site)
+{
+    for (size_t i = 0; i < m->nsites; i++)
+        if (m->sites[i].rank == rank && m->sites[i].site == site)
+            return &m->sites[i];
+    fail_msg("no wait states at rank %u site %llu", rank, (unsigned long long)site);
+    return NULL;
+}
+
+static void no_loose_ends(const fc_match *m)
+{
+    assert_int_equal(m->unmatched_sends, 0);
+    assert_int_equal(m->unmatched_recvs, 0);
+    assert_int_equal(m->clock_violations, 0);
+    for (size_t i = 0; i < m->nflows; i++)
+        assert_int_equal(m->flows[i].id, i);
+}
+
+/* Rank 1's clock runs 5 ms behind at init and 5.002 ms at 1 s: aligned = local + 5 ms + 2 us x s. */
+static void test_simple(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[2] = {{.node = "nodeA"}, {.node = "nodeB"}};
+    clock_of(&rk[1], 5 * MS, 5 * MS + 2 * US);
+    add(&rk[0], FC_EV_MPI_Send, 300 * MS, 300 * MS + 10 * US, 1, 7, 1000, 0, 0, 2);
+    add(&rk[1], FC_EV_MPI_Recv, 250 * MS, 500 * MS, 0, 7, 1000, 0, 0, 3);
+    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    no_loose_ends(m);
+    assert_int_equal(m->eager_threshold, FC_MATCH_EAGER_DEFAULT);
+    assert_int_equal(m->nnodes, 2);
+    assert_string_equal(m->nodes[0], "nodeA");
+    assert_string_equal(m->nodes[1], "nodeB");
+    assert_int_equal(m->nflows, 1);
+    assert_int_equal(m->ninter, 1);
+    const fc_flow *f = &m->flows[0];
+    assert_int_equal(f->src_rank, 0);
+    assert_int_equal(f->dst_rank, 1);
+    assert_int_equal(f->src_node, 0);
+    assert_int_equal(f->dst_node, 1);
+    assert_int_equal(f->bytes, 1000);
+    assert_int_equal(f->tag, 7);
+    assert_false(f->intra);
+    assert_false(f->rendezvous);
+    assert_int_equal(f->send_kind, FC_EV_MPI_Send);
+    assert_int_equal(f->recv_kind, FC_EV_MPI_Recv);
+    assert_int_equal(f->send_site, 2);
+    assert_int_equal(f->recv_site, 3);
+    /* Receive: local 0.25 s -> 0.25 + 0.005 + 0.0000005; local 0.5 s -> 0.5 + 0.005 + 0.000001. */
+    assert_float_equal(f->send_start, 0.3, EPS);
+    assert_float_equal(f->send_end, 0.30001, EPS);
+    assert_float_equal(f->recv_post, 0.2550005, EPS);
+    assert_float_equal(f->recv_end, 0.505001, EPS);
+    assert_float_equal(f->start, 0.3, EPS);
+    assert_float_equal(f->end, 0.505001, EPS);
+    assert_float_equal(f->observed, 0.205001, EPS);
+    /* Late Sender: the receive waited from 0.2550005 until the send began at 0.3. */
+    assert_float_equal(m->late_sender[1], 0.0449995, EPS);
+    assert_float_equal(m->late_sender[0], 0, EPS);
+    assert_float_equal(site_of(m, 1, 3)->late_sender, 0.0449995, EPS);
+    assert_int_equal(site_of(m, 1, 3)->n_late_sender, 1);
+    assert_float_equal(m->late_receiver[0], 0, EPS); /* eager: the send never waits */
+    fc__match_free(m);
+}
+
+/* ANY_SOURCE receives resolved by their status, completed by a Waitall in the other order, and by
+ * two Waitany calls, again not in posting order. Times in microseconds. */
+static void test_wildcards(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[3] = {{.node = "a"}, {.node = "b"}, {.node = "c"}};
+    add(&rk[0], FC_EV_MPI_Irecv, 100 * US, 101 * US, FC_PEER_ANY, 5, 64, 0x10, FC_EVF_ANY_SOURCE, 0);
+    add(&rk[0], FC_EV_MPI_Irecv, 200 * US, 201 * US, FC_PEER_ANY, 5, 64, 0x20, FC_EVF_ANY_SOURCE, 0);
+    add(&rk[0], FC_EV_MPI_Waitall, 300 * US, 1000 * US, FC_PEER_NONE, 0, 0, 0, 0, 8);
+    done(&rk[0], 1000 * US, 0x20, 1, 5, 8, FC_EVF_ANY_SOURCE);
+    done(&rk[0], 1000 * US, 0x10, 2, 5, 16, FC_EVF_ANY_SOURCE);
+    add(&rk[0], FC_EV_MPI_Irecv, 1100 * US, 1101 * US, FC_PEER_ANY, FC_TAG_ANY, 64, 0x30,
+        FC_EVF_ANY_SOURCE | FC_EVF_ANY_TAG, 0);
+    add(&rk[0], FC_EV_MPI_Irecv, 1200 * US, 1201 * US, 1, 6, 64, 0x40, 0, 0);
+    add(&rk[0], FC_EV_MPI_Waitany, 1300 * US, 1500 * US, FC_PEER_NONE, 0, 0, 0, 0, 9);
+    done(&rk[0], 1500 * US, 0x40, 1, 6, 4, 0);
+    add(&rk[0], FC_EV_MPI_Waitany, 1600 * US, 1800 * US, FC_PEER_NONE, 0, 0, 0, 0, 9);
+    done(&rk[0], 1800 * US, 0x30, 2, 5, 24, FC_EVF_ANY_SOURCE | FC_EVF_ANY_TAG);
+    add(&rk[1], FC_EV_MPI_Send, 400 * US, 410 * US, 0, 5, 8, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Send, 1250 * US, 1260 * US, 0, 6, 4, 0, 0, 0);
+    add(&rk[2], FC_EV_MPI_Send, 500 * US, 510 * US, 0, 5, 16, 0, 0, 0);
+    add(&rk[2], FC_EV_MPI_Send, 1400 * US, 1410 * US, 0, 5, 24, 0, 0, 0);
+    fc_match *m = run(dir, sizeof dir, rk, 3, 0);
+    no_loose_ends(m);
+    assert_int_equal(m->nflows, 4);
+    const fc_flow *f = find(m, 1, 0, 200e-6); /* the second Irecv got rank 1's message */
+    assert_int_equal(f->bytes, 8);
+    assert_float_equal(f->start, 400e-6, EPS);
+    assert_float_equal(f->end, 1000e-6, EPS);
+    f = find(m, 2, 0, 100e-6);
+    assert_int_equal(f->bytes, 16);
+    assert_float_equal(f->start, 500e-6, EPS);
+    assert_float_equal(f->end, 1000e-6, EPS);
+    f = find(m, 1, 0, 1200e-6);
+    assert_int_equal(f->bytes, 4);
+    assert_int_equal(f->tag, 6);
+    assert_float_equal(f->end, 1500e-6, EPS);
+    f = find(m, 2, 0, 1100e-6);
+    assert_int_equal(f->bytes, 24);
+    assert_int_equal(f->tag, 5);
+    assert_float_equal(f->send_start, 1400e-6, EPS);
+    assert_float_equal(f->end, 1800e-6, EPS);
+    /* Flow ids follow the start times: 400, 500, 1250, 1400 us. */
+    assert_float_equal(m->flows[0].start, 400e-6, EPS);
+    assert_float_equal(m->flows[1].start, 500e-6, EPS);
+    assert_float_equal(m->flows[2].start, 1250e-6, EPS);
+    assert_float_equal(m->flows[3].start, 1400e-6, EPS);
+    /* Late Sender: the Waitall (entered at 300) waited for the later send, at 500: 200 us; the
+     * Waitany calls were entered after their sends had started. */
+    assert_float_equal(m->late_sender[0], 200e-6, EPS);
+    assert_float_equal(site_of(m, 0, 8)->late_sender, 200e-6, EPS);
+    assert_int_equal(site_of(m, 0, 8)->n_late_sender, 1);
+    fc__match_free(m);
+}
+
+/* Three messages with the same envelope: matched in posting order even though the receives
+ * complete in reverse order (three Waitany calls) and carry no status (so the bytes can only come
+ * from the sends). */
+static void test_non_overtaking(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    add(&rk[0], FC_EV_MPI_Isend, 100 * US, 101 * US, 1, 1, 10, 0x10, 0, 0);
+    add(&rk[0], FC_EV_MPI_Isend, 110 * US, 111 * US, 1, 1, 20, 0x11, 0, 0);
+    add(&rk[0], FC_EV_MPI_Send, 120 * US, 130 * US, 1, 1, 30, 0, 0, 0);
+    add(&rk[0], FC_EV_MPI_Waitall, 140 * US, 150 * US, FC_PEER_NONE, 0, 0, 0, 0, 0);
+    add(&rk[0], FC_EV_COMPLETE, 150 * US, 150 * US, 1, 1, 0, 0x10, 0, 0);
+    add(&rk[0], FC_EV_COMPLETE, 150 * US, 150 * US, 1, 1, 0, 0x11, 0, 0);
+    add(&rk[1], FC_EV_MPI_Irecv, 50 * US, 51 * US, 0, 1, 100, 0x20, 0, 0);
+    add(&rk[1], FC_EV_MPI_Irecv, 60 * US, 61 * US, 0, 1, 100, 0x21, 0, 0);
+    add(&rk[1], FC_EV_MPI_Irecv, 70 * US, 71 * US, 0, 1, 100, 0x22, 0, 0);
+    add(&rk[1], FC_EV_MPI_Waitany, 80 * US, 150 * US, FC_PEER_NONE, 0, 0, 0, 0, 0);
+    add(&rk[1], FC_EV_COMPLETE, 150 * US, 150 * US, 0, 1, 0, 0x22, 0, 0);
+    add(&rk[1], FC_EV_MPI_Waitany, 160 * US, 170 * US, FC_PEER_NONE, 0, 0, 0, 0, 0);
+    add(&rk[1], FC_EV_COMPLETE, 170 * US, 170 * US, 0, 1, 0, 0x21, 0, 0);
+    add(&rk[1], FC_EV_MPI_Waitany, 180 * US, 200 * US, FC_PEER_NONE, 0, 0, 0, 0, 0);
+    add(&rk[1], FC_EV_COMPLETE, 200 * US, 200 * US, 0, 1, 0, 0x20, 0, 0);
+    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    no_loose_ends(m);
+    assert_int_equal(m->nflows, 3);
+    assert_int_equal(find(m, 0, 1, 50e-6)->bytes, 10);
+    assert_int_equal(find(m, 0, 1, 60e-6)->bytes, 20);
+    assert_int_equal(find(m, 0, 1, 70e-6)->bytes, 30);
+    assert_float_equal(find(m, 0, 1, 50e-6)->send_end, 150e-6, EPS); /* its Waitall's exit */
+    assert_float_equal(find(m, 0, 1, 70e-6)->send_end, 130e-6, EPS);
+    assert_float_equal(find(m, 0, 1, 50e-6)->end, 200e-6, EPS);
+    assert_float_equal(find(m, 0, 1, 70e-6)->end, 150e-6, EPS);
+    /* Late Sender: only the first Waitany (entered at 80, completing the third receive, whose send
+     * began at 120) was entered before its send. */
+    assert_float_equal(m->late_sender[1], 40e-6, EPS);
+    fc__match_free(m);
+}
+
+/* A persistent send started three times (MPI_Start) against a persistent receive started by
+ * MPI_Startall: three message instances. */
+static void test_persistent(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    add(&rk[0], FC_EV_MPI_Send_init, 10 * US, 11 * US, 1, 2, 100, 0x50, 0, 0);
+    add(&rk[1], FC_EV_MPI_Recv_init, 10 * US, 11 * US, 0, 2, 100, 0x60, 0, 0);
+    for (uint64_t k = 0; k < 3; k++) {
+        uint64_t b = 1000 * US * (k + 1);
+        add(&rk[0], FC_EV_MPI_Start, b + 100 * US, b + 101 * US, FC_PEER_NONE, 0, 0, 0x50, 0, 0);
+        add(&rk[0], FC_EV_MPI_Wait, b + 110 * US, b + 150 * US, FC_PEER_NONE, 0, 0, 0x50, 0, 0);
+        add(&rk[0], FC_EV_COMPLETE, b + 150 * US, b + 150 * US, 1, 2, 0, 0x50, 0, 0);
+        add(&rk[1], FC_EV_MPI_Startall, b + 50 * US, b + 51 * US, FC_PEER_NONE, 0, 0, 0, 0, 0);
+        add(&rk[1], FC_EV_START, b + 50 * US, b + 50 * US, FC_PEER_NONE, 0, 0, 0x60, 0, 0);
+        add(&rk[1], FC_EV_MPI_Wait, b + 60 * US, b + 200 * US, FC_PEER_NONE, 0, 0, 0x60, 0, 0);
+        done(&rk[1], b + 200 * US, 0x60, 0, 2, 100, 0);
+    }
+    add(&rk[0], FC_EV_MPI_Request_free, 5000 * US, 5001 * US, FC_PEER_NONE, 0, 0, 0x50, 0, 0);
+    add(&rk[1], FC_EV_MPI_Request_free, 5000 * US, 5001 * US, FC_PEER_NONE, 0, 0, 0x60, 0, 0);
+    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    no_loose_ends(m);
+    assert_int_equal(m->nflows, 3);
+    for (uint64_t k = 0; k < 3; k++) {
+        double b = 1e-3 * (double)(k + 1);
+        const fc_flow *f = &m->flows[k];
+        assert_float_equal(f->send_start, b + 100e-6, EPS);
+        assert_float_equal(f->send_end, b + 150e-6, EPS);
+        assert_float_equal(f->recv_post, b + 50e-6, EPS);
+        assert_float_equal(f->end, b + 200e-6, EPS);
+        assert_int_equal(f->send_kind, FC_EV_MPI_Send_init);
+        assert_int_equal(f->recv_kind, FC_EV_MPI_Recv_init);
+    }
+    /* Each Wait on the receive began at b + 60 and the send at b + 100: 40 us, three times. */
+    assert_float_equal(m->late_sender[1], 120e-6, EPS);
+    fc__match_free(m);
+}
+
+/* A ring of Sendrecv over three nodes: each rank sends right and receives from the left. */
+static void test_sendrecv_ring(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[3] = {{.node = "a"}, {.node = "b"}, {.node = "c"}};
+    for (uint32_t r = 0; r < 3; r++) {
+        uint64_t t0 = (100 + 10 * r) * US, t1 = (200 + 10 * r) * US;
+        add(&rk[r], FC_EV_MPI_Sendrecv, t0, t1, (r + 1) % 3, 9, 64 + r, 0, 0, 0);
+        rk[r].ev[rk[r].n - 1].bytes2 = 1024;
+        done(&rk[r], t1, 0, (r + 2) % 3, 9, 64 + (r + 2) % 3, 0);
+    }
+    fc_match *m = run(dir, sizeof dir, rk, 3, 0);
+    no_loose_ends(m);
+    assert_int_equal(m->nflows, 3);
+    for (uint32_t r = 0; r < 3; r++) {
+        uint32_t left = (r + 2) % 3;
+        const fc_flow *f = find(m, left, r, (100 + 10 * r) * 1e-6);
+        assert_int_equal(f->bytes, 64 + left);
+        assert_float_equal(f->send_start, (100 + 10 * left) * 1e-6, EPS);
+        assert_float_equal(f->end, (200 + 10 * r) * 1e-6, EPS);
+        assert_int_equal(f->recv_kind, FC_EV_MPI_Sendrecv);
+    }
+    /* Rank 0 entered at 100 and its left neighbour (2) sent at 120: 20 us; ranks 1 and 2 entered
+     * after their left neighbours. */
+    assert_float_equal(m->late_sender[0], 20e-6, EPS);
+    assert_float_equal(m->late_sender[1], 0, EPS);
+    assert_float_equal(m->late_sender[2], 0, EPS);
+    fc__match_free(m);
+}
+
+/* Ranks 0 and 1 share a node: their message is intra-node and comes after the inter-node flows. */
+static void test_intra(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[3] = {{.node = "n0"}, {.node = "n0"}, {.node = "n1"}};
+    add(&rk[0], FC_EV_MPI_Send, 100 * US, 110 * US, 1, 0, 8, 0, 0, 0);
+    add(&rk[0], FC_EV_MPI_Send, 200 * US, 210 * US, 2, 0, 8, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 100 * US, 150 * US, 0, 0, 8, 0, 0, 0);
+    add(&rk[2], FC_EV_MPI_Recv, 100 * US, 250 * US, 0, 0, 8, 0, 0, 0);
+    fc_match *m = run(dir, sizeof dir, rk, 3, 0);
+    no_loose_ends(m);
+    assert_int_equal(m->nnodes, 2);
+    assert_int_equal(m->rank_node[0], 0);
+    assert_int_equal(m->rank_node[1], 0);
+    assert_int_equal(m->rank_node[2], 1);
+    assert_int_equal(m->nflows, 2);
+    assert_int_equal(m->ninter, 1);
+    assert_int_equal(m->flows[0].dst_rank, 2);
+    assert_false(m->flows[0].intra);
+    assert_int_equal(m->flows[1].dst_rank, 1);
+    assert_true(m->flows[1].intra);
+    assert_int_equal(m->flows[1].src_node, m->flows[1].dst_node);
+    fc__match_free(m);
+}
+
+/* Two sends and one receive with the same envelope: the second (later) send is left over. */
+static void test_unmatched(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    add(&rk[0], FC_EV_MPI_Send, 100 * US, 110 * US, 1, 3, 8, 0, 0, 4);
+    add(&rk[0], FC_EV_MPI_Send, 200 * US, 210 * US, 1, 3, 8, 0, 0, 5);
+    add(&rk[1], FC_EV_MPI_Recv, 100 * US, 150 * US, 0, 3, 8, 0, 0, 0);
+    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    assert_int_equal(m->nflows, 1);
+    assert_float_equal(m->flows[0].send_start, 100e-6, EPS);
+    assert_int_equal(m->unmatched_sends, 1);
+    assert_int_equal(m->unmatched_recvs, 0);
+    assert_int_equal(m->nunmatched, 1);
+    assert_true(m->unmatched[0].send);
+    assert_int_equal(m->unmatched[0].rank, 0);
+    assert_int_equal(m->unmatched[0].peer, 1);
+    assert_int_equal(m->unmatched[0].site, 5);
+    assert_float_equal(m->unmatched[0].post, 200e-6, EPS);
+    assert_int_equal(m->unmatched[0].reason, FC_UNMATCHED_NO_PARTNER);
+    fc__match_free(m);
+}
+
+/* Rank 1's recorded offset is 200 ms too low, so its second receive seems to end 0.1 s before the
+ * send began: counted, located, and the flow keeps the measured (negative) duration. The third
+ * ends 0.01 s early, within rank 1's stated uncertainty of 60 ms: counted, but not beyond it. */
+static void test_clock_violation(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    clock_of(&rk[1], -(int64_t)(200 * MS), -(int64_t)(200 * MS));
+    add(&rk[0], FC_EV_MPI_Send, 100 * MS, 101 * MS, 1, 0, 8, 0, 0, 0);
+    add(&rk[0], FC_EV_MPI_Send, 500 * MS, 501 * MS, 1, 0, 8, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 250 * MS, 350 * MS, 0, 0, 8, 0, 0, 0); /* aligned 0.05 .. 0.15 */
+    add(&rk[1], FC_EV_MPI_Recv, 400 * MS, 600 * MS, 0, 0, 8, 0, 0, 0); /* aligned 0.2 .. 0.4 */
+    add(&rk[0], FC_EV_MPI_Send, 700 * MS, 701 * MS, 1, 0, 8, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 850 * MS, 890 * MS, 0, 0, 8, 0, 0, 0); /* aligned 0.65 .. 0.69 */
+    rk[1].clk[0].uncertainty_ns = rk[1].clk[1].uncertainty_ns = 60 * MS;
+    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    assert_int_equal(m->nflows, 3);
+    assert_int_equal(m->clock_violations, 2);
+    assert_int_equal(m->clock_violations_beyond, 1);
+    assert_float_equal(m->worst_violation, 0.1, EPS);
+    const fc_flow *f = &m->flows[m->worst_flow];
+    assert_float_equal(f->send_start, 0.5, EPS);
+    assert_float_equal(f->end, 0.4, EPS);
+    assert_float_equal(f->observed, -0.1, EPS);
+    fc__match_free(m);
+}
+
+/* Eager threshold 1024: a small message starts with its send, a large one when both sides are
+ * there; Late Receiver for the rendezvous send and for a small synchronous send. Times in ms. */
+static void test_eager_rendezvous(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    add(&rk[0], FC_EV_MPI_Send, 100 * MS, 110 * MS, 1, 1, 100, 0, 0, 3);
+    add(&rk[0], FC_EV_MPI_Send, 120 * MS, 350 * MS, 1, 2, 4096, 0, 0, 4);
+    add(&rk[0], FC_EV_MPI_Ssend, 400 * MS, 600 * MS, 1, 3, 8, 0, 0, 5);
+    add(&rk[1], FC_EV_MPI_Recv, 300 * MS, 310 * MS, 0, 1, 100, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 320 * MS, 360 * MS, 0, 2, 4096, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 500 * MS, 600 * MS, 0, 3, 8, 0, 0, 0);
+    fc_match *m = run(dir, sizeof dir, rk, 2, 1024);
+    no_loose_ends(m);
+    assert_int_equal(m->eager_threshold, 1024);
+    const fc_flow *a = find(m, 0, 1, 0.3), *b = find(m, 0, 1, 0.32), *c = find(m, 0, 1, 0.5);
+    assert_false(a->rendezvous);
+    assert_float_equal(a->start, 0.1, EPS);
+    assert_float_equal(a->observed, 0.21, EPS);
+    assert_true(b->rendezvous);
+    assert_float_equal(b->start, 0.32, EPS);
+    assert_float_equal(b->observed, 0.04, EPS);
+    assert_false(c->rendezvous);
+    assert_float_equal(c->start, 0.4, EPS);
+    /* Late Receiver: the large send waited 0.12 .. 0.32, the Ssend 0.4 .. 0.5; the eager send none. */
+    assert_float_equal(site_of(m, 0, 4)->late_receiver, 0.2, EPS);
+    assert_float_equal(site_of(m, 0, 5)->late_receiver, 0.1, EPS);
+    assert_float_equal(m->late_receiver[0], 0.3, EPS);
+    assert_float_equal(m->late_sender[1], 0, EPS);
+    fc__match_free(m);
+}
+
+/* Matched probes: Mprobe with ANY_SOURCE then Mrecv (which carries the envelope the probe found),
+ * and Improbe then Imrecv completed by a Wait; a Probe alone receives nothing. Times in us. */
+static void test_mprobe(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[3] = {{.node = "a"}, {.node = "b"}, {.node = "c"}};
+    add(&rk[1], FC_EV_MPI_Send, 100 * US, 110 * US, 0, 4, 32, 0, 0, 0);
+    add(&rk[2], FC_EV_MPI_Send, 120 * US, 130 * US, 0, 4, 48, 0, 0, 0);
+    add(&rk[0], FC_EV_MPI_Probe, 50 * US, 105 * US, 1, 4, 32, 0, 0, 0);
+    add(&rk[0], FC_EV_MPI_Mprobe, 106 * US, 107 * US, 1, 4, 32, 0x70, FC_EVF_ANY_SOURCE, 0);
+    add(&rk[0], FC_EV_MPI_Mrecv, 150 * US, 160 * US, 1, 4, 32, 0, 0, 0);
+    add(&rk[0], FC_EV_MPI_Improbe, 170 * US, 171 * US, 2, 4, 48, 0x71, FC_EVF_FOUND, 0);
+    add(&rk[0], FC_EV_MPI_Imrecv, 180 * US, 181 * US, 2, 4, 48, 0x72, 0, 0);
+    add(&rk[0], FC_EV_MPI_Wait, 190 * US, 200 * US, FC_PEER_NONE, 0, 0, 0x72, 0, 0);
+    done(&rk[0], 200 * US, 0x72, 2, 4, 48, 0);
+    fc_match *m = run(dir, sizeof dir, rk, 3, 0);
+    no_loose_ends(m);
+    assert_int_equal(m->nflows, 2);
+    const fc_flow *f = find(m, 1, 0, 150e-6);
+    assert_int_equal(f->bytes, 32);
+    assert_int_equal(f->recv_kind, FC_EV_MPI_Mrecv);
+    assert_float_equal(f->end, 160e-6, EPS);
+    f = find(m, 2, 0, 180e-6);
+    assert_int_equal(f->bytes, 48);
+    assert_int_equal(f->recv_kind, FC_EV_MPI_Imrecv);
+    assert_float_equal(f->end, 200e-6, EPS);
+    fc__match_free(m);
+}
+
+/* MPI_PROC_NULL partners, a cancelled receive and a wildcard receive completed without a status:
+ * none of them takes part in the matching, and the last is reported as unresolved. */
+static void test_leftovers(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    add(&rk[0], FC_EV_MPI_Send, 100 * US, 110 * US, FC_PEER_NULL, 0, 8, 0, 0, 0);
+    add(&rk[0], FC_EV_MPI_Send, 200 * US, 210 * US, 1, 0, 8, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Irecv, 50 * US, 51 * US, 0, 0, 8, 0x10, 0, 0);
+    add(&rk[1], FC_EV_MPI_Cancel, 60 * US, 61 * US, FC_PEER_NONE, 0, 0, 0x10, 0, 0);
+    add(&rk[1], FC_EV_MPI_Wait, 70 * US, 80 * US, FC_PEER_NONE, 0, 0, 0x10, 0, 0);
+    add(&rk[1], FC_EV_COMPLETE, 80 * US, 80 * US, 0, 0, 0, 0x10, FC_EVF_CANCELLED, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 90 * US, 250 * US, 0, 0, 8, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Irecv, 300 * US, 301 * US, FC_PEER_ANY, 0, 8, 0x11, FC_EVF_ANY_SOURCE, 0);
+    add(&rk[1], FC_EV_MPI_Wait, 310 * US, 320 * US, FC_PEER_NONE, 0, 0, 0x11, 0, 0);
+    add(&rk[1], FC_EV_COMPLETE, 320 * US, 320 * US, FC_PEER_ANY, 0, 0, 0x11, 0, 0);
+    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    assert_int_equal(m->nflows, 1);
+    assert_float_equal(m->flows[0].recv_post, 90e-6, EPS);
+    assert_float_equal(m->flows[0].send_start, 200e-6, EPS);
+    assert_int_equal(m->proc_null, 1);
+    assert_int_equal(m->cancelled, 1);
+    assert_int_equal(m->unmatched_sends, 0);
+    assert_int_equal(m->unmatched_recvs, 1);
+    assert_int_equal(m->unmatched[0].reason, FC_UNMATCHED_UNRESOLVED);
+    assert_int_equal(m->unmatched[0].peer, FC_PEER_ANY);
+    assert_float_equal(m->unmatched[0].post, 300e-6, EPS);
+    fc__match_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_simple),         cmocka_unit_test(test_wildcards),
+        cmocka_unit_test(test_non_overtaking), cmocka_unit_test(test_persistent),
+        cmocka_unit_test(test_sendrecv_ring),  cmocka_unit_test(test_intra),
+        cmocka_unit_test(test_unmatched),      cmocka_unit_test(test_clock_violation),
+        cmocka_unit_test(test_eager_rendezvous), cmocka_unit_test(test_mprobe),
+        cmocka_unit_test(test_leftovers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
