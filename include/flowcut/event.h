@@ -47,7 +47,9 @@ static inline void fc_event_codec_reset(fc_event_codec *c, uint64_t base_ns)
 static inline size_t fc_event_encode(fc_event_codec *c, const fc_event *ev, unsigned char *out)
 {
     fc_event *last = &c->last[ev->kind & (FC_EV_MAX_ - 1)];
-    unsigned char body[FC_EVENT_MAX_ENCODED];
+    /* The body is at most 1 + 10 uvarints of 10 bytes = 101 bytes, so its length always fits in a
+     * one-byte uvarint: write the body in place after it, with no copy. */
+    unsigned char *body = out + 2;
     size_t n = 1; /* body[0] is the mask, filled in below */
     unsigned mask = 0;
     n += fc_put_uvarint(body + n, ev->t0 - c->prev_t0);
@@ -86,11 +88,10 @@ static inline size_t fc_event_encode(fc_event_codec *c, const fc_event *ev, unsi
     }
     body[0] = (unsigned char)mask;
     out[0] = (unsigned char)ev->kind;
-    size_t h = 1 + fc_put_uvarint(out + 1, n);
-    memcpy(out + h, body, n);
+    out[1] = (unsigned char)n; /* n <= 101 < 0x80: a one-byte uvarint */
     c->prev_t0 = ev->t0;
     *last = *ev;
-    return h + n;
+    return 2 + n;
 }
 
 /* Decodes one record from [*p, end) into ev (thread is left as it was) and advances *p past it.
