@@ -1,6 +1,6 @@
 #!/bin/sh
 # demo.sh: the main job end to end on one machine, as root: installs what is missing, builds,
-# brings up an emulated 4-node cluster, traces an MPI example across it, and prints the report.
+# brings up an emulated 4-node cluster, traces an MPI example across it, and prints the analysis.
 set -u
 cd "$(dirname "$0")" || exit 1
 src=$(pwd)
@@ -27,4 +27,6 @@ hosts=$out.hosts
 "$b/examples/bcast" --hosts B >"$hosts" || exit 1
 "$flowcut" run -o "$out" -- "$flowcut" cluster mpiexec -f "$hosts" -n 8 "$b/examples/bcast" || exit 1
 echo
-"$flowcut" info "$out"
+"$flowcut" info "$out" || exit 1
+echo
+"$flowcut" analyze "$out"

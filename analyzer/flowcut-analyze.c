@@ -1,0 +1,163 @@
+/* analyzer/flowcut-analyze.c: `flowcut analyze`, which matches the messages of a trace, splits the
+ * inter-node flows into intervals labelled with their conflicts, and writes the report as text,
+ * JSON or CSV. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <flowcut/reader.h>
+#include "report.h"
+
+static const char usage[] =
+    "usage: flowcut analyze [--format text|json|csv] [-o FILE] [--eager BYTES] [--top N] TRACE\n"
+    "Analyses the point-to-point communications of TRACE (a trace directory or one rank file):\n"
+    "flows between nodes, their conflicts over time, wait states and warnings.\n"
+    "  --format F     text (default, for a terminal), json (complete) or csv (one row per message)\n"
+    "  -o FILE        write the report to FILE instead of standard output\n"
+    "  --eager BYTES  eager/rendezvous threshold: messages of BYTES or more use rendezvous\n"
+    "                 (default 262144, MPICH ch4:ucx over UCX 1.13)\n"
+    "  --top N        rows of each long list of the text report (default 10, 0 for all)\n"
+    "  --help         print this help\n";
+
+/* Parses a whole non-negative decimal number; returns 0 or -1. */
+static int parse_count(const char *s, uint64_t *out)
+{
+    char *end;
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void progress(const char *what)
+{
+    /* Progress is for a person watching: never mixed into a redirected log. */
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "flowcut analyze: %s\n", what);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"eager", required_argument, NULL, 'e'},
+                                         {"top", required_argument, NULL, 't'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *format = "text", *output = NULL;
+    uint64_t eager = 0, top = 10;
+    int have_eager = 0, c, status = 1, rc;
+    fc_trace *t = NULL;
+    fc_match *m = NULL;
+    fc__intervals *iv = NULL;
+    fc_symbols *syms = NULL;
+    FILE *out = stdout;
+    char eager_source[160];
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0 && strcmp(optarg, "csv") != 0) {
+                fprintf(stderr, "flowcut analyze: unknown format '%s' (text, json or csv)\n%s", optarg, usage);
+                return 2;
+            }
+            format = optarg;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'e':
+            if (parse_count(optarg, &eager) < 0 || eager == 0) {
+                fprintf(stderr, "flowcut analyze: --eager wants a positive number of bytes, not '%s'\n%s", optarg,
+                        usage);
+                return 2;
+            }
+            have_eager = 1;
+            break;
+        case 't':
+            if (parse_count(optarg, &top) < 0 || top > SIZE_MAX) {
+                fprintf(stderr, "flowcut analyze: --top wants a number, not '%s'\n%s", optarg, usage);
+                return 2;
+            }
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
+        default:
+            fprintf(stderr, "flowcut analyze: unknown or incomplete option '%s'\n%s", argv[optind - 1], usage);
+            return 2;
+        }
+    }
+    if (argc - optind != 1) {
+        fprintf(stderr, "flowcut analyze: expects exactly one TRACE\n%s", usage);
+        return 2;
+    }
+    const char *path = argv[optind];
+    if (have_eager)
+        snprintf(eager_source, sizeof eager_source, "--eager");
+    else
+        snprintf(eager_source, sizeof eager_source, "default (MPICH ch4:ucx over UCX 1.13: 256 KiB rendezvous)");
+
+    progress("reading the trace");
+    if (fc_trace_open(path, &t) < 0) {
+        fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+        goto out;
+    }
+    progress("matching messages");
+    if (fc__match_trace(t, have_eager ? eager : 0, &m) < 0) {
+        fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+        goto out;
+    }
+    progress("splitting flows into intervals");
+    if (fc__intervals_build(m->flows, m->ninter, &iv) < 0) {
+        fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+        goto out;
+    }
+    /* Call sites are a help, not a requirement: without addr2line they print as module+offset, and
+     * a trace whose sites cannot be resolved at all still gets its report. */
+    progress("resolving call sites");
+    if (fc_symbols_create(t, 0, &syms) < 0)
+        syms = NULL;
+    if (output != NULL && (out = fopen(output, "w")) == NULL) {
+        fprintf(stderr, "flowcut analyze: %s: %s\n", output, strerror(errno));
+        out = stdout;
+        goto out;
+    }
+    fc__analysis a = {.trace_path = path,
+                      .trace = t,
+                      .match = m,
+                      .iv = iv,
+                      .syms = syms,
+                      .eager_source = eager_source,
+                      .top = (size_t)top};
+    if (strcmp(format, "json") == 0)
+        rc = fc__report_json(out, &a);
+    else if (strcmp(format, "csv") == 0)
+        rc = fc__report_csv(out, &a);
+    else
+        rc = fc__report_text(out, &a);
+    if (rc < 0) {
+        fprintf(stderr, "flowcut analyze: %s%s%s\n", output ? output : "", output ? ": " : "", fc_errmsg());
+        goto out;
+    }
+    status = 0;
+out:
+    if (out != stdout && fclose(out) != 0 && status == 0) {
+        fprintf(stderr, "flowcut analyze: %s: %s\n", output, strerror(errno));
+        status = 1;
+    }
+    fc_symbols_free(syms);
+    fc__intervals_free(iv);
+    fc__match_free(m);
+    fc_trace_close(t);
+    return status;
+}

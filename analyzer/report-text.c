@@ -1,0 +1,504 @@
+/* analyzer/report-text.c: the text report of an analysis, made to be read on a terminal: the run,
+ * the traffic between nodes, the time spent in each conflict, the worst intervals and flows, hot
+ * nodes, the call sites involved, wait states and warnings. */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "report.h"
+
+/* Matrices wider than this many nodes do not fit a terminal: the traffic becomes a list. */
+#define MATRIX_MAX 10
+/* Label runs shown under each of the worst flows, and conflicts under each worst interval. */
+#define HISTORY_MAX 6
+
+static void heading(FILE *f, const char *title)
+{
+    fprintf(f, "\n== %s ==\n", title);
+}
+
+/* Bytes in binary units, e.g. "4.0 MiB", into buf. */
+static const char *hbytes(char *buf, size_t n, double b)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    size_t u = 0;
+    while (b >= 1024 && u + 1 < sizeof unit / sizeof unit[0]) {
+        b /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, n, "%.0f B", b);
+    else
+        snprintf(buf, n, "%.1f %s", b, unit[u]);
+    return buf;
+}
+
+static const char *node_name(const fc_match *m, uint32_t node)
+{
+    return node < m->nnodes ? m->nodes[node] : "?";
+}
+
+/* "incoming@node1 k=2", or "none". */
+static const char *label_text(char *buf, size_t n, const fc_match *m, const fc_label *l)
+{
+    if (l->kind == FC_CONFLICT_NONE)
+        snprintf(buf, n, "none");
+    else
+        snprintf(buf, n, "%s@%s k=%" PRIu32, fc__conflict_name(l->kind), node_name(m, l->node), l->k);
+    return buf;
+}
+
+static size_t limit(const fc__analysis *a, size_t n)
+{
+    return a->top && a->top < n ? a->top : n;
+}
+
+static void more(FILE *f, const fc__analysis *a, size_t n, const char *what)
+{
+    if (a->top && n > a->top)
+        fprintf(f, "  ... %zu more %s (--top)\n", n - a->top, what);
+}
+
+static void text_run(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    heading(f, "run");
+    fprintf(f, "trace:           %s\n", a->trace_path);
+    fprintf(f, "ranks:           %" PRIu32 " (%zu rank files)\n", m->world, fc_trace_nranks(a->trace));
+    fprintf(f, "nodes:           %zu\n", m->nnodes);
+    fprintf(f, "partial:         %s\n", fc_trace_partial(a->trace) ? "yes (analysed as far as it goes; see warnings)" : "no");
+    fprintf(f, "eager threshold: %" PRIu64 " bytes, from %s\n", m->eager_threshold, a->eager_source);
+    fprintf(f, "messages:        %zu matched: %zu inter-node flows, %zu intra-node; %" PRIu64 " unmatched sends, %" PRIu64
+               " unmatched receives\n",
+            m->nflows, m->ninter, m->nflows - m->ninter, m->unmatched_sends, m->unmatched_recvs);
+    fprintf(f, "intervals:       %zu\n", fc__intervals_count(a->iv));
+    fprintf(f, "clock:           %" PRIu64 " violations (%" PRIu64 " beyond uncertainty)", m->clock_violations,
+            m->clock_violations_beyond);
+    if (m->clock_violations)
+        fprintf(f, ", worst %.9f s on flow %" PRIu64, m->worst_violation, m->worst_flow);
+    putc('\n', f);
+}
+
+/* Node pairs by bytes, most first, then in matrix order. */
+static int cmp_pair(const void *x, const void *y, void *arg)
+{
+    const double *bytes = arg;
+    size_t p = *(const size_t *)x, q = *(const size_t *)y;
+    if (bytes[p] != bytes[q])
+        return bytes[p] > bytes[q] ? -1 : 1;
+    return p < q ? -1 : 1;
+}
+
+static int text_nodes(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    size_t nn = m->nnodes;
+    double *bytes = calloc(nn * nn + 1, sizeof *bytes);
+    uint64_t *count = calloc(nn * nn + 1, sizeof *count);
+    char b[32];
+    if (bytes == NULL || count == NULL) {
+        free(bytes);
+        free(count);
+        return FC_ENOMEM;
+    }
+    for (size_t i = 0; i < m->nflows; i++) {
+        const fc_flow *fl = &m->flows[i];
+        if (fl->src_node < nn && fl->dst_node < nn) {
+            bytes[fl->src_node * nn + fl->dst_node] += (double)fl->bytes;
+            count[fl->src_node * nn + fl->dst_node]++;
+        }
+    }
+    heading(f, "nodes");
+    for (size_t n = 0; n < nn; n++) {
+        int first = 1;
+        fprintf(f, "  %-16s ranks ", m->nodes[n]);
+        for (uint32_t r = 0; r < m->world; r++)
+            if (m->rank_node[r] == n) {
+                fprintf(f, "%s%" PRIu32, first ? "" : ",", r);
+                first = 0;
+            }
+        fprintf(f, "   intra-node: %" PRIu64 " messages, %s\n", count[n * nn + n], hbytes(b, sizeof b, bytes[n * nn + n]));
+    }
+    heading(f, "inter-node traffic (bytes / messages, row = source node)");
+    if (nn <= MATRIX_MAX) {
+        fprintf(f, "  %-16s", "from \\ to");
+        for (size_t d = 0; d < nn; d++)
+            fprintf(f, " %18.18s", m->nodes[d]);
+        putc('\n', f);
+        for (size_t s = 0; s < nn; s++) {
+            fprintf(f, "  %-16.16s", m->nodes[s]);
+            for (size_t d = 0; d < nn; d++) {
+                char cell[48];
+                if (s == d)
+                    snprintf(cell, sizeof cell, "-");
+                else
+                    snprintf(cell, sizeof cell, "%s / %" PRIu64, hbytes(b, sizeof b, bytes[s * nn + d]), count[s * nn + d]);
+                fprintf(f, " %18s", cell);
+            }
+            putc('\n', f);
+        }
+    } else {
+        /* The busiest pairs first: the list is cut by --top. */
+        size_t pairs = 0, *ix = malloc((nn * nn + 1) * sizeof *ix);
+        if (ix == NULL) {
+            free(bytes);
+            free(count);
+            return FC_ENOMEM;
+        }
+        for (size_t p = 0; p < nn * nn; p++)
+            if (p / nn != p % nn && count[p])
+                ix[pairs++] = p;
+        qsort_r(ix, pairs, sizeof *ix, cmp_pair, bytes);
+        for (size_t q = 0; q < limit(a, pairs); q++)
+            fprintf(f, "  %-16s -> %-16s %12s %10" PRIu64 "\n", m->nodes[ix[q] / nn], m->nodes[ix[q] % nn],
+                    hbytes(b, sizeof b, bytes[ix[q]]), count[ix[q]]);
+        free(ix);
+        more(f, a, pairs, "node pairs");
+    }
+    free(bytes);
+    free(count);
+    return 0;
+}
+
+static void text_conflicts(FILE *f, const fc__analysis *a)
+{
+    static const struct {
+        const char *name;
+        uint32_t k1, k2;
+    } kinds[] = {{"none", FC_CONFLICT_NONE, FC_CONFLICT_NONE},
+                 {"outgoing", FC_CONFLICT_OUTGOING, FC_CONFLICT_OUTGOING},
+                 {"incoming", FC_CONFLICT_INCOMING, FC_CONFLICT_INCOMING},
+                 {"mixed", FC_CONFLICT_MIXED_IN, FC_CONFLICT_MIXED_OUT}};
+    uint32_t maxk = fc__intervals_max_k(a->iv);
+    double total = 0;
+    for (size_t i = 0; i < 4; i++)
+        for (uint32_t k = 1; k <= maxk; k++)
+            total += fc__intervals_time(a->iv, kinds[i].k1, k) +
+                     (kinds[i].k2 != kinds[i].k1 ? fc__intervals_time(a->iv, kinds[i].k2, k) : 0);
+    heading(f, "time in conflicts (flow-seconds: each flow counts for the time it is active)");
+    fprintf(f, "  %-10s %4s %16s %7s\n", "kind", "k", "flow-s", "share");
+    for (size_t i = 0; i < 4; i++)
+        for (uint32_t k = 1; k <= maxk; k++) {
+            double t = fc__intervals_time(a->iv, kinds[i].k1, k) +
+                       (kinds[i].k2 != kinds[i].k1 ? fc__intervals_time(a->iv, kinds[i].k2, k) : 0);
+            if (t > 0)
+                fprintf(f, "  %-10s %4" PRIu32 " %16.9f %6.1f%%\n", kinds[i].name, k, t, total > 0 ? 100 * t / total : 0);
+        }
+    fprintf(f, "  %-10s %4s %16.9f %6.1f%%\n", "total", "", total, total > 0 ? 100.0 : 0);
+}
+
+/* Worst intervals first: the largest conflict, then the most flows, then the longest. */
+static int cmp_interval(const void *x, const void *y, void *arg)
+{
+    const fc__intervals *iv = arg;
+    const fc_interval *a = fc__intervals_get(iv, *(const size_t *)x), *b = fc__intervals_get(iv, *(const size_t *)y);
+    uint32_t ka = 0, kb = 0;
+    for (size_t i = 0; i < a->nflows; i++)
+        ka = a->labels[i].k > ka ? a->labels[i].k : ka;
+    for (size_t i = 0; i < b->nflows; i++)
+        kb = b->labels[i].k > kb ? b->labels[i].k : kb;
+    if (ka != kb)
+        return ka > kb ? -1 : 1;
+    if (a->nflows != b->nflows)
+        return a->nflows > b->nflows ? -1 : 1;
+    double la = a->end - a->start, lb = b->end - b->start;
+    if (la != lb)
+        return la > lb ? -1 : 1;
+    return *(const size_t *)x < *(const size_t *)y ? -1 : 1;
+}
+
+static int text_intervals(FILE *f, const fc__analysis *a)
+{
+    size_t n = fc__intervals_count(a->iv), *ix = malloc((n + 1) * sizeof *ix);
+    if (ix == NULL)
+        return FC_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        ix[i] = i;
+    qsort_r(ix, n, sizeof *ix, cmp_interval, (void *)a->iv);
+    heading(f, "worst intervals (largest conflict, then most flows)");
+    fprintf(f, "  %6s %14s %14s %14s %6s  %s\n", "#", "start", "end", "length", "flows", "conflicts");
+    for (size_t q = 0; q < limit(a, n); q++) {
+        const fc_interval *in = fc__intervals_get(a->iv, ix[q]);
+        const fc__conflict *c = NULL;
+        size_t nc = fc__intervals_conflicts(a->iv, ix[q], &c);
+        fprintf(f, "  %6zu %14.9f %14.9f %14.9f %6zu  %s\n", ix[q], in->start, in->end, in->end - in->start, in->nflows,
+                nc ? "" : "none");
+        for (size_t j = 0; j < nc && (j < HISTORY_MAX || !a->top); j++) {
+            fprintf(f, "  %59s%s@%s k=%" PRIu32 " flows", "",
+                    c[j].kind == FC_CONFLICT_MIXED_IN ? "mixed" : fc__conflict_name(c[j].kind),
+                    node_name(a->match, c[j].node), c[j].k);
+            for (uint32_t k = 0; k < c[j].k; k++)
+                fprintf(f, "%s%" PRIu64, k ? "," : " ", c[j].flows[k]);
+            putc('\n', f);
+        }
+        if (a->top && nc > HISTORY_MAX)
+            fprintf(f, "  %59s... %zu more conflicts (the JSON has them)\n", "", nc - HISTORY_MAX);
+    }
+    more(f, a, n, "intervals");
+    free(ix);
+    return 0;
+}
+
+/* Worst flows first: the most observed time per byte (the lowest effective bandwidth). */
+static int cmp_flow(const void *x, const void *y, void *arg)
+{
+    const fc_flow *fl = arg, *a = &fl[*(const size_t *)x], *b = &fl[*(const size_t *)y];
+    double ra = a->observed / (double)(a->bytes ? a->bytes : 1), rb = b->observed / (double)(b->bytes ? b->bytes : 1);
+    if (ra != rb)
+        return ra > rb ? -1 : 1;
+    return a->id < b->id ? -1 : 1;
+}
+
+static int text_flows(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    size_t n = m->ninter, *ix = malloc((n + 1) * sizeof *ix);
+    char b[32], l[128];
+    if (ix == NULL)
+        return FC_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        ix[i] = i;
+    qsort_r(ix, n, sizeof *ix, cmp_flow, m->flows);
+    heading(f, "worst flows (longest observed time per byte)");
+    fprintf(f, "  %6s %-24s %-24s %11s %14s %12s %9s\n", "flow", "from rank@node", "to rank@node", "bytes", "observed s",
+            "MB/s", "conflict");
+    for (size_t q = 0; q < limit(a, n); q++) {
+        const fc_flow *fl = &m->flows[ix[q]];
+        char src[64], dst[64];
+        fc_label main;
+        double cs;
+        const fc__label_run *runs = NULL;
+        size_t nruns = 0;
+        fc__report_flow_main(a, fl->id, &main, &cs);
+        snprintf(src, sizeof src, "%" PRIu32 "@%s", fl->src_rank, node_name(m, fl->src_node));
+        snprintf(dst, sizeof dst, "%" PRIu32 "@%s", fl->dst_rank, node_name(m, fl->dst_node));
+        fprintf(f, "  %6" PRIu64 " %-24s %-24s %11s %14.9f %12.3f %8.1f%%\n", fl->id, src, dst,
+                hbytes(b, sizeof b, (double)fl->bytes), fl->observed,
+                fl->observed > 0 ? (double)fl->bytes / fl->observed / 1e6 : 0.0,
+                fl->observed > 0 ? 100 * cs / fl->observed : 0.0);
+        if (fc__intervals_history(a->iv, fl->id, &runs, &nruns) < 0)
+            nruns = 0;
+        /* A long-lived flow can change label at every boundary: its history is cut like a list. */
+        for (size_t r = 0; r < nruns && (r < HISTORY_MAX || !a->top); r++)
+            fprintf(f, "  %6s   %14.9f .. %14.9f  %s\n", "", runs[r].start, runs[r].end,
+                    label_text(l, sizeof l, m, &runs[r].label));
+        if (a->top && nruns > HISTORY_MAX)
+            fprintf(f, "  %6s   ... %zu more label changes (--top 0 shows all; the JSON has them)\n", "",
+                    nruns - HISTORY_MAX);
+    }
+    more(f, a, n, "flows");
+    free(ix);
+    return 0;
+}
+
+/* A row of the hot-node or call-site tables: flow-seconds in conflicts by kind. */
+typedef struct hot {
+    uint32_t rank, node;
+    uint64_t site;
+    int send;
+    uint64_t flows;
+    double out, in, mixed, total;
+} hot;
+
+static int cmp_hot(const void *x, const void *y)
+{
+    const hot *a = x, *b = y;
+    if (a->total != b->total)
+        return a->total > b->total ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->site < b->site ? -1 : a->site > b->site;
+}
+
+static void hot_add(hot *h, uint32_t kind, double t)
+{
+    if (kind == FC_CONFLICT_OUTGOING)
+        h->out += t;
+    else if (kind == FC_CONFLICT_INCOMING)
+        h->in += t;
+    else
+        h->mixed += t;
+    h->total += t;
+}
+
+static int text_hot_nodes(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    hot *h = calloc(m->nnodes + 1, sizeof *h);
+    size_t rows = 0;
+    if (h == NULL)
+        return FC_ENOMEM;
+    for (size_t n = 0; n < m->nnodes; n++)
+        h[n].node = (uint32_t)n;
+    for (size_t i = 0; i < fc__intervals_count(a->iv); i++) {
+        const fc_interval *in = fc__intervals_get(a->iv, i);
+        for (size_t j = 0; j < in->nflows; j++)
+            if (in->labels[j].kind != FC_CONFLICT_NONE && in->labels[j].node < m->nnodes)
+                hot_add(&h[in->labels[j].node], in->labels[j].kind, in->end - in->start);
+    }
+    fc__sort(h, m->nnodes, sizeof *h, cmp_hot);
+    heading(f, "hot nodes (flow-seconds in conflicts at the node)");
+    fprintf(f, "  %-16s %16s %16s %16s %16s\n", "node", "total", "outgoing", "incoming", "mixed");
+    while (rows < m->nnodes && h[rows].total > 0)
+        rows++;
+    for (size_t q = 0; q < limit(a, rows); q++)
+        fprintf(f, "  %-16s %16.9f %16.9f %16.9f %16.9f\n", m->nodes[h[q].node], h[q].total, h[q].out, h[q].in, h[q].mixed);
+    if (rows == 0)
+        fputs("  (no conflicts)\n", f);
+    more(f, a, rows, "nodes");
+    free(h);
+    return 0;
+}
+
+/* Adds the conflict time of one flow to the row of (rank, site, side), appending it if new. */
+static int site_add(hot **v, size_t *n, size_t *cap, uint32_t rank, uint64_t site, int send, const fc__label_run *runs,
+                    size_t nruns)
+{
+    size_t i = 0;
+    while (i < *n && !((*v)[i].rank == rank && (*v)[i].site == site && (*v)[i].send == send))
+        i++;
+    if (i == *n) {
+        if (fc__grow((void **)v, n, cap, sizeof **v) < 0)
+            return FC_ENOMEM;
+        memset(&(*v)[i], 0, sizeof **v);
+        (*v)[i].rank = rank;
+        (*v)[i].site = site;
+        (*v)[i].send = send;
+        (*n)++;
+    }
+    (*v)[i].flows++;
+    for (size_t r = 0; r < nruns; r++)
+        if (runs[r].label.kind != FC_CONFLICT_NONE)
+            hot_add(&(*v)[i], runs[r].label.kind, runs[r].end - runs[r].start);
+    return 0;
+}
+
+static int text_sites(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    hot *v = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (size_t i = 0; i < m->ninter && rc == 0; i++) {
+        const fc_flow *fl = &m->flows[i];
+        fc_label main;
+        double cs;
+        const fc__label_run *runs = NULL;
+        size_t nruns = 0;
+        fc__report_flow_main(a, fl->id, &main, &cs);
+        if (cs <= 0 || fc__intervals_history(a->iv, fl->id, &runs, &nruns) < 0)
+            continue;
+        rc = site_add(&v, &n, &cap, fl->src_rank, fl->send_site, 1, runs, nruns);
+        if (rc == 0)
+            rc = site_add(&v, &n, &cap, fl->dst_rank, fl->recv_site, 0, runs, nruns);
+    }
+    if (rc < 0)
+        goto out;
+    fc__sort(v, n, sizeof *v, cmp_hot);
+    heading(f, "call sites of the conflicted flows");
+    fprintf(f, "  %6s %-5s %7s %16s %16s %16s %16s  %s\n", "rank", "side", "flows", "conflict flow-s", "outgoing",
+            "incoming", "mixed", "site");
+    for (size_t q = 0; q < limit(a, n); q++) {
+        const char *s = fc__report_site(a, v[q].rank, v[q].site);
+        char id[32];
+        snprintf(id, sizeof id, v[q].site ? "site %" PRIu64 : "(not recorded)", v[q].site);
+        fprintf(f, "  %6" PRIu32 " %-5s %7" PRIu64 " %16.9f %16.9f %16.9f %16.9f  %s\n", v[q].rank,
+                v[q].send ? "send" : "recv", v[q].flows, v[q].total, v[q].out, v[q].in, v[q].mixed, s ? s : id);
+    }
+    if (n == 0)
+        fputs("  (no conflicted flows)\n", f);
+    more(f, a, n, "call sites");
+out:
+    free(v);
+    return rc;
+}
+
+static int cmp_wait(const void *x, const void *y)
+{
+    const fc_wait_site *a = x, *b = y;
+    double ta = a->late_sender + a->late_receiver, tb = b->late_sender + b->late_receiver;
+    if (ta != tb)
+        return ta > tb ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->site < b->site ? -1 : a->site > b->site;
+}
+
+static int text_waits(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    fc_wait_site *v = malloc((m->nsites + 1) * sizeof *v);
+    size_t n = 0;
+    if (v == NULL)
+        return FC_ENOMEM;
+    heading(f, "wait states (seconds)");
+    fprintf(f, "  %6s %-16s %16s %16s\n", "rank", "node", "late sender", "late receiver");
+    for (uint32_t r = 0; r < m->world; r++)
+        fprintf(f, "  %6" PRIu32 " %-16s %16.9f %16.9f\n", r,
+                m->rank_node[r] == FC_NODE_NONE ? "(no file)" : node_name(m, m->rank_node[r]), m->late_sender[r],
+                m->late_receiver[r]);
+    for (size_t i = 0; i < m->nsites; i++)
+        if (m->sites[i].late_sender + m->sites[i].late_receiver > 0)
+            v[n++] = m->sites[i];
+    fc__sort(v, n, sizeof *v, cmp_wait);
+    fputs("\n  top call sites\n", f);
+    fprintf(f, "  %6s %16s %8s %16s %8s  %s\n", "rank", "late sender", "calls", "late receiver", "calls", "site");
+    for (size_t q = 0; q < limit(a, n); q++) {
+        const char *s = fc__report_site(a, v[q].rank, v[q].site);
+        char id[32];
+        snprintf(id, sizeof id, v[q].site ? "site %" PRIu64 : "(not recorded)", v[q].site);
+        fprintf(f, "  %6" PRIu32 " %16.9f %8" PRIu64 " %16.9f %8" PRIu64 "  %s\n", v[q].rank, v[q].late_sender,
+                v[q].n_late_sender, v[q].late_receiver, v[q].n_late_receiver, s ? s : id);
+    }
+    if (n == 0)
+        fputs("  (no waiting)\n", f);
+    more(f, a, n, "call sites");
+    free(v);
+    return 0;
+}
+
+static void text_warning(const char *line, void *arg)
+{
+    fprintf(arg, "  - %s\n", line);
+}
+
+static void text_unmatched(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    heading(f, "warnings");
+    if (fc__report_nwarnings(a) == 0) {
+        fputs("  (none)\n", f);
+        return;
+    }
+    fc__report_warnings(a, text_warning, f);
+    for (size_t i = 0; i < limit(a, m->nunmatched); i++) {
+        const fc_unmatched *u = &m->unmatched[i];
+        char peer[32];
+        if (u->peer >= 0)
+            snprintf(peer, sizeof peer, "%" PRId64, u->peer);
+        else
+            snprintf(peer, sizeof peer, "any");
+        fprintf(f, "    unmatched %s: rank %" PRIu32 " peer %s tag %" PRId64 " bytes %" PRIu64 " at %.9f s: %s\n",
+                u->send ? "send" : "recv", u->rank, peer, u->tag, u->bytes, u->post, fc__unmatched_reason(u->reason));
+    }
+    more(f, a, m->nunmatched, "unmatched messages");
+}
+
+int fc__report_text(FILE *f, const fc__analysis *a)
+{
+    int rc;
+    fputs("flowcut analyze report\n", f);
+    text_run(f, a);
+    if ((rc = text_nodes(f, a)) < 0)
+        return fc__err(rc, "out of memory writing the report");
+    text_conflicts(f, a);
+    if ((rc = text_intervals(f, a)) < 0 || (rc = text_flows(f, a)) < 0 || (rc = text_hot_nodes(f, a)) < 0 ||
+        (rc = text_sites(f, a)) < 0 || (rc = text_waits(f, a)) < 0)
+        return fc__err(rc, "out of memory writing the report");
+    text_unmatched(f, a);
+    if (fflush(f) != 0 || ferror(f))
+        return fc__err(FC_EIO, "writing the report: %s", strerror(errno ? errno : EIO));
+    return 0;
+}

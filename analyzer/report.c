@@ -1,0 +1,458 @@
+/* analyzer/report.c: the JSON and CSV documents of an analysis, and the helpers every report
+ * shares (call-site texts, a flow's main conflict, the warnings). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include "internal.h"
+#include "report.h"
+
+static const char *const conflict_names[] = {
+#define FC__X(name, num, text) [num] = text,
+    FC_CONFLICT_KINDS(FC__X)
+#undef FC__X
+};
+
+const char *fc__conflict_name(uint32_t kind)
+{
+    size_t n = sizeof conflict_names / sizeof conflict_names[0];
+    return kind < n && conflict_names[kind] ? conflict_names[kind] : "unknown";
+}
+
+const char *fc__report_site(const fc__analysis *a, uint32_t rank, uint64_t site)
+{
+    if (a->syms == NULL || site == 0)
+        return NULL;
+    long i = fc_trace_find(a->trace, rank);
+    return i < 0 ? NULL : fc_symbols_site(a->syms, (size_t)i, site);
+}
+
+void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc_label *main, double *conflict_s)
+{
+    /* Distinct labels of one flow are few (a kind, a node and a k each), so a short linear table
+     * suffices; runs beyond its size still count towards conflict_s. */
+    enum { MAXL = 32 };
+    fc_label seen[MAXL];
+    double secs[MAXL];
+    size_t nseen = 0, best = 0;
+    const fc__label_run *runs = NULL;
+    size_t nruns = 0;
+    *main = (fc_label){.kind = FC_CONFLICT_NONE, .node = 0, .k = 1};
+    *conflict_s = 0;
+    if (id >= a->match->ninter || fc__intervals_history(a->iv, id, &runs, &nruns) < 0)
+        return;
+    for (size_t r = 0; r < nruns; r++) {
+        const fc_label *l = &runs[r].label;
+        double d = runs[r].end - runs[r].start;
+        size_t j = 0;
+        if (l->kind != FC_CONFLICT_NONE)
+            *conflict_s += d;
+        while (j < nseen && !(seen[j].kind == l->kind && seen[j].k == l->k &&
+                              (l->kind == FC_CONFLICT_NONE || seen[j].node == l->node)))
+            j++;
+        if (j == nseen) {
+            if (nseen == MAXL)
+                continue;
+            seen[nseen] = *l;
+            secs[nseen++] = 0;
+        }
+        secs[j] += d;
+    }
+    for (size_t j = 1; j < nseen; j++)
+        if (secs[j] > secs[best])
+            best = j;
+    if (nseen > 0)
+        *main = seen[best];
+}
+
+/* Formats one warning line into buf and hands it to fn. */
+static void warn(void (*fn)(const char *, void *), void *arg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void warn(void (*fn)(const char *, void *), void *arg, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    /* A warning is one line, whatever the rank's WARN text held. */
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20)
+            *p = ' ';
+    fn(buf, arg);
+}
+
+void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, void *arg), void *arg)
+{
+    const fc_match *m = a->match;
+    if (m->unmatched_sends || m->unmatched_recvs)
+        warn(fn, arg, "%" PRIu64 " unmatched send%s and %" PRIu64 " unmatched receive%s: left out of the flows",
+             m->unmatched_sends, m->unmatched_sends == 1 ? "" : "s", m->unmatched_recvs,
+             m->unmatched_recvs == 1 ? "" : "s");
+    if (m->clock_violations)
+        warn(fn, arg,
+             "%" PRIu64 " receive%s completed before the matching send started (clock condition); worst by "
+             "%.9f s on flow %" PRIu64 "; %" PRIu64 " beyond the clocks' uncertainty",
+             m->clock_violations, m->clock_violations == 1 ? "" : "s", m->worst_violation, m->worst_flow,
+             m->clock_violations_beyond);
+    for (uint32_t r = 0; r < m->world; r++) {
+        long i = fc_trace_find(a->trace, r);
+        if (i < 0)
+            warn(fn, arg, "rank %" PRIu32 " has no trace file: its messages are unmatched", r);
+        else if (fc_trace_rank(a->trace, (size_t)i)->partial)
+            warn(fn, arg, "rank %" PRIu32 " is partial: %s", r, fc_trace_rank(a->trace, (size_t)i)->partial_why);
+    }
+    for (size_t i = 0; i < fc_trace_nranks(a->trace); i++) {
+        const fc_rank *rk = fc_trace_rank(a->trace, i);
+        for (size_t w = 0; w < rk->nwarnings; w++)
+            warn(fn, arg, "rank %" PRIu32 ": %s", rk->info.rank, rk->warnings[w]);
+    }
+}
+
+static void count_one(const char *line, void *arg)
+{
+    (void)line;
+    ++*(size_t *)arg;
+}
+
+size_t fc__report_nwarnings(const fc__analysis *a)
+{
+    size_t n = 0;
+    fc__report_warnings(a, count_one, &n);
+    return n;
+}
+
+/* ---- JSON -------------------------------------------------------------------------------------- */
+
+/* Writes s as a JSON string (NULL as null): quotes, backslashes and control bytes escaped, and
+ * bytes that are not UTF-8 replaced by U+FFFD so that the output always parses. */
+static void json_str(FILE *f, const char *s)
+{
+    if (s == NULL) {
+        fputs("null", f);
+        return;
+    }
+    const unsigned char *p = (const unsigned char *)s;
+    putc('"', f);
+    while (*p) {
+        unsigned c = *p;
+        int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
+        int ok = n >= 0 && !(n == 1 && c < 0xc2);
+        for (int k = 1; ok && k <= n; k++)
+            ok = (p[k] & 0xc0) == 0x80;
+        if (!ok) {
+            fputs("\\ufffd", f);
+            p++;
+        } else if (n > 0) {
+            fwrite(p, 1, (size_t)n + 1, f);
+            p += n + 1;
+        } else {
+            if (c == '"' || c == '\\')
+                fprintf(f, "\\%c", c);
+            else if (c == '\n')
+                fputs("\\n", f);
+            else if (c == '\t')
+                fputs("\\t", f);
+            else if (c < 0x20 || c == 0x7f)
+                fprintf(f, "\\u%04x", c);
+            else
+                putc((int)c, f);
+            p++;
+        }
+    }
+    putc('"', f);
+}
+
+/* Seconds with ns resolution; JSON has no NaN or infinity, so those become null. */
+static void json_secs(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.9f", x);
+    else
+        fputs("null", f);
+}
+
+static const char *node_name(const fc_match *m, uint32_t node)
+{
+    return node < m->nnodes ? m->nodes[node] : NULL;
+}
+
+static void json_flow(FILE *f, const fc__analysis *a, const fc_flow *fl)
+{
+    const fc_match *m = a->match;
+    fprintf(f, "{\"id\": %" PRIu64 ", \"src_rank\": %" PRIu32 ", \"dst_rank\": %" PRIu32 ", \"src_node\": ", fl->id,
+            fl->src_rank, fl->dst_rank);
+    json_str(f, node_name(m, fl->src_node));
+    fputs(", \"dst_node\": ", f);
+    json_str(f, node_name(m, fl->dst_node));
+    fprintf(f, ", \"bytes\": %" PRIu64 ", \"start\": ", fl->bytes);
+    json_secs(f, fl->start);
+    fputs(", \"end\": ", f);
+    json_secs(f, fl->end);
+    fputs(", \"observed\": ", f);
+    json_secs(f, fl->observed);
+    fprintf(f, ", \"rendezvous\": %s, \"tag\": %" PRId64 ", \"send_site\": ", fl->rendezvous ? "true" : "false",
+            fl->tag);
+    json_str(f, fc__report_site(a, fl->src_rank, fl->send_site));
+    fputs(", \"recv_site\": ", f);
+    json_str(f, fc__report_site(a, fl->dst_rank, fl->recv_site));
+    if (!fl->intra) {
+        const fc__label_run *runs = NULL;
+        size_t nruns = 0;
+        if (fc__intervals_history(a->iv, fl->id, &runs, &nruns) < 0)
+            nruns = 0;
+        fputs(", \"conflict\": [", f);
+        for (size_t r = 0; r < nruns; r++) {
+            const fc_label *l = &runs[r].label;
+            fputs(r ? ", {\"start\": " : "{\"start\": ", f);
+            json_secs(f, runs[r].start);
+            fputs(", \"end\": ", f);
+            json_secs(f, runs[r].end);
+            fprintf(f, ", \"kind\": \"%s\", \"node\": ", fc__conflict_name(l->kind));
+            json_str(f, l->kind == FC_CONFLICT_NONE ? NULL : node_name(m, l->node));
+            fprintf(f, ", \"k\": %" PRIu32 "}", l->k);
+        }
+        putc(']', f);
+    }
+    putc('}', f);
+}
+
+static void json_intervals(FILE *f, const fc__analysis *a)
+{
+    size_t n = fc__intervals_count(a->iv);
+    fputs("  \"intervals\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        const fc_interval *in = fc__intervals_get(a->iv, i);
+        const fc__conflict *c = NULL;
+        size_t nc = fc__intervals_conflicts(a->iv, i, &c);
+        fputs(i ? ",\n    {\"start\": " : "\n    {\"start\": ", f);
+        json_secs(f, in->start);
+        fputs(", \"end\": ", f);
+        json_secs(f, in->end);
+        fputs(", \"flows\": [", f);
+        for (size_t j = 0; j < in->nflows; j++)
+            fprintf(f, "%s%" PRIu64, j ? ", " : "", in->flows[j]);
+        fputs("], \"conflicts\": [", f);
+        for (size_t j = 0; j < nc; j++) {
+            /* A mixed conflict is one conflict with two roles: it is named "mixed" here, its
+             * flows being {entering, leaving}. */
+            fputs(j ? ", {\"node\": " : "{\"node\": ", f);
+            json_str(f, node_name(a->match, c[j].node));
+            fprintf(f, ", \"kind\": \"%s\", \"k\": %" PRIu32 ", \"flows\": [",
+                    c[j].kind == FC_CONFLICT_MIXED_IN ? "mixed" : fc__conflict_name(c[j].kind), c[j].k);
+            for (uint32_t q = 0; q < c[j].k; q++)
+                fprintf(f, "%s%" PRIu64, q ? ", " : "", c[j].flows[q]);
+            fputs("]}", f);
+        }
+        fputs("]}", f);
+    }
+    fputs(n ? "\n  ],\n" : "],\n", f);
+}
+
+/* One "kind": {"flow_s": x, "by_k": {...}} member of totals, summing the kinds given. */
+static void json_total(FILE *f, const fc__analysis *a, const char *name, uint32_t k1, uint32_t k2, int by_k)
+{
+    uint32_t maxk = fc__intervals_max_k(a->iv);
+    double sum = 0;
+    int first = 1;
+    for (uint32_t k = 1; k <= maxk; k++)
+        sum += fc__intervals_time(a->iv, k1, k) + (k2 != k1 ? fc__intervals_time(a->iv, k2, k) : 0);
+    fprintf(f, "\"%s\": {\"flow_s\": ", name);
+    json_secs(f, sum);
+    if (by_k) {
+        fputs(", \"by_k\": {", f);
+        for (uint32_t k = 2; k <= maxk; k++) {
+            double t = fc__intervals_time(a->iv, k1, k) + (k2 != k1 ? fc__intervals_time(a->iv, k2, k) : 0);
+            if (t <= 0)
+                continue;
+            fprintf(f, "%s\"%" PRIu32 "\": ", first ? "" : ", ", k);
+            json_secs(f, t);
+            first = 0;
+        }
+        putc('}', f);
+    }
+    putc('}', f);
+}
+
+static void json_warning(const char *line, void *arg)
+{
+    FILE *f = ((void **)arg)[0];
+    size_t *n = ((void **)arg)[1];
+    fputs((*n)++ ? ",\n    " : "\n    ", f);
+    json_str(f, line);
+}
+
+static void json_head(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    int first = 1;
+    fputs("{\n  \"flowcut_analyze\": 1,\n  \"trace\": ", f);
+    json_str(f, a->trace_path);
+    fprintf(f, ",\n  \"ranks\": %" PRIu32 ", \"partial\": %s, \"partial_ranks\": [", m->world,
+            fc_trace_partial(a->trace) ? "true" : "false");
+    for (uint32_t r = 0; r < m->world; r++) {
+        long i = fc_trace_find(a->trace, r);
+        const fc_rank *rk = i < 0 ? NULL : fc_trace_rank(a->trace, (size_t)i);
+        if (rk != NULL && !rk->partial)
+            continue;
+        fprintf(f, "%s{\"rank\": %" PRIu32 ", \"reason\": ", first ? "" : ", ", r);
+        json_str(f, rk ? rk->partial_why : "no trace file");
+        putc('}', f);
+        first = 0;
+    }
+    fputs("],\n  \"nodes\": [", f);
+    for (size_t n = 0; n < m->nnodes; n++) {
+        fputs(n ? ", {\"name\": " : "{\"name\": ", f);
+        json_str(f, m->nodes[n]);
+        fputs(", \"ranks\": [", f);
+        first = 1;
+        for (uint32_t r = 0; r < m->world; r++)
+            if (m->rank_node[r] == n) {
+                fprintf(f, "%s%" PRIu32, first ? "" : ", ", r);
+                first = 0;
+            }
+        fputs("]}", f);
+    }
+    fprintf(f, "],\n  \"eager_threshold\": %" PRIu64 ", \"eager_threshold_source\": ", m->eager_threshold);
+    json_str(f, a->eager_source);
+    fprintf(f, ",\n  \"clock\": {\"violations\": %" PRIu64 ", \"violations_beyond_uncertainty\": %" PRIu64
+               ", \"worst_s\": ",
+            m->clock_violations, m->clock_violations_beyond);
+    json_secs(f, m->clock_violations ? m->worst_violation : 0.0);
+    fprintf(f, "},\n  \"messages\": {\"matched\": %zu, \"inter_node\": %zu, \"intra_node\": %zu, "
+               "\"unmatched_sends\": %" PRIu64 ", \"unmatched_recvs\": %" PRIu64 "},\n",
+            m->nflows, m->ninter, m->nflows - m->ninter, m->unmatched_sends, m->unmatched_recvs);
+}
+
+static void json_tail(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    fputs("  \"totals\": {", f);
+    json_total(f, a, "none", FC_CONFLICT_NONE, FC_CONFLICT_NONE, 0);
+    fputs(", ", f);
+    json_total(f, a, "outgoing", FC_CONFLICT_OUTGOING, FC_CONFLICT_OUTGOING, 1);
+    fputs(", ", f);
+    json_total(f, a, "incoming", FC_CONFLICT_INCOMING, FC_CONFLICT_INCOMING, 1);
+    fputs(", ", f);
+    json_total(f, a, "mixed", FC_CONFLICT_MIXED_IN, FC_CONFLICT_MIXED_OUT, 1);
+    fputs("},\n  \"wait_states\": {\"late_sender_s\": [", f);
+    for (uint32_t r = 0; r < m->world; r++) {
+        fputs(r ? ", " : "", f);
+        json_secs(f, m->late_sender[r]);
+    }
+    fputs("], \"late_receiver_s\": [", f);
+    for (uint32_t r = 0; r < m->world; r++) {
+        fputs(r ? ", " : "", f);
+        json_secs(f, m->late_receiver[r]);
+    }
+    fputs("],\n    \"sites\": [", f);
+    for (size_t i = 0; i < m->nsites; i++) {
+        const fc_wait_site *s = &m->sites[i];
+        fprintf(f, "%s{\"rank\": %" PRIu32 ", \"site\": ", i ? ",\n      " : "\n      ", s->rank);
+        json_str(f, fc__report_site(a, s->rank, s->site));
+        fputs(", \"late_sender_s\": ", f);
+        json_secs(f, s->late_sender);
+        fputs(", \"late_receiver_s\": ", f);
+        json_secs(f, s->late_receiver);
+        putc('}', f);
+    }
+    fputs("]},\n  \"unmatched\": [", f);
+    for (size_t i = 0; i < m->nunmatched; i++) {
+        const fc_unmatched *u = &m->unmatched[i];
+        fprintf(f, "%s{\"rank\": %" PRIu32 ", \"peer\": ", i ? ",\n    " : "\n    ", u->rank);
+        if (u->peer >= 0)
+            fprintf(f, "%" PRId64, u->peer);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"tag\": %" PRId64 ", \"bytes\": %" PRIu64 ", \"kind\": \"%s\", \"reason\": ", u->tag, u->bytes,
+                u->send ? "send" : "recv");
+        json_str(f, fc__unmatched_reason(u->reason));
+        putc('}', f);
+    }
+    fputs("],\n  \"warnings\": [", f);
+    size_t nw = 0;
+    void *arg[2] = {f, &nw};
+    fc__report_warnings(a, json_warning, arg);
+    fputs(nw ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+static int finish(FILE *f)
+{
+    if (fflush(f) != 0 || ferror(f))
+        return fc__err(FC_EIO, "writing the report: %s", strerror(errno ? errno : EIO));
+    return 0;
+}
+
+int fc__report_json(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    json_head(f, a);
+    fputs("  \"flows\": [", f);
+    for (size_t i = 0; i < m->ninter; i++) {
+        fputs(i ? ",\n    " : "\n    ", f);
+        json_flow(f, a, &m->flows[i]);
+    }
+    fputs(m->ninter ? "\n  ],\n  \"intra\": [" : "],\n  \"intra\": [", f);
+    for (size_t i = m->ninter; i < m->nflows; i++) {
+        fputs(i > m->ninter ? ",\n    " : "\n    ", f);
+        json_flow(f, a, &m->flows[i]);
+    }
+    fputs(m->nflows > m->ninter ? "\n  ],\n" : "],\n", f);
+    json_intervals(f, a);
+    json_tail(f, a);
+    return finish(f);
+}
+
+/* ---- CSV --------------------------------------------------------------------------------------- */
+
+/* A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or line break;
+ * NULL is an empty field. */
+static void csv_str(FILE *f, const char *s)
+{
+    if (s == NULL)
+        return;
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+        fputs(s, f);
+        return;
+    }
+    putc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            putc('"', f);
+        putc(*s, f);
+    }
+    putc('"', f);
+}
+
+int fc__report_csv(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    fputs("id,src_rank,dst_rank,src_node,dst_node,bytes,start,end,observed,rendezvous,intra,main_conflict,"
+          "main_node,main_k,send_site,recv_site\n",
+          f);
+    for (size_t i = 0; i < m->nflows; i++) {
+        const fc_flow *fl = &m->flows[i];
+        fprintf(f, "%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",", fl->id, fl->src_rank, fl->dst_rank);
+        csv_str(f, node_name(m, fl->src_node));
+        putc(',', f);
+        csv_str(f, node_name(m, fl->dst_node));
+        fprintf(f, ",%" PRIu64 ",%.9f,%.9f,%.9f,%d,%d,", fl->bytes, fl->start, fl->end, fl->observed,
+                fl->rendezvous ? 1 : 0, fl->intra ? 1 : 0);
+        /* Intra-node messages are outside the conflict model: their conflict fields stay empty. */
+        if (!fl->intra) {
+            fc_label main;
+            double cs;
+            fc__report_flow_main(a, fl->id, &main, &cs);
+            fprintf(f, "%s,", fc__conflict_name(main.kind));
+            csv_str(f, main.kind == FC_CONFLICT_NONE ? NULL : node_name(m, main.node));
+            fprintf(f, ",%" PRIu32 ",", main.k);
+        } else {
+            fputs(",,,", f);
+        }
+        csv_str(f, fc__report_site(a, fl->src_rank, fl->send_site));
+        putc(',', f);
+        csv_str(f, fc__report_site(a, fl->dst_rank, fl->recv_site));
+        putc('\n', f);
+    }
+    return finish(f);
+}

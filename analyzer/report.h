@@ -1,0 +1,59 @@
+/* analyzer/report.h: the reports of an analysis (`flowcut analyze`): a text report for a terminal,
+ * and the complete JSON and CSV documents whose layout the README's "flowcut analyze" section
+ * specifies field by field. Internal to libflowcut-analyzer.
+ *
+ * The writers only write to the FILE * they are given: they never print elsewhere, exit or close
+ * it. They return 0, FC_ENOMEM, or FC_EIO when the stream reports an error (the message is then in
+ * fc_errmsg). An analysis is only read, so several reports may be written from one analysis. */
+#ifndef FLOWCUT_ANALYZER_REPORT_H
+#define FLOWCUT_ANALYZER_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <flowcut/reader.h>
+#include "flow.h"
+#include "intervals.h"
+#include "match.h"
+
+/* What one report describes. Nothing here is owned by the analysis: the caller keeps every
+ * pointer valid while the report is written. */
+typedef struct fc__analysis {
+    const char *trace_path;   /* as given on the command line */
+    const fc_trace *trace;
+    const fc_match *match;    /* fc__match_trace of trace */
+    const fc__intervals *iv;  /* fc__intervals_build of match->flows[0 .. match->ninter) */
+    const fc_symbols *syms;   /* call-site texts, or NULL to show none */
+    const char *eager_source; /* where match->eager_threshold comes from, one line */
+    size_t top;               /* rows of each long list of the text report (0: all) */
+} fc__analysis;
+
+/* The text report: sections with headings and aligned columns, long lists cut to a->top rows. */
+int fc__report_text(FILE *f, const fc__analysis *a);
+/* One JSON object (schema version 1) with every flow, intra-node message and interval. */
+int fc__report_json(FILE *f, const fc__analysis *a);
+/* A header line and one row per message: the inter-node flows, then the intra-node ones. */
+int fc__report_csv(FILE *f, const fc__analysis *a);
+
+/* The name of an FC_CONFLICT_* kind ("none", "outgoing", "incoming", "mixed-in", "mixed-out"),
+ * or "unknown". */
+const char *fc__conflict_name(uint32_t kind);
+
+/* ---- shared by report.c (JSON, CSV) and report-text.c ----------------------------------------- */
+
+/* The text of call site `site` of world rank `rank`, or NULL (site 0, no symbols, unknown id). */
+const char *fc__report_site(const fc__analysis *a, uint32_t rank, uint64_t site);
+
+/* The label inter-node flow id spent the most time under (the earliest on a tie; NONE with k = 1
+ * for a flow never active) in *main, and its total time under a label other than NONE in
+ * *conflict_s. */
+void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc_label *main, double *conflict_s);
+
+/* Calls fn once per warning of the analysis (unmatched messages, clock violations, partial and
+ * missing ranks, the ranks' own WARN texts), each one line without a newline, in that order. */
+void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, void *arg), void *arg);
+
+/* Counts the calls fc__report_warnings would make. */
+size_t fc__report_nwarnings(const fc__analysis *a);
+
+#endif /* FLOWCUT_ANALYZER_REPORT_H */

@@ -1,0 +1,123 @@
+#!/bin/bash
+# analyze-bench.sh: times `flowcut analyze` on synthetic traces of two lengths and prints events per
+# second and peak memory for each, so that the speed and the growth of memory with trace length can
+# be read off. It asserts nothing about speed.
+#
+# Usage: analyze-bench.sh [-n EVENTS] [-r RANKS] [-N NODES] [-c ACTIVE] BUILDDIR
+#
+# bench/gen-trace (built by `make analyze-bench`) writes a trace of EVENTS events (default 10^7) over
+# RANKS ranks (64) on NODES nodes (16), and one ten times shorter with the same shape. Each is
+# analyzed twice, end to end through the `flowcut` dispatcher of BUILDDIR: the JSON report
+# (`--format json -o /dev/null`) and the text report (stdout to /dev/null). For each run:
+#   wall s, CPU s (user + system), events/s on the wall clock and per CPU second (the analyzer is
+#   single-threaded, so the second is the one-core rate), and the peak resident memory.
+# Time and memory come from wait4(2) on the analyzer process (ru_maxrss covers the whole process,
+# after the dispatcher and libtool's wrapper exec into it), through python3, which every flowcut
+# build already needs. Targets: >= 10 million events/s on one core; memory bounded by the flows in
+# flight plus the report, not by the trace length, so the peak of the long trace should be close to
+# that of the short one. The traces are written under $TMPDIR (default /tmp) and removed at exit.
+set -u
+
+events=10000000
+gen_args=()
+usage() {
+    echo "usage: analyze-bench.sh [-n EVENTS] [-r RANKS] [-N NODES] [-c ACTIVE] BUILDDIR" >&2
+    exit 2
+}
+while [ $# -gt 1 ]; do
+    case $1 in
+    -n) events=$2; shift 2 ;;
+    -r | -N | -c) gen_args+=("$1" "$2"); shift 2 ;;
+    *) usage ;;
+    esac
+done
+[ $# -eq 1 ] || usage
+build=$(cd "$1" && pwd) || usage
+case $events in '' | *[!0-9]*) usage ;; esac
+[ "$events" -ge 10 ] || usage
+
+gen="$build/bench/gen-trace"
+flowcut="$build/tools/flowcut"
+python=${PYTHON3:-python3}
+export FLOWCUT_EXEC_PATH="$build/analyzer:$build/tools"
+[ -x "$gen" ] || { echo "analyze-bench: $gen is not built (make -C bench gen-trace)" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/flowcut-abench.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+
+# measure OUT CMD...: runs CMD with stdout to OUT and prints "wall cpu maxrss_kib status".
+measure() {
+    "$python" - "$@" <<'PY'
+import os, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+t0 = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    try:
+        os.execvp(cmd[0], cmd)
+    finally:
+        os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+wall = time.monotonic() - t0
+print("%.3f %.3f %d %d" % (wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(status)))
+PY
+}
+
+echo "== flowcut analyze: synthetic traces (bench/gen-trace), ${gen_args[*]:-64 ranks on 16 nodes}"
+declare -A nev
+for size in large small; do
+    n=$events
+    [ $size = small ] && n=$((events / 10))
+    read -r wall cpu rss rc < <(measure "$work/gen-$size.out" "$gen" -n "$n" "${gen_args[@]}" "$work/$size")
+    if [ "$rc" != 0 ]; then
+        cat "$work/gen-$size.out"
+        echo "analyze-bench: gen-trace failed for $n events" >&2
+        exit 1
+    fi
+    nev[$size]=$(sed -n 's/^gen-trace: \([0-9]*\) events.*/\1/p' "$work/gen-$size.out")
+    bytes=$(du -sb "$work/$size" | cut -f1)
+    awk -v s=$size -v e="${nev[$size]}" -v b="$bytes" -v w="$wall" 'BEGIN {
+        printf "trace %-5s: %d events, %.1f MB on disk (%.2f bytes/event), generated in %.2f s\n",
+               s, e, b / 1e6, b / e, w }'
+done
+
+if [ ! -x "$build/analyzer/flowcut-analyze" ]; then
+    echo "SKIP: $build/analyzer/flowcut-analyze is not built; no analyzer figures"
+    exit 0
+fi
+
+printf '%-6s %-5s %11s %8s %8s %13s %13s %10s\n' trace form events "wall s" "cpu s" "events/s" \
+    "ev/cpu-s" "peak MiB"
+declare -A peak
+failed=0
+for size in large small; do
+    for form in json text; do
+        if [ $form = json ]; then
+            cmd=("$flowcut" analyze --format json -o /dev/null "$work/$size")
+        else
+            cmd=("$flowcut" analyze "$work/$size")
+        fi
+        read -r wall cpu rss rc < <(measure /dev/null "${cmd[@]}" 2>"$work/err")
+        if [ "$rc" != 0 ]; then
+            echo "analyze-bench: '${cmd[*]}' exited with $rc:" >&2
+            head -5 "$work/err" >&2
+            failed=1
+            continue
+        fi
+        peak[$size.$form]=$rss
+        awk -v s=$size -v f=$form -v e="${nev[$size]}" -v w="$wall" -v c="$cpu" -v m="$rss" 'BEGIN {
+            printf "%-6s %-5s %11d %8.3f %8.3f %13.0f %13.0f %10.1f\n", s, f, e, w, c,
+                   e / (w > 0 ? w : 1e-9), e / (c > 0 ? c : 1e-9), m / 1024 }'
+    done
+done
+for form in json text; do
+    l=${peak[large.$form]:-} s=${peak[small.$form]:-}
+    [ -n "$l" ] && [ -n "$s" ] || continue
+    awk -v f=$form -v l="$l" -v s="$s" -v el="${nev[large]}" -v es="${nev[small]}" 'BEGIN {
+        printf "%s: peak memory x%.2f for x%.1f events (%.1f bytes per extra event); target: flat\n",
+               f, l / s, el / es, (l - s) * 1024 / (el - es) }'
+done
+echo "target: >= 10000000 events/s on one core (ev/cpu-s)"
+exit $failed

@@ -1,0 +1,142 @@
+/* tests/analyzer/gen-trace.c: writes a small hand-built trace through writer.h from a text
+ * description on standard input, so that each golden case of test-analyze.sh states its events
+ * next to the values it expects.
+ *
+ * usage: gen-trace DIR < SPEC. SPEC lines (blank lines and # comments ignored):
+ *   ranks N                      world size (first line)
+ *   node R NAME                  node (and host) name of rank R
+ *   ev R KIND T0 T1 PEER TAG BYTES OBJ [status] [site=ID]
+ *                                one event of rank R: KIND as `flowcut dump` names it, T0 and T1 in
+ *                                microseconds of the rank's clock, OBJ a request handle (0x.. ok),
+ *                                `status` to set FC_EVF_STATUS, ID a call site; events of a rank
+ *                                in time order
+ *   site R ID OFFSET             call site ID of rank R: one frame at OFFSET (hex) in the module
+ *                                /nonexistent/libapp.so, which addr2line cannot open, so the site
+ *                                reads "libapp.so+0xOFFSET"
+ *   partial R                    leave rank R without its END block
+ * Every rank gets an MPI_Init at local 0..1 us first, MPI_COMM_WORLD as comm 0, no clock blocks
+ * (so aligned time = local time and the origin is 0). Exits 1 with a message on any error. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <flowcut/reader.h>
+#include <flowcut/writer.h>
+
+#define MAXR 64
+#define MAXE 256
+
+typedef struct grank {
+    char node[64];
+    fc_event ev[MAXE];
+    size_t n;
+    int partial;
+    fc_site sites[8];
+    fc_frame frames[8];
+    size_t nsites;
+} grank;
+
+static grank rk[MAXR];
+
+static void die(int line, const char *what)
+{
+    fprintf(stderr, "gen-trace: line %d: %s\n", line, what);
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    char buf[512], kind[64], extra[2][64];
+    unsigned n = 0, members[MAXR];
+    int line = 0;
+    if (argc != 2) {
+        fprintf(stderr, "usage: gen-trace DIR < SPEC\n");
+        return 1;
+    }
+    while (fgets(buf, sizeof buf, stdin)) {
+        unsigned r;
+        double t0, t1;
+        long long peer, tag;
+        unsigned long long bytes, obj;
+        char name[64];
+        line++;
+        if (buf[0] == '#' || strspn(buf, " \t\r\n") == strlen(buf))
+            continue;
+        if (sscanf(buf, "ranks %u", &n) == 1) {
+            if (n == 0 || n > MAXR)
+                die(line, "bad rank count");
+            for (unsigned i = 0; i < n; i++)
+                snprintf(rk[i].node, sizeof rk[i].node, "node%u", i);
+        } else if (sscanf(buf, "node %u %63s", &r, name) == 2) {
+            if (r >= n)
+                die(line, "rank out of range");
+            snprintf(rk[r].node, sizeof rk[r].node, "%s", name);
+        } else if (sscanf(buf, "partial %u", &r) == 1) {
+            if (r >= n)
+                die(line, "rank out of range");
+            rk[r].partial = 1;
+        } else if (sscanf(buf, "site %u %llu %llx", &r, &bytes, &obj) == 3) {
+            if (r >= n || rk[r].nsites == 8)
+                die(line, "rank out of range or too many sites");
+            size_t q = rk[r].nsites++;
+            rk[r].frames[q] = (fc_frame){.module = 0, .offset = obj};
+            rk[r].sites[q] = (fc_site){.id = bytes, .depth = 1, .frames = &rk[r].frames[q]};
+        } else {
+            int k = sscanf(buf, "ev %u %63s %lf %lf %lld %lld %llu %lli %63s %63s", &r, kind, &t0, &t1, &peer, &tag,
+                           &bytes, (long long *)&obj, extra[0], extra[1]);
+            if (k < 8 || r >= n || rk[r].n + 1 >= MAXE)
+                die(line, "expected: ev R KIND T0 T1 PEER TAG BYTES OBJ [status] [site=ID]");
+            int kn = fc_event_kind_from_name(kind);
+            if (kn < 0)
+                die(line, "unknown event kind");
+            fc_event *e = &rk[r].ev[rk[r].n++];
+            memset(e, 0, sizeof *e);
+            e->kind = (uint32_t)kn;
+            e->t0 = (uint64_t)(t0 * 1000 + 0.5);
+            e->t1 = (uint64_t)(t1 * 1000 + 0.5);
+            e->peer = peer;
+            e->tag = tag;
+            e->bytes = bytes;
+            e->obj = obj;
+            for (int x = 0; x + 8 < k; x++) {
+                unsigned long long id;
+                if (strcmp(extra[x], "status") == 0)
+                    e->flags = FC_EVF_STATUS;
+                else if (sscanf(extra[x], "site=%llu", &id) == 1)
+                    e->site = id;
+                else
+                    die(line, "extra fields are status and site=ID");
+            }
+        }
+    }
+    for (unsigned i = 0; i < n; i++)
+        members[i] = i;
+    for (unsigned i = 0; i < n; i++) {
+        char path[4200], fname[64];
+        fc_writer *w;
+        fc_rank_info info;
+        fc_comm world = {.id = 0, .local_size = n, .local = members, .ordinal = 0};
+        static fc_event all[MAXE + 1];
+        fc_module module = {.id = 0, .base = 0x400000, .size = 0x100000, .path = "/nonexistent/libapp.so", .build_id = ""};
+        memset(&info, 0, sizeof info);
+        info.present = (1u << FC_RK_RANK) | (1u << FC_RK_SIZE) | (1u << FC_RK_NODE) | (1u << FC_RK_HOST);
+        info.rank = i;
+        info.size = n;
+        info.node = info.host = rk[i].node;
+        memset(&all[0], 0, sizeof all[0]);
+        all[0].kind = FC_EV_MPI_Init;
+        all[0].t1 = 1000;
+        all[0].peer = FC_PEER_NONE;
+        memcpy(all + 1, rk[i].ev, rk[i].n * sizeof *all);
+        snprintf(fname, sizeof fname, FC_TRACE_FILE_FMT, (int)i);
+        snprintf(path, sizeof path, "%s/%s", argv[1], fname);
+        if (fc_writer_open(path, i, n, 0, 1, 0, &w) < 0 || fc_writer_rank(w, &info) < 0 ||
+            fc_writer_comms(w, &world, 1) < 0 ||
+            (rk[i].nsites && (fc_writer_modules(w, &module, 1) < 0 || fc_writer_sites(w, rk[i].sites, rk[i].nsites) < 0)) ||
+            fc_writer_events(w, 0, all, rk[i].n + 1) < 0 ||
+            (!rk[i].partial && fc_writer_end(w, 0, 0, 0, 0) < 0) || fc_writer_close(w) < 0) {
+            fprintf(stderr, "gen-trace: %s\n", fc_errmsg());
+            return 1;
+        }
+    }
+    return 0;
+}
