@@ -7,6 +7,8 @@
 #include <string.h>
 #include <flowcut/reader.h>
 
+#include "internal.h"
+
 static const char usage[] =
     "usage: flowcut info [--json] TRACE\n"
     "Summarises TRACE (a trace directory or one rank file).\n"
@@ -58,40 +60,6 @@ static int summarize(fc_trace *t, summary *s)
     return 0;
 }
 
-/* Writes s as a JSON string: quotes, backslashes and control bytes escaped, and bytes that are not
- * UTF-8 replaced by U+FFFD so that the output always parses. */
-static void json_str(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    putchar('"');
-    while (*p) {
-        unsigned c = *p;
-        int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
-        int ok = n >= 0 && !(n == 1 && c < 0xc2);
-        for (int k = 1; ok && k <= n; k++)
-            ok = (p[k] & 0xc0) == 0x80;
-        if (!ok) {
-            fputs("\\ufffd", stdout);
-            p++;
-        } else if (n > 0) {
-            fwrite(p, 1, (size_t)n + 1, stdout);
-            p += n + 1;
-        } else {
-            if (c == '"' || c == '\\')
-                printf("\\%c", c);
-            else if (c == '\n')
-                fputs("\\n", stdout);
-            else if (c == '\t')
-                fputs("\\t", stdout);
-            else if (c < 0x20 || c == 0x7f)
-                printf("\\u%04x", c);
-            else
-                putchar((int)c);
-            p++;
-        }
-    }
-    putchar('"');
-}
 
 /* Calls fn for each node with the indices of its rank files, in order of first appearance. */
 static void each_node(fc_trace *t, void (*fn)(const char *name, const size_t *ix, size_t n, int first, void *arg),
@@ -124,7 +92,7 @@ static void node_json(const char *name, const size_t *ix, size_t n, int first, v
 {
     fc_trace *t = arg;
     printf("%s{\"name\": ", first ? "" : ", ");
-    json_str(name);
+    fc__json_str(stdout, name);
     fputs(", \"ranks\": [", stdout);
     for (size_t k = 0; k < n; k++)
         printf("%s%" PRIu32, k ? ", " : "", fc_trace_rank(t, ix[k])->info.rank);
@@ -178,7 +146,7 @@ static void print_json(fc_trace *t, const summary *s)
         if (!r->partial)
             continue;
         printf("%s{\"rank\": %" PRIu32 ", \"reason\": ", first ? "" : ", ", r->info.rank);
-        json_str(r->partial_why);
+        fc__json_str(stdout, r->partial_why);
         putchar('}');
         first = 0;
     }
@@ -197,7 +165,7 @@ static void print_json(fc_trace *t, const summary *s)
             first = 0;
         }
     printf("}, \"duration_s\": %.9f, \"mpi_version\": ", duration(s));
-    json_str(mpi_version(t));
+    fc__json_str(stdout, mpi_version(t));
     printf(", \"clock\": {\"synced_ranks\": %zu, \"max_uncertainty_ns\": %" PRIu64 "}, \"warnings\": [",
            s->synced, s->max_unc);
     first = 1;
@@ -205,7 +173,7 @@ static void print_json(fc_trace *t, const summary *s)
         const fc_rank *r = fc_trace_rank(t, i);
         for (size_t w = 0; w < r->nwarnings; w++) {
             printf("%s{\"rank\": %" PRIu32 ", \"text\": ", first ? "" : ", ", r->info.rank);
-            json_str(r->warnings[w]);
+            fc__json_str(stdout, r->warnings[w]);
             putchar('}');
             first = 0;
         }
@@ -214,13 +182,13 @@ static void print_json(fc_trace *t, const summary *s)
     for (size_t i = 0; i < n; i++) {
         const fc_rank *r = fc_trace_rank(t, i);
         printf("%s{\"rank\": %" PRIu32 ", \"node\": ", i ? ", " : "", r->info.rank);
-        json_str(node_of(r));
+        fc__json_str(stdout, node_of(r));
         fputs(", \"host\": ", stdout);
-        json_str(r->info.host);
+        fc__json_str(stdout, r->info.host);
         printf(", \"core\": %" PRId32 ", \"numa\": %" PRId32 ", \"pid\": %" PRIu32 ", \"threads\": %" PRIu32
                ", \"events\": %" PRIu64 ", \"partial\": %s, \"program\": ",
                r->info.core, r->info.numa, r->info.pid, r->threads, r->events, r->partial ? "true" : "false");
-        json_str(r->info.program);
+        fc__json_str(stdout, r->info.program);
         putchar('}');
     }
     fputs("]}\n", stdout);

@@ -73,6 +73,10 @@ int fc__inflate(const unsigned char *in, size_t stored, unsigned char *out, size
 int fc__chunk_header(const unsigned char **p, const unsigned char *end, uint64_t *thread, uint64_t *count,
                      uint64_t *base_ns);
 
+/* Writes s to f as a JSON string (NULL as null), escaped, with bytes that are not UTF-8 replaced
+ * by U+FFFD so that the output always parses. Shared by every command that writes JSON. */
+void fc__json_str(FILE *f, const char *s);
+
 /* qsort that accepts an empty array given as NULL (qsort itself must never see a NULL base). */
 static inline void fc__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {

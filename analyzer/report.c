@@ -124,44 +124,6 @@ size_t fc__report_nwarnings(const fc__analysis *a)
 
 /* ---- JSON -------------------------------------------------------------------------------------- */
 
-/* Writes s as a JSON string (NULL as null): quotes, backslashes and control bytes escaped, and
- * bytes that are not UTF-8 replaced by U+FFFD so that the output always parses. */
-static void json_str(FILE *f, const char *s)
-{
-    if (s == NULL) {
-        fputs("null", f);
-        return;
-    }
-    const unsigned char *p = (const unsigned char *)s;
-    putc('"', f);
-    while (*p) {
-        unsigned c = *p;
-        int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
-        int ok = n >= 0 && !(n == 1 && c < 0xc2);
-        for (int k = 1; ok && k <= n; k++)
-            ok = (p[k] & 0xc0) == 0x80;
-        if (!ok) {
-            fputs("\\ufffd", f);
-            p++;
-        } else if (n > 0) {
-            fwrite(p, 1, (size_t)n + 1, f);
-            p += n + 1;
-        } else {
-            if (c == '"' || c == '\\')
-                fprintf(f, "\\%c", c);
-            else if (c == '\n')
-                fputs("\\n", f);
-            else if (c == '\t')
-                fputs("\\t", f);
-            else if (c < 0x20 || c == 0x7f)
-                fprintf(f, "\\u%04x", c);
-            else
-                putc((int)c, f);
-            p++;
-        }
-    }
-    putc('"', f);
-}
 
 /* Seconds with ns resolution; JSON has no NaN or infinity, so those become null. */
 static void json_secs(FILE *f, double x)
@@ -182,9 +144,9 @@ static void json_flow(FILE *f, const fc__analysis *a, const fc_flow *fl)
     const fc_match *m = a->match;
     fprintf(f, "{\"id\": %" PRIu64 ", \"src_rank\": %" PRIu32 ", \"dst_rank\": %" PRIu32 ", \"src_node\": ", fl->id,
             fl->src_rank, fl->dst_rank);
-    json_str(f, node_name(m, fl->src_node));
+    fc__json_str(f, node_name(m, fl->src_node));
     fputs(", \"dst_node\": ", f);
-    json_str(f, node_name(m, fl->dst_node));
+    fc__json_str(f, node_name(m, fl->dst_node));
     fprintf(f, ", \"bytes\": %" PRIu64 ", \"start\": ", fl->bytes);
     json_secs(f, fl->start);
     fputs(", \"end\": ", f);
@@ -193,9 +155,9 @@ static void json_flow(FILE *f, const fc__analysis *a, const fc_flow *fl)
     json_secs(f, fl->observed);
     fprintf(f, ", \"rendezvous\": %s, \"tag\": %" PRId64 ", \"send_site\": ", fl->rendezvous ? "true" : "false",
             fl->tag);
-    json_str(f, fc__report_site(a, fl->src_rank, fl->send_site));
+    fc__json_str(f, fc__report_site(a, fl->src_rank, fl->send_site));
     fputs(", \"recv_site\": ", f);
-    json_str(f, fc__report_site(a, fl->dst_rank, fl->recv_site));
+    fc__json_str(f, fc__report_site(a, fl->dst_rank, fl->recv_site));
     if (!fl->intra) {
         const fc__label_run *runs = NULL;
         size_t nruns = 0;
@@ -209,7 +171,7 @@ static void json_flow(FILE *f, const fc__analysis *a, const fc_flow *fl)
             fputs(", \"end\": ", f);
             json_secs(f, runs[r].end);
             fprintf(f, ", \"kind\": \"%s\", \"node\": ", fc__conflict_name(l->kind));
-            json_str(f, l->kind == FC_CONFLICT_NONE ? NULL : node_name(m, l->node));
+            fc__json_str(f, l->kind == FC_CONFLICT_NONE ? NULL : node_name(m, l->node));
             fprintf(f, ", \"k\": %" PRIu32 "}", l->k);
         }
         putc(']', f);
@@ -237,7 +199,7 @@ static void json_intervals(FILE *f, const fc__analysis *a)
             /* A mixed conflict is one conflict with two roles: it is named "mixed" here, its
              * flows being {entering, leaving}. */
             fputs(j ? ", {\"node\": " : "{\"node\": ", f);
-            json_str(f, node_name(a->match, c[j].node));
+            fc__json_str(f, node_name(a->match, c[j].node));
             fprintf(f, ", \"kind\": \"%s\", \"k\": %" PRIu32 ", \"flows\": [",
                     c[j].kind == FC_CONFLICT_MIXED_IN ? "mixed" : fc__conflict_name(c[j].kind), c[j].k);
             for (uint32_t q = 0; q < c[j].k; q++)
@@ -279,7 +241,7 @@ static void json_warning(const char *line, void *arg)
     FILE *f = ((void **)arg)[0];
     size_t *n = ((void **)arg)[1];
     fputs((*n)++ ? ",\n    " : "\n    ", f);
-    json_str(f, line);
+    fc__json_str(f, line);
 }
 
 static void json_head(FILE *f, const fc__analysis *a)
@@ -287,7 +249,7 @@ static void json_head(FILE *f, const fc__analysis *a)
     const fc_match *m = a->match;
     int first = 1;
     fputs("{\n  \"flowcut_analyze\": 1,\n  \"trace\": ", f);
-    json_str(f, a->trace_path);
+    fc__json_str(f, a->trace_path);
     fprintf(f, ",\n  \"ranks\": %" PRIu32 ", \"partial\": %s, \"partial_ranks\": [", m->world,
             fc_trace_partial(a->trace) ? "true" : "false");
     for (uint32_t r = 0; r < m->world; r++) {
@@ -296,14 +258,14 @@ static void json_head(FILE *f, const fc__analysis *a)
         if (rk != NULL && !rk->partial)
             continue;
         fprintf(f, "%s{\"rank\": %" PRIu32 ", \"reason\": ", first ? "" : ", ", r);
-        json_str(f, rk ? rk->partial_why : "no trace file");
+        fc__json_str(f, rk ? rk->partial_why : "no trace file");
         putc('}', f);
         first = 0;
     }
     fputs("],\n  \"nodes\": [", f);
     for (size_t n = 0; n < m->nnodes; n++) {
         fputs(n ? ", {\"name\": " : "{\"name\": ", f);
-        json_str(f, m->nodes[n]);
+        fc__json_str(f, m->nodes[n]);
         fputs(", \"ranks\": [", f);
         first = 1;
         for (uint32_t r = 0; r < m->world; r++)
@@ -314,7 +276,7 @@ static void json_head(FILE *f, const fc__analysis *a)
         fputs("]}", f);
     }
     fprintf(f, "],\n  \"eager_threshold\": %" PRIu64 ", \"eager_threshold_source\": ", m->eager_threshold);
-    json_str(f, a->eager_source);
+    fc__json_str(f, a->eager_source);
     fprintf(f, ",\n  \"clock\": {\"violations\": %" PRIu64 ", \"violations_beyond_uncertainty\": %" PRIu64
                ", \"worst_s\": ",
             m->clock_violations, m->clock_violations_beyond);
@@ -349,7 +311,7 @@ static void json_tail(FILE *f, const fc__analysis *a)
     for (size_t i = 0; i < m->nsites; i++) {
         const fc_wait_site *s = &m->sites[i];
         fprintf(f, "%s{\"rank\": %" PRIu32 ", \"site\": ", i ? ",\n      " : "\n      ", s->rank);
-        json_str(f, fc__report_site(a, s->rank, s->site));
+        fc__json_str(f, fc__report_site(a, s->rank, s->site));
         fputs(", \"late_sender_s\": ", f);
         json_secs(f, s->late_sender);
         fputs(", \"late_receiver_s\": ", f);
@@ -366,7 +328,7 @@ static void json_tail(FILE *f, const fc__analysis *a)
             fputs("null", f);
         fprintf(f, ", \"tag\": %" PRId64 ", \"bytes\": %" PRIu64 ", \"kind\": \"%s\", \"reason\": ", u->tag, u->bytes,
                 u->send ? "send" : "recv");
-        json_str(f, fc__unmatched_reason(u->reason));
+        fc__json_str(f, fc__unmatched_reason(u->reason));
         putc('}', f);
     }
     fputs("],\n  \"warnings\": [", f);
