@@ -607,6 +607,33 @@ out:
     return rc;
 }
 
+int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out)
+{
+    if (n == 0)
+        return 0;
+    if (src == NULL || dst == NULL || out == NULL)
+        return fc__err(FC_EINVAL, "flows: NULL arrays for %zu flows", n);
+    /* One interval [0, 1) in which every flow is active: its labels are the set's. */
+    fc_flow *f = calloc(n, sizeof *f);
+    if (f == NULL)
+        return fc__err(FC_ENOMEM, "flows: out of memory labelling %zu flows", n);
+    for (size_t i = 0; i < n; i++)
+        f[i] = (fc_flow){.id = i, .src_node = src[i], .dst_node = dst[i], .end = 1.0,
+                         .intra = src[i] == dst[i]};
+    fc__intervals *iv = NULL;
+    int rc = fc__intervals_build(f, n, &iv);
+    free(f);
+    if (rc)
+        return rc;
+    const fc_interval *in = fc__intervals_count(iv) ? fc__intervals_get(iv, 0) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        const fc_label *l = in ? fc__interval_label(in, i) : NULL;
+        out[i] = l ? *l : (fc_label){FC_CONFLICT_NONE, 0, 1};
+    }
+    fc__intervals_free(iv);
+    return 0;
+}
+
 void fc__intervals_free(fc__intervals *iv)
 {
     if (iv == NULL)
