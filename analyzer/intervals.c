@@ -435,7 +435,7 @@ static int prepare(const fc_flow *flows, size_t n, fc__intervals *iv, sweep *s, 
             fc__err(rc, "flows: two flows have id %llu", (unsigned long long)f->id);
             goto out;
         }
-        if (!f->intra && (!isfinite(f->start) || !isfinite(f->end) || f->end < f->start)) {
+        if (!f->intra && (!isfinite(f->start) || !isfinite(f->end))) {
             fc__err(rc, "flows: flow %llu: bad times [%g, %g)", (unsigned long long)f->id, f->start,
                     f->end);
             goto out;

@@ -4,7 +4,7 @@
  *
  * Intervals. A flow is active on [start, end). An interval is a maximal span of non-zero length
  * during which the set of active flows does not change and is not empty (idle gaps are not
- * intervals). Flows with intra set, flows from a node to itself and flows with end == start are
+ * intervals). Flows with intra set, flows from a node to itself and flows with end <= start are
  * never active.
  *
  * Labels, in each interval, with k generalising the report's two-flow conflicts:
@@ -60,7 +60,8 @@ typedef struct fc__label_run {
 /* Splits and labels flows[0..n-1] (not kept: the result copies what it needs) and stores a new
  * handle in *out, owned by the caller and freed with fc__intervals_free. Returns 0, FC_ENOMEM, or
  * FC_EINVAL (message in fc_errmsg) when two flows share an id or a flow that is not intra has a
- * time that is not finite or an end before its start. */
+ * time that is not finite. A flow that ends before it starts (a clock-condition violation, which
+ * matching counts and reports) is never active, like a flow of zero length. */
 int fc__intervals_build(const fc_flow *flows, size_t n, fc__intervals **out);
 
 /* Frees everything the handle owns; NULL is a no-op. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "internal.h"
+#include "otf2.h"
 
 /* Ids above this are taken for corruption rather than allocating a huge index. */
 #define MAX_ID (1u << 24)
@@ -611,6 +612,9 @@ static int header_cut_rank(fc_trace *t, fc__rank *r, const char *file)
 
 int fc_trace_open(const char *path, fc_trace **out)
 {
+    /* An OTF2 anchor file (Score-P's, or an export) is converted by otf2-import.c. */
+    if (fc__otf2_is_anchor(path))
+        return fc__otf2_open(path, out);
     char **names = NULL, *one = NULL;
     size_t n = 0;
     struct stat st;
@@ -691,6 +695,7 @@ void fc_trace_close(fc_trace *t)
 {
     if (t == NULL)
         return;
+    fc__otf2_forget(t); /* the private directory of an imported OTF2 archive, if t is one */
     for (size_t i = 0; i < t->nranks; i++) {
         fc__rank *r = &t->ranks[i];
         free(r->comms);
