@@ -244,7 +244,7 @@ uint32_t fc__site_intern(const uintptr_t *f, unsigned n)
 /* Unwinds the stack, skipping our own and MPI frames, and interns the next `depth` frames.
  * Inlined into fc__site, which the wrappers call directly, so that only two frames of ours (this
  * one and the wrapper's) precede the application's: libunwind costs about 7 ns a frame here. */
-static inline __attribute__((always_inline)) uint32_t unwound(fc__tslot *s)
+static inline __attribute__((always_inline)) uint32_t unwound(fc__thread *s)
 {
     void *ip[FC__MAX_DEPTH + 64];
     uintptr_t f[FC__MAX_DEPTH];
@@ -284,11 +284,11 @@ uint32_t fc__site(fc__thread *t, void *ra)
 {
     if (fc__depth == 0)
         return 0;
-    fc__tslot *s = (fc__tslot *)t;
+    fc__thread *s = t;
     if (fc__depth > 1)
         return unwound(s);
     uintptr_t a = (uintptr_t)ra;
-    unsigned c = (unsigned)((a ^ (a >> 12)) * 0x9e3779b1u >> 8) & (FC__SITE_CACHE - 1);
+    unsigned c = fc__site_slot(a);
     /* The cache only ever holds return addresses outside MPI, so a hit needs no range check. */
     if (FC__LIKELY(s->sc[c].key == a))
         return s->sc[c].id;

@@ -3,7 +3,7 @@
  * wrappers define. */
 #include "record.h"
 
-uint64_t fc__status_bytes(const MPI_Status *st)
+uint64_t fc__status_bytes_mpi(const MPI_Status *st)
 {
     MPI_Count n = 0;
     if (st == NULL || st == MPI_STATUS_IGNORE ||

@@ -226,7 +226,7 @@ def body(fn, cname, large, out):
         w("    call.t0 = fc__now();")
         w("    call.rc = PMPI_%s(%s);" % (cname, ", ".join(call_args)))
         w("    call.t1 = fc__now();")
-        w("    call.site = fc__site(t, fc_ra);")
+        w("    call.site = fc__site_fast(t, fc_ra);")
         w("    fc__rec_%s(t, &call%s);" % (fn.record, "".join(", " + a for a in rec)))
         for line in post:
             w("    " + line)

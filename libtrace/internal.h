@@ -31,12 +31,18 @@ typedef struct fc__rec {
     uint32_t reserved;
 } fc__rec;
 
+#define FC__SITE_CACHE 256 /* per-thread direct-mapped call-site cache, a power of two */
+
 /* Per-thread state. Created on a thread's first intercepted call; owned by the runtime. */
 typedef struct fc__thread {
     fc__rec *cur, *end; /* free slots of the current chunk: [cur, end) */
     int busy;           /* reentrancy guard: set while inside a wrapper */
     uint32_t number;    /* thread number written in EVENTS blocks */
     void *rt;           /* runtime-private data */
+    struct {
+        uintptr_t key; /* return address (depth 1) or hash of the frames (depth > 1); 0: empty */
+        uint32_t id;
+    } sc[FC__SITE_CACHE]; /* call-site cache, filled by fc__site (callsite.c) */
 } fc__thread;
 
 /* Tracing state of the process. */
@@ -57,7 +63,7 @@ FC__HIDDEN fc__thread *fc__thread_start(void);
  * must), so callers need no error path. */
 FC__HIDDEN void fc__chunk_full(fc__thread *t);
 
-static inline fc__thread *fc__enter(void)
+static inline __attribute__((always_inline)) fc__thread *fc__enter(void)
 {
     fc__thread *t = fc__self;
     if (FC__UNLIKELY(t == NULL)) {
@@ -110,6 +116,25 @@ FC__HIDDEN void fc__comm_freed(MPI_Comm comm);
 
 /* The call-site id of return address ra (0 when call sites are off). Deduplicated per rank. */
 FC__HIDDEN uint32_t fc__site(fc__thread *t, void *ra);
+
+/* Slot of return address a in the depth-1 cache. */
+static inline unsigned fc__site_slot(uintptr_t a)
+{
+    return (unsigned)((a ^ (a >> 12)) * 0x9e3779b1u >> 8) & (FC__SITE_CACHE - 1);
+}
+
+/* fc__site with the depth-1 cache hit inlined into the wrapper: the common case (a call site seen
+ * before) costs a load and a compare instead of a call. The cache only ever holds return
+ * addresses outside MPI, so a hit needs no range check. */
+static inline __attribute__((always_inline)) uint32_t fc__site_fast(fc__thread *t, void *ra)
+{
+    if (fc__depth == 1) {
+        unsigned c = fc__site_slot((uintptr_t)ra);
+        if (FC__LIKELY(t->sc[c].key == (uintptr_t)ra))
+            return t->sc[c].id;
+    }
+    return fc__depth == 0 ? 0 : fc__site(t, ra);
+}
 
 /* Bytes of count elements of datatype dt (derived datatypes included; 0 on error). */
 FC__HIDDEN uint64_t fc__bytes(MPI_Datatype dt, int64_t count);

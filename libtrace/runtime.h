@@ -56,7 +56,6 @@ typedef struct fc__chunk {
 } fc__chunk;
 
 #define FC__MAX_THREADS 256
-#define FC__SITE_CACHE 256 /* per-thread direct-mapped call-site cache, a power of two */
 #define FC__MAX_DEPTH 32
 
 typedef struct fc__tslot {
@@ -64,10 +63,6 @@ typedef struct fc__tslot {
     fc__chunk *ch;     /* the chunk being filled, NULL when none */
     _Atomic int live;  /* 1 while the slot belongs to a running thread */
     fc__rec dummy[1];  /* where records go once tracing has stopped */
-    struct {
-        uintptr_t key; /* return address (depth 1) or hash of the frames (depth > 1) */
-        uint32_t id;
-    } sc[FC__SITE_CACHE];
     int comm_handle;   /* last communicator looked up and its comm_id, valid while comm_gen */
     uint32_t comm_id;  /* equals the global generation */
     unsigned comm_gen;
@@ -112,13 +107,18 @@ FC__HIDDEN int fc__file_open(const char *dir, int rank, int size, uint64_t start
 /* Writes one block, compressing the payload with zlib when zlib is set. Safe from any thread.
  * Returns 0, or -1 when the trace is not writable (the cause was already warned about). */
 FC__HIDDEN int fc__block_write(uint32_t kind, const void *payload, size_t len, int zlib);
-/* Encodes n records of one thread as a raw EVENTS payload at out (room for
- * fc__events_bound(n) bytes) and returns its length; codec is scratch state. */
+/* Encodes n records of one thread as a raw EVENTS payload in columns (format.h) at out (room for
+ * fc__events_bound(n) bytes) and returns its length; codec and scratch (fc__events_scratch(n)
+ * bytes) are scratch state. */
 FC__HIDDEN size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc__clock_conv *conv,
-                                   fc_event_codec *codec, unsigned char *out);
+                                   fc_event_codec *codec, unsigned char *out, unsigned char *scratch);
 static inline size_t fc__events_bound(uint32_t n)
 {
-    return 30 + (size_t)n * FC_EVENT_MAX_ENCODED;
+    return 30 + FC_EVENT_COLS_DIR + (size_t)n * FC_EVENT_MAX_ENCODED;
+}
+static inline size_t fc__events_scratch(uint32_t n)
+{
+    return 2 * (size_t)n * FC_EVENT_COLS_TIME;
 }
 /* Starts the writer thread; the writer drains fc__rt.queue. Returns 0 or a negative errno. */
 FC__HIDDEN int fc__writer_start(void);

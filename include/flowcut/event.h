@@ -29,10 +29,17 @@ typedef struct fc_event {
 /* Most bytes one encoded record takes: kind, length, mask, dt, dur and eight fields. */
 #define FC_EVENT_MAX_ENCODED (1 + 2 + 1 + 10 * 10)
 
-/* Per-chunk coding state: the previous t0 and the last record of each kind. Reset it (memset to 0
- * and set prev_t0 to the chunk's base_ns) at the start of each chunk, on both sides. */
+/* Per-chunk coding state: the previous record's times, the last record of each kind and, for a
+ * chunk in columns (format.h, EVENTS, format 2), where its time columns are. Reset it (memset to 0
+ * and set prev_t0 and prev_t1 to the chunk's base_ns) at the start of each chunk, on both sides:
+ * fc_event_codec_reset does exactly that. The decoder tells the two layouts apart by the chunk's
+ * first byte, so one codec reads format 1 and format 2 files alike. */
 typedef struct fc_event_codec {
-    uint64_t prev_t0;
+    uint64_t prev_t0, prev_t1;
+    int cols;                        /* decoder: 0 before the first record, 1 rows, 2 columns */
+    const unsigned char *gap, *gend; /* decoder, columns: next gap and end of the gap column */
+    const unsigned char *dur, *dend; /* decoder, columns: next duration and end of the chunk */
+    const unsigned char *rend;       /* decoder, columns: end of the record column */
     fc_event last[FC_EV_MAX_];
 } fc_event_codec;
 
@@ -40,10 +47,13 @@ static inline void fc_event_codec_reset(fc_event_codec *c, uint64_t base_ns)
 {
     memset(c, 0, sizeof *c);
     c->prev_t0 = base_ns;
+    c->prev_t1 = base_ns;
 }
 
-/* Encodes ev at out (room for FC_EVENT_MAX_ENCODED bytes) and returns the bytes written.
- * ev->t0 must not be below the previous record's t0 and ev->kind must be below FC_EV_MAX_. */
+/* Encodes ev as a row (format.h, EVENTS: a chunk in rows, the layout of format 1) at out (room
+ * for FC_EVENT_MAX_ENCODED bytes) and returns the bytes written. ev->t0 must not be below the
+ * previous record's t0 and ev->kind must be below FC_EV_MAX_. Every reader reads rows; the
+ * tracer writes columns (below), which compress better. */
 static inline size_t fc_event_encode(fc_event_codec *c, const fc_event *ev, unsigned char *out)
 {
     fc_event *last = &c->last[ev->kind & (FC_EV_MAX_ - 1)];
@@ -90,53 +100,184 @@ static inline size_t fc_event_encode(fc_event_codec *c, const fc_event *ev, unsi
     out[0] = (unsigned char)ev->kind;
     out[1] = (unsigned char)n; /* n <= 101 < 0x80: a one-byte uvarint */
     c->prev_t0 = ev->t0;
+    c->prev_t1 = ev->t1;
     *last = *ev;
     return 2 + n;
 }
 
+/* ---- format 2: chunks in columns --------------------------------------------------------------
+ * The tracer writes each chunk as three columns (format.h, EVENTS): the records without their
+ * times, then one gap per record, then one duration per record. Timing noise is what does not
+ * compress; kept apart from the regular part, it no longer breaks zlib's matches over the records.
+ * Usage: point rec at out + FC_EVENT_COLS_DIR, gap and dur at scratch of FC_EVENT_COLS_TIME bytes a
+ * record each, call fc_event_encode_cols for each record, then fc_event_cols_finish(o, out). */
+#define FC_EVENT_COLS_MARK 0xffu /* first byte of a chunk in columns: no record kind has it */
+#define FC_EVENT_COLS_DIR 9      /* the mark, u32 record column length, u32 gap column length */
+#define FC_EVENT_COLS_TIME 10    /* most bytes of one gap or one duration */
+
+typedef struct fc_event_cols {
+    unsigned char *rec, *gap, *dur; /* where the columns are written (set by the caller) */
+    size_t nrec, ngap, ndur;        /* bytes written to each (0 at the start of a chunk) */
+} fc_event_cols;
+
+/* Signed difference of two field values, wrapping, as a uvarint-ready zigzag. */
+static inline uint64_t fc__event_delta(uint64_t v, uint64_t last)
+{
+    return fc_zigzag((int64_t)(v - last));
+}
+
+/* Appends ev to the columns of o. ev->kind must be below FC_EV_MAX_. */
+static inline void fc_event_encode_cols(fc_event_codec *c, const fc_event *ev, fc_event_cols *o)
+{
+    fc_event *last = &c->last[ev->kind & (FC_EV_MAX_ - 1)];
+    unsigned char *out = o->rec + o->nrec, *body = out + 2;
+    size_t n = 1;
+    unsigned mask = 0;
+    /* Numbers that count (peer, tag, bytes, requests) are stored as the difference to the previous
+     * record of the kind: a tag or a size that grows by a step costs one repeated byte. */
+    if (ev->peer != last->peer) {
+        mask |= FC_EVM_PEER;
+        n += fc_put_uvarint(body + n, fc__event_delta((uint64_t)ev->peer, (uint64_t)last->peer));
+    }
+    if (ev->tag != last->tag) {
+        mask |= FC_EVM_TAG;
+        n += fc_put_uvarint(body + n, fc__event_delta((uint64_t)ev->tag, (uint64_t)last->tag));
+    }
+    if (ev->comm != last->comm) {
+        mask |= FC_EVM_COMM;
+        n += fc_put_uvarint(body + n, ev->comm);
+    }
+    if (ev->bytes != last->bytes) {
+        mask |= FC_EVM_BYTES;
+        n += fc_put_uvarint(body + n, fc__event_delta(ev->bytes, last->bytes));
+    }
+    if (ev->obj != last->obj) {
+        mask |= FC_EVM_OBJ;
+        n += fc_put_uvarint(body + n, fc__event_delta(ev->obj, last->obj));
+    }
+    if (ev->site != last->site) {
+        mask |= FC_EVM_SITE;
+        n += fc_put_uvarint(body + n, ev->site);
+    }
+    if (ev->flags != last->flags) {
+        mask |= FC_EVM_FLAGS;
+        n += fc_put_uvarint(body + n, ev->flags);
+    }
+    if (ev->bytes2 != last->bytes2) {
+        mask |= FC_EVM_BYTES2;
+        n += fc_put_uvarint(body + n, fc__event_delta(ev->bytes2, last->bytes2));
+    }
+    body[0] = (unsigned char)mask;
+    out[0] = (unsigned char)ev->kind;
+    out[1] = (unsigned char)n; /* n <= 81 < 0x80: a one-byte uvarint */
+    o->nrec += 2 + n;
+    /* The gap counts from the previous record's exit, not its entry: the time spent inside MPI,
+     * the irregular part, is then stored once (as the duration) instead of twice. */
+    o->ngap += fc_put_uvarint(o->gap + o->ngap, fc_zigzag((int64_t)(ev->t0 - c->prev_t1)));
+    o->ndur += fc_put_uvarint(o->dur + o->ndur, ev->t1 - ev->t0);
+    c->prev_t0 = ev->t0;
+    c->prev_t1 = ev->t1;
+    *last = *ev;
+}
+
+/* Writes the directory at out and the time columns after the record column, which is already at
+ * out + FC_EVENT_COLS_DIR; returns the bytes of the whole (0 for a chunk without records). */
+static inline size_t fc_event_cols_finish(const fc_event_cols *o, unsigned char *out)
+{
+    if (o->nrec == 0)
+        return 0;
+    out[0] = FC_EVENT_COLS_MARK;
+    fc_put_u32(out + 1, (uint32_t)o->nrec);
+    fc_put_u32(out + 5, (uint32_t)o->ngap);
+    unsigned char *t = out + FC_EVENT_COLS_DIR + o->nrec;
+    memcpy(t, o->gap, o->ngap);
+    memcpy(t + o->ngap, o->dur, o->ndur);
+    return FC_EVENT_COLS_DIR + o->nrec + o->ngap + o->ndur;
+}
+
 /* Decodes one record from [*p, end) into ev (thread is left as it was) and advances *p past it.
- * Returns 0, or -1 when the record is cut short or malformed (then *p is unchanged).
+ * Returns 0, or -1 when the record is cut short or malformed (then *p and c are unchanged).
+ * Reads both layouts: rows (format 1, fc_event_encode) and columns (format 2); in columns, *p
+ * moves to end once the last record is read, so that a whole chunk reads as consumed.
  * A record of an unknown kind decodes like any other: readers ignore kinds they do not know. */
 static inline int fc_event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char *end,
                                   fc_event *ev)
 {
-    const unsigned char *q = *p;
+    const unsigned char *q = *p, *rend = end;
+    const unsigned char *g = c->gap, *gend = c->gend, *d = c->dur, *dend = c->dend;
     uint64_t len, v, dt, dur;
-    if (q >= end)
+    int cols = c->cols;
+    if (cols == 0) {
+        cols = 1;
+        if (q < end && *q == FC_EVENT_COLS_MARK) {
+            if (end - q < FC_EVENT_COLS_DIR)
+                return -1;
+            uint64_t rl = fc_get_u32(q + 1), gl = fc_get_u32(q + 5);
+            q += FC_EVENT_COLS_DIR;
+            if (rl > (uint64_t)(end - q) || gl > (uint64_t)(end - q) - rl)
+                return -1;
+            rend = q + rl;
+            g = rend;
+            gend = d = rend + gl;
+            dend = end;
+            cols = 2;
+        }
+    } else if (cols == 2) {
+        rend = c->rend;
+    }
+    if (q >= rend)
         return -1;
     unsigned kind = *q++;
-    if (kind >= FC_EV_MAX_ || fc_get_uvarint(&q, end, &len) < 0 || len < 1 ||
-        len > (uint64_t)(end - q))
+    if (kind >= FC_EV_MAX_ || fc_get_uvarint(&q, rend, &len) < 0 || len < 1 ||
+        len > (uint64_t)(rend - q))
         return -1;
     const unsigned char *bend = q + len;
     unsigned mask = *q++;
     fc_event *last = &c->last[kind];
     fc_event e = *last;
-    if (fc_get_uvarint(&q, bend, &dt) < 0 || fc_get_uvarint(&q, bend, &dur) < 0)
-        return -1;
     e.kind = kind;
-    e.t0 = c->prev_t0 + dt;
+    if (cols == 1) {
+        if (fc_get_uvarint(&q, bend, &dt) < 0 || fc_get_uvarint(&q, bend, &dur) < 0)
+            return -1;
+        e.t0 = c->prev_t0 + dt;
+    } else {
+        if (fc_get_uvarint(&g, gend, &dt) < 0 || fc_get_uvarint(&d, dend, &dur) < 0)
+            return -1;
+        e.t0 = c->prev_t1 + (uint64_t)fc_unzigzag(dt);
+    }
     e.t1 = e.t0 + dur;
+    /* Format 1 stores the values, format 2 the differences to the last record for these. */
+    uint64_t k = cols == 2;
 #define FC__FIELD(bit, expr)                                                                       \
     if (mask & (bit)) {                                                                            \
         if (fc_get_uvarint(&q, bend, &v) < 0)                                                      \
             return -1;                                                                             \
         expr;                                                                                      \
     }
-    FC__FIELD(FC_EVM_PEER, e.peer = fc_unzigzag(v))
-    FC__FIELD(FC_EVM_TAG, e.tag = fc_unzigzag(v))
+    FC__FIELD(FC_EVM_PEER, e.peer = (int64_t)((uint64_t)fc_unzigzag(v) + k * (uint64_t)e.peer))
+    FC__FIELD(FC_EVM_TAG, e.tag = (int64_t)((uint64_t)fc_unzigzag(v) + k * (uint64_t)e.tag))
     FC__FIELD(FC_EVM_COMM, e.comm = v)
-    FC__FIELD(FC_EVM_BYTES, e.bytes = v)
-    FC__FIELD(FC_EVM_OBJ, e.obj = v)
+    FC__FIELD(FC_EVM_BYTES, e.bytes = k ? e.bytes + (uint64_t)fc_unzigzag(v) : v)
+    FC__FIELD(FC_EVM_OBJ, e.obj = k ? e.obj + (uint64_t)fc_unzigzag(v) : v)
     FC__FIELD(FC_EVM_SITE, e.site = v)
     FC__FIELD(FC_EVM_FLAGS, e.flags = v)
-    FC__FIELD(FC_EVM_BYTES2, e.bytes2 = v)
+    FC__FIELD(FC_EVM_BYTES2, e.bytes2 = k ? e.bytes2 + (uint64_t)fc_unzigzag(v) : v)
 #undef FC__FIELD
     e.thread = ev->thread;
     *last = e;
     c->prev_t0 = e.t0;
+    c->prev_t1 = e.t1;
+    c->cols = cols;
+    if (cols == 2) {
+        c->gap = g;
+        c->gend = gend;
+        c->dur = d;
+        c->dend = dend;
+        c->rend = rend;
+    }
     *ev = e;
-    *p = bend; /* body bytes past the known fields belong to a newer minor version */
+    /* Body bytes past the known fields belong to a newer minor version: skipped. */
+    *p = cols == 2 && bend == rend ? dend : bend;
     return 0;
 }
 

@@ -23,7 +23,8 @@
  * stored length. A file with no END block was not closed cleanly and is partial.
  *
  * Versioning: FC_FORMAT_MAJOR changes only when an old reader would misread a new file; readers
- * refuse a newer major. FC_FORMAT_MINOR grows with additive changes (new block kinds, new event
+ * refuse a newer major and read every older one. History: 1.0 first; 2.0 EVENTS chunks in
+ * columns (a 1.x reader cannot read them; rows remain valid and 2.x readers read 1.x files). FC_FORMAT_MINOR grows with additive changes (new block kinds, new event
  * kinds, new fields appended to a record), which old readers skip. Block kinds, event kinds, field
  * keys and flags are append-only: a number, once given, keeps its meaning forever.
  *
@@ -48,7 +49,7 @@ extern "C" {
 #define FC_MAGIC "FLOWCUT\x1a" /* 8 bytes; the \x1a stops `type` on the terminals that honour it */
 #define FC_MAGIC_LEN 8
 #define FC_BOM 0x0A0B0C0Du /* written little-endian: 0D 0C 0B 0A; a reader seeing 0A 0B 0C 0D knows */
-#define FC_FORMAT_MAJOR 1
+#define FC_FORMAT_MAJOR 2
 #define FC_FORMAT_MINOR 0
 #define FC_FILE_HEADER_SIZE 64
 #define FC_TRACE_FILE_FMT "rank-%06d.fct" /* name of a rank's file inside the trace directory */
@@ -204,8 +205,11 @@ enum fc_end_reason {
 /* ---- EVENTS block ----------------------------------------------------------------------------
  * Raw payload: uvarint thread (0 for the thread that initialised MPI, then 1, 2 ... in order of
  * their first MPI call), uvarint count (records in this chunk), uvarint base_ns (event clock from
- * which the first record's dt counts), then `count` records:
+ * which the first record's times count), then the `count` records, in rows or (from format 2) in
+ * columns; the first byte after base_ns tells which: FC_EVENT_COLS_MARK (0xff, never a kind)
+ * for columns, a kind for rows. Readers of format 2 read both; files of format 1 hold rows only.
  *
+ * Rows (format 1 and 2): `count` records, each
  *   u8 kind        FC_EV_*
  *   uvarint len    bytes of the record's body that follow (readers skip unknown kinds by it,
  *                  and ignore body bytes past the fields they know)
@@ -217,6 +221,17 @@ enum fc_end_reason {
  *     uvarint dur  t1 - t0
  *     then, in this order, those present: peer (svarint), tag (svarint), comm (uvarint), bytes
  *     (uvarint), obj (uvarint), site (uvarint), flags (uvarint), bytes2 (uvarint).
+ *
+ * Columns (format 2): u8 0xff, u32 rec_len, u32 gap_len, then three columns:
+ *   rec_len bytes: `count` records laid out as rows without dt and dur (u8 kind, uvarint len,
+ *                  body: u8 mask, fields), where peer, tag, bytes, obj and bytes2 are svarint
+ *                  differences to the field's value in the previous record of the same kind
+ *                  (which is 0 at chunk start); comm, site and flags are values as in rows;
+ *   gap_len bytes: `count` svarints, t0 minus the previous record's t1 (base_ns for the first);
+ *   the rest:      `count` uvarints, t1 - t0.
+ *   The i-th gap and duration belong to the i-th record. t0 never decreases within a chunk.
+ *   Apart, the irregular times no longer break zlib's matches over the regular records, and
+ *   counting the gap from the previous exit stores the time spent in MPI once instead of twice.
  *
  * Times are nanoseconds of the rank's event clock (monotonic; the CLOCK blocks map it to rank 0's).
  * Field meanings:

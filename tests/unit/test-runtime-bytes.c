@@ -1,11 +1,14 @@
 /* tests/unit/test-runtime-bytes.c: fc__bytes against MPI_Type_size for every predefined datatype
- * (the size MPICH encodes in builtin handles) and for a derived one. Runs MPI as a singleton. */
+ * (the size MPICH encodes in builtin handles) and for a derived one; the byte count read inline
+ * from a status against MPI_Get_count. Runs MPI as a singleton. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "runtime.h"
+#include "record.h"
 
 #define T(x) {x, #x}
 static const struct {
@@ -115,11 +118,35 @@ const char *__asan_default_options(void)
     return "detect_leaks=0";
 }
 
+/* Statuses filled by MPI_Status_set_elements_x (bytes of count elements), with and without the
+ * cancelled bit that shares a word with the count's high half: the inline read must say what
+ * MPI_Get_count_c says. */
+static void status_bytes(void **state)
+{
+    (void)state;
+    const MPI_Count counts[] = {0, 1, 4095, 123456789, ((MPI_Count)1 << 31) + 5, ((MPI_Count)1 << 40) + 3};
+    const MPI_Datatype elems[] = {MPI_BYTE, MPI_INT, MPI_DOUBLE};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        for (size_t k = 0; k < sizeof elems / sizeof elems[0]; k++)
+            for (int cancelled = 0; cancelled < 2; cancelled++) {
+                MPI_Status st;
+                memset(&st, 0, sizeof st);
+                MPI_Count want = -1;
+                assert_int_equal(MPI_Status_set_elements_x(&st, elems[k], counts[i]), MPI_SUCCESS);
+                assert_int_equal(MPI_Status_set_cancelled(&st, cancelled), MPI_SUCCESS);
+                assert_int_equal(MPI_Get_count_c(&st, MPI_BYTE, &want), MPI_SUCCESS);
+                assert_true(fc__status_bytes(&st) == (uint64_t)want);
+            }
+    assert_true(fc__status_bytes(MPI_STATUS_IGNORE) == 0);
+    assert_true(fc__status_bytes(NULL) == 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(predefined),
         cmocka_unit_test(derived_and_edges),
+        cmocka_unit_test(status_bytes),
     };
     MPI_Init(&argc, &argv);
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
