@@ -13,6 +13,8 @@
 #include <stdio.h>
 
 #define FC_PROFILE_VERSION 1
+/* The minor version this code reads and writes: a minor adds keys only (see profile.c). */
+#define FC_PROFILE_MINOR 0
 
 /* One-way time of a message of b bytes, lo <= b < hi (hi = UINT64_MAX for the last segment):
  * latency + b * per_byte, in seconds. eps is the relative standard error reached when the
@@ -88,5 +90,19 @@ const fc__segment *fc__profile_segment(const fc__profile *p, int intra, uint64_t
  * (k - 1) / (k' - 1) for same-direction conflicts, whose share falls as flows are added).
  * Returns a negative value when the profile has no cut for the kind. */
 double fc__profile_alpha(const fc__profile *p, uint32_t kind, uint32_t k, uint32_t i);
+
+/* Like fc__profile_write, with notes (free text, lines split at '\n') written as '#' comments
+ * after the first record: the calibrator says there how it measured and what it could not fit. */
+int fc__profile_write_notes(FILE *f, const fc__profile *p, const char *notes);
+
+/* Appends a segment to the inter-node (intra = 0) or intra-node list; the caller keeps them
+ * sorted and contiguous. Returns 0 or FC_ENOMEM. */
+int fc__profile_add_segment(fc__profile *p, int intra, uint64_t lo, uint64_t hi, double latency,
+                            double per_byte, double eps);
+
+/* Adds the cut of kind with k flows, copying the nalpha values of alpha, and keeps the cuts sorted.
+ * Returns 0, FC_EINVAL (that kind and k are already there) or FC_ENOMEM. */
+int fc__profile_add_cut(fc__profile *p, uint32_t kind, uint32_t k, const double *alpha, size_t nalpha,
+                        double eps);
 
 #endif /* FLOWCUT_ANALYZER_PROFILE_H */

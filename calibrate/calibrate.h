@@ -1,0 +1,88 @@
+/* calibrate/calibrate.h: what the files of flowcut-calibrate share: options, the node layout, and
+ * the measurement engine (measure.c) that applies SKaMPI's discipline to ping-pongs and to sets of
+ * barrier-free, simultaneously started flows.
+ *
+ * Control: rank 0 drives every measurement. The other ranks wait for commands (sleeping between
+ * polls, so that ranks with nothing to do leave the cores to those that measure: the emulated
+ * cluster runs 8 ranks on 2 cores), play their part, and report their times to rank 0. */
+#ifndef FLOWCUT_CALIBRATE_H
+#define FLOWCUT_CALIBRATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <mpi.h>
+#include "profile.h"
+
+#define CAL_MAXFLOWS 64
+
+typedef struct cal_opts {
+    const char *out;      /* -o */
+    const char *network;  /* --network: free text for the profile */
+    double eps;           /* -e: target relative standard error of each mean */
+    uint64_t max_size;    /* --max-size */
+    uint64_t cut_size;    /* message size of the conflict and max-rate measurements */
+    int runs;             /* -r: whole measurements repeated, merged by their median */
+    int quick;            /* --quick */
+    int verbose;          /* -v: every measured point on stderr */
+    int min_reps, max_reps; /* repetitions of one measurement, after the warm-up */
+    double budget;        /* seconds one measurement may take before it stops short of eps */
+    size_t max_points;    /* sizes of one ping-pong sweep */
+} cal_opts;
+
+/* The result of one measurement: the mean of the middle half of the samples and the relative
+ * standard error of that mean (SKaMPI). */
+typedef struct cal_stat {
+    double mean, rel_se;
+    size_t n;
+} cal_stat;
+
+/* A set of flows started at once: flow i from world rank src[i] to dst[i], bytes each. A rank
+ * plays at most one part in a set. */
+typedef struct cal_flows {
+    int n;
+    int src[CAL_MAXFLOWS], dst[CAL_MAXFLOWS];
+} cal_flows;
+
+/* Where the ranks are: nodes numbered in order of their lowest rank; the ranks of node d are
+ * members[first[d] .. first[d+1]), ascending. rpn is the fewest ranks any node has. */
+typedef struct cal_layout {
+    int nranks, nnodes, rpn;
+    int *node_of, *members, *first;
+} cal_layout;
+
+/* ---- sweep.c: the measurements and the summary --------------------------------------------------- */
+
+/* Rank 0: measures everything into p (segments, threshold, cuts, max-rate) and writes into notes
+ * how, and what the data could not determine. Returns 0 or an FC_E* code (message in fc_errmsg). */
+int cal_measure(const cal_opts *o, const cal_layout *L, fc__profile *p, char *notes, size_t n);
+
+/* Rank 0: the summary printed after a successful run. */
+void cal_summary(FILE *f, const cal_opts *o, const cal_layout *L, const fc__profile *p, const char *notes,
+                 double seconds);
+
+/* ---- measure.c ---------------------------------------------------------------------------------- */
+
+/* Prepares buffers of max_bytes for every rank. Returns 0 or -1 (out of memory). Collective. */
+int cal_init(uint64_t max_bytes);
+
+/* Rank != 0: serves rank 0's commands until it says quit. */
+void cal_serve(void);
+
+/* Rank 0: tells every other rank to return from cal_serve. */
+void cal_quit(void);
+
+/* Rank 0: the one-way time (half the round trip) of ping-pongs of bytes with peer (!= 0). */
+cal_stat cal_pingpong(const cal_opts *o, int peer, uint64_t bytes);
+
+/* Rank 0: runs the set f of flows of bytes each, repeatedly, each repetition started by a message
+ * from rank 0. Each flow's time is measured by its receiver from its start signal to the receive's
+ * completion. Fills per[i] for each flow and, in all (may be NULL), the time until the last flow
+ * of each repetition ended. Repetitions stop when every flow's mean has reached o->eps, within the
+ * counts and the time budget. */
+void cal_run_flows(const cal_opts *o, const cal_flows *f, uint64_t bytes, cal_stat *per, cal_stat *all);
+
+/* The mean of the middle half of v[0 .. n) and its relative standard error (v is reordered). */
+cal_stat cal_stat_of(double *v, size_t n);
+
+#endif /* FLOWCUT_CALIBRATE_H */

@@ -1,0 +1,470 @@
+/* calibrate/sweep.c: what flowcut-calibrate measures and how it turns the times into a profile:
+ * adaptive ping-pong sweeps, the elementary conflicts, the max-rate series, and the summary. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <flowcut/error.h>
+#include <flowcut/reader.h>
+#include "calibrate.h"
+#include "fit.h"
+#include "flow.h"
+#include "internal.h"
+#include "report.h"
+
+/* Appends a line to the notes. */
+static void note(char *notes, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(char *notes, size_t n, const char *fmt, ...)
+{
+    size_t used = strlen(notes);
+    if (used + 2 >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notes + used, n - used - 1, fmt, ap);
+    va_end(ap);
+    used = strlen(notes);
+    notes[used] = '\n';
+    notes[used + 1] = '\0';
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, dbl_cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- ping-pong sweeps --------------------------------------------------------------------------- */
+
+typedef struct point {
+    double x, t, e;
+} point;
+
+/* One size, measured o->runs times; the median of the runs' means and of their errors. */
+static point measure_point(const cal_opts *o, int peer, double x)
+{
+    double t[99], e[99];
+    for (int r = 0; r < o->runs; r++) {
+        cal_stat s = cal_pingpong(o, peer, (uint64_t)x);
+        t[r] = s.mean;
+        e[r] = s.rel_se;
+    }
+    point pt = {x, median(t, o->runs), median(e, o->runs)};
+    if (o->verbose)
+        fprintf(stderr, "ping-pong peer %d size %.0f: %.9g s (eps %.3f)\n", peer, x, pt.t, pt.e);
+    return pt;
+}
+
+/* An interval between two measured sizes, and how badly linear interpolation did around it. */
+typedef struct interval {
+    double lo, hi, prio;
+} interval;
+
+/* A binary max-heap of intervals by prio. */
+static void heap_push(interval *h, size_t *n, interval v)
+{
+    size_t i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2].prio < v.prio) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = v;
+}
+
+static interval heap_pop(interval *h, size_t *n)
+{
+    interval top = h[0], last = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1].prio > h[c].prio)
+            c++;
+        if (h[c].prio <= last.prio)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = last;
+    return top;
+}
+
+static int point_cmp(const void *a, const void *b)
+{
+    return dbl_cmp(&((const point *)a)->x, &((const point *)b)->x);
+}
+
+static const point *find_point(const point *v, size_t n, double x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].x == x)
+            return &v[i];
+    return NULL;
+}
+
+/* SKaMPI's adaptive sizes: 0, 1 and the powers of 16 up to the largest size first; then the
+ * interval where interpolation erred most is split at its geometric mean, until every interval
+ * interpolates within eps or the point budget is spent. Returns the points sorted by size. */
+static point *sweep(const cal_opts *o, int peer, size_t *np)
+{
+    size_t cap = o->max_points + 16, n = 0, nh = 0;
+    point *v = malloc(cap * sizeof *v);
+    interval *h = malloc(2 * cap * sizeof *h);
+    if (v == NULL || h == NULL) {
+        free(v);
+        free(h);
+        return NULL;
+    }
+    v[n++] = measure_point(o, peer, 0);
+    for (double x = 1; x < (double)o->max_size; x *= 16)
+        v[n++] = measure_point(o, peer, x);
+    v[n++] = measure_point(o, peer, (double)o->max_size);
+    for (size_t i = 0; i + 1 < n; i++)
+        heap_push(h, &nh, (interval){v[i].x, v[i + 1].x, INFINITY});
+    while (nh > 0 && n < o->max_points && n < cap) {
+        interval iv = heap_pop(h, &nh);
+        if (iv.prio < o->eps)
+            break;
+        double m = round(sqrt(fmax(iv.lo, 1) * iv.hi));
+        /* Neighbours closer than 1.25 apart tell nothing new at the scale of a protocol switch. */
+        if (m <= iv.lo || m >= iv.hi || iv.hi < 1.25 * fmax(iv.lo, 1))
+            continue;
+        const point *a = find_point(v, n, iv.lo), *b = find_point(v, n, iv.hi);
+        point pm = measure_point(o, peer, m);
+        double interp = a->t + (b->t - a->t) * (m - a->x) / (b->x - a->x);
+        double err = fabs(pm.t - interp) / pm.t;
+        v[n++] = pm;
+        heap_push(h, &nh, (interval){iv.lo, m, err});
+        heap_push(h, &nh, (interval){m, iv.hi, err});
+    }
+    free(h);
+    qsort(v, n, sizeof *v, point_cmp);
+    *np = n;
+    return v;
+}
+
+/* Measures one path's sweep and stores its segments. Returns 0 or an FC_E* code. */
+static int path_segments(const cal_opts *o, int peer, int intra, fc__profile *p, uint64_t *thr, size_t *npts)
+{
+    size_t n = 0;
+    point *v = sweep(o, peer, &n);
+    if (v == NULL)
+        return FC_ENOMEM;
+    double x[n], t[n], e[n];
+    for (size_t i = 0; i < n; i++) {
+        x[i] = v[i].x;
+        t[i] = v[i].t;
+        e[i] = v[i].e;
+    }
+    free(v);
+    fc__segment seg[FC_FIT_MAXSEG];
+    size_t ns = 0;
+    /* A segment is about the curve's shape, not the noise: at most 5 % of unexplained error even
+     * when the means are only asked for to 10 %. */
+    int rc = fc__fit_segments(x, t, e, n, fmin(o->eps, 0.05), seg, &ns, thr);
+    for (size_t i = 0; rc == 0 && i < ns; i++)
+        rc = fc__profile_add_segment(p, intra, seg[i].lo, seg[i].hi, seg[i].latency, seg[i].per_byte, seg[i].eps);
+    *npts = n;
+    if (rc != 0 && rc != FC_ENOMEM)
+        rc = fc__err(rc, "the %s ping-pong times could not be fitted", intra ? "intra-node" : "inter-node");
+    return rc;
+}
+
+/* ---- flow sets ---------------------------------------------------------------------------------- */
+
+/* The highest rank of node d not yet in f (ranks other than 0 first: rank 0 also drives). */
+static int pick(const cal_layout *L, int d, const cal_flows *f)
+{
+    for (int i = L->first[d + 1] - 1; i >= L->first[d]; i--) {
+        int r = L->members[i], used = 0;
+        for (int j = 0; j < f->n; j++)
+            used |= f->src[j] == r || f->dst[j] == r;
+        if (!used)
+            return r;
+    }
+    return -1;
+}
+
+static void add_flow(cal_flows *f, int src, int dst)
+{
+    f->src[f->n] = src;
+    f->dst[f->n] = dst;
+    f->n++;
+}
+
+/* Flows listed by ascending source rank, the order the profile's alphas follow. */
+static void sort_flows(cal_flows *f)
+{
+    for (int i = 1; i < f->n; i++)
+        for (int j = i; j > 0 && f->src[j] < f->src[j - 1]; j--) {
+            int s = f->src[j], d = f->dst[j];
+            f->src[j] = f->src[j - 1];
+            f->dst[j] = f->dst[j - 1];
+            f->src[j - 1] = s;
+            f->dst[j - 1] = d;
+        }
+}
+
+/* Runs f o->runs times; per-flow medians of the means, and the largest error, into t and *eps;
+ * the median time until the last flow ended into *last (may be NULL). */
+static void run_flows(const cal_opts *o, const cal_flows *f, uint64_t bytes, double *t, double *eps, double *last)
+{
+    double v[99][CAL_MAXFLOWS + 1], col[99];
+    *eps = 0;
+    for (int r = 0; r < o->runs; r++) {
+        cal_stat per[CAL_MAXFLOWS], all;
+        cal_run_flows(o, f, bytes, per, &all);
+        for (int i = 0; i < f->n; i++) {
+            v[r][i] = per[i].mean;
+            *eps = fmax(*eps, per[i].rel_se);
+        }
+        v[r][f->n] = all.mean;
+        if (o->verbose) {
+            fprintf(stderr, "flows of %" PRIu64 " bytes:", bytes);
+            for (int i = 0; i < f->n; i++)
+                fprintf(stderr, " %d->%d %.6g s (eps %.3f, %zu reps)", f->src[i], f->dst[i], per[i].mean,
+                        per[i].rel_se, per[i].n);
+            fprintf(stderr, "; last ends %.6g s\n", all.mean);
+        }
+    }
+    for (int i = 0; i <= f->n; i++) {
+        for (int r = 0; r < o->runs; r++)
+            col[r] = v[r][i];
+        double m = median(col, o->runs);
+        if (i < f->n)
+            t[i] = m;
+        else if (last != NULL)
+            *last = m;
+    }
+}
+
+/* Measures a conflict and stores its cuts. ref[i] is flow i's time alone, lat the latency. */
+static int conflict(const cal_opts *o, fc__profile *p, const cal_flows *f, const double *ref, double ref_eps,
+                    double lat, uint32_t kind, double after)
+{
+    double t[CAL_MAXFLOWS], norm[CAL_MAXFLOWS], a[CAL_MAXFLOWS], eps;
+    run_flows(o, f, o->cut_size, t, &eps, NULL);
+    /* Each flow against its own lone time: the stretch of its data-moving part. */
+    for (int i = 0; i < f->n; i++) {
+        double l = fmin(lat, 0.5 * ref[i]);
+        norm[i] = fmax(t[i] - l, 1e-9) / (ref[i] - l);
+    }
+    int rc = fc__fit_cut(norm, (size_t)f->n, 1.0, 0, fmax(2 * o->eps, 0.05), after, a);
+    if (rc != 0)
+        return fc__err(rc, "a conflict's times could not be turned into flow cuts");
+    eps = fmax(eps, ref_eps);
+    if (kind == FC_CONFLICT_MIXED_IN) {
+        /* Flow 0 enters node X, flow 1 leaves it. */
+        if ((rc = fc__profile_add_cut(p, FC_CONFLICT_MIXED_IN, 2, &a[0], 1, eps)) == 0)
+            rc = fc__profile_add_cut(p, FC_CONFLICT_MIXED_OUT, 2, &a[1], 1, eps);
+        return rc;
+    }
+    return fc__profile_add_cut(p, kind, (uint32_t)f->n, a, (size_t)f->n, eps);
+}
+
+static double mean_alpha(const fc__profile *p, uint32_t kind, uint32_t k)
+{
+    for (size_t i = 0; i < p->ncuts; i++)
+        if (p->cuts[i].kind == kind && p->cuts[i].k == k) {
+            double s = 0;
+            for (size_t j = 0; j < p->cuts[i].nalpha; j++)
+                s += p->cuts[i].alpha[j];
+            return s / (double)p->cuts[i].nalpha;
+        }
+    return 0;
+}
+
+/* Every elementary conflict at node X (the last node), for k = 2 .. rpn. */
+static int cuts(const cal_opts *o, const cal_layout *L, fc__profile *p, char *notes, size_t nn)
+{
+    int X = L->nnodes - 1, others = L->nnodes - 1, rc = 0;
+    if (L->rpn < 2) {
+        note(notes, nn, "no flow cuts: they need 2 ranks on every node, found %d", L->rpn);
+        return 0;
+    }
+    double lat = 0;
+    const fc__segment *s = fc__profile_segment(p, 0, o->cut_size);
+    if (s != NULL)
+        lat = s->latency;
+    /* The lone flows, out of X and into X. */
+    cal_flows fo = {0}, fi = {0};
+    add_flow(&fo, L->members[L->first[X]], pick(L, 0, &fo));
+    add_flow(&fi, pick(L, 0, &fi), L->members[L->first[X]]);
+    double t_out, t_in, e_out, e_in;
+    run_flows(o, &fo, o->cut_size, &t_out, &e_out, NULL);
+    run_flows(o, &fi, o->cut_size, &t_in, &e_in, NULL);
+    double ref_eps = fmax(e_out, e_in), ref[CAL_MAXFLOWS];
+    note(notes, nn, "flow cuts: messages of %" PRIu64 " bytes started together on a signal from rank 0 and "
+         "timed by their receivers; alone %.6g s out of node %d, %.6g s into it", o->cut_size, t_out, X, t_in);
+    for (int k = 2; k <= L->rpn && rc == 0; k++) {
+        if (k > others) {
+            note(notes, nn, "no outgoing or incoming cut for k=%d: it needs %d other nodes, found %d", k, k, others);
+            break;
+        }
+        cal_flows f = {0};
+        for (int j = 0; j < k; j++)
+            add_flow(&f, L->members[L->first[X] + j], pick(L, j, &f));
+        sort_flows(&f);
+        for (int j = 0; j < k; j++)
+            ref[j] = t_out;
+        rc = conflict(o, p, &f, ref, ref_eps, lat, FC_CONFLICT_OUTGOING,
+                      k > 2 ? mean_alpha(p, FC_CONFLICT_OUTGOING, (uint32_t)k - 1) : 0);
+        if (rc != 0)
+            break;
+        f = (cal_flows){0};
+        for (int j = 0; j < k; j++)
+            add_flow(&f, pick(L, j, &f), L->members[L->first[X] + j]);
+        sort_flows(&f);
+        for (int j = 0; j < k; j++)
+            ref[j] = t_in;
+        rc = conflict(o, p, &f, ref, ref_eps, lat, FC_CONFLICT_INCOMING,
+                      k > 2 ? mean_alpha(p, FC_CONFLICT_INCOMING, (uint32_t)k - 1) : 0);
+    }
+    if (rc != 0)
+        return rc;
+    /* Mixed: A -> X while X -> B, the report's 0 -> 1 -> 2 (B = A with only two nodes). */
+    cal_flows f = {0};
+    add_flow(&f, pick(L, 0, &f), L->members[L->first[X]]);
+    add_flow(&f, L->members[L->first[X] + 1], pick(L, others >= 2 ? 1 : 0, &f));
+    ref[0] = t_in;
+    ref[1] = t_out;
+    if (f.src[0] < 0 || f.dst[1] < 0) {
+        note(notes, nn, "no mixed cut: node 0 has too few ranks to play both ends");
+        return 0;
+    }
+    return conflict(o, p, &f, ref, ref_eps, lat, FC_CONFLICT_MIXED_IN, 0);
+}
+
+/* k ranks of one node sending to k of another, k = 1 .. rpn, four sizes: Gropp's series. */
+static int maxrate(const cal_opts *o, const cal_layout *L, fc__profile *p, char *notes, size_t nn)
+{
+    int P = L->nnodes - 2, Q = L->nnodes - 1;
+    unsigned ks[4 * CAL_MAXFLOWS];
+    double bytes[4 * CAL_MAXFLOWS], t[4 * CAL_MAXFLOWS];
+    size_t n = 0;
+    int kmax = L->rpn < CAL_MAXFLOWS ? L->rpn : CAL_MAXFLOWS;
+    for (int k = 1; k <= kmax; k++)
+        for (int q = 3; q >= 0; q--) {
+            uint64_t b = o->cut_size >> (2 * q);
+            if (b < 1024)
+                continue;
+            cal_flows f = {0};
+            for (int j = 0; j < k; j++)
+                add_flow(&f, L->members[L->first[P] + j], L->members[L->first[Q] + j]);
+            double per[CAL_MAXFLOWS], eps, last;
+            run_flows(o, &f, b, per, &eps, &last);
+            ks[n] = (unsigned)k;
+            bytes[n] = (double)b;
+            t[n] = last;
+            n++;
+        }
+    unsigned fixed = 0;
+    int rc = fc__fit_maxrate(ks, bytes, t, n, &p->maxrate, &fixed);
+    if (rc != 0) {
+        note(notes, nn, "no max-rate parameters: the series could not be fitted");
+        return 0;
+    }
+    p->has_maxrate = 1;
+    note(notes, nn, "max-rate: k = 1..%d ranks of node %d send to as many of node %d, %zu sizes up to %" PRIu64
+         " bytes; T = time until the last flow ends; s is a one-way start-up, not Gropp's round trip", kmax, P, Q,
+         n / (size_t)kmax, o->cut_size);
+    if (fixed & FC_FIT_FIXED_NIC)
+        note(notes, nn, "max-rate: no k saturated the NIC: R_NIC is fixed at the largest rate seen (a lower bound)");
+    if (fixed & FC_FIT_FIXED_CORE_BASE)
+        note(notes, nn, "max-rate: one flow already fills the NIC, so the cores' rates are hidden: R_CORE_BASE is "
+                        "fixed at R_NIC (a lower bound)");
+    if (fixed & FC_FIT_FIXED_CORE_INCR)
+        note(notes, nn, "max-rate: fewer than two k below the NIC's rate: R_CORE_INCR is fixed at the least "
+                        "increment that reaches the rate seen (0 when one flow fills the NIC)");
+    return 0;
+}
+
+int cal_measure(const cal_opts *o, const cal_layout *L, fc__profile *p, char *notes, size_t n)
+{
+    notes[0] = '\0';
+    int a = L->members[L->first[0]], b = L->members[L->first[1]];
+    note(notes, n, "flowcut-calibrate: %d nodes x %d ranks per node (%d ranks), eps %.3g, %d run%s merged by "
+         "their median%s", L->nnodes, L->rpn, L->nranks, o->eps, o->runs, o->runs == 1 ? "" : "s",
+         o->quick ? ", --quick" : "");
+    uint64_t thr = 0, thr_intra = 0;
+    size_t npts = 0;
+    /* a is rank 0: the ping-pong initiator is always rank 0, which drives. */
+    int rc = path_segments(o, b, 0, p, &thr, &npts);
+    if (rc != 0)
+        return rc;
+    p->eager_threshold = thr;
+    note(notes, n, "inter: ping-pong (round trip / 2) between rank %d (node 0) and rank %d (node 1), %zu sizes "
+         "0..%" PRIu64 " refined where interpolation erred most", a, b, npts, o->max_size);
+    if (L->first[1] - L->first[0] >= 2) {
+        int c = L->members[L->first[0] + 1];
+        if ((rc = path_segments(o, c, 1, p, &thr_intra, &npts)) != 0)
+            return rc;
+        note(notes, n, "intra: ping-pong between ranks %d and %d of node 0, %zu sizes", a, c, npts);
+    } else {
+        note(notes, n, "no intra-node figures: node 0 has one rank");
+    }
+    if (thr == 0)
+        note(notes, n, "eager-threshold: no protocol switch found in the inter-node times");
+    if ((rc = cuts(o, L, p, notes, n)) != 0)
+        return rc;
+    return maxrate(o, L, p, notes, n);
+}
+
+/* ---- summary ------------------------------------------------------------------------------------ */
+
+static void put_segments(FILE *f, const char *what, const fc__segment *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char hi[32];
+        if (s[i].hi == UINT64_MAX)
+            snprintf(hi, sizeof hi, "inf");
+        else
+            snprintf(hi, sizeof hi, "%" PRIu64, s[i].hi);
+        fprintf(f, "  %-6s %10" PRIu64 " .. %-10s latency %9.2f us  %10.2f MB/s  (eps %.3f)\n", what, s[i].lo, hi,
+                s[i].latency * 1e6, s[i].per_byte > 0 ? 1e-6 / s[i].per_byte : INFINITY, s[i].eps);
+    }
+}
+
+void cal_summary(FILE *f, const cal_opts *o, const cal_layout *L, const fc__profile *p, const char *notes,
+                 double seconds)
+{
+    fprintf(f, "flowcut-calibrate: wrote %s in %.1f s\n", o->out, seconds);
+    fprintf(f, "  %d nodes x %d ranks per node; MPI: %s\n  network: %s\n", L->nnodes, L->rpn, p->mpi, p->network);
+    fprintf(f, "one-way time = latency + size / rate:\n");
+    put_segments(f, "inter", p->inter, p->ninter);
+    put_segments(f, "intra", p->intra, p->nintra);
+    if (p->eager_threshold)
+        fprintf(f, "eager -> rendezvous threshold: %" PRIu64 " bytes\n", p->eager_threshold);
+    else
+        fprintf(f, "eager -> rendezvous threshold: not seen in the data\n");
+    if (p->ncuts)
+        fprintf(f, "flow cuts (a flow moves at 1 / (1 + alpha) of its lone rate):\n");
+    for (size_t i = 0; i < p->ncuts; i++) {
+        const fc__cut *c = &p->cuts[i];
+        fprintf(f, "  %-9s k=%" PRIu32 "  alpha", fc__conflict_name(c->kind), c->k);
+        for (size_t j = 0; j < c->nalpha; j++)
+            fprintf(f, " %.3f", c->alpha[j]);
+        fprintf(f, "  (eps %.3f)\n", c->eps);
+    }
+    if (p->has_maxrate)
+        fprintf(f, "max-rate: s %.1f us, R_NIC %.2f MB/s, R_CORE_BASE %.2f MB/s, R_CORE_INCR %.2f MB/s "
+                   "(fit residual %.3f)\n",
+                p->maxrate.s * 1e6, p->maxrate.r_nic * 1e-6, p->maxrate.r_core_base * 1e-6,
+                p->maxrate.r_core_incr * 1e-6, p->maxrate.eps);
+    fprintf(f, "notes:\n");
+    for (const char *s = notes; *s;) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        fprintf(f, "  %.*s\n", (int)len, s);
+        s += len + (e != NULL);
+    }
+}
