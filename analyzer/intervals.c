@@ -607,31 +607,113 @@ out:
     return rc;
 }
 
+/* The node index of node number x in the sorted, unique nodes[0..n). */
+static size_t node_index(const uint32_t *nodes, size_t n, uint32_t x)
+{
+    const uint32_t *p = bsearch(&x, nodes, n, sizeof *nodes, cmp_u32);
+    return (size_t)(p - nodes);
+}
+
 int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out)
 {
     if (n == 0)
         return 0;
     if (src == NULL || dst == NULL || out == NULL)
         return fc__err(FC_EINVAL, "flows: NULL arrays for %zu flows", n);
-    /* One interval [0, 1) in which every flow is active: its labels are the set's. */
-    fc_flow *f = calloc(n, sizeof *f);
-    if (f == NULL)
-        return fc__err(FC_ENOMEM, "flows: out of memory labelling %zu flows", n);
-    for (size_t i = 0; i < n; i++)
-        f[i] = (fc_flow){.id = i, .src_node = src[i], .dst_node = dst[i], .end = 1.0,
-                         .intra = src[i] == dst[i]};
-    fc__intervals *iv = NULL;
-    int rc = fc__intervals_build(f, n, &iv);
-    free(f);
-    if (rc)
-        return rc;
-    const fc_interval *in = fc__intervals_count(iv) ? fc__intervals_get(iv, 0) : NULL;
+    /* The rules of intervals.h applied directly, without the sweep: a simulation calls this at
+     * every change of its active set, so it must cost O(n log n), not a whole build. */
+    uint32_t *nodes = malloc(2 * n * sizeof *nodes);
+    size_t *s = malloc(2 * n * sizeof *s), *d = s ? s + n : NULL;
+    size_t *cnt = calloc(4 * 2 * n, sizeof *cnt);
+    uint8_t *rem = calloc(n, 2);
+    int rc = FC_ENOMEM;
+    if (nodes == NULL || s == NULL || cnt == NULL || rem == NULL)
+        goto out;
+    uint8_t *seen = rem + n;
+    size_t nn = 0;
     for (size_t i = 0; i < n; i++) {
-        const fc_label *l = in ? fc__interval_label(in, i) : NULL;
-        out[i] = l ? *l : (fc_label){FC_CONFLICT_NONE, 0, 1};
+        nodes[nn++] = src[i];
+        nodes[nn++] = dst[i];
     }
-    fc__intervals_free(iv);
-    return 0;
+    fc__sort(nodes, nn, sizeof *nodes, cmp_u32);
+    size_t nu = 0;
+    for (size_t i = 0; i < nn; i++)
+        if (nu == 0 || nodes[i] != nodes[nu - 1])
+            nodes[nu++] = nodes[i];
+    /* Per node: flows leaving, flows entering, and the last of each (the only one when 1). */
+    size_t *out_n = cnt, *in_n = cnt + nu, *one_out = cnt + 2 * nu, *one_in = cnt + 3 * nu;
+    for (size_t i = 0; i < n; i++) {
+        s[i] = node_index(nodes, nu, src[i]);
+        d[i] = node_index(nodes, nu, dst[i]);
+        if (s[i] == d[i])
+            continue;
+        out_n[s[i]]++;
+        one_out[s[i]] = i;
+        in_n[d[i]]++;
+        one_in[d[i]] = i;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t od = out_n[s[i]], id = in_n[d[i]];
+        if (s[i] == d[i])
+            out[i] = (fc_label){FC_CONFLICT_NONE, 0, 1};
+        else if (od >= 2 && od >= id)
+            out[i] = (fc_label){FC_CONFLICT_OUTGOING, src[i], (uint32_t)od};
+        else if (id >= 2)
+            out[i] = (fc_label){FC_CONFLICT_INCOMING, dst[i], (uint32_t)id};
+        else {
+            out[i] = (fc_label){FC_CONFLICT_NONE, 0, 1};
+            rem[i] = 1;
+        }
+    }
+    /* What is left forms disjoint paths and cycles: a flow left over is the only one leaving its
+     * source and the only one entering its destination. Pair each path from its origin. */
+#define NEXT(g) (out_n[d[g]] == 1 && rem[one_out[d[g]]] ? one_out[d[g]] : NIL)
+#define PREV(g) (in_n[s[g]] == 1 && rem[one_in[s[g]]] ? one_in[s[g]] : NIL)
+    for (size_t i = 0; i < n; i++) {
+        if (!rem[i] || PREV(i) != NIL)
+            continue;
+        for (size_t g = i; g != NIL;) {
+            seen[g] = 1;
+            size_t h = NEXT(g);
+            if (h == NIL)
+                break;
+            out[g] = (fc_label){FC_CONFLICT_MIXED_IN, dst[g], 2};
+            out[h] = (fc_label){FC_CONFLICT_MIXED_OUT, dst[g], 2};
+            seen[h] = 1;
+            g = NEXT(h);
+        }
+    }
+    /* Cycles, each from its smallest flow. */
+    for (size_t i = 0; i < n; i++) {
+        if (!rem[i] || seen[i])
+            continue;
+        size_t mn = i;
+        for (size_t g = NEXT(i); g != i; g = NEXT(g))
+            if (g < mn)
+                mn = g;
+        size_t g = mn;
+        do {
+            seen[g] = 1;
+            size_t h = NEXT(g);
+            if (h == mn)
+                break;
+            out[g] = (fc_label){FC_CONFLICT_MIXED_IN, dst[g], 2};
+            out[h] = (fc_label){FC_CONFLICT_MIXED_OUT, dst[g], 2};
+            seen[h] = 1;
+            g = NEXT(h);
+        } while (g != mn);
+    }
+#undef NEXT
+#undef PREV
+    rc = 0;
+out:
+    if (rc == FC_ENOMEM)
+        fc__err(rc, "flows: out of memory labelling %zu flows", n);
+    free(nodes);
+    free(s);
+    free(cnt);
+    free(rem);
+    return rc;
 }
 
 void fc__intervals_free(fc__intervals *iv)

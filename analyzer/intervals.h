@@ -90,9 +90,10 @@ double fc__intervals_time(const fc__intervals *iv, uint32_t kind, uint32_t k);
 
 /* Labels one set of flows that are all active together, by the rules above: flow i goes from
  * node src[i] to node dst[i] and its label is stored in out[i] (a flow with src[i] == dst[i] is
- * NONE with k = 1). This is what a contention model needs at each step of a simulation, where the
- * active set is not a trace's. Returns 0, FC_ENOMEM or FC_EINVAL (NULL arrays with n > 0). Costs
- * one fc__intervals_build of n flows. */
+ * NONE with k = 1). Flows are ordered by index where the rules need an order (a cycle is paired
+ * from its smallest index). This is what a contention model needs at each step of a simulation,
+ * where the active set is not a trace's. Returns 0, FC_ENOMEM or FC_EINVAL (NULL arrays with
+ * n > 0). O(n log n). */
 int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out);
 
 /* The largest k of any label (0 when there are no intervals). */

@@ -15,6 +15,11 @@
  *              fair), the baseline every simulator offers.
  * Intra-node messages always move at the profile's intra-node figures and never contend.
  *
+ * A message is a latency phase (the segment's latency; s for maxrate's inter-node messages),
+ * which uses no bandwidth and is never slowed, then a data phase of bytes * per_byte seconds when
+ * alone (bytes / min(r_nic, r_core_base) for maxrate): only messages in their data phase contend.
+ * Uncontended, a message takes exactly fc__profile_time. net.c explains the rest.
+ *
  * Internal to libflowcut-analyzer. */
 #ifndef FLOWCUT_ANALYZER_MODEL_H
 #define FLOWCUT_ANALYZER_MODEL_H
@@ -43,7 +48,8 @@ const char *fc__model_name(unsigned model);
 /* The model called name, or -1. */
 int fc__model_parse(const char *name);
 /* 1 when the profile holds what the model needs (segments; cuts for flowcut; max-rate parameters
- * for maxrate), else 0 with the reason in fc_errmsg. */
+ * for maxrate), else 0 with the reason in fc_errmsg, without the model's name (the caller adds
+ * it). A profile with cuts for only some conflict kinds is usable: the others cost nothing. */
 int fc__model_usable(const fc__profile *p, unsigned model);
 
 /* ---- fluid simulation --------------------------------------------------------------------------- */
@@ -57,6 +63,11 @@ int fc__net_create(const fc__profile *p, unsigned model, fc__net **out);
 /* Frees the simulation; NULL is a no-op. */
 void fc__net_free(fc__net *n);
 
+/* Errors: when re-solving the rates fails (out of memory inside fc__intervals_label_set), the
+ * simulation stops for good: fc__net_next returns NAN and fc__net_start and fc__net_pop return the
+ * code; only fc__net_free is then useful. Not thread-safe: fc__net_next memoizes its look-ahead
+ * inside the handle although it takes it const. */
+
 /* The simulation's current time. */
 double fc__net_now(const fc__net *n);
 
@@ -67,11 +78,13 @@ double fc__net_now(const fc__net *n);
 int fc__net_start(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key);
 
 /* The time at which the next message in flight completes if none is started before, or INFINITY
- * when nothing is in flight. */
+ * when nothing is in flight (NAN after a failure, above). */
 double fc__net_next(const fc__net *n);
 
 /* Advances to fc__net_next(n) and removes the message that completes then (the lowest key on a
- * tie), storing its key in *key and the time in *t. Returns 1, or 0 when nothing is in flight. */
+ * tie: completion times computed as equal doubles), storing its key in *key and the time in *t.
+ * Returns 1, 0 when nothing is in flight, or a negative FC_E* code after a failure (above): loop
+ * with `while ((rc = fc__net_pop(...)) > 0)`. */
 int fc__net_pop(fc__net *n, double *t, uint64_t *key);
 
 /* ---- predicted versus observed ----------------------------------------------------------------- */
@@ -82,15 +95,18 @@ int fc__net_pop(fc__net *n, double *t, uint64_t *key);
  * pred[i] (an array of m->ninter the caller owns). Returns 0, FC_EINVAL or FC_ENOMEM. */
 int fc__predict(const fc_match *m, const fc__profile *p, unsigned model, double *pred);
 
-/* Errors of a prediction, following the report's Table 3. Flows with an observed time <= 0 are
- * left out. */
+/* Errors of a prediction, following the report's Table 3. Flows with an observed time <= 0 or
+ * not finite, or a prediction that is not finite, are left out; with none left every field is
+ * 0. */
 typedef struct fc__errors {
     size_t n;            /* flows compared */
     double mean_abs_pct; /* mean over flows of |pred - obs| / obs, in % */
     double global_pct;   /* |sum pred - sum obs| / sum obs, in % */
-    double p95_abs_pct;  /* 95th percentile of the per-flow absolute error (nearest rank), in % */
+    double p95_abs_pct;  /* 95th percentile of the per-flow absolute error (nearest rank: the
+                            ceil(0.95 n)-th smallest), in %; NAN when out of memory to sort */
     double max_abs_pct;
-    uint64_t best, worst; /* ids of the flows with the smallest and largest absolute error */
+    uint64_t best, worst; /* ids of the flows with the smallest and largest absolute error (the
+                             first in index order on a tie) */
     double best_abs_pct;
 } fc__errors;
 

@@ -515,6 +515,42 @@ static void random_case(size_t n, uint32_t span, uint32_t maxdur, uint32_t ring)
     free(rs.f);
 }
 
+/* fc__intervals_label_set labels without a sweep: it must agree with the labels a build gives
+ * the same flows all active on [0, 1), for random sets (paths, cycles, ties, self-loops). */
+static void test_label_set(void **state)
+{
+    (void)state;
+    unsigned seed = 12345;
+    for (int round = 0; round < 300; round++) {
+        size_t n = 1 + (size_t)(round % 23);
+        uint32_t nnodes = 2 + (uint32_t)(round % 7);
+        uint32_t src[32], dst[32];
+        fc_flow f[32];
+        fc_label got[32];
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            src[i] = 10 * ((seed >> 8) % nnodes);
+            seed = seed * 1103515245u + 12345u;
+            dst[i] = 10 * ((seed >> 8) % nnodes);
+            f[i] = (fc_flow){.id = i, .src_node = src[i], .dst_node = dst[i], .end = 1,
+                             .intra = src[i] == dst[i]};
+        }
+        assert_int_equal(fc__intervals_label_set(src, dst, n, got), 0);
+        fc__intervals *iv;
+        assert_int_equal(fc__intervals_build(f, n, &iv), 0);
+        const fc_interval *in = fc__intervals_count(iv) ? fc__intervals_get(iv, 0) : NULL;
+        for (size_t i = 0; i < n; i++) {
+            const fc_label *w = in ? fc__interval_label(in, i) : NULL;
+            fc_label want = w ? *w : (fc_label){NONE, 0, 1};
+            assert_int_equal(got[i].kind, want.kind);
+            assert_int_equal(got[i].k, want.k);
+            if (want.kind != NONE)
+                assert_int_equal(got[i].node, want.node);
+        }
+        fc__intervals_free(iv);
+    }
+}
+
 static void test_random(void **state)
 {
     (void)state;
@@ -531,7 +567,7 @@ int main(void)
         cmocka_unit_test(test_elementary),     cmocka_unit_test(test_decompositions),
         cmocka_unit_test(test_tie_and_degree), cmocka_unit_test(test_cycles),
         cmocka_unit_test(test_asynchronous),   cmocka_unit_test(test_edges),
-        cmocka_unit_test(test_random),
+        cmocka_unit_test(test_random),         cmocka_unit_test(test_label_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,665 @@
+/* analyzer/net.c: the fluid simulation of messages crossing a platform (fc__net_*), and the rate
+ * every message moves at under each contention model, re-solved whenever the set of messages
+ * moving data changes.
+ *
+ * A message's uncontended time is the profile's latency + bytes * per_byte (fc__profile_time).
+ * It is simulated as a latency phase, which uses no bandwidth and is never slowed, followed by a
+ * data phase of bytes * per_byte seconds of work when alone. Only messages in their data phase
+ * take part in conflicts: the latency is the software and wire delay before the first byte
+ * arrives, the time the report's flow cuts and Gropp's rates do not stretch. Work is measured in
+ * uncontended seconds, so a model gives each message a speed, the fraction of its uncontended
+ * rate it gets (1 alone), and a message with w seconds of work left at speed v ends w / v later.
+ * This makes the models comparable for messages whose segments differ: the flowcut model cuts
+ * the speed by 1 / (1 + alpha), the fairshare model shares a NIC direction's time between the
+ * messages using it (capacity 1: one message alone saturates it, as the profile measured), and
+ * maxrate converts Gropp's byte rates into speeds against its own one-message rate.
+ *
+ * Events are a message starting (fc__net_start), a latency phase ending and a message
+ * completing. The last two happen inside the simulation, so fc__net_next looks ahead through the
+ * latency ends to the first completion on a copy of the state and keeps that copy: fc__net_pop
+ * then adopts it instead of simulating the same stretch twice. The state in flight is kept sorted
+ * by key, which gives the solvers their ascending key order (the flowcut model's alpha index)
+ * and fc__net_pop the lowest key on a tie for free.
+ *
+ * Event times are computed once, as start + latency and then as t + work / speed at each
+ * re-solve, and a message completes exactly at the time computed for it: no tolerance is applied,
+ * so messages tie when their computed times are equal doubles (equal sizes and rates do), and a
+ * test whose figures are exact in binary sees exact times.
+ *
+ * Cost per event, for m messages in flight: O(m) to find the next event and move the work, plus
+ * the re-solve: O(m) for linear and maxrate, O(m + r b) for fairshare (r NIC directions in use, b
+ * bottleneck rounds, b <= r), and one fc__intervals_label_set for flowcut, which builds the
+ * intervals of the set (O(m log m), the dominant cost when thousands are in flight at once). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <flowcut/error.h>
+#include "internal.h"
+#include "intervals.h"
+#include "model.h"
+
+enum { PH_LAT, PH_DATA, PH_DONE };
+
+typedef struct msg {
+    uint64_t key;
+    uint32_t src, dst;   /* the caller's node numbers */
+    uint32_t isrc, idst; /* the same as dense indices into the per-node scratch arrays */
+    int intra;
+    int phase;           /* PH_* */
+    double lat_end;      /* PH_LAT: when the data phase begins */
+    double work;         /* uncontended seconds of data left, as of the state's time */
+    double speed;        /* PH_DATA: fraction of the uncontended rate, set by the last solve */
+    double fin;          /* PH_DATA: completion at that speed; PH_DONE: when it completed */
+} msg;
+
+typedef struct state {
+    double now;
+    msg *v; /* sorted by key; equal keys in order of start */
+    size_t n, ndone;
+} state;
+
+/* One NIC direction in the fairshare solve. */
+typedef struct nicdir {
+    uint32_t live;      /* messages through it not yet frozen */
+    int sat;            /* full this round */
+    double cap;         /* capacity left, in speeds (1: one message alone) */
+    size_t start, fill; /* its messages in aux.bucket */
+} nicdir;
+
+/* What fc__net_next fills in although it takes a const handle (its result is memoized: the
+ * handle is logically const), and the solvers' scratch. Sized by fc__net_start, the one place
+ * that may grow the set of messages or nodes, so the solvers never allocate (but for
+ * fc__intervals_label_set). */
+typedef struct aux {
+    int err;      /* a failed re-solve (FC_E*): the simulation cannot go on */
+    int valid;    /* look and next hold the look-ahead from the current state */
+    double next;
+    state look;   /* the state at time next, once the first completion is marked; also
+                     fc__net_start's trial run towards a start time */
+    size_t mcap;  /* capacity of the per-message arrays below and of both states' v */
+    size_t *idx;  /* the inter-node messages in their data phase, in key order */
+    uint32_t *src, *dst;
+    fc_label *lab;
+    unsigned char *frozen;
+    size_t ncap;  /* capacity of the per-node arrays */
+    uint32_t *cout, *cin;
+    nicdir *res;  /* fairshare: 2 per node, output then input */
+    size_t *rlist; /* fairshare: the resources in use (2 per message at most) */
+    size_t *bucket; /* fairshare: each resource's messages (2 per message) */
+} aux;
+
+struct fc__net {
+    const fc__profile *p;
+    unsigned model;
+    state s;
+    /* The caller's node numbers to dense indices: open addressing, val = index + 1. */
+    uint32_t *hkey, *hval;
+    size_t hcap, nnodes;
+    aux *a;
+};
+
+/* ---- message parameters ------------------------------------------------------------------------ */
+
+/* Gropp's aggregate rate, bytes per second, of k messages sharing a NIC direction. A negative
+ * r_core_incr (a fit extrapolated past the k it saw) would make it vanish for large k: it is
+ * kept at r_core_base / k or more, as if one core time-shared the k messages. */
+static double maxrate_agg(const fc__maxrate *m, uint32_t k)
+{
+    double core = m->r_core_base + (double)(k - 1) * m->r_core_incr;
+    if (core < m->r_core_base / k)
+        core = m->r_core_base / k;
+    return core < m->r_nic ? core : m->r_nic;
+}
+
+/* The segment fc__profile_time uses for bytes, including its fall-back to the nearest segment
+ * below (or the first) when a hand-made profile leaves a gap. */
+static const fc__segment *segment_of(const fc__profile *p, int intra, uint64_t bytes)
+{
+    const fc__segment *s = fc__profile_segment(p, intra, bytes);
+    if (s)
+        return s;
+    const fc__segment *v = intra && p->nintra ? p->intra : p->inter;
+    size_t n = intra && p->nintra ? p->nintra : p->ninter;
+    if (n == 0)
+        return NULL;
+    s = &v[0];
+    for (size_t i = 0; i < n; i++)
+        if (v[i].lo <= bytes)
+            s = &v[i];
+    return s;
+}
+
+/* The latency phase and the data-phase work (uncontended seconds) of a message. A negative
+ * latency (the intercept of a fit) is taken off the work, so that the uncontended total stays the
+ * profile's time; neither phase is ever negative. */
+static void msg_times(const fc__net *n, int intra, uint64_t bytes, double *lat, double *work)
+{
+    if (n->model == FC_MODEL_MAXRATE && !intra) {
+        const fc__maxrate *m = &n->p->maxrate;
+        *lat = m->s;
+        *work = (double)bytes / maxrate_agg(m, 1);
+    } else {
+        const fc__segment *s = segment_of(n->p, intra, bytes);
+        *lat = s ? s->latency : 0;
+        *work = s ? (double)bytes * s->per_byte : 0;
+    }
+    if (!(*work > 0))
+        *work = 0;
+    if (*lat < 0) {
+        *work += *lat;
+        *lat = 0;
+        if (*work < 0)
+            *work = 0;
+    }
+}
+
+/* ---- the models' speeds ------------------------------------------------------------------------ */
+
+/* Flow cuts: labels by the rules of intervals.h, then alpha for the flow's place in its conflict.
+ * Same-direction conflicts index alpha by the flow's rank among the k flows leaving (entering)
+ * the node in ascending key order, as the calibrator indexes them by ascending rank; a mixed
+ * conflict stores one alpha per role. A kind the profile has no cut for costs nothing, and a
+ * negative alpha (measurement noise) is taken as 0: a conflict never speeds a flow up. */
+static int speeds_flowcut(const fc__net *n, aux *a, state *s, size_t d)
+{
+    for (size_t j = 0; j < d; j++) {
+        a->src[j] = s->v[a->idx[j]].src;
+        a->dst[j] = s->v[a->idx[j]].dst;
+    }
+    int rc = fc__intervals_label_set(a->src, a->dst, d, a->lab);
+    if (rc)
+        return rc;
+    for (size_t j = 0; j < d; j++) {
+        const msg *m = &s->v[a->idx[j]];
+        a->cout[m->isrc] = a->cin[m->idst] = 0;
+    }
+    for (size_t j = 0; j < d; j++) {
+        msg *m = &s->v[a->idx[j]];
+        uint32_t ro = a->cout[m->isrc]++, ri = a->cin[m->idst]++;
+        const fc_label *l = &a->lab[j];
+        double alpha = 0;
+        switch (l->kind) {
+        case FC_CONFLICT_OUTGOING:
+            alpha = fc__profile_alpha(n->p, l->kind, l->k, ro);
+            break;
+        case FC_CONFLICT_INCOMING:
+            alpha = fc__profile_alpha(n->p, l->kind, l->k, ri);
+            break;
+        case FC_CONFLICT_MIXED_IN:
+        case FC_CONFLICT_MIXED_OUT:
+            alpha = fc__profile_alpha(n->p, l->kind, 2, 0);
+            break;
+        default:
+            break;
+        }
+        if (!(alpha > 0) || !isfinite(alpha))
+            alpha = 0;
+        m->speed = 1.0 / (1.0 + alpha);
+    }
+    return 0;
+}
+
+/* Max-min fair shares of the NIC directions by progressive filling: every unfrozen message's
+ * speed rises together until a NIC direction is full (its messages freeze at that level) or the
+ * level reaches 1 (a message alone is not faster than uncontended). Resource 2u is node u's
+ * output, 2u + 1 its input; each lists its messages (bucket), so a round costs O(resources) plus
+ * the messages it freezes, not O(messages). The bottleneck is found by recomputing the same
+ * quotients, so at least one resource freezes exactly each round. */
+static void speeds_fairshare(aux *a, state *s, size_t d)
+{
+    size_t nr = 0;
+    for (size_t j = 0; j < d; j++) {
+        const msg *m = &s->v[a->idx[j]];
+        a->res[2 * m->isrc].live = a->res[2 * m->idst + 1].live = 0;
+    }
+    for (size_t j = 0; j < d; j++) {
+        const msg *m = &s->v[a->idx[j]];
+        size_t r2[2] = {2 * (size_t)m->isrc, 2 * (size_t)m->idst + 1};
+        for (int q = 0; q < 2; q++) {
+            nicdir *r = &a->res[r2[q]];
+            if (r->live++ == 0) {
+                a->rlist[nr++] = r2[q];
+                r->cap = 1.0;
+            }
+        }
+        a->frozen[j] = 0;
+    }
+    /* Buckets: each resource's messages, contiguous from its start. */
+    size_t off = 0;
+    for (size_t i = 0; i < nr; i++) {
+        nicdir *r = &a->res[a->rlist[i]];
+        r->start = r->fill = off;
+        off += r->live;
+    }
+    for (size_t j = 0; j < d; j++) {
+        const msg *m = &s->v[a->idx[j]];
+        a->bucket[a->res[2 * m->isrc].fill++] = j;
+        a->bucket[a->res[2 * m->idst + 1].fill++] = j;
+    }
+    double level = 0;
+    size_t left = d;
+    while (left > 0) {
+        double delta = 1.0 - level;
+        for (size_t i = 0; i < nr; i++) {
+            const nicdir *r = &a->res[a->rlist[i]];
+            if (r->live)
+                delta = fmin(delta, r->cap / r->live);
+        }
+        int all = delta == 1.0 - level;
+        if (delta < 0) /* a capacity rounded below 0: freeze at the level reached */
+            delta = 0;
+        /* Mark first, against the quotients before this round's subtraction. */
+        for (size_t i = 0; i < nr; i++) {
+            nicdir *r = &a->res[a->rlist[i]];
+            r->sat = r->live && (all || r->cap / r->live <= delta);
+            r->cap -= delta * r->live;
+        }
+        level += delta;
+        for (size_t i = 0; i < nr; i++) {
+            nicdir *r = &a->res[a->rlist[i]];
+            if (!r->sat)
+                continue;
+            for (size_t b = r->start; b < r->fill; b++) {
+                size_t j = a->bucket[b];
+                if (a->frozen[j])
+                    continue;
+                msg *m = &s->v[a->idx[j]];
+                m->speed = level > 0 ? level : 1.0; /* level 0 cannot happen with capacities 1 */
+                a->res[2 * m->isrc].live--;
+                a->res[2 * m->idst + 1].live--;
+                a->frozen[j] = 1;
+                left--;
+            }
+        }
+    }
+}
+
+/* Gropp: k messages leaving a node, or entering one (the larger count), share the aggregate
+ * rate of k; the speed is that share against the rate of one message alone. */
+static void speeds_maxrate(const fc__net *n, aux *a, state *s, size_t d)
+{
+    const fc__maxrate *mr = &n->p->maxrate;
+    double one = maxrate_agg(mr, 1);
+    for (size_t j = 0; j < d; j++) {
+        const msg *m = &s->v[a->idx[j]];
+        a->cout[m->isrc] = a->cin[m->idst] = 0;
+    }
+    for (size_t j = 0; j < d; j++) {
+        const msg *m = &s->v[a->idx[j]];
+        a->cout[m->isrc]++;
+        a->cin[m->idst]++;
+    }
+    for (size_t j = 0; j < d; j++) {
+        msg *m = &s->v[a->idx[j]];
+        uint32_t k = a->cout[m->isrc] > a->cin[m->idst] ? a->cout[m->isrc] : a->cin[m->idst];
+        m->speed = maxrate_agg(mr, k) / k / one;
+    }
+}
+
+/* Sets the speed and completion time of every message in its data phase at the state's time. */
+static int solve(const fc__net *n, aux *a, state *s)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        msg *m = &s->v[i];
+        if (m->phase != PH_DATA)
+            continue;
+        m->speed = 1.0;
+        if (!m->intra && n->model != FC_MODEL_LINEAR)
+            a->idx[d++] = i;
+    }
+    if (d > 0) {
+        if (n->model == FC_MODEL_FLOWCUT) {
+            int rc = speeds_flowcut(n, a, s, d);
+            if (rc)
+                return rc;
+        } else if (n->model == FC_MODEL_FAIRSHARE) {
+            speeds_fairshare(a, s, d);
+        } else if (n->model == FC_MODEL_MAXRATE) {
+            speeds_maxrate(n, a, s, d);
+        }
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        msg *m = &s->v[i];
+        if (m->phase == PH_DATA)
+            m->fin = s->now + m->work / m->speed;
+    }
+    return 0;
+}
+
+/* ---- the event loop ---------------------------------------------------------------------------- */
+
+/* Moves the state to time e, an event time no later than any pending event: messages whose
+ * completion is e complete, latency phases ending by e give way to the data phase. */
+static void step(state *s, double e)
+{
+    double dt = e - s->now;
+    for (size_t i = 0; i < s->n; i++) {
+        msg *m = &s->v[i];
+        if (m->phase == PH_DATA) {
+            if (m->fin <= e) {
+                m->phase = PH_DONE;
+                m->fin = e;
+                m->work = 0;
+                s->ndone++;
+            } else {
+                m->work -= m->speed * dt;
+                if (m->work < 0)
+                    m->work = 0;
+            }
+        } else if (m->phase == PH_LAT && m->lat_end <= e) {
+            m->phase = m->work > 0 ? PH_DATA : PH_DONE;
+            if (m->phase == PH_DONE) {
+                m->fin = e;
+                s->ndone++;
+            }
+        }
+    }
+    s->now = e;
+}
+
+/* run() stopped, with strict set, before a completion earlier than `until`. */
+#define RUN_LATE 1
+
+/* Runs the state through its internal events up to time `until` (then moves the work to until
+ * without a re-solve: nothing changed), or, with until = INFINITY, up to the first completion.
+ * With strict, a completion before until stops it (RUN_LATE), the state part-way. */
+static int run(const fc__net *n, aux *a, state *s, double until, int strict)
+{
+    for (;;) {
+        if (s->ndone > 0 && isinf(until))
+            return 0;
+        double e = INFINITY, efin = INFINITY;
+        for (size_t i = 0; i < s->n; i++) {
+            const msg *m = &s->v[i];
+            if (m->phase == PH_LAT && m->lat_end < e)
+                e = m->lat_end;
+            else if (m->phase == PH_DATA && m->fin < efin)
+                efin = m->fin;
+        }
+        if (efin < e)
+            e = efin;
+        if (!(e <= until) || isinf(e))
+            break;
+        if (strict && efin == e && e < until)
+            return RUN_LATE;
+        step(s, e);
+        int rc = solve(n, a, s);
+        if (rc)
+            return rc;
+    }
+    if (isfinite(until) && until > s->now) {
+        double dt = until - s->now;
+        for (size_t i = 0; i < s->n; i++) {
+            msg *m = &s->v[i];
+            if (m->phase == PH_DATA) {
+                m->work -= m->speed * dt;
+                if (m->work < 0)
+                    m->work = 0;
+            }
+        }
+        s->now = until;
+    }
+    return 0;
+}
+
+/* ---- the handle -------------------------------------------------------------------------------- */
+
+int fc__net_create(const fc__profile *p, unsigned model, fc__net **out)
+{
+    *out = NULL;
+    if (!fc__model_usable(p, model)) {
+        /* Copied first: fc__err must not read the buffer it writes. */
+        char why[256];
+        snprintf(why, sizeof why, "%s", fc_errmsg());
+        return fc__err(FC_EINVAL, "model %s: %s", fc__model_name(model), why);
+    }
+    fc__net *n = calloc(1, sizeof *n);
+    aux *a = calloc(1, sizeof *a);
+    if (n == NULL || a == NULL) {
+        free(n);
+        free(a);
+        return fc__err(FC_ENOMEM, "model: out of memory creating a simulation");
+    }
+    n->p = p;
+    n->model = model;
+    n->a = a;
+    *out = n;
+    return 0;
+}
+
+void fc__net_free(fc__net *n)
+{
+    if (n == NULL)
+        return;
+    aux *a = n->a;
+    free(a->look.v);
+    free(a->idx);
+    free(a->src);
+    free(a->dst);
+    free(a->lab);
+    free(a->frozen);
+    free(a->cout);
+    free(a->cin);
+    free(a->res);
+    free(a->rlist);
+    free(a->bucket);
+    free(a);
+    free(n->s.v);
+    free(n->hkey);
+    free(n->hval);
+    free(n);
+}
+
+double fc__net_now(const fc__net *n)
+{
+    return n->s.now;
+}
+
+/* realloc of *p to cap elements of size sz, leaving *p alone on failure. */
+static int resize(void *pp, size_t cap, size_t sz)
+{
+    void **p = pp;
+    void *nv = realloc(*p, cap * sz);
+    if (nv == NULL)
+        return FC_ENOMEM;
+    *p = nv;
+    return 0;
+}
+
+/* Room for one more message in both states and the per-message scratch. */
+static int reserve_msgs(fc__net *n)
+{
+    aux *a = n->a;
+    if (n->s.n < a->mcap)
+        return 0;
+    size_t cap = a->mcap ? 2 * a->mcap : 16;
+    if (resize(&n->s.v, cap, sizeof(msg)) || resize(&a->look.v, cap, sizeof(msg)) ||
+        resize(&a->idx, cap, sizeof(size_t)) || resize(&a->src, cap, sizeof(uint32_t)) ||
+        resize(&a->dst, cap, sizeof(uint32_t)) || resize(&a->lab, cap, sizeof(fc_label)) ||
+        resize(&a->frozen, cap, 1) || resize(&a->rlist, 2 * cap, sizeof(size_t)) ||
+        resize(&a->bucket, 2 * cap, sizeof(size_t)))
+        return FC_ENOMEM;
+    a->mcap = cap;
+    return 0;
+}
+
+static size_t hash_u32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+/* The dense index of the caller's node number, adding it (and growing the per-node scratch)
+ * when it is new. */
+static int node_index(fc__net *n, uint32_t node, uint32_t *out)
+{
+    if (2 * (n->nnodes + 1) > n->hcap) {
+        size_t cap = n->hcap ? 2 * n->hcap : 16;
+        uint32_t *k = calloc(cap, sizeof *k), *v = calloc(cap, sizeof *v);
+        if (k == NULL || v == NULL) {
+            free(k);
+            free(v);
+            return FC_ENOMEM;
+        }
+        for (size_t i = 0; i < n->hcap; i++) {
+            if (n->hval[i] == 0)
+                continue;
+            size_t h = hash_u32(n->hkey[i]) & (cap - 1);
+            while (v[h])
+                h = (h + 1) & (cap - 1);
+            k[h] = n->hkey[i];
+            v[h] = n->hval[i];
+        }
+        free(n->hkey);
+        free(n->hval);
+        n->hkey = k;
+        n->hval = v;
+        n->hcap = cap;
+    }
+    size_t h = hash_u32(node) & (n->hcap - 1);
+    while (n->hval[h] && n->hkey[h] != node)
+        h = (h + 1) & (n->hcap - 1);
+    if (n->hval[h]) {
+        *out = n->hval[h] - 1;
+        return 0;
+    }
+    aux *a = n->a;
+    if (n->nnodes >= a->ncap) {
+        size_t cap = a->ncap ? 2 * a->ncap : 16;
+        if (resize(&a->cout, cap, sizeof(uint32_t)) || resize(&a->cin, cap, sizeof(uint32_t)) ||
+            resize(&a->res, 2 * cap, sizeof(nicdir)))
+            return FC_ENOMEM;
+        a->ncap = cap;
+    }
+    n->hkey[h] = node;
+    n->hval[h] = (uint32_t)++n->nnodes;
+    *out = n->hval[h] - 1;
+    return 0;
+}
+
+double fc__net_next(const fc__net *n)
+{
+    aux *a = n->a;
+    if (a->err)
+        return NAN;
+    if (n->s.ndone > 0)
+        return n->s.now; /* completed messages wait for fc__net_pop at the time they ended */
+    if (a->valid)
+        return a->next;
+    a->look.now = n->s.now;
+    a->look.n = n->s.n;
+    a->look.ndone = 0;
+    if (n->s.n)
+        memcpy(a->look.v, n->s.v, n->s.n * sizeof *n->s.v);
+    int rc = run(n, a, &a->look, INFINITY, 0);
+    if (rc) {
+        a->err = rc;
+        return NAN;
+    }
+    a->next = a->look.ndone ? a->look.now : INFINITY;
+    a->valid = 1;
+    return a->next;
+}
+
+int fc__net_start(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key)
+{
+    aux *a = n->a;
+    if (a->err)
+        return a->err;
+    if (!(t >= n->s.now) || !isfinite(t))
+        return fc__err(FC_EINVAL, "model: message %" PRIu64 " starts at %.9g s, before the "
+                                  "simulation's time %.9g s", key, t, n->s.now);
+    msg m = {.key = key, .src = src, .dst = dst, .intra = src == dst, .phase = PH_LAT};
+    int rc = reserve_msgs(n);
+    if (rc == 0)
+        rc = node_index(n, src, &m.isrc);
+    if (rc == 0)
+        rc = node_index(n, dst, &m.idst);
+    if (rc)
+        return fc__err(rc, "model: out of memory starting message %" PRIu64, key);
+    /* Up to t first: latency phases ending before t change the rates before the message joins.
+     * Nothing is pending at the current time, so t == now needs no run. A valid look-ahead says
+     * whether t is too late; without one, the run goes on a copy that is kept only if no
+     * completion comes before t, which costs no more than the run itself and leaves the state
+     * untouched when the start is refused. */
+    if (t > n->s.now) {
+        if (a->valid || n->s.ndone > 0) {
+            if (!(t <= fc__net_next(n)))
+                goto late;
+            rc = run(n, a, &n->s, t, 0);
+        } else {
+            a->look.now = n->s.now;
+            a->look.n = n->s.n;
+            a->look.ndone = 0;
+            if (n->s.n)
+                memcpy(a->look.v, n->s.v, n->s.n * sizeof *n->s.v);
+            rc = run(n, a, &a->look, t, 1);
+            if (rc == RUN_LATE)
+                goto late;
+            state tmp = n->s;
+            n->s = a->look;
+            a->look = tmp;
+        }
+        if (rc)
+            goto out;
+    }
+    a->valid = 0;
+    double lat;
+    msg_times(n, m.intra, bytes, &lat, &m.work);
+    m.lat_end = t + lat;
+    m.fin = INFINITY;
+    /* After every message with a key <= key: equal keys leave in the order they started. */
+    size_t lo = 0, hi = n->s.n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (n->s.v[mid].key <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(&n->s.v[lo + 1], &n->s.v[lo], (n->s.n - lo) * sizeof m);
+    n->s.v[lo] = m;
+    n->s.n++;
+    /* A message without latency starts moving data, and may change the rates, at once. */
+    rc = run(n, a, &n->s, t, 0);
+out:
+    if (rc)
+        a->err = rc;
+    return rc;
+late:
+    return fc__err(FC_EINVAL, "model: message %" PRIu64 " starts at %.9g s, after the next "
+                              "completion at %.9g s (pop it first)", key, t, fc__net_next(n));
+}
+
+int fc__net_pop(fc__net *n, double *t, uint64_t *key)
+{
+    aux *a = n->a;
+    if (n->s.ndone == 0) {
+        double next = fc__net_next(n);
+        if (isnan(next))
+            return a->err;
+        if (isinf(next))
+            return 0;
+        /* Adopt the look-ahead: it is this state run to its first completion. */
+        state tmp = n->s;
+        n->s = a->look;
+        a->look = tmp;
+    }
+    a->valid = 0;
+    size_t i = 0;
+    while (n->s.v[i].phase != PH_DONE)
+        i++;
+    *t = n->s.v[i].fin;
+    *key = n->s.v[i].key;
+    memmove(&n->s.v[i], &n->s.v[i + 1], (n->s.n - i - 1) * sizeof *n->s.v);
+    n->s.n--;
+    n->s.ndone--;
+    return 1;
+}

@@ -1,0 +1,333 @@
+/* tests/unit/test-model-net.c: the fluid simulation under each contention model, against times
+ * worked out by hand (interval by interval) or from Gropp's closed form. Most figures are powers
+ * of two so that every event time is exact in binary and ties are real ties. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <flowcut/error.h>
+#include "model.h"
+
+/* cmocka 1.1 has no assert_double_equal: |a - b| <= tol, with both values shown on failure. */
+#define assert_near(a, b, tol) near_((a), (b), (tol), __FILE__, __LINE__)
+static void near_(double a, double b, double tol, const char *file, int line)
+{
+    if (!(fabs(a - b) <= tol)) {
+        print_error("%.17g is not %.17g within %g\n", a, b, tol);
+        _fail(file, line);
+    }
+}
+
+enum { OUT = FC_CONFLICT_OUTGOING, IN = FC_CONFLICT_INCOMING, MIN = FC_CONFLICT_MIXED_IN,
+       MOUT = FC_CONFLICT_MIXED_OUT };
+
+#define MIB (1u << 20)
+/* 2^-20 s per byte: a message of w MiB moves its data in w seconds when alone. */
+#define PB (1.0 / MIB)
+
+/* A profile with one inter-node segment (latency lat, PB per byte) and, for the flowcut model,
+ * outgoing k=2 cuts (1, 3), incoming k=2 cuts (1, 1) and the mixed (0, 3) of Table 2. */
+static fc__profile *mkprof(double lat)
+{
+    fc__profile *p = fc__profile_new();
+    assert_non_null(p);
+    assert_int_equal(fc__profile_add_segment(p, 0, 0, UINT64_MAX, lat, PB, 0), 0);
+    assert_int_equal(fc__profile_add_cut(p, OUT, 2, (double[]){1, 3}, 2, 0), 0);
+    assert_int_equal(fc__profile_add_cut(p, IN, 2, (double[]){1, 1}, 2, 0), 0);
+    assert_int_equal(fc__profile_add_cut(p, MIN, 2, (double[]){0}, 1, 0), 0);
+    assert_int_equal(fc__profile_add_cut(p, MOUT, 2, (double[]){3}, 1, 0), 0);
+    return p;
+}
+
+static void expect_pop(fc__net *n, uint64_t key, double t)
+{
+    double got;
+    uint64_t k;
+    assert_int_equal(fc__net_pop(n, &got, &k), 1);
+    assert_int_equal(k, key);
+    assert_near(got, t, 1e-12 * (1 + fabs(t)));
+}
+
+/* linear: every message takes exactly the profile's time, whatever else is in flight. */
+static void test_linear_is_profile(void **state)
+{
+    (void)state;
+    fc__profile *p = fc__profile_new();
+    assert_non_null(p);
+    /* Two inter-node segments and one intra-node one. */
+    assert_int_equal(fc__profile_add_segment(p, 0, 0, 1024, 1e-5, 1e-9, 0), 0);
+    assert_int_equal(fc__profile_add_segment(p, 0, 1024, UINT64_MAX, 2e-5, 5e-10, 0), 0);
+    assert_int_equal(fc__profile_add_segment(p, 1, 0, UINT64_MAX, 1e-6, 1e-10, 0), 0);
+    fc__net *n;
+    assert_int_equal(fc__net_create(p, FC_MODEL_LINEAR, &n), 0);
+    /* Three messages out of node 0 and one inside node 2, all at 0:
+     * 100 B:  1e-5 + 100 * 1e-9    = 1.01e-5 s
+     * 4096 B: 2e-5 + 4096 * 5e-10  = 2.2048e-5 s
+     * 2000 B: 2e-5 + 2000 * 5e-10  = 2.1e-5 s
+     * intra 1000 B: 1e-6 + 1000 * 1e-10 = 1.1e-6 s */
+    assert_int_equal(fc__net_start(n, 0, 0, 1, 100, 0), 0);
+    assert_int_equal(fc__net_start(n, 0, 0, 2, 4096, 1), 0);
+    assert_int_equal(fc__net_start(n, 0, 0, 3, 2000, 2), 0);
+    assert_int_equal(fc__net_start(n, 0, 2, 2, 1000, 3), 0);
+    assert_near(fc__net_next(n), 1.1e-6, 1e-18);
+    expect_pop(n, 3, 1.1e-6);
+    expect_pop(n, 0, 1.01e-5);
+    expect_pop(n, 2, 2.1e-5);
+    expect_pop(n, 1, 2.2048e-5);
+    double t;
+    uint64_t k;
+    assert_int_equal(fc__net_pop(n, &t, &k), 0);
+    assert_true(isinf(fc__net_next(n)));
+    fc__net_free(n);
+    fc__profile_free(p);
+}
+
+/* 0>1>2 synchronous, equal: flow A enters node 1 (mixed-in, alpha 0), B leaves it (mixed-out,
+ * alpha 3, speed 1/4). A: T. B: T/4 done by T, 3T/4 left alone: 1.75 T. With a latency L, the
+ * latency is not cut: L + T and L + 1.75 T. */
+static void test_mixed_pair(void **state)
+{
+    (void)state;
+    for (int withlat = 0; withlat < 2; withlat++) {
+        double L = withlat ? 1.0 / 1024 : 0;
+        fc__profile *p = mkprof(L);
+        fc__net *n;
+        assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+        assert_int_equal(fc__net_start(n, 0, 0, 1, MIB, 0), 0);
+        assert_int_equal(fc__net_start(n, 0, 1, 2, MIB, 1), 0);
+        expect_pop(n, 0, L + 1.0);
+        expect_pop(n, 1, L + 1.75);
+        fc__net_free(n);
+        fc__profile_free(p);
+    }
+}
+
+/* k synchronous equal flows leaving one node under fairshare: each gets 1/k of the NIC, so all
+ * end together at k T; started in reverse key order, they still pop in ascending key order. */
+static void test_fairshare_outgoing(void **state)
+{
+    (void)state;
+    fc__profile *p = mkprof(0);
+    for (uint32_t k = 1; k <= 5; k++) {
+        fc__net *n;
+        assert_int_equal(fc__net_create(p, FC_MODEL_FAIRSHARE, &n), 0);
+        for (uint32_t i = k; i-- > 0;)
+            assert_int_equal(fc__net_start(n, 0, 0, 1 + i, MIB, i), 0);
+        for (uint32_t i = 0; i < k; i++)
+            expect_pop(n, i, (double)k);
+        fc__net_free(n);
+    }
+    fc__profile_free(p);
+}
+
+/* Max-min, not equal split: a 0>1, b 0>2, c 3>2, d 4>2, equal T = 1. Node 2's input holds b, c,
+ * d: 1/3 each; node 0's output then leaves a 1 - 1/3 = 2/3. a ends at 1 / (2/3) = 1.5; b, c, d
+ * keep 1/3 (node 2 is still their bottleneck) and end at 3. */
+static void test_fairshare_maxmin(void **state)
+{
+    (void)state;
+    fc__profile *p = mkprof(0);
+    fc__net *n;
+    assert_int_equal(fc__net_create(p, FC_MODEL_FAIRSHARE, &n), 0);
+    assert_int_equal(fc__net_start(n, 0, 0, 1, MIB, 0), 0);
+    assert_int_equal(fc__net_start(n, 0, 0, 2, MIB, 1), 0);
+    assert_int_equal(fc__net_start(n, 0, 3, 2, MIB, 2), 0);
+    assert_int_equal(fc__net_start(n, 0, 4, 2, MIB, 3), 0);
+    expect_pop(n, 0, 1.5);
+    expect_pop(n, 1, 3);
+    expect_pop(n, 2, 3);
+    expect_pop(n, 3, 3);
+    fc__net_free(n);
+    fc__profile_free(p);
+}
+
+/* Gropp's closed form, Blue Waters figures (s = 3.26 us for a ping-pong: 1.63 us one way,
+ * R_NIC = 5.7 GB/s, R_CoreBase = 2.9 GB/s, R_CoreIncr = 1 GB/s), k processes of node 0 sending
+ * n = 1 MB each to k processes of node 1: T = s + k n / min(R_NIC, R_CoreBase + (k-1) R_CoreIncr):
+ * k=1: 1.63e-6 + 1e6/2.9e9 = 3.464576e-4 s;  k=2: 1.63e-6 + 2e6/3.9e9 = 5.144505e-4 s;
+ * k=3: 1.63e-6 + 3e6/4.9e9 = 6.138749e-4 s;  k=4: 1.63e-6 + 4e6/5.7e9 = 7.033844e-4 s (NIC-bound);
+ * k=6: 1.63e-6 + 6e6/5.7e9 = 1.0542616e-3 s. The same k flows entering one node from k nodes
+ * share the same way. */
+static void test_maxrate_gropp(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t k;
+        double t;
+    } want[] = {{1, 3.464576e-4}, {2, 5.144505e-4}, {3, 6.138749e-4}, {4, 7.033844e-4},
+                {6, 1.0542616e-3}};
+    fc__profile *p = mkprof(0);
+    p->has_maxrate = 1;
+    p->maxrate = (fc__maxrate){.s = 1.63e-6, .r_nic = 5.7e9, .r_core_base = 2.9e9,
+                               .r_core_incr = 1e9};
+    for (size_t c = 0; c < sizeof want / sizeof want[0]; c++) {
+        for (int incoming = 0; incoming < 2; incoming++) {
+            fc__net *n;
+            assert_int_equal(fc__net_create(p, FC_MODEL_MAXRATE, &n), 0);
+            for (uint32_t i = 0; i < want[c].k; i++)
+                assert_int_equal(fc__net_start(n, 0, incoming ? 10 + i : 0, incoming ? 0 : 1,
+                                               1000000, i),
+                                 0);
+            for (uint32_t i = 0; i < want[c].k; i++) {
+                double t;
+                uint64_t key;
+                assert_int_equal(fc__net_pop(n, &t, &key), 1);
+                assert_int_equal(key, i);
+                /* The hand figures have 7 digits. */
+                assert_near(t, want[c].t, 1e-6 * want[c].t);
+            }
+            fc__net_free(n);
+        }
+    }
+    /* Without max-rate parameters the model is refused, with a reason. */
+    p->has_maxrate = 0;
+    fc__net *n = NULL;
+    assert_int_equal(fc__net_create(p, FC_MODEL_MAXRATE, &n), FC_EINVAL);
+    assert_null(n);
+    assert_non_null(strstr(fc_errmsg(), "maxrate"));
+    fc__profile_free(p);
+}
+
+/* The report's Figure 6 in spirit: staggered starts, different sizes (in seconds of uncontended
+ * work), flowcut with the cuts of mkprof, no latency. Keys 0..4:
+ *   f0 0>1 at 0, 4 s;  f1 0>2 at 1, 2 s;  f2 3>0 at 2, 1 s;  f3 5>6 at 4, 1 s;  f4 6>7 at 4.5, 1 s.
+ * [0,1)   f0 alone, speed 1: 3 left.
+ * [1,2)   f0, f1 outgoing at 0: f0 index 0 alpha 1 (1/2), f1 index 1 alpha 3 (1/4): 2.5, 1.75.
+ * [2,3)   f2 enters 0 alone in its direction, in no pair: none, speed 1, ends at 3. f0 2.0 left,
+ *         f1 1.5.
+ * [3,4)   f0 1/2, f1 1/4: 1.5 and 1.25 left at 4.
+ * [4,4.5) f3 alone: 0.5 left.
+ * [4.5,5) f3 enters 6 (mixed-in, alpha 0), f4 leaves it (mixed-out, alpha 3, 1/4): f3 ends at 5,
+ *         f4 has 1 - 0.125 = 0.875 left, alone: ends at 5.875.
+ * f0 (1/2 from 3 with 2.0 left) ends at 7; f1 has 1.5 - 4 * 1/4 = 0.5 left, alone: ends at 7.5. */
+static void test_async_flowcut(void **state)
+{
+    (void)state;
+    fc__profile *p = mkprof(0);
+    fc__net *n;
+    assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+    assert_int_equal(fc__net_start(n, 0, 0, 1, 4 * MIB, 0), 0);
+    assert_true(fc__net_next(n) == 4);
+    assert_int_equal(fc__net_start(n, 1, 0, 2, 2 * MIB, 1), 0);
+    assert_int_equal(fc__net_start(n, 2, 3, 0, 1 * MIB, 2), 0);
+    /* A start past the next completion is refused, and changes nothing: the caller must pop
+     * first. Tried before and after the look-ahead of fc__net_next, which take two paths. */
+    assert_int_equal(fc__net_start(n, 3.5, 9, 8, MIB, 9), FC_EINVAL);
+    assert_non_null(strstr(fc_errmsg(), "after the next completion"));
+    assert_true(fc__net_now(n) == 2);
+    assert_true(fc__net_next(n) == 3);
+    assert_int_equal(fc__net_start(n, 3.5, 9, 8, MIB, 9), FC_EINVAL);
+    expect_pop(n, 2, 3);
+    assert_int_equal(fc__net_start(n, 4, 5, 6, MIB, 3), 0);
+    assert_int_equal(fc__net_start(n, 4.5, 6, 7, MIB, 4), 0);
+    assert_true(fc__net_now(n) == 4.5);
+    expect_pop(n, 3, 5);
+    expect_pop(n, 4, 5.875);
+    expect_pop(n, 0, 7);
+    expect_pop(n, 1, 7.5);
+    /* A start before the simulation's time is refused. */
+    assert_int_equal(fc__net_start(n, 1, 0, 1, MIB, 7), FC_EINVAL);
+    fc__net_free(n);
+    fc__profile_free(p);
+}
+
+/* The latency phase uses no bandwidth: with L = 0.5, f0 0>1 at 0 and f1 0>2 at 0.25, both 1 s
+ * of data. f0 moves data from 0.5, alone until 0.75 (0.75 left); from 0.75 both are outgoing at
+ * 0: f0 1/2, f1 1/4. f0 ends at 0.75 + 1.5 = 2.25, f1 has 1 - 1.5/4 = 0.625 left, ends at 2.875. */
+static void test_latency_phase(void **state)
+{
+    (void)state;
+    fc__profile *p = mkprof(0.5);
+    fc__net *n;
+    assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+    assert_int_equal(fc__net_start(n, 0, 0, 1, MIB, 0), 0);
+    assert_int_equal(fc__net_start(n, 0.25, 0, 2, MIB, 1), 0);
+    expect_pop(n, 0, 2.25);
+    expect_pop(n, 1, 2.875);
+    fc__net_free(n);
+    fc__profile_free(p);
+}
+
+/* Equal synchronous pair in an incoming conflict (alphas 1, 1): 2 T each, tied; a zero-byte
+ * message with no latency completes at its start. */
+static void test_ties_and_empty(void **state)
+{
+    (void)state;
+    fc__profile *p = mkprof(0);
+    fc__net *n;
+    assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+    assert_int_equal(fc__net_start(n, 0, 2, 0, MIB, 7), 0);
+    assert_int_equal(fc__net_start(n, 0, 1, 0, MIB, 3), 0);
+    assert_int_equal(fc__net_start(n, 0, 4, 5, 0, 9), 0);
+    assert_true(fc__net_next(n) == 0);
+    expect_pop(n, 9, 0);
+    expect_pop(n, 3, 2);
+    assert_true(fc__net_next(n) == 2);
+    expect_pop(n, 7, 2);
+    fc__net_free(n);
+    fc__profile_free(p);
+}
+
+/* Many flows: every model finishes and every message comes back exactly once, in time order. */
+static void test_many(void **state)
+{
+    (void)state;
+    fc__profile *p = mkprof(1e-5);
+    p->has_maxrate = 1;
+    p->maxrate = (fc__maxrate){.s = 1e-5, .r_nic = 1.5 * MIB, .r_core_base = MIB,
+                               .r_core_incr = 0.25 * MIB};
+    enum { NF = 3000 };
+    for (unsigned model = 0; model < FC_NMODELS; model++) {
+        fc__net *n;
+        assert_int_equal(fc__net_create(p, model, &n), 0);
+        unsigned char *seen = calloc(NF, 1);
+        uint32_t x = 12345;
+        double last = 0;
+        size_t got = 0;
+        for (uint64_t i = 0; i < NF; i++) {
+            double t = (double)i * 1e-3;
+            while (fc__net_next(n) <= t) {
+                double te;
+                uint64_t k;
+                assert_int_equal(fc__net_pop(n, &te, &k), 1);
+                assert_true(te >= last && k < NF && !seen[k]);
+                seen[k] = 1;
+                last = te;
+                got++;
+            }
+            x = x * 1103515245u + 12345u;
+            uint32_t src = (x >> 8) % 8, dst = (x >> 16) % 8;
+            assert_int_equal(fc__net_start(n, t, src, dst, 1000 + (x >> 20) % 50000, i), 0);
+        }
+        double te;
+        uint64_t k;
+        int rc;
+        while ((rc = fc__net_pop(n, &te, &k)) > 0) {
+            assert_true(te >= last && k < NF && !seen[k]);
+            seen[k] = 1;
+            last = te;
+            got++;
+        }
+        assert_int_equal(rc, 0);
+        assert_int_equal(got, NF);
+        free(seen);
+        fc__net_free(n);
+    }
+    fc__profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_linear_is_profile), cmocka_unit_test(test_mixed_pair),
+        cmocka_unit_test(test_fairshare_outgoing), cmocka_unit_test(test_fairshare_maxmin),
+        cmocka_unit_test(test_maxrate_gropp),     cmocka_unit_test(test_async_flowcut),
+        cmocka_unit_test(test_latency_phase),     cmocka_unit_test(test_ties_and_empty),
+        cmocka_unit_test(test_many),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
