@@ -1,6 +1,6 @@
 /* analyzer/flowcut-analyze.c: `flowcut analyze`, which matches the messages of a trace, splits the
- * inter-node flows into intervals labelled with their conflicts, and writes the report as text,
- * JSON or CSV. */
+ * inter-node flows into intervals labelled with their conflicts, predicts every flow's time with
+ * the contention models, and writes the report as text, JSON or CSV. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -10,16 +10,22 @@
 #include <string.h>
 #include <unistd.h>
 #include <flowcut/reader.h>
+#include "prediction.h"
 #include "report.h"
 
 static const char usage[] =
-    "usage: flowcut analyze [--format text|json|csv] [-o FILE] [--eager BYTES] [--top N] TRACE\n"
+    "usage: flowcut analyze [--format text|json|csv] [-o FILE] [--eager BYTES] [--top N]\n"
+    "                       [--platform PROFILE] [--model flowcut|maxrate|fairshare|linear|all] TRACE\n"
     "Analyses the point-to-point communications of TRACE (a trace directory or one rank file):\n"
-    "flows between nodes, their conflicts over time, wait states and warnings.\n"
+    "flows between nodes, their conflicts over time, each model's predicted time of every flow\n"
+    "against the observed one, wait states and warnings.\n"
     "  --format F     text (default, for a terminal), json (complete) or csv (one row per message)\n"
     "  -o FILE        write the report to FILE instead of standard output\n"
     "  --eager BYTES  eager/rendezvous threshold: messages of BYTES or more use rendezvous\n"
-    "                 (default 262144, MPICH ch4:ucx over UCX 1.13)\n"
+    "                 (default: the profile's, else 262144, MPICH ch4:ucx over UCX 1.13)\n"
+    "  --platform P   the platform profile written by flowcut-calibrate; without it the models\n"
+    "                 use a profile fitted to the trace's own uncontended flows\n"
+    "  --model M      the contention model to predict with, or all (default: all the profile serves)\n"
     "  --top N        rows of each long list of the text report (default 10, 0 for all)\n"
     "  --help         print this help\n";
 
@@ -50,14 +56,18 @@ int main(int argc, char **argv)
                                          {"output", required_argument, NULL, 'o'},
                                          {"eager", required_argument, NULL, 'e'},
                                          {"top", required_argument, NULL, 't'},
+                                         {"platform", required_argument, NULL, 'p'},
+                                         {"model", required_argument, NULL, 'm'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *format = "text", *output = NULL;
+    const char *format = "text", *output = NULL, *platform = NULL, *model = "all";
     uint64_t eager = 0, top = 10;
     int have_eager = 0, c, status = 1, rc;
     fc_trace *t = NULL;
     fc_match *m = NULL;
     fc__intervals *iv = NULL;
+    fc__profile *prof = NULL;
+    fc__prediction *pred = NULL;
     fc_symbols *syms = NULL;
     FILE *out = stdout;
     char eager_source[160];
@@ -89,6 +99,17 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'p':
+            platform = optarg;
+            break;
+        case 'm':
+            if (strcmp(optarg, "all") != 0 && fc__model_parse(optarg) < 0) {
+                fprintf(stderr, "flowcut analyze: unknown model '%s' (flowcut, maxrate, fairshare, linear or all)\n%s",
+                        optarg, usage);
+                return 2;
+            }
+            model = optarg;
+            break;
         case 'h':
             fputs(usage, stdout);
             return 0;
@@ -102,9 +123,17 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
+    if (platform != NULL && fc__profile_read(platform, &prof) < 0) {
+        fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+        return 1;
+    }
     if (have_eager)
         snprintf(eager_source, sizeof eager_source, "--eager");
-    else
+    else if (prof != NULL && prof->eager_threshold > 0) {
+        eager = prof->eager_threshold;
+        have_eager = 1;
+        snprintf(eager_source, sizeof eager_source, "the platform profile");
+    } else
         snprintf(eager_source, sizeof eager_source, "default (MPICH ch4:ucx over UCX 1.13: 256 KiB rendezvous)");
 
     progress("reading the trace");
@@ -122,6 +151,33 @@ int main(int argc, char **argv)
         fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
         goto out;
     }
+    /* Predictions: with the user's profile, else with one fitted to the trace; a trace with no
+     * inter-node flow has nothing to predict, which is not an error unless a model was asked. */
+    progress("predicting flow times");
+    unsigned models[FC_NMODELS], nmodels = 0;
+    int all = strcmp(model, "all") == 0;
+    if (all)
+        for (unsigned q = 0; q < FC_NMODELS; q++)
+            models[nmodels++] = q;
+    else
+        models[nmodels++] = (unsigned)fc__model_parse(model);
+    char note[512] = "";
+    if (prof == NULL && fc__selfcal(m, iv, &prof, note, sizeof note) < 0) {
+        if (!all || m->ninter > 0) {
+            fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+            goto out;
+        }
+    }
+    if (prof != NULL) {
+        rc = fc__prediction_run(m, iv, prof, models, nmodels, all, &pred);
+        prof = NULL; /* the prediction owns it now */
+        if (rc < 0) {
+            fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+            goto out;
+        }
+        snprintf(pred->platform, sizeof pred->platform, "%s", platform ? platform : "");
+        snprintf(pred->note, sizeof pred->note, "%s", platform ? "read from --platform" : note);
+    }
     /* Call sites are a help, not a requirement: without addr2line they print as module+offset, and
      * a trace whose sites cannot be resolved at all still gets its report. */
     progress("resolving call sites");
@@ -138,7 +194,8 @@ int main(int argc, char **argv)
                       .iv = iv,
                       .syms = syms,
                       .eager_source = eager_source,
-                      .top = (size_t)top};
+                      .top = (size_t)top,
+                      .pred = pred};
     if (strcmp(format, "json") == 0)
         rc = fc__report_json(out, &a);
     else if (strcmp(format, "csv") == 0)
@@ -156,6 +213,8 @@ out:
         status = 1;
     }
     fc_symbols_free(syms);
+    fc__prediction_free(pred);
+    fc__profile_free(prof);
     fc__intervals_free(iv);
     fc__match_free(m);
     fc_trace_close(t);

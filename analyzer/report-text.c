@@ -495,7 +495,8 @@ int fc__report_text(FILE *f, const fc__analysis *a)
         return fc__err(rc, "out of memory writing the report");
     text_conflicts(f, a);
     if ((rc = text_intervals(f, a)) < 0 || (rc = text_flows(f, a)) < 0 || (rc = text_hot_nodes(f, a)) < 0 ||
-        (rc = text_sites(f, a)) < 0 || (rc = text_waits(f, a)) < 0)
+        (rc = fc__report_text_prediction(f, a)) < 0 || (rc = text_sites(f, a)) < 0 ||
+        (rc = text_waits(f, a)) < 0)
         return fc__err(rc, "out of memory writing the report");
     text_unmatched(f, a);
     if (fflush(f) != 0 || ferror(f))

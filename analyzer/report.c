@@ -175,6 +175,7 @@ static void json_flow(FILE *f, const fc__analysis *a, const fc_flow *fl)
             fprintf(f, ", \"k\": %" PRIu32 "}", l->k);
         }
         putc(']', f);
+        fc__report_json_flow_predicted(f, a, fl->id);
     }
     putc('}', f);
 }
@@ -206,7 +207,9 @@ static void json_intervals(FILE *f, const fc__analysis *a)
                 fprintf(f, "%s%" PRIu64, q ? ", " : "", c[j].flows[q]);
             fputs("]}", f);
         }
-        fputs("]}", f);
+        putc(']', f);
+        fc__report_json_interval_error(f, a, i);
+        putc('}', f);
     }
     fputs(n ? "\n  ],\n" : "],\n", f);
 }
@@ -349,6 +352,7 @@ int fc__report_json(FILE *f, const fc__analysis *a)
 {
     const fc_match *m = a->match;
     json_head(f, a);
+    fc__report_json_prediction(f, a);
     fputs("  \"flows\": [", f);
     for (size_t i = 0; i < m->ninter; i++) {
         fputs(i ? ",\n    " : "\n    ", f);
@@ -390,8 +394,10 @@ int fc__report_csv(FILE *f, const fc__analysis *a)
 {
     const fc_match *m = a->match;
     fputs("id,src_rank,dst_rank,src_node,dst_node,bytes,start,end,observed,rendezvous,intra,main_conflict,"
-          "main_node,main_k,send_site,recv_site\n",
+          "main_node,main_k,send_site,recv_site",
           f);
+    fc__report_csv_predicted_header(f, a);
+    putc('\n', f);
     for (size_t i = 0; i < m->nflows; i++) {
         const fc_flow *fl = &m->flows[i];
         fprintf(f, "%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",", fl->id, fl->src_rank, fl->dst_rank);
@@ -414,6 +420,7 @@ int fc__report_csv(FILE *f, const fc__analysis *a)
         csv_str(f, fc__report_site(a, fl->src_rank, fl->send_site));
         putc(',', f);
         csv_str(f, fc__report_site(a, fl->dst_rank, fl->recv_site));
+        fc__report_csv_predicted(f, a, fl);
         putc('\n', f);
     }
     return finish(f);

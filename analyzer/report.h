@@ -15,6 +15,7 @@
 #include "flow.h"
 #include "intervals.h"
 #include "match.h"
+#include "prediction.h"
 
 /* What one report describes. Nothing here is owned by the analysis: the caller keeps every
  * pointer valid while the report is written. */
@@ -26,6 +27,7 @@ typedef struct fc__analysis {
     const fc_symbols *syms;   /* call-site texts, or NULL to show none */
     const char *eager_source; /* where match->eager_threshold comes from, one line */
     size_t top;               /* rows of each long list of the text report (0: all) */
+    const fc__prediction *pred; /* the models' predictions, or NULL for none */
 } fc__analysis;
 
 /* The text report: sections with headings and aligned columns, long lists cut to a->top rows. */
@@ -55,5 +57,21 @@ void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, voi
 
 /* Counts the calls fc__report_warnings would make. */
 size_t fc__report_nwarnings(const fc__analysis *a);
+
+/* ---- predicted versus observed (report-predict.c) --------------------------------------------- */
+
+/* The "platform" and "errors" members of the JSON document, each line ending with ",\n". Writes
+ * nothing without predictions. */
+void fc__report_json_prediction(FILE *f, const fc__analysis *a);
+/* ", \"predicted\": {model: seconds ...}" for inter-node flow id; nothing without predictions. */
+void fc__report_json_flow_predicted(FILE *f, const fc__analysis *a, uint64_t id);
+/* ", \"predicted_error_pct\": {model: % ...}" for interval v; nothing without predictions. */
+void fc__report_json_interval_error(FILE *f, const fc__analysis *a, size_t v);
+/* The CSV header's extra columns (",predicted_MODEL" ...) and one row's values (empty for an
+ * intra-node message). */
+void fc__report_csv_predicted_header(FILE *f, const fc__analysis *a);
+void fc__report_csv_predicted(FILE *f, const fc__analysis *a, const fc_flow *fl);
+/* The text report's "predicted versus observed" section. Returns 0 or FC_ENOMEM. */
+int fc__report_text_prediction(FILE *f, const fc__analysis *a);
 
 #endif /* FLOWCUT_ANALYZER_REPORT_H */

@@ -1,0 +1,302 @@
+/* analyzer/prediction.c: the predicted-versus-observed part of an analysis: self-calibration of a
+ * profile from the trace's own flows, and the run of each model over the inter-node flows with
+ * its errors per flow, per interval and in Table 3's statistics. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <flowcut/error.h>
+#include "internal.h"
+#include "prediction.h"
+
+/* Least squares of t = lat + b * per_byte over n points; when the points hold a single size, or
+ * the fitted latency is negative (noise on a narrow size range), the line goes through the
+ * origin shifted by fixed_lat instead. Returns 0, or -1 with no points. */
+static int fit_line(const double *b, const double *t, size_t n, double fixed_lat, double *lat, double *pb)
+{
+    if (n == 0)
+        return -1;
+    double sb = 0, st = 0, sbb = 0, sbt = 0;
+    for (size_t i = 0; i < n; i++) {
+        sb += b[i];
+        st += t[i];
+        sbb += b[i] * b[i];
+        sbt += b[i] * t[i];
+    }
+    double den = n * sbb - sb * sb;
+    if (n >= 2 && den > 1e-12 * sbb * n) {
+        *pb = (n * sbt - sb * st) / den;
+        *lat = (st - *pb * sb) / n;
+        if (*lat >= 0 && *pb > 0)
+            return 0;
+    }
+    /* One size, or a fit the noise bent below zero: a fixed latency and the mean slope above it. */
+    *lat = fixed_lat;
+    double num = 0, d = 0;
+    for (size_t i = 0; i < n; i++) {
+        num += b[i] * (t[i] - fixed_lat);
+        d += b[i] * b[i];
+    }
+    *pb = d > 0 ? num / d : 0;
+    if (*pb <= 0)
+        *pb = 1e-12;
+    return 0;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Fits up to two segments (below and above threshold) from flows of one side (intra or not)
+ * whose ids pass keep[], into *seg / *nseg. Returns the number of flows used. */
+static size_t fit_side(const fc_match *m, size_t lo, size_t hi, const uint8_t *keep, uint64_t threshold,
+                       double *bb, double *tt, fc__segment *seg, size_t *nseg)
+{
+    size_t used = 0;
+    double lat_small = 0;
+    *nseg = 0;
+    for (int big = 0; big < 2; big++) {
+        size_t n = 0;
+        for (size_t i = lo; i < hi; i++) {
+            const fc_flow *f = &m->flows[i];
+            if ((keep && !keep[i]) || !(f->observed > 0) || (f->bytes >= threshold) != big)
+                continue;
+            bb[n] = (double)f->bytes;
+            tt[n++] = f->observed;
+        }
+        double lat, pb;
+        if (fit_line(bb, tt, n, lat_small, &lat, &pb) < 0)
+            continue;
+        if (!big)
+            lat_small = lat;
+        seg[(*nseg)++] = (fc__segment){big ? threshold : 0, big ? UINT64_MAX : threshold, lat, pb, 0};
+        used += n;
+    }
+    /* The segments must cover every size: one side alone stretches over both. */
+    if (*nseg == 1) {
+        seg[0].lo = 0;
+        seg[0].hi = UINT64_MAX;
+    }
+    return used;
+}
+
+static int add_cut(fc__profile *p, uint32_t kind, uint32_t k, double alpha)
+{
+    fc__cut *c = realloc(p->cuts, (p->ncuts + 1) * sizeof *c);
+    if (c == NULL)
+        return FC_ENOMEM;
+    p->cuts = c;
+    size_t na = (kind == FC_CONFLICT_MIXED_IN || kind == FC_CONFLICT_MIXED_OUT) ? 1 : k;
+    double *al = malloc(na * sizeof *al);
+    if (al == NULL)
+        return FC_ENOMEM;
+    for (size_t i = 0; i < na; i++)
+        al[i] = alpha;
+    c[p->ncuts++] = (fc__cut){kind, k, na, al, 0};
+    return 0;
+}
+
+/* The flow cuts: fitted where enough flows lived under one label, assumed elsewhere. */
+static int fit_cuts(const fc_match *m, const fc__intervals *iv, fc__profile *p, double *vals, size_t *fitted,
+                    size_t *assumed)
+{
+    uint32_t maxk = fc__intervals_max_k(iv);
+    *fitted = *assumed = 0;
+    for (uint32_t kind = FC_CONFLICT_OUTGOING; kind <= FC_CONFLICT_MIXED_OUT; kind++)
+        for (uint32_t k = 2; k <= (maxk > 2 ? maxk : 2); k++) {
+            /* k = 2 of every kind always gets a cut, seen or not: a simulation under another
+             * placement (flowcut remap) meets conflicts the trace never had, and the profile
+             * extrapolates the other k from the nearest one. */
+            if (k > 2 && fc__intervals_time(iv, kind, k) <= 0)
+                continue;
+            size_t n = 0;
+            for (size_t i = 0; i < m->ninter; i++) {
+                const fc_flow *f = &m->flows[i];
+                const fc__label_run *runs;
+                size_t nr;
+                if (fc__intervals_history(iv, f->id, &runs, &nr) < 0 || nr != 1 || runs[0].label.kind != kind ||
+                    runs[0].label.k != k || f->bytes == 0)
+                    continue;
+                const fc__segment *s = fc__profile_segment(p, 0, f->bytes);
+                double data = s ? (double)f->bytes * s->per_byte : 0;
+                if (data > 0)
+                    vals[n++] = (f->observed - s->latency) / data - 1;
+            }
+            double alpha;
+            if (n >= FC_SELFCAL_MIN_FLOWS) {
+                qsort(vals, n, sizeof *vals, cmp_double);
+                alpha = n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
+                if (alpha < 0)
+                    alpha = 0;
+                ++*fitted;
+            } else {
+                alpha = (kind == FC_CONFLICT_OUTGOING || kind == FC_CONFLICT_INCOMING) ? (double)(k - 1) : 0.0;
+                ++*assumed;
+            }
+            if (add_cut(p, kind, k, alpha) < 0)
+                return FC_ENOMEM;
+        }
+    return 0;
+}
+
+int fc__selfcal(const fc_match *m, const fc__intervals *iv, fc__profile **out, char *note, size_t nnote)
+{
+    int rc = FC_ENOMEM;
+    size_t n1 = m->nflows ? m->nflows : 1;
+    fc__profile *p = fc__profile_new();
+    double *bb = malloc(n1 * sizeof *bb), *tt = malloc(n1 * sizeof *tt);
+    uint8_t *alone = calloc(n1, 1);
+    *out = NULL;
+    if (p == NULL || bb == NULL || tt == NULL || alone == NULL)
+        goto out;
+    /* Uncontended: every label run of the flow is NONE. */
+    for (size_t i = 0; i < m->ninter; i++) {
+        const fc__label_run *runs;
+        size_t nr;
+        alone[i] = fc__intervals_history(iv, m->flows[i].id, &runs, &nr) == 0 && nr > 0;
+        for (size_t r = 0; alone[i] && r < nr; r++)
+            alone[i] = runs[r].label.kind == FC_CONFLICT_NONE;
+    }
+    snprintf(p->source, sizeof p->source, "trace");
+    p->eager_threshold = m->eager_threshold;
+    fc__segment seg[2];
+    size_t nseg, used = fit_side(m, 0, m->ninter, alone, m->eager_threshold, bb, tt, seg, &nseg);
+    const char *inter_from = "uncontended flows";
+    if (nseg == 0) {
+        /* Every flow met a conflict: the fastest ones are the best estimate of the link. */
+        used = fit_side(m, 0, m->ninter, NULL, m->eager_threshold, bb, tt, seg, &nseg);
+        inter_from = "all flows (none was uncontended: the bandwidth is underestimated)";
+    }
+    if (nseg == 0) {
+        rc = fc__err(FC_EINVAL, "self-calibration: the trace has no inter-node flow to fit latency and "
+                                "bandwidth to; give --platform");
+        goto out;
+    }
+    if ((p->inter = malloc(nseg * sizeof *seg)) == NULL)
+        goto out;
+    memcpy(p->inter, seg, nseg * sizeof *seg);
+    p->ninter = nseg;
+    size_t nintra = fit_side(m, m->ninter, m->nflows, NULL, m->eager_threshold, bb, tt, seg, &nseg);
+    if (nseg > 0) {
+        if ((p->intra = malloc(nseg * sizeof *seg)) == NULL)
+            goto out;
+        memcpy(p->intra, seg, nseg * sizeof *seg);
+        p->nintra = nseg;
+    }
+    size_t fitted, assumed;
+    if ((rc = fit_cuts(m, iv, p, bb, &fitted, &assumed)) < 0)
+        goto out;
+    /* The max-rate model needs several ranks per node to fit its core terms, which a trace does
+     * not isolate: it becomes a NIC shared at the link rate. */
+    const fc__segment *big = &p->inter[p->ninter - 1];
+    p->has_maxrate = 1;
+    p->maxrate = (fc__maxrate){big->latency, 1 / big->per_byte, 1 / big->per_byte, 0, 0};
+    snprintf(note, nnote,
+             "self-calibrated: inter-node latency and bandwidth from %zu %s, intra-node from %zu messages; "
+             "flow cuts fitted for %zu (kind, k), assumed for %zu",
+             used, inter_from, nintra, fitted, assumed);
+    *out = p;
+    p = NULL;
+    rc = 0;
+out:
+    if (rc == FC_ENOMEM)
+        fc__err(rc, "self-calibration: out of memory");
+    fc__profile_free(p);
+    free(bb);
+    free(tt);
+    free(alone);
+    return rc;
+}
+
+void fc__prediction_free(fc__prediction *pr)
+{
+    if (pr == NULL)
+        return;
+    for (unsigned j = 0; j < FC_NMODELS; j++) {
+        free(pr->pred[j]);
+        free(pr->iv_err[j]);
+    }
+    fc__profile_free(pr->profile);
+    free(pr);
+}
+
+/* Mean absolute error of the flows of each interval. */
+static int interval_errors(const fc_match *m, const fc__intervals *iv, const double *pred, double **out)
+{
+    size_t niv = fc__intervals_count(iv);
+    double *e = malloc((niv ? niv : 1) * sizeof *e);
+    if (e == NULL)
+        return FC_ENOMEM;
+    for (size_t v = 0; v < niv; v++) {
+        const fc_interval *in = fc__intervals_get(iv, v);
+        double sum = 0;
+        size_t n = 0;
+        for (size_t j = 0; j < in->nflows; j++) {
+            const fc_flow *f = &m->flows[in->flows[j]];
+            if (f->observed > 0 && isfinite(pred[f->id])) {
+                sum += fabs(pred[f->id] - f->observed) / f->observed * 100;
+                n++;
+            }
+        }
+        e[v] = n ? sum / n : NAN;
+    }
+    *out = e;
+    return 0;
+}
+
+int fc__prediction_run(const fc_match *m, const fc__intervals *iv, fc__profile *p, const unsigned *models,
+                       unsigned n, int all, fc__prediction **out)
+{
+    int rc = FC_ENOMEM;
+    double *obs = NULL;
+    fc__prediction *pr = calloc(1, sizeof *pr);
+    *out = NULL;
+    if (pr == NULL) {
+        fc__profile_free(p);
+        return fc__err(rc, "prediction: out of memory");
+    }
+    pr->profile = p;
+    size_t n1 = m->ninter ? m->ninter : 1;
+    if ((obs = malloc(n1 * sizeof *obs)) == NULL)
+        goto out;
+    for (size_t i = 0; i < m->ninter; i++)
+        obs[i] = m->flows[i].observed;
+    for (unsigned j = 0; j < n; j++) {
+        unsigned md = models[j];
+        if (!fc__model_usable(p, md)) {
+            /* fc_errmsg's buffer is the one fc__err writes: copy the reason out first. */
+            char why[256];
+            snprintf(why, sizeof why, "%s", fc_errmsg());
+            if (!all) {
+                rc = fc__err(FC_EINVAL, "model %s: %s", fc__model_name(md), why);
+                goto out;
+            }
+            size_t len = strlen(pr->skipped);
+            snprintf(pr->skipped + len, sizeof pr->skipped - len, "%s%s (%s)", len ? "; " : "", fc__model_name(md),
+                     why);
+            continue;
+        }
+        unsigned q = pr->nmodels;
+        if ((pr->pred[q] = malloc(n1 * sizeof *pr->pred[q])) == NULL)
+            goto out;
+        if ((rc = fc__predict(m, p, md, pr->pred[q])) < 0)
+            goto out;
+        rc = FC_ENOMEM;
+        fc__errors_compute(obs, pr->pred[q], NULL, m->ninter, &pr->err[q]);
+        if (interval_errors(m, iv, pr->pred[q], &pr->iv_err[q]) < 0)
+            goto out;
+        pr->model[q] = md;
+        pr->nmodels++;
+    }
+    *out = pr;
+    pr = NULL;
+    rc = 0;
+out:
+    if (rc == FC_ENOMEM)
+        fc__err(rc, "prediction: out of memory");
+    free(obs);
+    fc__prediction_free(pr);
+    return rc;
+}

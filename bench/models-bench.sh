@@ -1,0 +1,145 @@
+#!/bin/bash
+# models-bench.sh: validates the contention models on the emulated cluster, as issue 5 asks:
+# calibrates the platform on 4 nodes x 2 ranks with flowcut-calibrate, traces the random
+# 30-communication pattern packed onto those nodes (examples/random30 -N 4) and the report's
+# synthetic patterns (examples/pattern), analyzes each trace with the profile and every model, and
+# prints each model's errors (Martinasso & Mehaut's Table 3: mean absolute, global, p95 and worst
+# flow error). It asserts nothing; tests/cluster/models.test runs the quick version and checks it.
+#
+# Usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [-o DIR] BUILDDIR
+#   --quick   a small version (quick calibration, half-size messages, one repetition, fewer patterns)
+#   --duplex  NIC mode of the emulated cluster (default both: the table for each)
+#   -o DIR    keep the profiles, traces and JSON reports in DIR (default: a temporary directory,
+#             removed at exit); DIR/summary.json then holds every error figure
+# Needs root (the emulated cluster). Holds /run/flowcut-cluster/test.lock unless the caller
+# already does (FLOWCUT_CLUSTER_LOCKED=1), and always takes the cluster down.
+set -u
+
+quick=0 duplexes="full half" rate=200mbit keep=
+usage() {
+    echo "usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [-o DIR] BUILDDIR" >&2
+    exit 2
+}
+while [ $# -gt 1 ]; do
+    case $1 in
+    --quick) quick=1; shift ;;
+    --duplex)
+        case $2 in full | half) duplexes=$2 ;; both) duplexes="full half" ;; *) usage ;; esac
+        shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    -o) keep=$2; shift 2 ;;
+    *) usage ;;
+    esac
+done
+[ $# -eq 1 ] || usage
+b=$(cd "$1" && pwd) || exit 1
+flowcut="$b/tools/flowcut"
+cluster="$b/tools/flowcut-cluster"
+calibrate="$b/calibrate/flowcut-calibrate"
+export FLOWCUT_EXEC_PATH="$b/analyzer:$b/tools"
+export FLOWCUT_LIB="$b/libtrace/.libs/libflowcut.so"
+[ "$(id -u)" -eq 0 ] || { echo "models-bench: SKIP: the emulated cluster needs root"; exit 77; }
+for f in "$calibrate" "$b/examples/random30" "$b/examples/pattern" "$b/analyzer/flowcut-analyze"; do
+    [ -x "$f" ] || { echo "models-bench: $f is not built" >&2; exit 1; }
+done
+
+if [ -n "$keep" ]; then
+    mkdir -p "$keep" || exit 1
+    work=$(cd "$keep" && pwd)
+else
+    work=$(mktemp -d /tmp/flowcut-models.XXXXXX)
+fi
+cleanup() {
+    "$cluster" down >/dev/null 2>&1
+    [ -n "$keep" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+if [ "${FLOWCUT_CLUSTER_LOCKED:-0}" != 1 ]; then
+    mkdir -p /run/flowcut-cluster
+    exec 9>/run/flowcut-cluster/test.lock
+    flock -w 900 9 || { echo "models-bench: could not get /run/flowcut-cluster/test.lock" >&2; exit 1; }
+fi
+
+# Messages of 1-4 MiB take 40-170 ms alone at 200 Mbit/s: far above the CPU noise of 8 busy
+# ranks on 2 cores, short enough for the whole run to take minutes.
+if [ $quick = 1 ]; then
+    cal_flags=(--quick) scale=0.5 reps=1 patterns=("0>1<2" "1<0>2" "0>1>2")
+else
+    cal_flags=() scale=1 reps=3 patterns=("0>1<2" "1<0>2" "0>1>2" "0>1>2>3" "0>1<2<3" "1<0>2>3" "0>1<2>3")
+fi
+pbytes=$(awk -v s=$scale 'BEGIN { printf "%d", 4 * 1048576 * s }')
+
+fail() {
+    echo "models-bench: $*" >&2
+    exit 1
+}
+
+# trace NAME HOSTFILE NP PROGRAM ARGS...: traces one run and analyzes it with the profile.
+trace() {
+    local name=$1 hosts=$2 np=$3 dir="$work/$duplex/$1"
+    shift 3
+    mkdir -p "$dir"
+    timeout 600 "$flowcut" run -o "$dir/trace" -- "$flowcut" cluster mpiexec ${hosts:+-f "$hosts"} -n "$np" "$@" \
+        >"$dir/out" 2>&1 || { cat "$dir/out" >&2; fail "traced run of $name failed"; }
+    timeout 300 "$flowcut" analyze --platform "$work/$duplex/profile" --format json -o "$dir/platform.json" \
+        "$dir/trace" 2>"$dir/err" || { cat "$dir/err" >&2; fail "analyze $name failed"; }
+    timeout 300 "$flowcut" analyze --format json -o "$dir/self.json" "$dir/trace" 2>"$dir/err" ||
+        { cat "$dir/err" >&2; fail "analyze $name (self-calibrated) failed"; }
+}
+
+for duplex in $duplexes; do
+    mkdir -p "$work/$duplex"
+    "$cluster" up --nodes 4 --rate "$rate" --duplex "$duplex" >/dev/null || fail "cluster up --duplex $duplex"
+    t0=$(date +%s)
+    timeout 900 "$cluster" mpiexec -n 8 "$calibrate" "${cal_flags[@]}" -o "$work/$duplex/profile" \
+        >"$work/$duplex/calibrate.out" 2>&1 ||
+        { cat "$work/$duplex/calibrate.out" >&2; fail "flowcut-calibrate failed"; }
+    echo "== $duplex duplex, $rate: calibrated in $(($(date +%s) - t0)) s =="
+    grep -v '^#' "$work/$duplex/profile" | grep -E '^(inter|cut|maxrate|eager)' | sed 's/^/  /'
+    trace random30 "" 8 "$b/examples/random30" -N 4 -x "$scale" -r "$reps"
+    i=0
+    for pat in "${patterns[@]}"; do
+        "$b/examples/pattern" --hosts "$pat" >"$work/$duplex/hosts$i" || fail "pattern --hosts $pat"
+        trace "pattern$i" "$work/$duplex/hosts$i" "$(wc -l <"$work/$duplex/hosts$i")" \
+            "$b/examples/pattern" -s "$pbytes" -r "$reps" "$pat"
+        echo "$pat" >"$work/$duplex/pattern$i/name"
+        i=$((i + 1))
+    done
+done
+
+# The table: one row per (duplex, case, profile, model); summary.json keeps them all.
+python3 - "$work" $duplexes <<'PY'
+import json, os, sys
+work, duplexes = sys.argv[1], sys.argv[2:]
+rows = []
+for d in duplexes:
+    for case in sorted(os.listdir(os.path.join(work, d))):
+        cdir = os.path.join(work, d, case)
+        if not os.path.isdir(cdir):
+            continue
+        name = open(os.path.join(cdir, "name")).read().strip() if os.path.exists(os.path.join(cdir, "name")) else case
+        for prof in ("platform", "self"):
+            rep = json.load(open(os.path.join(cdir, prof + ".json")))
+            for model, e in rep.get("errors", {}).items():
+                rows.append(dict(duplex=d, case=name, profile=prof, model=model, flows=e["flows"],
+                                 mean=e["mean_abs_pct"], glob=e["global_pct"], p95=e["p95_abs_pct"],
+                                 max=e["max_abs_pct"], worst=e["worst_flow"]))
+json.dump(rows, open(os.path.join(work, "summary.json"), "w"), indent=1)
+print("\n%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s %6s" % ("duplex", "case", "profile", "model", "flows",
+      "mean%", "global%", "p95%", "max%", "worst"))
+for r in rows:
+    f = lambda x: "%8.1f" % x if x is not None else "       -"
+    print("%-6s %-10s %-9s %-10s %5d %s %s %s %s %6s" % (r["duplex"], r["case"], r["profile"], r["model"],
+          r["flows"], f(r["mean"]), f(r["glob"]), f(r["p95"]), f(r["max"]), r["worst"]))
+# All flows of all cases together, per duplex and model, with the calibrated profile: the figures
+# the issue's targets speak of.
+print("\nall cases, calibrated profile (mean over cases of each statistic):")
+for d in duplexes:
+    for m in ("flowcut", "maxrate", "fairshare", "linear"):
+        sel = [r for r in rows if r["duplex"] == d and r["model"] == m and r["profile"] == "platform"]
+        if sel:
+            avg = lambda k: sum(r[k] for r in sel if r[k] is not None) / len(sel)
+            print("  %-5s %-10s mean %5.1f%%  global %5.1f%%  p95 %5.1f%%  max %5.1f%%" %
+                  (d, m, avg("mean"), avg("glob"), avg("p95"), avg("max")))
+PY
