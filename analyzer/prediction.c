@@ -50,9 +50,10 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /* Fits up to two segments (below and above threshold) from flows of one side (intra or not)
- * whose ids pass keep[], into *seg / *nseg. Returns the number of flows used. */
-static size_t fit_side(const fc_match *m, size_t lo, size_t hi, const uint8_t *keep, uint64_t threshold,
-                       double *bb, double *tt, fc__segment *seg, size_t *nseg)
+ * whose ids pass keep[] (NULL: all), each flow's time divided by div[i] (NULL: by 1), into *seg /
+ * *nseg. Returns the number of flows used. */
+static size_t fit_side(const fc_match *m, size_t lo, size_t hi, const uint8_t *keep, const double *div,
+                       uint64_t threshold, double *bb, double *tt, fc__segment *seg, size_t *nseg)
 {
     size_t used = 0;
     double lat_small = 0;
@@ -64,7 +65,7 @@ static size_t fit_side(const fc_match *m, size_t lo, size_t hi, const uint8_t *k
             if ((keep && !keep[i]) || !(f->observed > 0) || (f->bytes >= threshold) != big)
                 continue;
             bb[n] = (double)f->bytes;
-            tt[n++] = f->observed;
+            tt[n++] = div ? f->observed / div[i] : f->observed;
         }
         double lat, pb;
         if (fit_line(bb, tt, n, lat_small, &lat, &pb) < 0)
@@ -148,26 +149,44 @@ int fc__selfcal(const fc_match *m, const fc__intervals *iv, fc__profile **out, c
     fc__profile *p = fc__profile_new();
     double *bb = malloc(n1 * sizeof *bb), *tt = malloc(n1 * sizeof *tt);
     uint8_t *alone = calloc(n1, 1);
+    double *degree = malloc(n1 * sizeof *degree);
+    size_t nalone = 0;
     *out = NULL;
-    if (p == NULL || bb == NULL || tt == NULL || alone == NULL)
+    if (p == NULL || bb == NULL || tt == NULL || alone == NULL || degree == NULL)
         goto out;
-    /* Uncontended: every label run of the flow is NONE. */
+    /* Uncontended: every label run of the flow is NONE. The degree is the time-weighted mean
+     * number of flows the flow shared its NIC direction with (k in an outgoing or incoming
+     * conflict, 1 otherwise): under a fair share, its time over the degree is its time alone. */
     for (size_t i = 0; i < m->ninter; i++) {
         const fc__label_run *runs;
         size_t nr;
+        double w = 0, len = 0;
         alone[i] = fc__intervals_history(iv, m->flows[i].id, &runs, &nr) == 0 && nr > 0;
-        for (size_t r = 0; alone[i] && r < nr; r++)
-            alone[i] = runs[r].label.kind == FC_CONFLICT_NONE;
+        for (size_t r = 0; r < nr; r++) {
+            const fc_label *l = &runs[r].label;
+            double d = runs[r].end - runs[r].start;
+            int same = l->kind == FC_CONFLICT_OUTGOING || l->kind == FC_CONFLICT_INCOMING;
+            w += d * (same ? l->k : 1);
+            len += d;
+            if (l->kind != FC_CONFLICT_NONE)
+                alone[i] = 0;
+        }
+        degree[i] = len > 0 ? w / len : 1;
+        nalone += alone[i];
     }
     snprintf(p->source, sizeof p->source, "trace");
     p->eager_threshold = m->eager_threshold;
     fc__segment seg[2];
-    size_t nseg, used = fit_side(m, 0, m->ninter, alone, m->eager_threshold, bb, tt, seg, &nseg);
+    size_t nseg = 0, used = 0;
     const char *inter_from = "uncontended flows";
+    if (nalone >= FC_SELFCAL_MIN_FLOWS)
+        used = fit_side(m, 0, m->ninter, alone, NULL, m->eager_threshold, bb, tt, seg, &nseg);
     if (nseg == 0) {
-        /* Every flow met a conflict: the fastest ones are the best estimate of the link. */
-        used = fit_side(m, 0, m->ninter, NULL, m->eager_threshold, bb, tt, seg, &nseg);
-        inter_from = "all flows (none was uncontended: the bandwidth is underestimated)";
+        /* Too few flows ran alone to trust: every flow, its time divided by its degree, which
+         * assumes the NICs are shared fairly (the assumed cuts below say the same). */
+        used = fit_side(m, 0, m->ninter, NULL, degree, m->eager_threshold, bb, tt, seg, &nseg);
+        inter_from = "flows, each time divided by the mean number of flows sharing its NIC (too few "
+                     "ran alone)";
     }
     if (nseg == 0) {
         rc = fc__err(FC_EINVAL, "self-calibration: the trace has no inter-node flow to fit latency and "
@@ -178,7 +197,7 @@ int fc__selfcal(const fc_match *m, const fc__intervals *iv, fc__profile **out, c
         goto out;
     memcpy(p->inter, seg, nseg * sizeof *seg);
     p->ninter = nseg;
-    size_t nintra = fit_side(m, m->ninter, m->nflows, NULL, m->eager_threshold, bb, tt, seg, &nseg);
+    size_t nintra = fit_side(m, m->ninter, m->nflows, NULL, NULL, m->eager_threshold, bb, tt, seg, &nseg);
     if (nseg > 0) {
         if ((p->intra = malloc(nseg * sizeof *seg)) == NULL)
             goto out;
@@ -207,6 +226,7 @@ out:
     free(bb);
     free(tt);
     free(alone);
+    free(degree);
     return rc;
 }
 

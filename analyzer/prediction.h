@@ -32,12 +32,13 @@ typedef struct fc__prediction {
 
 /* Fits a profile to the trace's own flows (self-calibration) into a new *out owned by the caller:
  * inter-node latency and per-byte cost by least squares over the flows never in conflict
- * (separately below and above the eager threshold), intra-node ones over the intra-node
+ * (separately below and above the eager threshold; when fewer than FC_SELFCAL_MIN_FLOWS ran
+ * alone, over every flow with its time divided by the time-weighted mean number of flows that
+ * shared its NIC direction, a fair share's time alone), intra-node ones over the intra-node
  * messages, and a flow cut per (kind, k) as the median over the flows that spent their whole life
  * under that label of (observed - latency) / (bytes * per_byte) - 1, when at least
  * FC_SELFCAL_MIN_FLOWS such flows exist; other (kind, k) seen in the trace, and k = 2 of every
- * kind, get assumed cuts
- * (k - 1 for same-direction conflicts, a fair share; 0 for mixed ones, a full-duplex NIC). The
+ * kind, get assumed cuts (k - 1 for same-direction conflicts, a fair share; 0 for mixed ones, a full-duplex NIC). The
  * max-rate parameters become s = latency and r_nic = r_core_base = 1/per_byte, r_core_incr = 0.
  * Writes one line saying what was fitted and what assumed into note. Returns 0, FC_EINVAL (no
  * flow to fit: message in fc_errmsg) or FC_ENOMEM. */

@@ -64,9 +64,10 @@ fi
 # Messages of 1-4 MiB take 40-170 ms alone at 200 Mbit/s: far above the CPU noise of 8 busy
 # ranks on 2 cores, short enough for the whole run to take minutes.
 if [ $quick = 1 ]; then
-    cal_flags=(--quick) scale=0.5 reps=1 patterns=("0>1<2" "1<0>2" "0>1>2")
+    # --quick alone stops at 1 MiB, below the sizes whose slope the flows follow: keep 4 MiB.
+    cal_flags=(--quick --max-size 4M) scale=0.5 reps=3 patterns=("0>1<2" "1<0>2" "0>1>2")
 else
-    cal_flags=() scale=1 reps=3 patterns=("0>1<2" "1<0>2" "0>1>2" "0>1>2>3" "0>1<2<3" "1<0>2>3" "0>1<2>3")
+    cal_flags=() scale=1 reps=5 patterns=("0>1<2" "1<0>2" "0>1>2" "0>1>2>3" "0>1<2<3" "1<0>2>3" "0>1<2>3")
 fi
 pbytes=$(awk -v s=$scale 'BEGIN { printf "%d", 4 * 1048576 * s }')
 
@@ -108,11 +109,39 @@ for duplex in $duplexes; do
     done
 done
 
-# The table: one row per (duplex, case, profile, model); summary.json keeps them all.
+# The tables: one row per (duplex, case, profile, model); summary.json keeps them all. Two
+# readings of the errors: per flow, as flowcut analyze reports them (one run's noise included),
+# and per communication as the report's Table 3 compares them: each communication's median
+# observed time over the repetitions against its median prediction (the first repetition, which
+# also opens the connections, left out).
 python3 - "$work" $duplexes <<'PY'
-import json, os, sys
+import json, os, statistics, sys
 work, duplexes = sys.argv[1], sys.argv[2:]
 rows = []
+
+def by_comm(rep, model, case):
+    """Per-communication errors of the medians over repetitions (Table 3's reading)."""
+    groups = {}
+    for f in rep["flows"]:
+        # random30 -N tags each communication with its number; pattern tags with the repetition.
+        key = (f["src_rank"], f["dst_rank"], f["bytes"], f["tag"] if case == "random30" else None)
+        groups.setdefault(key, []).append(f)
+    errs, so, sp = [], 0.0, 0.0
+    for fl in groups.values():
+        fl.sort(key=lambda f: f["start"])
+        fl = fl[1:] if len(fl) > 1 else fl
+        o = statistics.median(f["observed"] for f in fl)
+        pr = statistics.median(f["predicted"][model] for f in fl)
+        if o > 0:
+            errs.append(abs(pr - o) / o * 100)
+            so += o
+            sp += pr
+    if not errs:
+        return None
+    errs.sort()
+    p95 = errs[min(len(errs) - 1, max(0, -(-95 * len(errs) // 100) - 1))]
+    return dict(comms=len(errs), mean=sum(errs) / len(errs), glob=abs(sp - so) / so * 100, p95=p95, max=errs[-1])
+
 for d in duplexes:
     for case in sorted(os.listdir(os.path.join(work, d))):
         cdir = os.path.join(work, d, case)
@@ -124,7 +153,8 @@ for d in duplexes:
             for model, e in rep.get("errors", {}).items():
                 rows.append(dict(duplex=d, case=name, profile=prof, model=model, flows=e["flows"],
                                  mean=e["mean_abs_pct"], glob=e["global_pct"], p95=e["p95_abs_pct"],
-                                 max=e["max_abs_pct"], worst=e["worst_flow"]))
+                                 max=e["max_abs_pct"], worst=e["worst_flow"],
+                                 median=by_comm(rep, model, name)))
 json.dump(rows, open(os.path.join(work, "summary.json"), "w"), indent=1)
 print("\n%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s %6s" % ("duplex", "case", "profile", "model", "flows",
       "mean%", "global%", "p95%", "max%", "worst"))
@@ -132,14 +162,31 @@ for r in rows:
     f = lambda x: "%8.1f" % x if x is not None else "       -"
     print("%-6s %-10s %-9s %-10s %5d %s %s %s %s %6s" % (r["duplex"], r["case"], r["profile"], r["model"],
           r["flows"], f(r["mean"]), f(r["glob"]), f(r["p95"]), f(r["max"]), r["worst"]))
+print("\nper communication, median over repetitions against median prediction (Table 3's reading):")
+print("%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s" % ("duplex", "case", "profile", "model", "comms",
+      "mean%", "global%", "p95%", "max%"))
+for r in rows:
+    m = r["median"]
+    if m:
+        print("%-6s %-10s %-9s %-10s %5d %8.1f %8.1f %8.1f %8.1f" % (r["duplex"], r["case"], r["profile"],
+              r["model"], m["comms"], m["mean"], m["glob"], m["p95"], m["max"]))
 # All flows of all cases together, per duplex and model, with the calibrated profile: the figures
 # the issue's targets speak of.
-print("\nall cases, calibrated profile (mean over cases of each statistic):")
+print("\nall cases, calibrated profile, per flow (mean over cases of each statistic):")
 for d in duplexes:
     for m in ("flowcut", "maxrate", "fairshare", "linear"):
         sel = [r for r in rows if r["duplex"] == d and r["model"] == m and r["profile"] == "platform"]
         if sel:
             avg = lambda k: sum(r[k] for r in sel if r[k] is not None) / len(sel)
+            print("  %-5s %-10s mean %5.1f%%  global %5.1f%%  p95 %5.1f%%  max %5.1f%%" %
+                  (d, m, avg("mean"), avg("glob"), avg("p95"), avg("max")))
+print("all cases, calibrated profile, per communication (medians; mean over cases):")
+for d in duplexes:
+    for m in ("flowcut", "maxrate", "fairshare", "linear"):
+        sel = [r["median"] for r in rows if r["duplex"] == d and r["model"] == m and r["profile"] == "platform"
+               and r["median"]]
+        if sel:
+            avg = lambda k: sum(x[k] for x in sel) / len(sel)
             print("  %-5s %-10s mean %5.1f%%  global %5.1f%%  p95 %5.1f%%  max %5.1f%%" %
                   (d, m, avg("mean"), avg("glob"), avg("p95"), avg("max")))
 PY

@@ -345,6 +345,59 @@ static int cuts(const cal_opts *o, const cal_layout *L, fc__profile *p, char *no
 }
 
 /* k ranks of one node sending to k of another, k = 1 .. rpn, four sizes: Gropp's series. */
+/* Replaces the inter-node segments from the smallest lone-flow size up by a line fitted to the
+ * one-way times of a lone flow (the k = 1 series of the max-rate measurement). A flow in a trace
+ * runs from its start (a barrier, a signal) to the end of its receive, as these do; a ping-pong's
+ * half round trip leaves out the one-way start-up of a large transfer and, on a loaded machine,
+ * mixes in the wake-up of the replying rank, so for the sizes whose time is mostly bandwidth the
+ * one-way figures are what the models must read. */
+static void one_way_segment(fc__profile *p, const unsigned *ks, const double *bytes, const double *t, size_t n,
+                            char *notes, size_t nn)
+{
+    double x[4 * CAL_MAXFLOWS], y[4 * CAL_MAXFLOWS], lat, pb;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ks[i] == 1 && t[i] > 0) {
+            x[m] = bytes[i];
+            y[m++] = t[i];
+        }
+    if (m < 2 || fc__fit_line(x, y, NULL, m, &lat, &pb) != 0 || pb <= 0)
+        return;
+    double lo_b = x[0];
+    for (size_t i = 1; i < m; i++)
+        lo_b = x[i] < lo_b ? x[i] : lo_b;
+    if (lat < 0) {
+        /* Through the origin instead: the mean slope. */
+        double num = 0, den = 0;
+        for (size_t i = 0; i < m; i++) {
+            num += x[i] * y[i];
+            den += x[i] * x[i];
+        }
+        lat = 0;
+        pb = num / den;
+    }
+    double worst = 0;
+    for (size_t i = 0; i < m; i++) {
+        double e = fabs(lat + pb * x[i] - y[i]) / y[i];
+        worst = e > worst ? e : worst;
+    }
+    uint64_t lo = (uint64_t)lo_b;
+    size_t keep = 0;
+    while (keep < p->ninter && p->inter[keep].lo < lo)
+        keep++;
+    if (keep == 0)
+        return; /* never replace the small sizes' latency */
+    p->ninter = keep;
+    p->inter[keep - 1].hi = lo;
+    if (fc__profile_add_segment(p, 0, lo, UINT64_MAX, lat, pb, worst) != 0) {
+        p->inter[keep - 1].hi = UINT64_MAX;
+        return;
+    }
+    note(notes, nn, "inter from %" PRIu64 " bytes: one-way times of a lone flow (%zu sizes; latency %.1f us, %.2f MB/s, "
+         "worst relative residual %.3f), the time a flow takes in a trace, in place of the ping-pong's",
+         lo, m, lat * 1e6, 1e-6 / pb, worst);
+}
+
 static int maxrate(const cal_opts *o, const cal_layout *L, fc__profile *p, char *notes, size_t nn)
 {
     int P = L->nnodes - 2, Q = L->nnodes - 1;
@@ -367,6 +420,7 @@ static int maxrate(const cal_opts *o, const cal_layout *L, fc__profile *p, char 
             t[n] = last;
             n++;
         }
+    one_way_segment(p, ks, bytes, t, n, notes, nn);
     unsigned fixed = 0;
     int rc = fc__fit_maxrate(ks, bytes, t, n, &p->maxrate, &fixed);
     if (rc != 0) {
