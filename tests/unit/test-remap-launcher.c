@@ -1,0 +1,123 @@
+/* tests/unit/test-remap-launcher.c: the launcher formats of `flowcut remap` for mapping B of the
+ * report's broadcast (node0 {0,3}, node1 {2,5}, node2 {4,7}, node3 {6,1}), against expected files
+ * written by hand in remap-expected/ from each launcher's documentation. */
+#include <stdio.h>
+#include "test-analyzer-util.h"
+#include "remap.h"
+
+static char *slurp(const char *name)
+{
+    char path[4200];
+    const char *src = getenv("srcdir") ? getenv("srcdir") : ".";
+    snprintf(path, sizeof path, "%s/remap-expected/%s", src, name);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        fail_msg("cannot open %s", path);
+    char *buf = calloc(1, 65536);
+    assert_non_null(buf);
+    size_t n = fread(buf, 1, 65535, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* The result of a search, filled in by hand. */
+static fc__remap *mapping_b(void)
+{
+    static char *names[4] = {"node0", "node1", "node2", "node3"};
+    static uint32_t b[8] = {0, 3, 1, 0, 2, 1, 3, 2}, a[8] = {0, 0, 1, 1, 2, 2, 3, 3};
+    static fc__remap_cand cand;
+    static fc__remap rm;
+    memset(&rm, 0, sizeof rm);
+    memset(&cand, 0, sizeof cand);
+    rm.nranks = 8;
+    rm.nodes = 4;
+    rm.slots = 2;
+    rm.node_names = names;
+    rm.nnames = 4;
+    rm.current.rank_node = a;
+    rm.current.time = 2.0;
+    rm.current.comm = 1.5;
+    rm.current.conflict_s[FC_CONFLICT_INCOMING][2] = 0.5;
+    rm.observed_s = 2.1;
+    rm.observed_comm = 1.6;
+    rm.check_err_pct = 100 * (2.0 - 2.1) / 2.1;
+    rm.exhaustive = 1;
+    rm.evaluated = 105;
+    cand.rank_node = b;
+    cand.time = 1.5;
+    cand.comm = 1.0;
+    cand.gain_pct = 25;
+    cand.moved = 4;
+    rm.cands = &cand;
+    rm.ncands = 1;
+    return &rm;
+}
+
+static void check_format(const char *fmt, const char *file, const char *const *names)
+{
+    char *got = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&got, &len);
+    assert_non_null(f);
+    fc__remap *rm = mapping_b();
+    int which = fc__launcher_parse(fmt);
+    assert_true(which >= 0);
+    assert_int_equal(fc__launcher_write(f, (unsigned)which, rm, 0,
+                                        names ? names : (const char *const *)rm->node_names, "t"), 0);
+    fclose(f);
+    char *want = slurp(file);
+    if (strcmp(got, want) != 0)
+        fail_msg("format %s differs from %s:\n--- got\n%s--- expected\n%s", fmt, file, got, want);
+    free(want);
+    free(got);
+}
+
+static void test_hydra(void **state)
+{
+    (void)state;
+    check_format("hydra", "b.hydra", NULL);
+}
+
+static void test_openmpi(void **state)
+{
+    (void)state;
+    check_format("openmpi", "b.openmpi", NULL);
+}
+
+static void test_slurm(void **state)
+{
+    (void)state;
+    check_format("slurm", "b.slurm", NULL);
+}
+
+static void test_cray(void **state)
+{
+    (void)state;
+    check_format("cray", "b.cray", NULL);
+}
+
+/* JSON with the names of the next allocation substituted (the current placement keeps the trace's). */
+static void test_json(void **state)
+{
+    (void)state;
+    static const char *const next[4] = {"c0", "c1", "c2", "c3"};
+    check_format("json", "b.json", next);
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    assert_int_equal(fc__launcher_parse("hydra"), FC_LAUNCHER_HYDRA);
+    assert_int_equal(fc__launcher_parse("json"), FC_LAUNCHER_JSON);
+    assert_int_equal(fc__launcher_parse("mpirun"), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hydra), cmocka_unit_test(test_openmpi), cmocka_unit_test(test_slurm),
+        cmocka_unit_test(test_cray),  cmocka_unit_test(test_json),    cmocka_unit_test(test_parse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
