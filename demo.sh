@@ -29,4 +29,10 @@ hosts=$out.hosts
 echo
 "$flowcut" info "$out" || exit 1
 echo
-"$flowcut" analyze "$out"
+"$flowcut" analyze "$out" || exit 1
+# The placement the replay finds better, and the Hydra machinefile to run it with next time.
+echo
+"$flowcut" remap "$out" || exit 1
+echo
+echo "== machinefile for the next run (flowcut remap --format hydra) =="
+"$flowcut" remap --format hydra "$out" 2>/dev/null
