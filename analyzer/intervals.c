@@ -630,21 +630,33 @@ int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, 
     if (nodes == NULL || s == NULL || cnt == NULL || rem == NULL)
         goto out;
     uint8_t *seen = rem + n;
-    size_t nn = 0;
+    /* Node numbers index a trace's node list, so they are usually small: when the largest fits
+     * the per-node arrays (2n entries), it indexes them directly; else they are sorted and
+     * searched. */
+    uint32_t maxn = 0;
     for (size_t i = 0; i < n; i++) {
-        nodes[nn++] = src[i];
-        nodes[nn++] = dst[i];
+        maxn = src[i] > maxn ? src[i] : maxn;
+        maxn = dst[i] > maxn ? dst[i] : maxn;
     }
-    fc__sort(nodes, nn, sizeof *nodes, cmp_u32);
-    size_t nu = 0;
-    for (size_t i = 0; i < nn; i++)
-        if (nu == 0 || nodes[i] != nodes[nu - 1])
-            nodes[nu++] = nodes[i];
+    int direct = (size_t)maxn < 2 * n;
+    size_t nu = 2 * n;
+    if (!direct) {
+        size_t nn = 0;
+        for (size_t i = 0; i < n; i++) {
+            nodes[nn++] = src[i];
+            nodes[nn++] = dst[i];
+        }
+        fc__sort(nodes, nn, sizeof *nodes, cmp_u32);
+        nu = 0;
+        for (size_t i = 0; i < nn; i++)
+            if (nu == 0 || nodes[i] != nodes[nu - 1])
+                nodes[nu++] = nodes[i];
+    }
     /* Per node: flows leaving, flows entering, and the last of each (the only one when 1). */
     size_t *out_n = cnt, *in_n = cnt + nu, *one_out = cnt + 2 * nu, *one_in = cnt + 3 * nu;
     for (size_t i = 0; i < n; i++) {
-        s[i] = node_index(nodes, nu, src[i]);
-        d[i] = node_index(nodes, nu, dst[i]);
+        s[i] = direct ? src[i] : node_index(nodes, nu, src[i]);
+        d[i] = direct ? dst[i] : node_index(nodes, nu, dst[i]);
         if (s[i] == d[i])
             continue;
         out_n[s[i]]++;
