@@ -3,11 +3,14 @@
  *
  * Hot path at depth 1: a direct-mapped per-thread cache from return address to site id; a miss
  * locks the shared table. A return address inside MPI or libflowcut (Fortran and C++ bindings,
- * trampolines) is no call site: then the stack is unwound to the first frame outside them. */
+ * trampolines) is no call site: then the stack is unwound to the first frame outside them. Deeper
+ * sites, and those behind MPI's bindings, go through a per-thread cache of unwound sites that
+ * checks the stack words the unwind depended on, so libunwind runs only on a miss. */
 #include "runtime.h"
 
 #include <elf.h>
 #include <stdio.h>
+#include <ucontext.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +192,13 @@ int fc__addr_ignored(uintptr_t a)
     return 0;
 }
 
+void fc__sites_unignore(uintptr_t a)
+{
+    for (unsigned i = 0; i < nranges; i++)
+        if (a - ranges[i].lo < ranges[i].hi - ranges[i].lo)
+            ranges[i] = ranges[--nranges];
+}
+
 static uint64_t hash_frames(const uintptr_t *f, unsigned n)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
@@ -241,17 +251,17 @@ uint32_t fc__site_intern(const uintptr_t *f, unsigned n)
     return id;
 }
 
-/* Unwinds the stack, skipping our own and MPI frames, and interns the next `depth` frames.
- * Inlined into fc__site, which the wrappers call directly, so that only two frames of ours (this
- * one and the wrapper's) precede the application's: libunwind costs about 7 ns a frame here. */
-static inline __attribute__((always_inline)) uint32_t unwound(fc__thread *s)
+/* Unwinds the stack with unw_backtrace, skipping our own and MPI frames, and interns the next
+ * `depth` frames: the portable path, for machines without the unwound-site cache below. Kept out
+ * of fc__site so that fc__site's cache hits need no stack frame of 4 KiB. */
+static __attribute__((noinline)) uint32_t unwound(fc__thread *s)
 {
     void *ip[FC__MAX_DEPTH + 64];
     uintptr_t f[FC__MAX_DEPTH];
-    /* Each frame unwound costs ~100 instructions: ask for our own frames (fc__site with this
-     * function inlined, and the wrapper) plus `depth`, and only when MPI's frames (Fortran
-     * bindings) use up the margin unwind again, deeper. */
-    int want = depth + 2, n, k = 0, i;
+    /* Each frame unwound costs ~100 instructions: ask for our own frames (this one, fc__site and
+     * the wrapper) plus `depth`, and only when MPI's frames (Fortran bindings) use up the margin
+     * unwind again, deeper. Our own frames lie in libflowcut, so they are skipped like MPI's. */
+    int want = depth + 3, n, k = 0, i;
     for (;;) {
         n = unw_backtrace(ip, want);
         i = 0;
@@ -280,26 +290,206 @@ static inline __attribute__((always_inline)) uint32_t unwound(fc__thread *s)
     return id;
 }
 
-uint32_t fc__site(fc__thread *t, void *ra)
+/* ---- unwound-site cache (x86-64) -------------------------------------------------------------
+ * libunwind costs ~160 instructions to start and ~100 per frame, so a depth-4 site unwound on
+ * every call costs far more than the 80 ns target. Instead, each thread remembers, per call entry
+ * (the wrapper's frame address fp, i.e. the application's stack pointer at the call, and the
+ * return address), the site id and the stack words the unwind read its answer from:
+ *   - for each frame j >= 1, its return address, which sits just below its stack pointer (the
+ *     CFA of frame j - 1; on x86-64 the return address is always at CFA - 8);
+ *   - for each frame whose CFA may depend on the frame pointer, where its rbp came from: the slot
+ *     where a callee saved it (unw_get_save_loc), or the wrapper's saved rbp (fp[0]) when no
+ *     application frame saved it.
+ * On x86-64, compilers define every frame's CFA from its ip plus rsp or rbp. So when these words
+ * hold the same values, the unwind would read the same frames and take the same steps: a hit that
+ * compares them is exact, not a guess. Two call chains through the same immediate caller at the
+ * same stack depth differ in at least one of these return addresses, so they never share an entry.
+ * The wrapper's rbp value is checked only when it points into the frames the unwind walked: a
+ * frame whose CFA uses rbp has rbp inside its own frame, while code built without frame pointers
+ * may keep a loop counter in rbp, which must not turn every call into a miss.
+ * Checks are taken only when they hold at fill time (a signal frame, whose return address comes
+ * from its sigcontext, makes the entry uncacheable), and they read only this thread's stack at or
+ * above the application's stack pointer, which is mapped while the application's frames are live
+ * (a program that switches one thread between stacks of its own, and frees one, could defeat
+ * that: no MPI program we know of does). Each thread owns its cache, so no lock. */
+#if defined(__x86_64__)
+#define DEEP_WAYS 64 /* entries per thread, direct-mapped, a power of two */
+
+typedef struct deep_check {
+    const uintptr_t *addr;
+    uintptr_t val;
+} deep_check;
+
+typedef struct deep_entry {
+    uintptr_t fp, ra; /* key; fp 0: empty */
+    uint32_t id, n;   /* site id; checks used */
+    deep_check chk[];
+} deep_entry;
+
+/* Checks an entry can hold: two per frame walked, with a margin for skipped MPI frames. */
+static inline size_t deep_nchk(void)
+{
+    return 2 * ((size_t)depth + 8);
+}
+
+static inline size_t deep_stride(void)
+{
+    return sizeof(deep_entry) + deep_nchk() * sizeof(deep_check);
+}
+
+static inline deep_entry *deep_slot(void *cache, uintptr_t fp, uintptr_t ra)
+{
+    uintptr_t h = (fp ^ (ra << 7)) * 0x9e3779b97f4a7c15ull;
+    return (deep_entry *)((char *)cache + (size_t)(h >> 58) * deep_stride());
+}
+
+void fc__site_thread(fc__thread *t)
+{
+    /* A reused thread slot starts empty: the checks of a dead thread's entries would read a stack
+     * that may no longer be mapped. */
+    if (t->deep != NULL)
+        memset(t->deep, 0, DEEP_WAYS * deep_stride());
+    else if (frames != NULL && fc__depth > 0)
+        t->deep = calloc(DEEP_WAYS, deep_stride());
+}
+
+static int add_check(deep_entry *e, const uintptr_t *addr, uintptr_t val)
+{
+    for (uint32_t i = 0; i < e->n; i++)
+        if (e->chk[i].addr == addr)
+            return e->chk[i].val == val;
+    if (e->n >= deep_nchk() || *addr != val)
+        return 0;
+    e->chk[e->n].addr = addr;
+    e->chk[e->n].val = val;
+    e->n++;
+    return 1;
+}
+
+/* The miss path: unwinds from the application's frame (not from here: the context is patched to
+ * the caller's ip, sp and rbp, so libunwind never walks our own frames), interns the site and
+ * fills entry e when its checks hold. */
+static __attribute__((noinline, cold)) uint32_t deep_miss(const uintptr_t *fp, deep_entry *e)
+{
+    const uintptr_t sp0 = (uintptr_t)(fp + 2), rbp0 = fp[0];
+    uintptr_t f[FC__MAX_DEPTH];
+    unw_context_t uc;
+    unw_cursor_t c;
+    unsigned k = 0;
+    int ok = 1, rbp0_used = 0;
+    uintptr_t top = sp0;
+    e->fp = 0; /* invalid while it is refilled */
+    e->n = 0;
+    if (unw_getcontext(&uc) != 0)
+        return 0;
+    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)fp[1];
+    uc.uc_mcontext.gregs[REG_RSP] = (greg_t)sp0;
+    uc.uc_mcontext.gregs[REG_RBP] = (greg_t)rbp0;
+    /* unw_init_local takes the context's ip as a return address, as fp[1] is. */
+    if (unw_init_local(&c, &uc) < 0)
+        return 0;
+    for (unsigned j = 0; j < (unsigned)depth + 64; j++) {
+        unw_word_t ip = 0, sp = 0, rbp = 0;
+        unw_get_reg(&c, UNW_REG_IP, &ip);
+        unw_get_reg(&c, UNW_REG_SP, &sp);
+        if (j > 0) {
+            ok = ok && sp >= sp0 + 8 && add_check(e, (const uintptr_t *)sp - 1, ip);
+            top = sp;
+        }
+        /* A signal frame restores registers from its sigcontext, which no check covers. */
+        if (unw_is_signal_frame(&c) > 0)
+            ok = 0;
+        if (!fc__addr_ignored(ip) && ip != 0) {
+            f[k++] = ip;
+            if (k == (unsigned)depth)
+                break;
+        }
+        /* Where this frame's rbp, which its CFA may use, was read from. */
+        unw_save_loc_t loc;
+        unw_get_reg(&c, UNW_X86_64_RBP, &rbp);
+        if (j > 0 && unw_get_save_loc(&c, UNW_X86_64_RBP, &loc) == 0 && loc.type == UNW_SLT_MEMORY &&
+            loc.u.addr >= sp0)
+            ok = ok && add_check(e, (const uintptr_t *)loc.u.addr, rbp);
+        else if (rbp == rbp0)
+            rbp0_used = 1;
+        else
+            ok = 0; /* rbp from somewhere this cache cannot check */
+        if (unw_step(&c) <= 0)
+            break;
+    }
+    if (rbp0_used && rbp0 >= sp0 && rbp0 <= top)
+        ok = ok && add_check(e, fp, rbp0);
+    uint32_t id = k ? fc__site_intern(f, k) : 0;
+    if (ok && id) {
+        e->id = id;
+        e->ra = fp[1];
+        e->fp = (uintptr_t)fp;
+    }
+    return id;
+}
+
+/* The hit path. It reads stack words of the application's frames, not objects of ours, so the
+ * address sanitizer (whose redzones may lie where an old entry's words were) must not check it. */
+static inline __attribute__((always_inline, no_sanitize_address)) uint32_t deep(fc__thread *s, const uintptr_t *fp)
+{
+    deep_entry *e = deep_slot(s->deep, (uintptr_t)fp, fp[1]);
+    if (FC__LIKELY(e->fp == (uintptr_t)fp && e->ra == fp[1])) {
+        uint32_t i = 0;
+        while (i < e->n && *e->chk[i].addr == e->chk[i].val)
+            i++;
+        if (FC__LIKELY(i == e->n))
+            return e->id;
+    }
+    return deep_miss(fp, e);
+}
+#else
+void fc__site_thread(fc__thread *t)
+{
+    (void)t;
+}
+#endif
+
+__attribute__((no_sanitize_address)) uint32_t fc__site(fc__thread *t, void *fp)
 {
     if (fc__depth == 0)
         return 0;
     fc__thread *s = t;
+#if defined(__x86_64__)
+    if (fc__depth > 1)
+        return s->deep ? deep(s, fp) : unwound(s);
+#else
     if (fc__depth > 1)
         return unwound(s);
-    uintptr_t a = (uintptr_t)ra;
+#endif
+    uintptr_t a = fc__fp_ra(fp);
     unsigned c = fc__site_slot(a);
     /* The cache only ever holds return addresses outside MPI, so a hit needs no range check. */
     if (FC__LIKELY(s->sc[c].key == a))
         return s->sc[c].id;
-    if (fc__addr_ignored(a))
+    if (fc__addr_ignored(a)) {
+        /* A call through MPI's own bindings (Fortran, C++): the site lies deeper. */
+#if defined(__x86_64__)
+        if (s->deep)
+            return deep(s, fp);
+#endif
         return unwound(s);
+    }
     uint32_t id = fc__site_intern(&a, 1);
     if (id) {
         s->sc[c].key = a;
         s->sc[c].id = id;
     }
     return id;
+}
+
+const uintptr_t *fc__site_frames(uint32_t id, unsigned *n)
+{
+    if (frames == NULL || id == 0 || id > atomic_load(&nsites)) {
+        *n = 0;
+        return NULL;
+    }
+    *n = depths[id - 1];
+    return &frames[(size_t)(id - 1) * depth];
 }
 
 /* ---- SITES and MODULES payloads ------------------------------------------------------------- */

@@ -6,8 +6,10 @@ Usage: gen-wrappers.py --c SPEC OUT.c       the wrappers: MPI_X, MPI_X_c, mpi_x_
 
 Every wrapper has one shape (STYLE.md): fc__enter; when it refuses, PMPI_X straight away; else
 timestamp, PMPI_X, timestamp, one typed record function, fc__leave, PMPI's result unchanged. The
-body lives in a static always-inline function taking the caller's return address, so that the C
-entry point and the Fortran 2008 entry point share it and both record the application's call site.
+body lives in a static always-inline function taking the entry point's frame address
+(__builtin_frame_address(0), which also makes the compiler keep a frame record there: the caller's
+frame pointer and return address, see fc__site in internal.h), so that the C entry point and the
+Fortran 2008 entry point share it and both record the application's call site.
 The spec's markers (STATUS, STATUSES, BEFORE, REQS, FREEING, WIDE) become plain local variables
 declared before the first timestamp and, for the status markers, one restoring statement after the
 record; nothing is hidden in macros.
@@ -21,7 +23,7 @@ MARKERS = ("STATUS", "STATUSES", "BEFORE", "REQS", "FREEING")
 SHAPES = ("init", "finalize", "abort")
 KNOWN_FLAGS = ("large", "f08") + SHAPES
 F08_WEIGHTS = ("weights", "sourceweights", "destweights")
-RESERVED = ("t", "call", "fc_ra", "ierror")
+RESERVED = ("t", "call", "fc_fp", "ierror")
 
 
 class SpecError(Exception):
@@ -174,7 +176,7 @@ def variants(fn):
 
 
 def body(fn, cname, large, out):
-    params = ", ".join([p.decl(large) for p in fn.params] + ["void *fc_ra"])
+    params = ", ".join([p.decl(large) for p in fn.params] + ["void *fc_fp"])
     plain = ", ".join(p.name for p in fn.params)
     kind = "FC_EV_MPI_" + fn.name
     w = out.append
@@ -196,7 +198,7 @@ def body(fn, cname, large, out):
         w("    fc__init_after(FC_INIT_MPI_INIT, fc_provided);")
         w("    fc__thread *t = fc__enter();")
         w("    if (t) {")
-        w("        call.site = fc__site(t, fc_ra);")
+        w("        call.site = fc__site(t, fc_fp);")
         w("        fc__rec_%s(t, &call%s);" % (fn.record, "".join(", " + a for a in fn.args)))
         w("        fc__leave(t);")
         w("    }")
@@ -209,7 +211,7 @@ def body(fn, cname, large, out):
         w("        fc__call call = {.kind = %s, .rc = MPI_SUCCESS};" % kind)
         w("        call.t0 = fc__now();")
         w("        call.t1 = fc__now();")
-        w("        call.site = fc__site(t, fc_ra);")
+        w("        call.site = fc__site(t, fc_fp);")
         w("        fc__rec_%s(t, &call%s);" % (fn.record, "".join(", " + a for a in fn.args)))
         w("        fc__leave(t);")
         w("    }")
@@ -226,7 +228,7 @@ def body(fn, cname, large, out):
         w("    call.t0 = fc__now();")
         w("    call.rc = PMPI_%s(%s);" % (cname, ", ".join(call_args)))
         w("    call.t1 = fc__now();")
-        w("    call.site = fc__site_fast(t, fc_ra);")
+        w("    call.site = fc__site_fast(t, fc_fp);")
         w("    fc__rec_%s(t, &call%s);" % (fn.record, "".join(", " + a for a in rec)))
         for line in post:
             w("    " + line)
@@ -236,7 +238,7 @@ def body(fn, cname, large, out):
     w("")
     w("FC__EXPORT int MPI_%s(%s)" % (cname, ", ".join(p.decl(large) for p in fn.params) or "void"))
     w("{")
-    w("    return fc_w_%s(%s);" % (cname, ", ".join([p.name for p in fn.params] + ["__builtin_return_address(0)"])))
+    w("    return fc_w_%s(%s);" % (cname, ", ".join([p.name for p in fn.params] + ["__builtin_frame_address(0)"])))
     w("}")
     w("")
 
@@ -282,7 +284,7 @@ def f08_entry(fn, out):
     w("{")
     for line in pre:
         w("    " + line)
-    w("    int rc = fc_w_%s(%s);" % (fn.name, ", ".join(cargs + ["__builtin_return_address(0)"])))
+    w("    int rc = fc_w_%s(%s);" % (fn.name, ", ".join(cargs + ["__builtin_frame_address(0)"])))
     for line in post:
         w("    " + line)
     w("    if (ierror)")

@@ -43,6 +43,7 @@ typedef struct fc__thread {
         uintptr_t key; /* return address (depth 1) or hash of the frames (depth > 1); 0: empty */
         uint32_t id;
     } sc[FC__SITE_CACHE]; /* call-site cache, filled by fc__site (callsite.c) */
+    void *deep;           /* unwound call-site cache (callsite.c), allocated by fc__site_thread */
 } fc__thread;
 
 /* Tracing state of the process. */
@@ -114,8 +115,18 @@ FC__HIDDEN uint32_t fc__comm_created(MPI_Comm newcomm);
 /* Forgets a communicator about to be freed, so that MPI may reuse its handle. */
 FC__HIDDEN void fc__comm_freed(MPI_Comm comm);
 
-/* The call-site id of return address ra (0 when call sites are off). Deduplicated per rank. */
-FC__HIDDEN uint32_t fc__site(fc__thread *t, void *ra);
+/* The call-site id of the call that entered the wrapper whose frame address is fp (0 when call
+ * sites are off). fp is __builtin_frame_address(0) of the exported MPI entry point, which that
+ * builtin forces to keep a frame record: fp[0] is the caller's saved frame pointer, fp[1] the
+ * return address into the caller, fp + 2 the caller's stack pointer at the call. Deduplicated
+ * per rank. */
+FC__HIDDEN uint32_t fc__site(fc__thread *t, void *fp);
+
+/* The return address into the application stored in the wrapper's frame record. */
+static inline uintptr_t fc__fp_ra(void *fp)
+{
+    return ((const uintptr_t *)fp)[1];
+}
 
 /* Slot of return address a in the depth-1 cache. */
 static inline unsigned fc__site_slot(uintptr_t a)
@@ -126,14 +137,15 @@ static inline unsigned fc__site_slot(uintptr_t a)
 /* fc__site with the depth-1 cache hit inlined into the wrapper: the common case (a call site seen
  * before) costs a load and a compare instead of a call. The cache only ever holds return
  * addresses outside MPI, so a hit needs no range check. */
-static inline __attribute__((always_inline)) uint32_t fc__site_fast(fc__thread *t, void *ra)
+static inline __attribute__((always_inline)) uint32_t fc__site_fast(fc__thread *t, void *fp)
 {
     if (fc__depth == 1) {
-        unsigned c = fc__site_slot((uintptr_t)ra);
-        if (FC__LIKELY(t->sc[c].key == (uintptr_t)ra))
+        uintptr_t ra = fc__fp_ra(fp);
+        unsigned c = fc__site_slot(ra);
+        if (FC__LIKELY(t->sc[c].key == ra))
             return t->sc[c].id;
     }
-    return fc__depth == 0 ? 0 : fc__site(t, ra);
+    return fc__depth == 0 ? 0 : fc__site(t, fp);
 }
 
 /* Bytes of count elements of datatype dt (derived datatypes included; 0 on error). */

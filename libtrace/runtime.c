@@ -220,7 +220,9 @@ static fc__thread *attach_thread(void)
         if (!atomic_load(&fc__rt.slots[i].live) && fc__rt.slots[i].ch == NULL)
             s = &fc__rt.slots[i];
     if (s != NULL) {
+        void *deep = s->t.deep; /* a slot's call-site cache outlives its thread: see callsite.c */
         memset(s, 0, sizeof *s);
+        s->t.deep = deep;
         s->t.number = fc__rt.next_thread++;
         s->t.rt = s;
         s->comm_handle = (int)MPI_COMM_NULL;
@@ -240,6 +242,7 @@ static fc__thread *attach_thread(void)
     }
     if (s->ch == NULL)
         fc__warn("the trace buffer (FLOWCUT_BUFFER) is too small for this many threads; trace partial");
+    fc__site_thread(&s->t);
     if (have_key)
         pthread_setspecific(thread_key, s);
     fc__self = &s->t;

@@ -161,6 +161,15 @@ FC__HIDDEN void fc__clock_write(unsigned phase, const fc__clock_meas *m);
 FC__HIDDEN int fc__sites_init(int depth);
 /* Interns a frame list; returns its site id (from 1) or 0 when the table is full. */
 FC__HIDDEN uint32_t fc__site_intern(const uintptr_t *frames, unsigned depth);
+/* Stops skipping the frames of the module that holds addr: for the unit tests, which link the
+ * runtime into the program whose call sites they check. Not thread-safe; call before any site. */
+FC__HIDDEN void fc__sites_unignore(uintptr_t addr);
+/* Gives thread t its unwound-site cache (call sites deeper than 1, or behind MPI's own bindings);
+ * allocates once per thread slot, at thread start, never on the hot path. Without it (no memory,
+ * or not x86-64) fc__site unwinds on every such call. */
+FC__HIDDEN void fc__site_thread(fc__thread *t);
+/* The frames of site id (n of them, return addresses, innermost first), or NULL and n = 0. */
+FC__HIDDEN const uintptr_t *fc__site_frames(uint32_t id, unsigned *n);
 /* 1 when addr lies in libflowcut or an MPI library. */
 FC__HIDDEN int fc__addr_ignored(uintptr_t addr);
 /* Appends MODULES and SITES payloads for sites not yet written to mods/sites; sig: signal

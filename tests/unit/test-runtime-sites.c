@@ -1,5 +1,6 @@
-/* tests/unit/test-runtime-sites.c: call-site dedup, the MPI address ranges, and the SITES and
- * MODULES payloads, whose module base and offset are checked against dladdr. */
+/* tests/unit/test-runtime-sites.c: call-site dedup, the MPI address ranges, the SITES and MODULES
+ * payloads (module base and offset checked against dladdr), and the unwound-site cache, whose
+ * frames are checked against __builtin_return_address taken in each function of a call chain. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -104,14 +105,128 @@ static void payload(void **state)
     assert_int_equal(m2.len, 0);
 }
 
+/* ---- unwound call sites ----------------------------------------------------------------------
+ * entry() plays an MPI wrapper: it hands its frame address to fc__site, as the generated wrappers
+ * do. Each function of the chain notes its own return address, which is the frame the unwind must
+ * report one level further out. The chains below pass through the same immediate caller at the
+ * same stack depth, so they share the cache's key (return address and stack pointer) and differ
+ * only further out: the cache must tell them apart. noipa keeps the compiler from merging or
+ * inlining the look-alike functions. */
+#define NOIPA __attribute__((noinline, noipa))
+#define DEPTH 3
+static fc__thread thr;
+static uintptr_t want[DEPTH]; /* the return addresses of entry, leaf, and mid or top */
+static void *seen_fp;
+static volatile uint32_t sink;
+
+static NOIPA uint32_t entry(void)
+{
+    void *fp = __builtin_frame_address(0);
+    seen_fp = fp;
+    want[0] = (uintptr_t)__builtin_return_address(0);
+    sink = fc__site(&thr, fp); /* stored, not returned: a tail call would drop the frame record */
+    return sink;
+}
+
+static NOIPA uint32_t leaf(int x)
+{
+    want[1] = (uintptr_t)__builtin_return_address(0);
+    uint32_t id = entry();
+    sink = (uint32_t)x;
+    return id;
+}
+
+#define MID(name, x)                                                                               \
+    static NOIPA uint32_t name(void)                                                               \
+    {                                                                                              \
+        want[2] = (uintptr_t)__builtin_return_address(0);                                          \
+        uint32_t id = leaf(x);                                                                     \
+        sink = id;                                                                                 \
+        return id;                                                                                 \
+    }
+MID(mid_a, 1)
+MID(mid_b, 2)
+
+/* Two callers of mid_a alike but for their address: the chains differ in the third frame only
+ * (the return address into top_a or top_b, which mid_a notes as want[2]). */
+#define TOP(name, x)                                                                               \
+    static NOIPA uint32_t name(void)                                                               \
+    {                                                                                              \
+        uint32_t id = mid_a();                                                                     \
+        sink = id + (x);                                                                           \
+        return id;                                                                                 \
+    }
+TOP(top_a, 1)
+TOP(top_b, 2)
+
+/* Checks that site id names exactly the frames noted in want[] (innermost first). */
+static void check_frames(uint32_t id, unsigned n)
+{
+    unsigned got = 0;
+    const uintptr_t *f = fc__site_frames(id, &got);
+    assert_non_null(f);
+    assert_int_equal(got, n);
+    for (unsigned i = 0; i < n; i++)
+        assert_true(f[i] == want[i]);
+}
+
+/* Calls chain a then chain b, rounds times, each twice in a row (a miss, then a hit); checks each
+ * call's frames and that the ids stay apart. */
+static void alternate(uint32_t (*a)(void), uint32_t (*b)(void))
+{
+    uint32_t ida = 0, idb = 0;
+    void *fpa = NULL, *fpb = NULL;
+    for (int round = 0; round < 3; round++) {
+        for (int twice = 0; twice < 2; twice++) {
+            uint32_t id = a();
+            check_frames(id, DEPTH);
+            assert_true(ida == 0 || id == ida);
+            ida = id;
+            fpa = seen_fp;
+        }
+        for (int twice = 0; twice < 2; twice++) {
+            uint32_t id = b();
+            check_frames(id, DEPTH);
+            assert_true(idb == 0 || id == idb);
+            idb = id;
+            fpb = seen_fp;
+        }
+    }
+    assert_int_not_equal(ida, 0);
+    assert_int_not_equal(idb, 0);
+    assert_int_not_equal(ida, idb);
+    /* The chains did share the cache key, so the test exercised the checks. */
+    assert_ptr_equal(fpa, fpb);
+}
+
+static void unwound_differ_at_caller(void **state)
+{
+    (void)state;
+    /* The runtime is linked into this program, whose frames it would skip as its own. */
+    fc__sites_unignore((uintptr_t)&entry);
+    assert_false(fc__addr_ignored((uintptr_t)&entry));
+    assert_non_null(thr.deep);
+    alternate(mid_a, mid_b);
+}
+
+static void unwound_differ_further_out(void **state)
+{
+    (void)state;
+    alternate(top_a, top_b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dedup),
         cmocka_unit_test(ranges),
         cmocka_unit_test(payload),
+        cmocka_unit_test(unwound_differ_at_caller),
+        cmocka_unit_test(unwound_differ_further_out),
     };
-    if (fc__sites_init(3) < 0)
+    if (fc__sites_init(DEPTH) < 0)
         return 1;
+    fc__depth = DEPTH;
+    fc__site_thread(&thr);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
