@@ -267,7 +267,8 @@ static int write_rank(fc__exporter *x, long ri, uint32_t rank)
     int rc = 0;
     if (th == NULL)
         return fc__err(FC_ENOMEM, "out of memory");
-    memset(x->req, 0, x->nreq * sizeof *x->req);
+    if (x->nreq > 0) /* memset of a NULL array, even of 0 bytes, is undefined */
+        memset(x->req, 0, x->nreq * sizeof *x->req);
     x->rank_threads[rank] = nthreads;
     for (uint32_t k = 0; k < nthreads; k++)
         if ((th[k].w = OTF2_Archive_GetEvtWriter(x->ar, fc__otf2_location(rank, k))) == NULL) {
