@@ -16,7 +16,7 @@ examples=$abs_top_builddir/examples
 export FLOWCUT_EXEC_PATH="$abs_top_builddir/analyzer:$abs_top_builddir/tools:$abs_top_srcdir/tools"
 unset FLOWCUT_DIR FLOWCUT_CALLSITE_DEPTH FLOWCUT_BUFFER FLOWCUT_NODE FLOWCUT_CLOCK
 # Under the sanitizers, OTF2's own leak on a failed open is not ours (see lsan.supp).
-export LSAN_OPTIONS="suppressions=$srcdir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$srcdir/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 fail() {
     echo "FAIL: $*" >&2
