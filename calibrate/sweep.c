@@ -12,9 +12,19 @@
 #include "fit.h"
 #include "flow.h"
 #include "internal.h"
-#include "report.h"
 
 /* Appends a line to the notes. */
+/* The name of a conflict kind, as the profile and the reports spell it. */
+static const char *kind_name(uint32_t kind)
+{
+    static const char *const names[] = {
+#define FC__X(name, num, text) [num] = text,
+        FC_CONFLICT_KINDS(FC__X)
+#undef FC__X
+    };
+    return kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "unknown";
+}
+
 static void note(char *notes, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void note(char *notes, size_t n, const char *fmt, ...)
 {
@@ -504,7 +514,7 @@ void cal_summary(FILE *f, const cal_opts *o, const cal_layout *L, const fc__prof
         fprintf(f, "flow cuts (a flow moves at 1 / (1 + alpha) of its lone rate):\n");
     for (size_t i = 0; i < p->ncuts; i++) {
         const fc__cut *c = &p->cuts[i];
-        fprintf(f, "  %-9s k=%" PRIu32 "  alpha", fc__conflict_name(c->kind), c->k);
+        fprintf(f, "  %-9s k=%" PRIu32 "  alpha", kind_name(c->kind), c->k);
         for (size_t j = 0; j < c->nalpha; j++)
             fprintf(f, " %.3f", c->alpha[j]);
         fprintf(f, "  (eps %.3f)\n", c->eps);
