@@ -34,6 +34,11 @@ one wildcard 4 3
 one persistent 3 4 5
 one threads 2 10
 one nbrate 2 5 4 100
+# The Fortran and C++ examples, where the build has their compilers.
+for ex in "f08 2 3" "fmpi 3" "cxx 2 4 5"; do
+    set -- $ex
+    [ -x "$examples/$1" ] && one "$@"
+done
 
 # The export never overwrites an archive.
 "$flowcut" export --otf2 "$work/ring" "$work/ring.otf2" >/dev/null 2>"$work/again.err" && fail "export overwrote an archive"
