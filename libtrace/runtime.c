@@ -311,6 +311,31 @@ static void read_options(void)
         fc__zlevel = e[0] - '0';
 }
 
+/* Creates dir and any missing parents, as `mkdir -p` does (FLOWCUT_DIR may name a directory
+ * below one that does not exist yet). Every rank may race to create the same components: EEXIST
+ * is success. Returns 0, or -1 with errno set. */
+static int mkdir_p(const char *dir)
+{
+    char path[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(path, dir, n + 1);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0700) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(path, 0700) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
 /* Everything needed to trace. coll: MPI_Init was seen, so every rank is here at once and the
  * collective steps (private communicator, directory name, clock offsets) can run. The collective
  * steps run on every rank whatever fails locally, so that no rank is left waiting. */
@@ -342,7 +367,7 @@ static void start(int mode, int provided, int coll)
         goto off;
     }
     fc__comms_init(fc__rt.rank, fc__rt.size);
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+    if (mkdir_p(dir) < 0) {
         fc__warn("cannot create trace directory '%.200s': %s; tracing off", dir, strerror(errno));
         goto off;
     }

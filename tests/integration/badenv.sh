@@ -1,7 +1,7 @@
 #!/bin/sh
 # badenv.sh: a bad FLOWCUT_BUFFER value and an unwritable FLOWCUT_DIR each give exactly one warning
 # line per rank on stderr (`flowcut: rank N: ...`), and the application's output and exit status
-# do not change.
+# do not change; a FLOWCUT_DIR below missing directories is created with them.
 . "${srcdir:-$(dirname "$0")}/common.sh"
 
 need_example ring
@@ -34,4 +34,10 @@ one_warning_per_rank "$work/buf.out.err" "FLOWCUT_BUFFER=12Q"
 run_traced "$work/dir.out" "$work/file/trace" $n "$prog" 2 4
 same_output "$work/plain.out" "$work/dir.out"
 one_warning_per_rank "$work/dir.out.err" "FLOWCUT_DIR=$work/file/trace"
+
+# A trace directory whose parents do not exist yet is created with them, silently.
+run_traced "$work/deep.out" "$work/a/b/trace" $n "$prog" 2 4
+same_output "$work/plain.out" "$work/deep.out"
+[ -s "$work/deep.out.err" ] && fail "FLOWCUT_DIR with missing parents: stderr: $(cat "$work/deep.out.err")"
+[ "$(ls "$work/a/b/trace" | wc -l)" = $n ] || fail "FLOWCUT_DIR with missing parents: $(ls -R "$work/a" 2>&1)"
 exit 0
