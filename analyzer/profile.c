@@ -19,6 +19,7 @@
  *   cut KIND K EPS ALPHA_0 .. ALPHA_{K-1}   KIND outgoing | incoming (K alphas, one per flow);
  *                                           mixed-in | mixed-out (K = 2, ONE alpha: the flow's own)
  *   maxrate S R_NIC R_CORE_BASE R_CORE_INCR EPS   Gropp's max-rate parameters (seconds, bytes/s)
+ *   imb C B_R T_1 OVERALL_VOL MSGSPERSAMPLE EPS    (1.1) Hager & Wellein's IMB multi-mode model
  *
  * Every scalar key appears at most once and every key is optional except the first record. The
  * inter (and intra) segments are listed in order of LO, contiguous, the first from 0, the last up
@@ -279,6 +280,11 @@ int fc__profile_write_notes(FILE *f, const fc__profile *p, const char *notes)
         fprintf(f, "maxrate %.10g %.10g %.10g %.10g %.4g\n", m->s, m->r_nic, m->r_core_base, m->r_core_incr,
                 m->eps);
     }
+    if (p->has_imb) {
+        fputs("# imb C B_R T_1 OVERALL_VOL MSGSPERSAMPLE EPS: Hager & Wellein's IMB multi-mode ping-pong model\n", f);
+        fprintf(f, "imb %.10g %.10g %.10g %.10g %.10g %.4g\n", p->imb_chunk, p->imb_bandwidth, p->imb_latency,
+                p->imb_overall_vol, p->imb_msgs_per_sample, p->imb_eps);
+    }
     fflush(f);
     return ferror(f) ? fc__err(FC_EIO, "profile: write error: %s", strerror(errno)) : 0;
 }
@@ -404,7 +410,8 @@ static int get_text(const parser *ps, size_t i, char *dst, size_t cap)
     X(NETWORK, "network")                                                                         \
     X(EPS, "eps-target")                                                                          \
     X(EAGER, "eager-threshold")                                                                   \
-    X(MAXRATE, "maxrate")
+    X(MAXRATE, "maxrate")                                                                         \
+    X(IMB, "imb")
 
 enum scalar_key {
 #define FC__X(name, text) K_##name,
@@ -421,7 +428,7 @@ static const char *const scalar_names[] = {
 
 static const size_t scalar_fields[] = {
     [K_SOURCE] = 1, [K_NODES] = 1, [K_RPN] = 1, [K_MPI] = 1, [K_DATE] = 1,
-    [K_NETWORK] = 1, [K_EPS] = 1, [K_EAGER] = 1, [K_MAXRATE] = 5,
+    [K_NETWORK] = 1, [K_EPS] = 1, [K_EAGER] = 1, [K_MAXRATE] = 5, [K_IMB] = 6,
 };
 
 static int parse_scalar(const parser *ps, int key, fc__profile *p)
@@ -453,6 +460,17 @@ static int parse_scalar(const parser *ps, int key, fc__profile *p)
         if (m->r_nic <= 0 || m->r_core_base <= 0)
             return bad(ps, "maxrate: the rates R_NIC and R_CORE_BASE must be positive");
         p->has_maxrate = 1;
+        return 0;
+    }
+    case K_IMB: {
+        int rc;
+        if ((rc = get_nonneg(ps, 1, &p->imb_chunk)) || (rc = get_nonneg(ps, 2, &p->imb_bandwidth)) ||
+            (rc = get_nonneg(ps, 3, &p->imb_latency)) || (rc = get_nonneg(ps, 4, &p->imb_overall_vol)) ||
+            (rc = get_nonneg(ps, 5, &p->imb_msgs_per_sample)) || (rc = get_nonneg(ps, 6, &p->imb_eps)))
+            return rc;
+        if (p->imb_chunk <= 0 || p->imb_bandwidth <= 0 || p->imb_overall_vol <= 0 || p->imb_msgs_per_sample < 1)
+            return bad(ps, "imb: C, B_R and OVERALL_VOL must be positive, MSGSPERSAMPLE at least 1");
+        p->has_imb = 1;
         return 0;
     }
     }

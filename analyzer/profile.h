@@ -14,7 +14,7 @@
 
 #define FC_PROFILE_VERSION 1
 /* The minor version this code reads and writes: a minor adds keys only (see profile.c). */
-#define FC_PROFILE_MINOR 0
+#define FC_PROFILE_MINOR 1
 
 /* One-way time of a message of b bytes, lo <= b < hi (hi = UINT64_MAX for the last segment):
  * latency + b * per_byte, in seconds. eps is the relative standard error reached when the
@@ -61,6 +61,12 @@ typedef struct fc__profile {
     fc__cut *cuts;           /* sorted by kind then k */
     int has_maxrate;
     fc__maxrate maxrate;
+    /* Hager & Wellein's model of IMB's multi-mode ping-pong (two pairs between two nodes), fitted
+     * to such measurements (minor version 1): chunk size (bytes), raw unidirectional bandwidth
+     * (bytes/s), latency (s), the OVERALL_VOL and MSGSPERSAMPLE the measurement ran with, and the
+     * fit's relative RMS residual. */
+    int has_imb;
+    double imb_chunk, imb_bandwidth, imb_latency, imb_overall_vol, imb_msgs_per_sample, imb_eps;
 } fc__profile;
 
 /* Reads a profile file into a new *out, owned by the caller (fc__profile_free). Returns 0,

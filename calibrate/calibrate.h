@@ -82,6 +82,10 @@ cal_stat cal_pingpong(const cal_opts *o, int peer, uint64_t bytes);
  * counts and the time budget. */
 void cal_run_flows(const cal_opts *o, const cal_flows *f, uint64_t bytes, cal_stat *per, cal_stat *all);
 
+/* Rank 0: IMB's multi-mode ping-pong: pair i's initiator f->src[i] and responder f->dst[i] all
+ * start together and each initiator runs reps round trips of bytes; one sample is the time until
+ * the slowest pair is done (Hager & Wellein's T_b). Returns its SKaMPI mean. */
+cal_stat cal_multi_pingpong(const cal_opts *o, const cal_flows *f, uint64_t bytes, int reps);
 /* The mean of the middle half of v[0 .. n) and its relative standard error (v is reordered). */
 cal_stat cal_stat_of(double *v, size_t n);
 

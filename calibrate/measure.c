@@ -1,5 +1,6 @@
 /* calibrate/measure.c: the measurement engine of flowcut-calibrate: SKaMPI's repetitions and
- * statistics, rank 0's commands, ping-pongs, and sets of simultaneously started flows. */
+ * statistics, rank 0's commands, ping-pongs, sets of simultaneously started flows, and IMB-style
+ * multi-pair ping-pongs. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,7 @@
 #include "calibrate.h"
 
 enum { TAG_CMD = 101, TAG_GO, TAG_STOP, TAG_RES, TAG_DATA, TAG_PING };
-enum { OP_QUIT, OP_PONG, OP_FLOWS };
+enum { OP_QUIT, OP_PONG, OP_FLOWS, OP_MPP };
 
 typedef struct cmd {
     int32_t op, peer;
@@ -168,6 +169,43 @@ static void serve_flows(const cmd *c, int me)
     }
 }
 
+/* This rank's part in one multi-pair ping-pong: pair i's initiator (src) sends and receives reps
+ * times, its responder (dst) answers; the initiator's elapsed time goes to rank 0. */
+static double mpp_part(const cal_flows *f, int i, int initiator, uint64_t bytes, int reps)
+{
+    int peer = initiator ? f->dst[i] : f->src[i];
+    /* Busy, as IMB runs: the pairs' ranks are the only ones running. */
+    double t0 = MPI_Wtime();
+    for (int r = 0; r < reps; r++) {
+        if (initiator) {
+            MPI_Send(sbuf, (int)bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD);
+            MPI_Recv(rbuf, (int)bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(rbuf, (int)bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(sbuf, (int)bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD);
+        }
+    }
+    return MPI_Wtime() - t0;
+}
+
+static void serve_mpp(const cmd *c, int me)
+{
+    int initiator = 0, i = my_flow(&c->flows, me, &initiator);
+    if (i < 0)
+        return;
+    for (;;) {
+        MPI_Request go;
+        MPI_Status st;
+        MPI_Irecv(NULL, 0, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &go);
+        wait_sleepy(&go, &st, NAP_GO);
+        if (st.MPI_TAG == TAG_STOP)
+            return;
+        double t = mpp_part(&c->flows, i, initiator, c->bytes, c->peer);
+        if (initiator)
+            MPI_Send(&t, 1, MPI_DOUBLE, 0, TAG_RES, MPI_COMM_WORLD);
+    }
+}
+
 void cal_serve(void)
 {
     int me;
@@ -183,6 +221,8 @@ void cal_serve(void)
             pong(c.peer);
         else if (c.op == OP_FLOWS)
             serve_flows(&c, me);
+        else if (c.op == OP_MPP)
+            serve_mpp(&c, me);
     }
 }
 
@@ -329,4 +369,59 @@ out:
     free(col);
     for (int j = 0; j < nsent; j++)
         MPI_Send(NULL, 0, MPI_BYTE, sent[j], TAG_STOP, MPI_COMM_WORLD);
+}
+
+/* ---- rank 0: IMB-style multi-pair ping-pong ----------------------------------------------------- */
+
+cal_stat cal_multi_pingpong(const cal_opts *o, const cal_flows *f, uint64_t bytes, int reps)
+{
+    /* The command's peer field carries the repetitions of one sample. */
+    cmd c = {.op = OP_MPP, .peer = reps, .bytes = bytes, .flows = *f};
+    for (int i = 0; i < f->n; i++) {
+        if (f->src[i] != 0)
+            send_cmd(f->src[i], &c);
+        if (f->dst[i] != 0)
+            send_cmd(f->dst[i], &c);
+    }
+    int initiator = 0, mine = my_flow(f, 0, &initiator);
+    size_t cap = (size_t)o->max_reps, n = 0;
+    double *v = malloc(cap * sizeof *v), t[CAL_MAXFLOWS], started = MPI_Wtime();
+    cal_stat s = {0, INFINITY, 0};
+    for (int warm = 1; v != NULL; warm = 0) {
+        if (!warm && (enough(o, v, n, started) || n >= cap))
+            break;
+        MPI_Request req[CAL_MAXFLOWS];
+        int nreq = 0;
+        for (int i = 0; i < f->n; i++) {
+            if (f->src[i] != 0)
+                MPI_Send(NULL, 0, MPI_BYTE, f->src[i], TAG_GO, MPI_COMM_WORLD);
+            if (f->dst[i] != 0)
+                MPI_Send(NULL, 0, MPI_BYTE, f->dst[i], TAG_GO, MPI_COMM_WORLD);
+        }
+        for (int i = 0; i < f->n; i++)
+            if (f->src[i] != 0)
+                MPI_Irecv(&t[i], 1, MPI_DOUBLE, f->src[i], TAG_RES, MPI_COMM_WORLD, &req[nreq++]);
+        if (mine >= 0) {
+            double mt = mpp_part(f, mine, initiator, bytes, reps);
+            if (initiator)
+                t[mine] = mt;
+        }
+        waitall_sleepy(nreq, req);
+        /* T_b: the pairs run together, so the sample lasts until the slowest pair is done. */
+        double tb = 0;
+        for (int i = 0; i < f->n; i++)
+            tb = fmax(tb, t[i]);
+        if (!warm)
+            v[n++] = tb;
+    }
+    if (v != NULL)
+        s = cal_stat_of(v, n);
+    free(v);
+    for (int i = 0; i < f->n; i++) {
+        if (f->src[i] != 0)
+            MPI_Send(NULL, 0, MPI_BYTE, f->src[i], TAG_STOP, MPI_COMM_WORLD);
+        if (f->dst[i] != 0)
+            MPI_Send(NULL, 0, MPI_BYTE, f->dst[i], TAG_STOP, MPI_COMM_WORLD);
+    }
+    return s;
 }

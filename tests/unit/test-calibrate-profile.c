@@ -40,10 +40,11 @@ static void put(const char *text)
     fclose(f);
 }
 
-/* A profile written by hand, as a user would: two inter segments, one intra, cuts, max-rate. */
+/* A profile written by hand, as a user would: two inter segments, one intra, cuts, max-rate, and
+ * the IMB model of minor version 1. */
 static const char *hand =
     "# a comment before the first record\n"
-    "flowcut-profile 1.0\n"
+    "flowcut-profile 1.1\n"
     "source calibrate\n"
     "nodes 4\n"
     "ranks-per-node 2\n"
@@ -61,7 +62,8 @@ static const char *hand =
     "cut incoming 2 0.02 1.0 1.0\n"
     "cut mixed-in 2 0.01 0.25\n"
     "cut mixed-out 2 0.01 0.5\n"
-    "maxrate 1e-4 25000000 12500000 12500000 0.05\n";
+    "maxrate 1e-4 25000000 12500000 12500000 0.05\n"
+    "imb 131072 25000000 5e-5 4194304 100 0.03\n";
 
 static void test_lookups(void **state)
 {
@@ -150,6 +152,12 @@ static void test_round_trip(void **state)
     assert_string_equal(r->mpi, p->mpi);
     assert_string_equal(r->date, p->date);
     assert_float_equal(r->maxrate.r_core_incr, 12.5e6, 1e-3);
+    assert_int_equal(r->has_imb, 1);
+    assert_float_equal(r->imb_chunk, 131072, 0);
+    assert_float_equal(r->imb_bandwidth, 25e6, 0);
+    assert_float_equal(r->imb_latency, 5e-5, 1e-15);
+    assert_float_equal(r->imb_overall_vol, 4194304, 0);
+    assert_float_equal(r->imb_msgs_per_sample, 100, 0);
     m = open_memstream(&t2, &n2);
     assert_int_equal(fc__profile_write_notes(m, r, "two lines\nof notes"), 0);
     fclose(m);

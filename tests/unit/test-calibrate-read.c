@@ -31,6 +31,7 @@ int main(int argc, char **argv)
     printf("mixed %.4f %.4f\n", fc__profile_alpha(p, FC_CONFLICT_MIXED_IN, 2, 0),
            fc__profile_alpha(p, FC_CONFLICT_MIXED_OUT, 2, 0));
     printf("maxrate %d %.6g\n", p->has_maxrate, p->has_maxrate ? p->maxrate.r_nic : 0.0);
+    printf("imb %d %.6g\n", p->has_imb, p->has_imb ? p->imb_bandwidth : 0.0);
     fc__profile_free(p);
     return 0;
 }
