@@ -92,7 +92,7 @@ int main(int argc, char **argv)
         const char *site = NULL;
         if (syms != NULL && rec.ev.site != 0) {
             long i = fc_trace_find(t, rec.rank);
-            site = fc_symbols_site(syms, (size_t)i, rec.ev.site);
+            site = fc_symbols_chain(syms, (size_t)i, rec.ev.site);
             if (site == NULL)
                 site = "unknown";
         }

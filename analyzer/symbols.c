@@ -16,12 +16,15 @@ typedef struct want {
     const char *path; /* module file */
     uint64_t offset;
     size_t rank, site; /* rank file index and index in its sites[] */
+    uint32_t frame;     /* index in the site's frames */
 } want;
 
 struct fc_symbols {
     fc__arena arena;
     const fc_trace *t;
-    const char ***text; /* per rank file, per site index */
+    const char ***text;   /* per rank file, per site index: frame 0 */
+    const char ****frames; /* per rank file, per site index, per frame */
+    const char ***chain;  /* per rank file, per site index: every frame, innermost first */
 };
 
 static int cmp_want(const void *a, const void *b)
@@ -176,11 +179,45 @@ static int resolve_module(fc_symbols *y, const want *w, size_t n, unsigned flags
                 snprintf(t, len, "%s%s", base_name(w[i].path), tmp);
                 s = t;
             }
-            for (; m < j && w[m].offset == off[q]; m++)
-                y->text[w[m].rank][w[m].site] = s;
+            for (; m < j && w[m].offset == off[q]; m++) {
+                y->frames[w[m].rank][w[m].site][w[m].frame] = s;
+                if (w[m].frame == 0)
+                    y->text[w[m].rank][w[m].site] = s;
+            }
         }
         free(outbuf);
         i = j;
+    }
+    return 0;
+}
+
+/* Joins each site's frames, innermost first, into "f0<f1<...": the call chain that led to the
+ * MPI call, without blanks so that it stays one field of a dump line. A site of one frame is its
+ * frame's text. */
+static int make_chains(fc_symbols *y)
+{
+    for (size_t i = 0; i < y->t->nranks; i++) {
+        const fc_rank *r = &y->t->ranks[i].pub;
+        for (size_t s = 0; s < r->nsites; s++) {
+            uint32_t depth = r->sites[s].depth;
+            if (depth <= 1) {
+                y->chain[i][s] = y->text[i][s];
+                continue;
+            }
+            size_t len = 1;
+            for (uint32_t f = 0; f < depth; f++)
+                len += strlen(y->frames[i][s][f] ? y->frames[i][s][f] : "?") + 1;
+            char *c = fc__arena_alloc(&y->arena, len);
+            if (c == NULL)
+                return FC_ENOMEM;
+            c[0] = '\0';
+            for (uint32_t f = 0; f < depth; f++) {
+                if (f > 0)
+                    strcat(c, "<");
+                strcat(c, y->frames[i][s][f] ? y->frames[i][s][f] : "?");
+            }
+            y->chain[i][s] = c;
+        }
     }
     return 0;
 }
@@ -196,7 +233,9 @@ int fc_symbols_create(const fc_trace *t, unsigned flags, fc_symbols **out)
         free(y);
         return fc__err(FC_EINVAL, "unknown symbol flags 0x%x", flags);
     }
-    if (y == NULL || (y->text = calloc(t->nranks ? t->nranks : 1, sizeof *y->text)) == NULL) {
+    size_t nr = t->nranks ? t->nranks : 1;
+    if (y == NULL || (y->text = calloc(nr, sizeof *y->text)) == NULL ||
+        (y->frames = calloc(nr, sizeof *y->frames)) == NULL || (y->chain = calloc(nr, sizeof *y->chain)) == NULL) {
         rc = fc__err(FC_ENOMEM, "out of memory");
         goto out;
     }
@@ -205,19 +244,31 @@ int fc_symbols_create(const fc_trace *t, unsigned flags, fc_symbols **out)
         const fc_rank *r = &t->ranks[i].pub;
         if (r->nsites == 0)
             continue;
-        if ((y->text[i] = fc__arena_alloc(&y->arena, r->nsites * sizeof *y->text[i])) == NULL) {
+        if ((y->text[i] = fc__arena_alloc(&y->arena, r->nsites * sizeof *y->text[i])) == NULL ||
+            (y->frames[i] = fc__arena_alloc(&y->arena, r->nsites * sizeof *y->frames[i])) == NULL ||
+            (y->chain[i] = fc__arena_alloc(&y->arena, r->nsites * sizeof *y->chain[i])) == NULL) {
             rc = fc__err(FC_ENOMEM, "out of memory");
             goto out;
         }
         for (size_t s = 0; s < r->nsites; s++) {
-            if (r->sites[s].depth == 0)
+            y->text[i][s] = y->chain[i][s] = NULL;
+            y->frames[i][s] = NULL;
+            uint32_t depth = r->sites[s].depth;
+            if (depth == 0)
                 continue;
-            const fc_module *m = fc_rank_module(r, r->sites[s].frames[0].module);
-            if (fc__grow((void **)&w, &nw, &cap, sizeof *w) < 0) {
+            if ((y->frames[i][s] = fc__arena_alloc(&y->arena, depth * sizeof *y->frames[i][s])) == NULL) {
                 rc = fc__err(FC_ENOMEM, "out of memory");
                 goto out;
             }
-            w[nw++] = (want){m ? m->path : "?", r->sites[s].frames[0].offset, i, s};
+            for (uint32_t fr = 0; fr < depth; fr++) {
+                const fc_module *m = fc_rank_module(r, r->sites[s].frames[fr].module);
+                y->frames[i][s][fr] = NULL;
+                if (fc__grow((void **)&w, &nw, &cap, sizeof *w) < 0) {
+                    rc = fc__err(FC_ENOMEM, "out of memory");
+                    goto out;
+                }
+                w[nw++] = (want){m ? m->path : "?", r->sites[s].frames[fr].offset, i, s, fr};
+            }
         }
     }
     if (nw > 0) /* qsort must not see the NULL of an empty list */
@@ -232,6 +283,8 @@ int fc_symbols_create(const fc_trace *t, unsigned flags, fc_symbols **out)
         }
         i = j;
     }
+    if ((rc = make_chains(y)) < 0)
+        fc__err(rc, "out of memory");
 out:
     free(w);
     if (rc < 0)
@@ -250,11 +303,22 @@ const char *fc_symbols_site(const fc_symbols *y, size_t i, uint64_t site)
     return s ? y->text[i][s - r->sites] : NULL;
 }
 
+const char *fc_symbols_chain(const fc_symbols *y, size_t i, uint64_t site)
+{
+    if (i >= y->t->nranks || site == 0 || y->chain[i] == NULL)
+        return NULL;
+    const fc_rank *r = &y->t->ranks[i].pub;
+    const fc_site *s = fc_rank_site(r, site);
+    return s ? y->chain[i][s - r->sites] : NULL;
+}
+
 void fc_symbols_free(fc_symbols *y)
 {
     if (y == NULL)
         return;
     fc__arena_free(&y->arena);
     free(y->text);
+    free(y->frames);
+    free(y->chain);
     free(y);
 }

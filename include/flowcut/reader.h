@@ -238,14 +238,19 @@ int fc_event_kind_from_name(const char *name);
 
 typedef struct fc_symbols fc_symbols;
 #define FC_SYM_NO_ADDR2LINE 0x1u /* do not run addr2line: every site prints as module+0xoffset */
-/* Resolves frame 0 of every call site of every rank to "function@file:line" by running one
+/* Resolves every frame of every call site of every rank to "function@file:line" by running one
  * `addr2line -f -C -e MODULE` per distinct module with all its offsets; sites it cannot resolve
  * (addr2line or the module missing, no line information) become "module+0xoffset" (module's base
  * name). Unknown flag bits give FC_EINVAL. On success *out is owned by the caller
  * (fc_symbols_free). */
 int fc_symbols_create(const fc_trace *t, unsigned flags, fc_symbols **out);
-/* The text of site id of rank file i, or NULL for site 0 or an unknown id. Owned by syms. */
+/* The text of site id of rank file i (its frame 0, the MPI call's caller), or NULL for site 0 or
+ * an unknown id. Owned by syms. */
 const char *fc_symbols_site(const fc_symbols *syms, size_t i, uint64_t site);
+/* The whole call chain of site id of rank file i, innermost frame first, frames joined by "<"
+ * ("?" for a frame that cannot be named), the same as fc_symbols_site for a site of one frame;
+ * NULL for site 0 or an unknown id. Owned by syms. */
+const char *fc_symbols_chain(const fc_symbols *syms, size_t i, uint64_t site);
 void fc_symbols_free(fc_symbols *syms);
 
 /* ---- errors ---------------------------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 #!/bin/sh
 # pingpong.sh: blocking ping-pong on 2 ranks: every Send and Recv with its peer, tag and bytes,
-# the same output traced and untraced; call sites point at the calling line, and depth 0 drops them.
+# the same output traced and untraced; call sites point at the calling line, depth 4 shows the
+# whole call chain in dump, and depth 0 drops them.
 . "${srcdir:-$(dirname "$0")}/common.sh"
 
 check_example pingpong 2 40 0 8 1000
@@ -23,6 +24,27 @@ for l in open(sys.argv[1]):
 if count == 0 or bad:
     print("MPI_Send sites: %d events, %d wrong, e.g. %r (expected main@pingpong.c:%s for rank 0, :%s for rank 1)"
           % (count, len(bad), bad[:3], sys.argv[2], sys.argv[3]))
+    sys.exit(1)
+PY
+
+# Depth 4: dump prints each MPI_Send's whole call chain, innermost first: main at the line that
+# calls it, then the frames that called main (at least one: the C library's start-up).
+FC_GENV="-genv FLOWCUT_CALLSITE_DEPTH 4" run_traced "$work/d4.out" "$work/d4" 2 "$prog" 5 0
+read_trace "$work/d4"
+"$PYTHON3" - "$work/d4.dump" $lines <<'PY' || fail "MPI_Send call chains at depth 4 are wrong"
+import re, sys
+bad, count = [], 0
+for l in open(sys.argv[1]):
+    if " kind=MPI_Send " not in l:
+        continue
+    count += 1
+    rank = int(re.search(r" rank=(\d+)", l).group(1))
+    frames = re.search(r" site=(\S+)", l).group(1).split("<")
+    if not (2 <= len(frames) <= 4 and re.match(r"main@(.*/)?pingpong\.c:%s$" % sys.argv[2 + rank], frames[0])
+            and all(frames[1:])):
+        bad.append((rank, frames))
+if count == 0 or bad:
+    print("MPI_Send chains: %d events, %d wrong, e.g. %r" % (count, len(bad), bad[:2]))
     sys.exit(1)
 PY
 
