@@ -252,7 +252,9 @@ int main(void)
     REQUIRE(dladdr((void *)(uintptr_t)site_addr, &dl) != 0, "dladdr");
     uint64_t self_off = site_addr - (uint64_t)(uintptr_t)dl.dli_fbase;
     char site[512];
-    snprintf(site, sizeof site, " site=where_am_i@test-format-roundtrip.c:%d", site_line);
+    /* Site 2 has two frames: this call, then offset 0x10 of a module that does not exist (named by
+     * module and offset); dump prints the chain innermost first, joined by '<'. */
+    snprintf(site, sizeof site, " site=where_am_i@test-format-roundtrip.c:%d<app+0x10", site_line);
     int have_a2l = system("command -v addr2line >/dev/null 2>&1") == 0;
     specs[4].post = site;
 
