@@ -77,6 +77,29 @@ int fc__chunk_header(const unsigned char **p, const unsigned char *end, uint64_t
  * by U+FFFD so that the output always parses. Shared by every command that writes JSON. */
 void fc__json_str(FILE *f, const char *s);
 
+/* The global key of communicator id of rank r: equal on every rank for the same communicator
+ * (kind, member lists and ordinal, format.h COMMS), so that sends and receives pair by it. An
+ * undefined MPI_COMM_WORLD gets the key its definition would give; any other undefined id a key
+ * private to the rank, which pairs with nothing. Defined in match.c; matching and the replay must
+ * agree on it, so it lives in one place. */
+uint64_t fc__comm_key(const fc_rank *r, uint64_t id);
+
+/* The keys of communicator ids 0 .. *n - 1 of rank r (every id the rank defines, and 0 and 1) in a
+ * new array *keys the caller frees; ids beyond take fc__comm_key. Returns 0 or FC_ENOMEM. */
+int fc__comm_keys(const fc_rank *r, uint64_t **keys, size_t *n);
+
+/* 1 for the point-to-point send kinds, blocking, non-blocking and persistent. */
+static inline int fc__is_send_kind(uint32_t k)
+{
+    return (k >= FC_EV_MPI_Send && k <= FC_EV_MPI_Irsend) || (k >= FC_EV_MPI_Send_init && k <= FC_EV_MPI_Rsend_init);
+}
+
+/* 1 for the synchronous send kinds, which complete only once their receive has started. */
+static inline int fc__is_sync_kind(uint32_t k)
+{
+    return k == FC_EV_MPI_Ssend || k == FC_EV_MPI_Issend || k == FC_EV_MPI_Ssend_init;
+}
+
 /* qsort that accepts an empty array given as NULL (qsort itself must never see a NULL base). */
 static inline void fc__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {

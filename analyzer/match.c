@@ -129,22 +129,31 @@ static uint64_t undefined_key(const fc_rank *r, uint64_t id)
     return mix(mix(mix(h, 3), r->info.rank), id);
 }
 
+uint64_t fc__comm_key(const fc_rank *r, uint64_t id)
+{
+    const fc_comm *c = fc_rank_comm(r, id);
+    return c ? comm_key(c) : undefined_key(r, id);
+}
+
+int fc__comm_keys(const fc_rank *r, uint64_t **keys, size_t *n)
+{
+    size_t m = 2;
+    for (size_t i = 0; i < r->ncomms; i++)
+        if (r->comms[i].id + 1 > m)
+            m = r->comms[i].id + 1;
+    uint64_t *k = malloc(m * sizeof *k);
+    if (k == NULL)
+        return FC_ENOMEM;
+    for (size_t id = 0; id < m; id++)
+        k[id] = fc__comm_key(r, id);
+    *keys = k;
+    *n = m;
+    return 0;
+}
+
 static int rank_keys(rstate *s)
 {
-    const fc_rank *r = s->r;
-    size_t n = 2;
-    for (size_t i = 0; i < r->ncomms; i++)
-        if (r->comms[i].id + 1 > n)
-            n = r->comms[i].id + 1;
-    s->ckeys = malloc(n * sizeof *s->ckeys);
-    if (s->ckeys == NULL)
-        return FC_ENOMEM;
-    s->nckeys = n;
-    for (size_t id = 0; id < n; id++) {
-        const fc_comm *c = fc_rank_comm(r, id);
-        s->ckeys[id] = c ? comm_key(c) : undefined_key(r, id);
-    }
-    return 0;
+    return fc__comm_keys(s->r, &s->ckeys, &s->nckeys);
 }
 
 static uint64_t key_of(const rstate *s, uint64_t id)
@@ -197,16 +206,6 @@ static int push(mvec *v, const msg *m, size_t *ix)
     return 0;
 }
 
-static int is_send_kind(uint32_t k)
-{
-    return (k >= FC_EV_MPI_Send && k <= FC_EV_MPI_Irsend) || (k >= FC_EV_MPI_Send_init && k <= FC_EV_MPI_Rsend_init);
-}
-
-static int is_sync_kind(uint32_t k)
-{
-    return k == FC_EV_MPI_Ssend || k == FC_EV_MPI_Issend || k == FC_EV_MPI_Ssend_init;
-}
-
 /* A buffered send returns once its data is copied: it never waits for the receiver. */
 static int buffered(uint32_t k)
 {
@@ -230,7 +229,7 @@ static msg describe(const rstate *s, const fc_record *rec, int send)
     m.kind = rec->ev.kind;
     if (!send && (rec->peer == FC_PEER_ANY || rec->ev.tag == FC_TAG_ANY))
         m.flags |= MF_WILD;
-    if (send && is_sync_kind(rec->ev.kind))
+    if (send && fc__is_sync_kind(rec->ev.kind))
         m.flags |= MF_SYNC;
     return m;
 }
@@ -337,19 +336,19 @@ static int scan_rank(fc_trace *t, size_t i, fc_match *res, mvec *sends, mvec *re
         switch (k) {
         case FC_EV_MPI_Send: case FC_EV_MPI_Bsend: case FC_EV_MPI_Ssend: case FC_EV_MPI_Rsend:
         case FC_EV_MPI_Recv: case FC_EV_MPI_Mrecv:
-            if (real_peer(res, &rec, is_send_kind(k))) {
-                m = describe(&s, &rec, is_send_kind(k));
+            if (real_peer(res, &rec, fc__is_send_kind(k))) {
+                m = describe(&s, &rec, fc__is_send_kind(k));
                 if (k == FC_EV_MPI_Recv || k == FC_EV_MPI_Mrecv)
                     m.flags = (m.flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
-                rc = post(&s, sends, recvs, &m, is_send_kind(k), 1, 0);
+                rc = post(&s, sends, recvs, &m, fc__is_send_kind(k), 1, 0);
             }
             break;
         case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
         case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv:
-            if (real_peer(res, &rec, is_send_kind(k))) {
-                m = describe(&s, &rec, is_send_kind(k));
+            if (real_peer(res, &rec, fc__is_send_kind(k))) {
+                m = describe(&s, &rec, fc__is_send_kind(k));
                 m.end = 0;
-                rc = post(&s, sends, recvs, &m, is_send_kind(k), 0, rec.req);
+                rc = post(&s, sends, recvs, &m, fc__is_send_kind(k), 0, rec.req);
             }
             break;
         case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:

@@ -14,35 +14,11 @@
 
 /* ---- communicator keys and collective instances ------------------------------------------------ */
 
+/* Mixes two words, for the hash map of collective instances below. */
 static uint64_t mix(uint64_t h, uint64_t v)
 {
     h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     return h * 0x100000001b3ull;
-}
-
-/* The global name of a communicator: its member list and ordinal (format.h, COMMS block); an
- * inter-communicator's two groups in a fixed order. */
-static uint64_t comm_key(const fc_rank *r, uint64_t id)
-{
-    const fc_comm *c = fc_rank_comm(r, id);
-    uint64_t h = 0xcbf29ce484222325ull;
-    if (c == NULL) {
-        if (id == 0) {
-            for (uint32_t i = 0; i < r->info.size; i++)
-                h = mix(h, i);
-            return mix(h, 0);
-        }
-        return mix(mix(mix(h, 7), r->info.rank), id); /* private to the rank: pairs with nothing */
-    }
-    uint64_t a = 0x51ull, b = 0x52ull;
-    for (uint32_t i = 0; i < c->local_size; i++)
-        a = mix(a, c->local[i]);
-    if (c->flags & FC_COMMF_INTER) {
-        for (uint32_t i = 0; i < c->remote_size; i++)
-            b = mix(b, c->remote[i]);
-        return mix(mix(h, a < b ? a : b), a < b ? b : a);
-    }
-    return mix(mix(h, a), (uint64_t)c->ordinal);
 }
 
 /* Members (world ranks) of an intra-communicator, for the collectives; *world is scratch of the
@@ -203,7 +179,24 @@ typedef struct builder {
     cseq *cs;                 /* this rank's counters per communicator */
     size_t ncs, cscap;
     uint32_t *world;          /* scratch of the world size */
+    uint64_t *ckeys;          /* global key of each communicator id of the rank (fc__comm_keys) */
+    size_t nckeys;
 } builder;
+
+/* Makes rank r the one being read: its communicator keys are computed once here, not per record. */
+static int set_rank(builder *b, const fc_rank *r)
+{
+    b->r = r;
+    b->rank = r->info.rank;
+    free(b->ckeys);
+    b->ckeys = NULL;
+    return fc__comm_keys(r, &b->ckeys, &b->nckeys);
+}
+
+static uint64_t key_of(const builder *b, uint64_t id)
+{
+    return id < b->nckeys ? b->ckeys[id] : fc__comm_key(b->r, id);
+}
 
 static int add_op(builder *b, const fc__rop *op, uint32_t *ix)
 {
@@ -306,16 +299,9 @@ static int coll_wait(void *ctx)
     return rc;
 }
 
-static int is_send_kind(uint32_t k)
-{
-    return (k >= FC_EV_MPI_Send && k <= FC_EV_MPI_Irsend) ||
-           (k >= FC_EV_MPI_Send_init && k <= FC_EV_MPI_Rsend_init);
-}
-
 static uint8_t send_flags(uint32_t k)
 {
-    return k == FC_EV_MPI_Ssend || k == FC_EV_MPI_Issend || k == FC_EV_MPI_Ssend_init ? FC__ROPF_SYNC
-                                                                                        : 0;
+    return fc__is_sync_kind(k) ? FC__ROPF_SYNC : 0;
 }
 
 /* The instance of a collective record: communicator key, members, this rank's index, the root's. */
@@ -325,7 +311,7 @@ static int coll_where(builder *b, const fc_record *rec, uint64_t *key, uint64_t 
     const uint32_t *mem = comm_members(b->r, rec->ev.comm, p, b->world);
     if (mem == NULL)
         return 0;
-    *key = comm_key(b->r, rec->ev.comm);
+    *key = key_of(b, rec->ev.comm);
     int rc = next_seq(&b->cs, &b->ncs, &b->cscap, *key, seq);
     if (rc < 0)
         return rc;
@@ -413,7 +399,7 @@ static int on_complete(builder *b, const fc_record *rec, long *sr_send)
     if (*sr_send >= 0 && rec->ev.obj == 0 && rec->req == 0) {
         uint32_t ops[2] = {(uint32_t)*sr_send, 0};
         *sr_send = -1;
-        if ((rc = post(b, 0, rec->peer, rec->ev.tag, comm_key(b->r, rec->comm), rec->ev.bytes, 0,
+        if ((rc = post(b, 0, rec->peer, rec->ev.tag, key_of(b, rec->comm), rec->ev.bytes, 0,
                        &ix)) < 0)
             return rc;
         ops[1] = ix;
@@ -429,7 +415,7 @@ static int on_complete(builder *b, const fc_record *rec, long *sr_send)
     if (o->kind == FC__ROP_RECV && o->peer == UINT32_MAX && (rec->ev.flags & FC_EVF_STATUS) &&
         rec->peer >= 0 && !(rec->ev.flags & FC_EVF_CANCELLED)) {
         o->peer = (uint32_t)rec->peer;
-        mkey k = {.comm = comm_key(b->r, rec->comm), .tag = rec->ev.tag, .src = o->peer,
+        mkey k = {.comm = key_of(b, rec->comm), .tag = rec->ev.tag, .src = o->peer,
                   .dst = b->rank, .rank = b->rank, .op = op, .seq = op};
         if (fc__grow((void **)&b->rk, &b->nr, &b->rcap, sizeof k) < 0)
             return FC_ENOMEM;
@@ -442,7 +428,7 @@ static int on_complete(builder *b, const fc_record *rec, long *sr_send)
 static int on_call(builder *b, const fc_record *rec, long *sr_send)
 {
     uint32_t k = rec->ev.kind, ix;
-    uint64_t comm = comm_key(b->r, rec->comm);
+    uint64_t comm = key_of(b, rec->comm);
     int64_t peer = rec->peer, tag = rec->ev.tag;
     int rc = 0;
     switch (k) {
@@ -462,7 +448,7 @@ static int on_call(builder *b, const fc_record *rec, long *sr_send)
         return wait_on(b, &ix, 1);
     case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
     case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv: {
-        int send = is_send_kind(k), wild = !send && (peer < 0 || tag == FC_TAG_ANY);
+        int send = fc__is_send_kind(k), wild = !send && (peer < 0 || tag == FC_TAG_ANY);
         if (peer == FC_PEER_NULL)
             return 0;
         if ((rc = post(b, send, wild ? -1 : peer, tag, comm, rec->ev.bytes, send ? send_flags(k) : 0,
@@ -668,8 +654,8 @@ int fc__replay_build(fc_trace *t, fc__replay **out)
     b.rp = rp;
     b.im = &im;
     for (size_t i = 0; i < fc_trace_nranks(t); i++) {
-        b.r = fc_trace_rank(t, i);
-        b.rank = b.r->info.rank;
+        if ((rc = set_rank(&b, fc_trace_rank(t, i))) < 0)
+            goto out;
         b.ncs = 0;
         if (b.rank >= rp->nranks) {
             rc = fc__err(FC_ECORRUPT, "%s: rank %u outside the world of %u ranks", b.r->file, b.rank,
@@ -680,8 +666,8 @@ int fc__replay_build(fc_trace *t, fc__replay **out)
             goto out_rc;
     }
     for (size_t i = 0; i < fc_trace_nranks(t); i++) {
-        b.r = fc_trace_rank(t, i);
-        b.rank = b.r->info.rank;
+        if ((rc = set_rank(&b, fc_trace_rank(t, i))) < 0)
+            goto out;
         b.pg = &rp->prog[b.rank];
         b.ncs = 0;
         b.opcap = b.wcap = 0;
@@ -731,6 +717,7 @@ out_rc:
     free(b.tm);
     free(b.cs);
     free(b.world);
+    free(b.ckeys);
     free(st);
     free(en);
     fc__replay_free(rp);
