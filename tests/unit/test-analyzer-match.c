@@ -8,15 +8,7 @@
 #define US 1000ull     /* ns in a microsecond */
 #define EPS 1e-12      /* seconds: the aligned times are whole ns, so far below any difference */
 
-/* One rank of a test trace: its node, clock measurements and events. */
-typedef struct trank {
-    const char *node;
-    fc_clock clk[2];
-    size_t nclk;
-    fc_event ev[64];
-    size_t n;
-} trank;
-
+/* Appends an event to a rank of the test trace (times in ns of the rank's clock). */
 static void add(trank *r, unsigned kind, uint64_t t0, uint64_t t1, int64_t peer, int64_t tag, uint64_t bytes,
                 uint64_t obj, uint64_t flags, uint64_t site)
 {
@@ -51,33 +43,8 @@ static void clock_of(trank *r, int64_t offset_init, int64_t offset_fin)
  * directory, and matches the trace. The origin is rank 0's Init, local and aligned time 0. */
 static fc_match *run(char *dir, size_t dirlen, trank *rk, uint32_t n, uint64_t eager)
 {
-    uint32_t members[16];
     make_scratch(dir, dirlen);
-    for (uint32_t i = 0; i < n; i++)
-        members[i] = i;
-    for (uint32_t i = 0; i < n; i++) {
-        char path[4200];
-        fc_writer *w;
-        fc_rank_info info;
-        fc_comm world = {.id = 0, .local_size = n, .local = members, .ordinal = 0};
-        fc_event all[65];
-        memset(&info, 0, sizeof info);
-        info.present = (1u << FC_RK_RANK) | (1u << FC_RK_SIZE) | (1u << FC_RK_NODE) | (1u << FC_RK_HOST);
-        info.rank = i;
-        info.size = n;
-        info.node = info.host = rk[i].node;
-        all[0] = ev_make(FC_EV_MPI_Init, 0, 10, FC_PEER_NONE, 0, 0, 0, 0);
-        memcpy(all + 1, rk[i].ev, rk[i].n * sizeof *all);
-        rank_path(path, sizeof path, dir, (int)i);
-        assert_int_equal(fc_writer_open(path, i, n, 0, 1, 0, &w), 0);
-        assert_int_equal(fc_writer_rank(w, &info), 0);
-        assert_int_equal(fc_writer_comms(w, &world, 1), 0);
-        if (rk[i].nclk)
-            assert_int_equal(fc_writer_clock(w, rk[i].clk, rk[i].nclk), 0);
-        assert_int_equal(fc_writer_events(w, 0, all, rk[i].n + 1), 0);
-        assert_int_equal(fc_writer_end(w, 0, 0, 0, 0), 0);
-        assert_int_equal(fc_writer_close(w), 0);
-    }
+    write_world(dir, rk, n, 10);
     fc_trace *t;
     fc_match *m;
     assert_int_equal(fc_trace_open(dir, &t), 0);

@@ -81,4 +81,47 @@ static inline fc_record *read_all(const char *path, size_t i, size_t *n)
     return v;
 }
 
+/* One rank of a hand-made trace: its node name, clock measurements (nclk of them, maybe none)
+ * and events. */
+typedef struct trank {
+    const char *node;
+    fc_clock clk[2];
+    size_t nclk;
+    fc_event ev[64];
+    size_t n;
+} trank;
+
+/* Writes ranks rk[0 .. n) as rank files in dir: every rank in MPI_COMM_WORLD, its node as node
+ * and host name, an MPI_Init on [0, init_t1) local ns first, then its events and clock blocks. */
+static inline void write_world(const char *dir, const trank *rk, uint32_t n, uint64_t init_t1)
+{
+    uint32_t members[16];
+    assert_true(n <= 16);
+    for (uint32_t i = 0; i < n; i++)
+        members[i] = i;
+    for (uint32_t i = 0; i < n; i++) {
+        char path[4200];
+        fc_writer *w;
+        fc_rank_info info;
+        fc_comm world = {.id = 0, .local_size = n, .local = members, .ordinal = 0};
+        fc_event all[65];
+        memset(&info, 0, sizeof info);
+        info.present = (1u << FC_RK_RANK) | (1u << FC_RK_SIZE) | (1u << FC_RK_NODE) | (1u << FC_RK_HOST);
+        info.rank = i;
+        info.size = n;
+        info.node = info.host = rk[i].node;
+        all[0] = ev_make(FC_EV_MPI_Init, 0, init_t1, FC_PEER_NONE, 0, 0, 0, 0);
+        memcpy(all + 1, rk[i].ev, rk[i].n * sizeof *all);
+        rank_path(path, sizeof path, dir, (int)i);
+        assert_int_equal(fc_writer_open(path, i, n, 0, 1, 0, &w), 0);
+        assert_int_equal(fc_writer_rank(w, &info), 0);
+        assert_int_equal(fc_writer_comms(w, &world, 1), 0);
+        if (rk[i].nclk)
+            assert_int_equal(fc_writer_clock(w, rk[i].clk, rk[i].nclk), 0);
+        assert_int_equal(fc_writer_events(w, 0, all, rk[i].n + 1), 0);
+        assert_int_equal(fc_writer_end(w, 0, 0, 0, 0), 0);
+        assert_int_equal(fc_writer_close(w), 0);
+    }
+}
+
 #endif
