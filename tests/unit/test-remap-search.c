@@ -37,32 +37,18 @@ static void test_exhaustive(void **state)
 {
     (void)state;
     char dir[4096];
-    uint32_t members[4] = {0, 1, 2, 3};
     const char *node[4] = {"a", "b", "a", "b"};
-    make_scratch(dir, sizeof dir);
+    trank rk[4];
+    memset(rk, 0, sizeof rk);
     for (uint32_t i = 0; i < 4; i++) {
-        char path[4200];
-        fc_writer *w;
-        fc_rank_info info;
-        fc_comm world = {.id = 0, .local_size = 4, .local = members, .ordinal = 0};
-        fc_event ev[3];
-        memset(&info, 0, sizeof info);
-        info.present = (1u << FC_RK_RANK) | (1u << FC_RK_SIZE) | (1u << FC_RK_NODE) | (1u << FC_RK_HOST);
-        info.rank = i;
-        info.size = 4;
-        info.node = info.host = node[i];
-        ev[0] = ev_make(FC_EV_MPI_Init, 0, 0, FC_PEER_NONE, 0, 0, 0, 0);
-        ev[1] = ev_make(i % 2 ? FC_EV_MPI_Recv : FC_EV_MPI_Send, (i % 2 ? 500 : 1000) * US, 40000 * US,
-                        i % 2 ? i - 1 : i + 1, 0, 0, MIB, 0);
-        ev[2] = ev_make(FC_EV_MPI_Finalize, 40000 * US, 40000 * US, FC_PEER_NONE, 0, 0, 0, 0);
-        rank_path(path, sizeof path, dir, (int)i);
-        assert_int_equal(fc_writer_open(path, i, 4, 0, 1, 0, &w), 0);
-        assert_int_equal(fc_writer_rank(w, &info), 0);
-        assert_int_equal(fc_writer_comms(w, &world, 1), 0);
-        assert_int_equal(fc_writer_events(w, 0, ev, 3), 0);
-        assert_int_equal(fc_writer_end(w, 0, 0, 0, 0), 0);
-        assert_int_equal(fc_writer_close(w), 0);
+        rk[i].node = node[i];
+        rk[i].ev[0] = ev_make(i % 2 ? FC_EV_MPI_Recv : FC_EV_MPI_Send, (i % 2 ? 500 : 1000) * US, 40000 * US,
+                              i % 2 ? i - 1 : i + 1, 0, 0, MIB, 0);
+        rk[i].ev[1] = ev_make(FC_EV_MPI_Finalize, 40000 * US, 40000 * US, FC_PEER_NONE, 0, 0, 0, 0);
+        rk[i].n = 2;
     }
+    make_scratch(dir, sizeof dir);
+    write_world(dir, rk, 4, 0);
     fc_trace *t;
     fc__replay *rp;
     assert_int_equal(fc_trace_open(dir, &t), 0);
