@@ -6,31 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <flowcut/error.h>
+#include "fit.h"
 #include "internal.h"
 #include "prediction.h"
 
-/* Least squares of t = lat + b * per_byte over n points; when the points hold a single size, or
- * the fitted latency is negative (noise on a narrow size range), the line goes through the
- * origin shifted by fixed_lat instead. Returns 0, or -1 with no points. */
+/* Least squares of t = lat + b * per_byte over n points (fc__fit_line); when the points hold a
+ * single size, or the fitted latency is negative (noise on a narrow size range), the line goes
+ * through fixed_lat instead, with the mean slope above it: a flat line would make bytes free and
+ * leave the contention models nothing to share. Returns 0, or -1 with no points. */
 static int fit_line(const double *b, const double *t, size_t n, double fixed_lat, double *lat, double *pb)
 {
     if (n == 0)
         return -1;
-    double sb = 0, st = 0, sbb = 0, sbt = 0;
-    for (size_t i = 0; i < n; i++) {
-        sb += b[i];
-        st += t[i];
-        sbb += b[i] * b[i];
-        sbt += b[i] * t[i];
-    }
-    double den = n * sbb - sb * sb;
-    if (n >= 2 && den > 1e-12 * sbb * n) {
-        *pb = (n * sbt - sb * st) / den;
-        *lat = (st - *pb * sb) / n;
-        if (*lat >= 0 && *pb > 0)
-            return 0;
-    }
-    /* One size, or a fit the noise bent below zero: a fixed latency and the mean slope above it. */
+    if (fc__fit_line(b, t, NULL, n, lat, pb) == 0 && *lat >= 0 && *pb > 0)
+        return 0;
     *lat = fixed_lat;
     double num = 0, d = 0;
     for (size_t i = 0; i < n; i++) {
