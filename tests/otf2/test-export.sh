@@ -34,6 +34,10 @@ one wildcard 4 3
 one persistent 3 4 5
 one threads 2 10
 one nbrate 2 5 4 100
+# The emulated-cluster examples run here on two named nodes: their traces have the collectives
+# (bcast) and the many concurrent flows (random30 -N) that the cluster runs produce.
+one bcast 8 -s 200000 -r 2
+one random30 4 -N 2 -c 8 -x 0.05 -r 1
 # The Fortran and C++ examples, where the build has their compilers.
 for ex in "f08 2 3" "fmpi 3" "cxx 2 4 5"; do
     set -- $ex
