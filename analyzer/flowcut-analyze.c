@@ -12,10 +12,11 @@
 #include <flowcut/reader.h>
 #include "prediction.h"
 #include "report.h"
+#include "summary.h"
 
 static const char usage[] =
     "usage: flowcut analyze [--format text|json|csv] [-o FILE] [--eager BYTES] [--top N]\n"
-    "                       [--platform PROFILE] [--model flowcut|maxrate|fairshare|linear|all] TRACE\n"
+    "                       [--platform PROFILE] [--model flowcut|maxrate|fairshare|linear|all|none] TRACE\n"
     "Analyses the point-to-point communications of TRACE (a trace directory or one rank file):\n"
     "flows between nodes, their conflicts over time, each model's predicted time of every flow\n"
     "against the observed one, wait states and warnings.\n"
@@ -25,7 +26,8 @@ static const char usage[] =
     "                 (default: the profile's, else 262144, MPICH ch4:ucx over UCX 1.13)\n"
     "  --platform P   the platform profile written by flowcut-calibrate; without it the models\n"
     "                 use a profile fitted to the trace's own uncontended flows\n"
-    "  --model M      the contention model to predict with, or all (default: all the profile serves)\n"
+    "  --model M      the contention model to predict with, all (default: all the profile serves),\n"
+    "                 or none to leave predictions out (faster on long traces)\n"
     "  --top N        rows of each long list of the text report (default 10, 0 for all)\n"
     "  --help         print this help\n";
 
@@ -66,6 +68,7 @@ int main(int argc, char **argv)
     fc_trace *t = NULL;
     fc_match *m = NULL;
     fc__intervals *iv = NULL;
+    fc__summary *sum = NULL;
     fc__profile *prof = NULL;
     fc__prediction *pred = NULL;
     fc_symbols *syms = NULL;
@@ -103,8 +106,9 @@ int main(int argc, char **argv)
             platform = optarg;
             break;
         case 'm':
-            if (strcmp(optarg, "all") != 0 && fc__model_parse(optarg) < 0) {
-                fprintf(stderr, "flowcut analyze: unknown model '%s' (flowcut, maxrate, fairshare, linear or all)\n%s",
+            if (strcmp(optarg, "all") != 0 && strcmp(optarg, "none") != 0 && fc__model_parse(optarg) < 0) {
+                fprintf(stderr,
+                        "flowcut analyze: unknown model '%s' (flowcut, maxrate, fairshare, linear, all or none)\n%s",
                         optarg, usage);
                 return 2;
             }
@@ -146,23 +150,35 @@ int main(int argc, char **argv)
         fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
         goto out;
     }
+    unsigned models[FC_NMODELS], nmodels = 0;
+    int all = strcmp(model, "all") == 0, none = strcmp(model, "none") == 0, text = strcmp(format, "text") == 0;
     progress("splitting flows into intervals");
-    if (fc__intervals_build(m->flows, m->ninter, &iv) < 0) {
+    /* The text report keeps only its summary of the intervals, so that its memory does not grow
+     * with their number; the JSON and CSV documents and the predictions need all of them. */
+    if (text && fc__summary_build(m->flows, m->ninter, (size_t)top, &sum) < 0) {
+        fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+        goto out;
+    }
+    if ((!text || !none) && fc__intervals_build(m->flows, m->ninter, &iv) < 0) {
         fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
         goto out;
     }
     /* Predictions: with the user's profile, else with one fitted to the trace; a trace with no
      * inter-node flow has nothing to predict, which is not an error unless a model was asked. */
-    progress("predicting flow times");
-    unsigned models[FC_NMODELS], nmodels = 0;
-    int all = strcmp(model, "all") == 0;
     if (all)
         for (unsigned q = 0; q < FC_NMODELS; q++)
             models[nmodels++] = q;
-    else
+    else if (!none)
         models[nmodels++] = (unsigned)fc__model_parse(model);
     char note[512] = "";
-    if (prof == NULL && fc__selfcal(m, iv, &prof, note, sizeof note) < 0) {
+    if (none) {
+        /* No prediction: a profile given with --platform was still read and checked above, so
+         * that a bad path is reported the same way with every --model. */
+        fc__profile_free(prof);
+        prof = NULL;
+    } else
+        progress("predicting flow times");
+    if (!none && prof == NULL && fc__selfcal(m, iv, &prof, note, sizeof note) < 0) {
         if (!all || m->ninter > 0) {
             fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
             goto out;
@@ -192,6 +208,7 @@ int main(int argc, char **argv)
                       .trace = t,
                       .match = m,
                       .iv = iv,
+                      .sum = sum,
                       .syms = syms,
                       .eager_source = eager_source,
                       .top = (size_t)top,
@@ -216,6 +233,7 @@ out:
     fc__prediction_free(pred);
     fc__profile_free(prof);
     fc__intervals_free(iv);
+    fc__summary_free(sum);
     fc__match_free(m);
     fc_trace_close(t);
     return status;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "internal.h"
 #include "report.h"
+#include "summary.h"
 
 /* Matrices wider than this many nodes do not fit a terminal: the traffic becomes a list. */
 #define MATRIX_MAX 10
@@ -73,7 +74,7 @@ static void text_run(FILE *f, const fc__analysis *a)
     fprintf(f, "messages:        %zu matched: %zu inter-node flows, %zu intra-node; %" PRIu64 " unmatched sends, %" PRIu64
                " unmatched receives\n",
             m->nflows, m->ninter, m->nflows - m->ninter, m->unmatched_sends, m->unmatched_recvs);
-    fprintf(f, "intervals:       %zu\n", fc__intervals_count(a->iv));
+    fprintf(f, "intervals:       %zu\n", a->sum->nintervals);
     fprintf(f, "clock:           %" PRIu64 " violations (%" PRIu64 " beyond uncertainty)", m->clock_violations,
             m->clock_violations_beyond);
     if (m->clock_violations)
@@ -171,60 +172,37 @@ static void text_conflicts(FILE *f, const fc__analysis *a)
                  {"outgoing", FC_CONFLICT_OUTGOING, FC_CONFLICT_OUTGOING},
                  {"incoming", FC_CONFLICT_INCOMING, FC_CONFLICT_INCOMING},
                  {"mixed", FC_CONFLICT_MIXED_IN, FC_CONFLICT_MIXED_OUT}};
-    uint32_t maxk = fc__intervals_max_k(a->iv);
+    const fc__summary *sum = a->sum;
+    uint32_t maxk = sum->max_k;
     double total = 0;
     for (size_t i = 0; i < 4; i++)
         for (uint32_t k = 1; k <= maxk; k++)
-            total += fc__intervals_time(a->iv, kinds[i].k1, k) +
-                     (kinds[i].k2 != kinds[i].k1 ? fc__intervals_time(a->iv, kinds[i].k2, k) : 0);
+            total += fc__summary_time(sum, kinds[i].k1, k) +
+                     (kinds[i].k2 != kinds[i].k1 ? fc__summary_time(sum, kinds[i].k2, k) : 0);
     heading(f, "time in conflicts (flow-seconds: each flow counts for the time it is active)");
     fprintf(f, "  %-10s %4s %16s %7s\n", "kind", "k", "flow-s", "share");
     for (size_t i = 0; i < 4; i++)
         for (uint32_t k = 1; k <= maxk; k++) {
-            double t = fc__intervals_time(a->iv, kinds[i].k1, k) +
-                       (kinds[i].k2 != kinds[i].k1 ? fc__intervals_time(a->iv, kinds[i].k2, k) : 0);
+            double t = fc__summary_time(sum, kinds[i].k1, k) +
+                       (kinds[i].k2 != kinds[i].k1 ? fc__summary_time(sum, kinds[i].k2, k) : 0);
             if (t > 0)
                 fprintf(f, "  %-10s %4" PRIu32 " %16.9f %6.1f%%\n", kinds[i].name, k, t, total > 0 ? 100 * t / total : 0);
         }
     fprintf(f, "  %-10s %4s %16.9f %6.1f%%\n", "total", "", total, total > 0 ? 100.0 : 0);
 }
 
-/* Worst intervals first: the largest conflict, then the most flows, then the longest. */
-static int cmp_interval(const void *x, const void *y, void *arg)
+/* The worst intervals (largest conflict, then most flows, then longest), from the summary. */
+static void text_intervals(FILE *f, const fc__analysis *a)
 {
-    const fc__intervals *iv = arg;
-    const fc_interval *a = fc__intervals_get(iv, *(const size_t *)x), *b = fc__intervals_get(iv, *(const size_t *)y);
-    uint32_t ka = 0, kb = 0;
-    for (size_t i = 0; i < a->nflows; i++)
-        ka = a->labels[i].k > ka ? a->labels[i].k : ka;
-    for (size_t i = 0; i < b->nflows; i++)
-        kb = b->labels[i].k > kb ? b->labels[i].k : kb;
-    if (ka != kb)
-        return ka > kb ? -1 : 1;
-    if (a->nflows != b->nflows)
-        return a->nflows > b->nflows ? -1 : 1;
-    double la = a->end - a->start, lb = b->end - b->start;
-    if (la != lb)
-        return la > lb ? -1 : 1;
-    return *(const size_t *)x < *(const size_t *)y ? -1 : 1;
-}
-
-static int text_intervals(FILE *f, const fc__analysis *a)
-{
-    size_t n = fc__intervals_count(a->iv), *ix = malloc((n + 1) * sizeof *ix);
-    if (ix == NULL)
-        return FC_ENOMEM;
-    for (size_t i = 0; i < n; i++)
-        ix[i] = i;
-    qsort_r(ix, n, sizeof *ix, cmp_interval, (void *)a->iv);
+    const fc__summary *sum = a->sum;
     heading(f, "worst intervals (largest conflict, then most flows)");
     fprintf(f, "  %6s %14s %14s %14s %6s  %s\n", "#", "start", "end", "length", "flows", "conflicts");
-    for (size_t q = 0; q < limit(a, n); q++) {
-        const fc_interval *in = fc__intervals_get(a->iv, ix[q]);
-        const fc__conflict *c = NULL;
-        size_t nc = fc__intervals_conflicts(a->iv, ix[q], &c);
-        fprintf(f, "  %6zu %14.9f %14.9f %14.9f %6zu  %s\n", ix[q], in->start, in->end, in->end - in->start, in->nflows,
-                nc ? "" : "none");
+    for (size_t q = 0; q < limit(a, sum->nworst); q++) {
+        const fc__sum_interval *in = &sum->worst[q];
+        const fc__conflict *c = in->conf;
+        size_t nc = in->nconf;
+        fprintf(f, "  %6zu %14.9f %14.9f %14.9f %6zu  %s\n", in->index, in->start, in->end, in->end - in->start,
+                in->nflows, nc ? "" : "none");
         for (size_t j = 0; j < nc && (j < HISTORY_MAX || !a->top); j++) {
             fprintf(f, "  %59s%s@%s k=%" PRIu32 " flows", "",
                     c[j].kind == FC_CONFLICT_MIXED_IN ? "mixed" : fc__conflict_name(c[j].kind),
@@ -236,183 +214,71 @@ static int text_intervals(FILE *f, const fc__analysis *a)
         if (a->top && nc > HISTORY_MAX)
             fprintf(f, "  %59s... %zu more conflicts (the JSON has them)\n", "", nc - HISTORY_MAX);
     }
-    more(f, a, n, "intervals");
-    free(ix);
-    return 0;
+    more(f, a, sum->nintervals, "intervals");
 }
 
-/* Worst flows first: the most observed time per byte (the lowest effective bandwidth). */
-static int cmp_flow(const void *x, const void *y, void *arg)
-{
-    const fc_flow *fl = arg, *a = &fl[*(const size_t *)x], *b = &fl[*(const size_t *)y];
-    double ra = a->observed / (double)(a->bytes ? a->bytes : 1), rb = b->observed / (double)(b->bytes ? b->bytes : 1);
-    if (ra != rb)
-        return ra > rb ? -1 : 1;
-    return a->id < b->id ? -1 : 1;
-}
-
-static int text_flows(FILE *f, const fc__analysis *a)
+/* The worst flows (longest observed time per byte), from the summary. */
+static void text_flows(FILE *f, const fc__analysis *a)
 {
     const fc_match *m = a->match;
-    size_t n = m->ninter, *ix = malloc((n + 1) * sizeof *ix);
+    const fc__summary *sum = a->sum;
     char b[32], l[128];
-    if (ix == NULL)
-        return FC_ENOMEM;
-    for (size_t i = 0; i < n; i++)
-        ix[i] = i;
-    qsort_r(ix, n, sizeof *ix, cmp_flow, m->flows);
     heading(f, "worst flows (longest observed time per byte)");
     fprintf(f, "  %6s %-24s %-24s %11s %14s %12s %9s\n", "flow", "from rank@node", "to rank@node", "bytes", "observed s",
             "MB/s", "conflict");
-    for (size_t q = 0; q < limit(a, n); q++) {
-        const fc_flow *fl = &m->flows[ix[q]];
+    for (size_t q = 0; q < limit(a, sum->nwflows); q++) {
+        const fc__sum_flow *w = &sum->wflows[q];
+        const fc_flow *fl = &w->flow;
         char src[64], dst[64];
-        fc_label main;
-        double cs;
-        const fc__label_run *runs = NULL;
-        size_t nruns = 0;
-        fc__report_flow_main(a, fl->id, &main, &cs);
         snprintf(src, sizeof src, "%" PRIu32 "@%s", fl->src_rank, node_name(m, fl->src_node));
         snprintf(dst, sizeof dst, "%" PRIu32 "@%s", fl->dst_rank, node_name(m, fl->dst_node));
         fprintf(f, "  %6" PRIu64 " %-24s %-24s %11s %14.9f %12.3f %8.1f%%\n", fl->id, src, dst,
                 hbytes(b, sizeof b, (double)fl->bytes), fl->observed,
                 fl->observed > 0 ? (double)fl->bytes / fl->observed / 1e6 : 0.0,
-                fl->observed > 0 ? 100 * cs / fl->observed : 0.0);
-        if (fc__intervals_history(a->iv, fl->id, &runs, &nruns) < 0)
-            nruns = 0;
+                fl->observed > 0 ? 100 * w->conflict_s / fl->observed : 0.0);
         /* A long-lived flow can change label at every boundary: its history is cut like a list. */
-        for (size_t r = 0; r < nruns && (r < HISTORY_MAX || !a->top); r++)
-            fprintf(f, "  %6s   %14.9f .. %14.9f  %s\n", "", runs[r].start, runs[r].end,
-                    label_text(l, sizeof l, m, &runs[r].label));
-        if (a->top && nruns > HISTORY_MAX)
+        for (size_t r = 0; r < w->nruns && (r < HISTORY_MAX || !a->top); r++)
+            fprintf(f, "  %6s   %14.9f .. %14.9f  %s\n", "", w->runs[r].start, w->runs[r].end,
+                    label_text(l, sizeof l, m, &w->runs[r].label));
+        if (a->top && w->nruns > HISTORY_MAX)
             fprintf(f, "  %6s   ... %zu more label changes (--top 0 shows all; the JSON has them)\n", "",
-                    nruns - HISTORY_MAX);
+                    w->nruns - HISTORY_MAX);
     }
-    more(f, a, n, "flows");
-    free(ix);
-    return 0;
+    more(f, a, sum->nflows, "flows");
 }
 
-/* A row of the hot-node or call-site tables: flow-seconds in conflicts by kind. */
-typedef struct hot {
-    uint32_t rank, node;
-    uint64_t site;
-    int send;
-    uint64_t flows;
-    double out, in, mixed, total;
-} hot;
-
-static int cmp_hot(const void *x, const void *y)
-{
-    const hot *a = x, *b = y;
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    return a->site < b->site ? -1 : a->site > b->site;
-}
-
-static void hot_add(hot *h, uint32_t kind, double t)
-{
-    if (kind == FC_CONFLICT_OUTGOING)
-        h->out += t;
-    else if (kind == FC_CONFLICT_INCOMING)
-        h->in += t;
-    else
-        h->mixed += t;
-    h->total += t;
-}
-
-static int text_hot_nodes(FILE *f, const fc__analysis *a)
+static void text_hot_nodes(FILE *f, const fc__analysis *a)
 {
     const fc_match *m = a->match;
-    hot *h = calloc(m->nnodes + 1, sizeof *h);
-    size_t rows = 0;
-    if (h == NULL)
-        return FC_ENOMEM;
-    for (size_t n = 0; n < m->nnodes; n++)
-        h[n].node = (uint32_t)n;
-    for (size_t i = 0; i < fc__intervals_count(a->iv); i++) {
-        const fc_interval *in = fc__intervals_get(a->iv, i);
-        for (size_t j = 0; j < in->nflows; j++)
-            if (in->labels[j].kind != FC_CONFLICT_NONE && in->labels[j].node < m->nnodes)
-                hot_add(&h[in->labels[j].node], in->labels[j].kind, in->end - in->start);
-    }
-    fc__sort(h, m->nnodes, sizeof *h, cmp_hot);
+    const fc__summary *sum = a->sum;
     heading(f, "hot nodes (flow-seconds in conflicts at the node)");
     fprintf(f, "  %-16s %16s %16s %16s %16s\n", "node", "total", "outgoing", "incoming", "mixed");
-    while (rows < m->nnodes && h[rows].total > 0)
-        rows++;
-    for (size_t q = 0; q < limit(a, rows); q++)
-        fprintf(f, "  %-16s %16.9f %16.9f %16.9f %16.9f\n", m->nodes[h[q].node], h[q].total, h[q].out, h[q].in, h[q].mixed);
-    if (rows == 0)
+    for (size_t q = 0; q < limit(a, sum->nnodes); q++) {
+        const fc__sum_row *h = &sum->nodes[q];
+        fprintf(f, "  %-16s %16.9f %16.9f %16.9f %16.9f\n", node_name(m, h->node), h->total, h->out, h->in, h->mixed);
+    }
+    if (sum->nnodes == 0)
         fputs("  (no conflicts)\n", f);
-    more(f, a, rows, "nodes");
-    free(h);
-    return 0;
+    more(f, a, sum->nnodes, "nodes");
 }
 
-/* Adds the conflict time of one flow to the row of (rank, site, side), appending it if new. */
-static int site_add(hot **v, size_t *n, size_t *cap, uint32_t rank, uint64_t site, int send, const fc__label_run *runs,
-                    size_t nruns)
+static void text_sites(FILE *f, const fc__analysis *a)
 {
-    size_t i = 0;
-    while (i < *n && !((*v)[i].rank == rank && (*v)[i].site == site && (*v)[i].send == send))
-        i++;
-    if (i == *n) {
-        if (fc__grow((void **)v, n, cap, sizeof **v) < 0)
-            return FC_ENOMEM;
-        memset(&(*v)[i], 0, sizeof **v);
-        (*v)[i].rank = rank;
-        (*v)[i].site = site;
-        (*v)[i].send = send;
-        (*n)++;
-    }
-    (*v)[i].flows++;
-    for (size_t r = 0; r < nruns; r++)
-        if (runs[r].label.kind != FC_CONFLICT_NONE)
-            hot_add(&(*v)[i], runs[r].label.kind, runs[r].end - runs[r].start);
-    return 0;
-}
-
-static int text_sites(FILE *f, const fc__analysis *a)
-{
-    const fc_match *m = a->match;
-    hot *v = NULL;
-    size_t n = 0, cap = 0;
-    int rc = 0;
-    for (size_t i = 0; i < m->ninter && rc == 0; i++) {
-        const fc_flow *fl = &m->flows[i];
-        fc_label main;
-        double cs;
-        const fc__label_run *runs = NULL;
-        size_t nruns = 0;
-        fc__report_flow_main(a, fl->id, &main, &cs);
-        if (cs <= 0 || fc__intervals_history(a->iv, fl->id, &runs, &nruns) < 0)
-            continue;
-        rc = site_add(&v, &n, &cap, fl->src_rank, fl->send_site, 1, runs, nruns);
-        if (rc == 0)
-            rc = site_add(&v, &n, &cap, fl->dst_rank, fl->recv_site, 0, runs, nruns);
-    }
-    if (rc < 0)
-        goto out;
-    fc__sort(v, n, sizeof *v, cmp_hot);
+    const fc__summary *sum = a->sum;
     heading(f, "call sites of the conflicted flows");
     fprintf(f, "  %6s %-5s %7s %16s %16s %16s %16s  %s\n", "rank", "side", "flows", "conflict flow-s", "outgoing",
             "incoming", "mixed", "site");
-    for (size_t q = 0; q < limit(a, n); q++) {
-        const char *s = fc__report_site(a, v[q].rank, v[q].site);
+    for (size_t q = 0; q < limit(a, sum->nsites); q++) {
+        const fc__sum_row *v = &sum->sites[q];
+        const char *s = fc__report_site(a, v->rank, v->site);
         char id[32];
-        snprintf(id, sizeof id, v[q].site ? "site %" PRIu64 : "(not recorded)", v[q].site);
-        fprintf(f, "  %6" PRIu32 " %-5s %7" PRIu64 " %16.9f %16.9f %16.9f %16.9f  %s\n", v[q].rank,
-                v[q].send ? "send" : "recv", v[q].flows, v[q].total, v[q].out, v[q].in, v[q].mixed, s ? s : id);
+        snprintf(id, sizeof id, v->site ? "site %" PRIu64 : "(not recorded)", v->site);
+        fprintf(f, "  %6" PRIu32 " %-5s %7" PRIu64 " %16.9f %16.9f %16.9f %16.9f  %s\n", v->rank,
+                v->send ? "send" : "recv", v->flows, v->total, v->out, v->in, v->mixed, s ? s : id);
     }
-    if (n == 0)
+    if (sum->nsites == 0)
         fputs("  (no conflicted flows)\n", f);
-    more(f, a, n, "call sites");
-out:
-    free(v);
-    return rc;
+    more(f, a, sum->nsites, "call sites");
 }
 
 static int cmp_wait(const void *x, const void *y)
@@ -494,9 +360,13 @@ int fc__report_text(FILE *f, const fc__analysis *a)
     if ((rc = text_nodes(f, a)) < 0)
         return fc__err(rc, "out of memory writing the report");
     text_conflicts(f, a);
-    if ((rc = text_intervals(f, a)) < 0 || (rc = text_flows(f, a)) < 0 || (rc = text_hot_nodes(f, a)) < 0 ||
-        (rc = fc__report_text_prediction(f, a)) < 0 || (rc = text_sites(f, a)) < 0 ||
-        (rc = text_waits(f, a)) < 0)
+    text_intervals(f, a);
+    text_flows(f, a);
+    text_hot_nodes(f, a);
+    if ((rc = fc__report_text_prediction(f, a)) < 0)
+        return fc__err(rc, "out of memory writing the report");
+    text_sites(f, a);
+    if ((rc = text_waits(f, a)) < 0)
         return fc__err(rc, "out of memory writing the report");
     text_unmatched(f, a);
     if (fflush(f) != 0 || ferror(f))

@@ -27,7 +27,7 @@ const char *fc__report_site(const fc__analysis *a, uint32_t rank, uint64_t site)
     return i < 0 ? NULL : fc_symbols_site(a->syms, (size_t)i, site);
 }
 
-void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc_label *main, double *conflict_s)
+void fc__runs_main(const fc__label_run *runs, size_t nruns, fc_label *main, double *conflict_s)
 {
     /* Distinct labels of one flow are few (a kind, a node and a k each), so a short linear table
      * suffices; runs beyond its size still count towards conflict_s. */
@@ -35,12 +35,8 @@ void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc_label *main, do
     fc_label seen[MAXL];
     double secs[MAXL];
     size_t nseen = 0, best = 0;
-    const fc__label_run *runs = NULL;
-    size_t nruns = 0;
     *main = (fc_label){.kind = FC_CONFLICT_NONE, .node = 0, .k = 1};
     *conflict_s = 0;
-    if (id >= a->match->ninter || fc__intervals_history(a->iv, id, &runs, &nruns) < 0)
-        return;
     for (size_t r = 0; r < nruns; r++) {
         const fc_label *l = &runs[r].label;
         double d = runs[r].end - runs[r].start;
@@ -63,6 +59,15 @@ void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc_label *main, do
             best = j;
     if (nseen > 0)
         *main = seen[best];
+}
+
+void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc_label *main, double *conflict_s)
+{
+    const fc__label_run *runs = NULL;
+    size_t nruns = 0;
+    if (id >= a->match->ninter || fc__intervals_history(a->iv, id, &runs, &nruns) < 0)
+        nruns = 0;
+    fc__runs_main(runs, nruns, main, conflict_s);
 }
 
 /* Formats one warning line into buf and hands it to fn. */

@@ -23,14 +23,17 @@ typedef struct fc__analysis {
     const char *trace_path;   /* as given on the command line */
     const fc_trace *trace;
     const fc_match *match;    /* fc__match_trace of trace */
-    const fc__intervals *iv;  /* fc__intervals_build of match->flows[0 .. match->ninter) */
+    const fc__intervals *iv;  /* fc__intervals_build of match->flows[0 .. match->ninter); JSON,
+                                 CSV and predictions need it, the text report does not */
+    const struct fc__summary *sum; /* fc__summary_build of the same flows: the text report's */
     const fc_symbols *syms;   /* call-site texts, or NULL to show none */
     const char *eager_source; /* where match->eager_threshold comes from, one line */
     size_t top;               /* rows of each long list of the text report (0: all) */
     const fc__prediction *pred; /* the models' predictions, or NULL for none */
 } fc__analysis;
 
-/* The text report: sections with headings and aligned columns, long lists cut to a->top rows. */
+/* The text report: sections with headings and aligned columns, long lists cut to a->top rows.
+ * Needs a->sum, built with the same top; a->iv only with predictions. */
 int fc__report_text(FILE *f, const fc__analysis *a);
 /* One JSON object (schema version 1) with every flow, intra-node message and interval. */
 int fc__report_json(FILE *f, const fc__analysis *a);
@@ -50,6 +53,8 @@ const char *fc__report_site(const fc__analysis *a, uint32_t rank, uint64_t site)
  * for a flow never active) in *main, and its total time under a label other than NONE in
  * *conflict_s. */
 void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc_label *main, double *conflict_s);
+/* The same from a label history runs[0..nruns) (NONE with k = 1 and 0 s for no runs). */
+void fc__runs_main(const fc__label_run *runs, size_t nruns, fc_label *main, double *conflict_s);
 
 /* Calls fn once per warning of the analysis (unmatched messages, clock violations, partial and
  * missing ranks, the ranks' own WARN texts), each one line without a newline, in that order. */

@@ -92,6 +92,20 @@ near(j["wait_states"]["late_sender_s"][1], 130 * US, "late sender rank 1")
 assert j["unmatched"] == [] and j["warnings"] == [] and j["intra"] == []
 EOF
 
+# The text report of the same case, without predictions: of the 600 flow-us, 400 are incoming k=2
+# (66.7 %); the worst interval is #1, [200, 400) with both flows; node1 is the one hot node, with
+# 2 x 200 us incoming; flow 0 spent 200 of its 300 us in the conflict.
+"$FLOWCUT" analyze --model none "$scratch/in" >"$scratch/in.txt" || fail "in: text exit $?"
+grep -Eq '^  incoming +2 +0\.000400000 +66\.7%$' "$scratch/in.txt" || fail "in: text time incoming k=2"
+worst=$(sed -n '/^== worst intervals/,/^$/p' "$scratch/in.txt" | sed -n 3,4p | tr -s ' ' | tr '\n' '|')
+[ "$worst" = " 1 0.000200000 0.000400000 0.000200000 2 | incoming@node1 k=2 flows 0,1|" ] ||
+    fail "in: text worst interval: $worst"
+grep -Eq '^  node1 +0\.000400000 +0\.000000000 +0\.000400000 +0\.000000000$' "$scratch/in.txt" ||
+    fail "in: text hot node"
+grep -Eq '^ +0 0@node0 +1@node1 +1000 B +0\.000300000 +3\.333 +66\.7%$' "$scratch/in.txt" || fail "in: text worst flow"
+if grep -q '^== predicted versus observed' "$scratch/in.txt"; then fail "in: --model none predicted"; fi
+"$FLOWCUT" analyze "$scratch/in" | grep -q '^== predicted versus observed' || fail "in: no predictions by default"
+
 # ---- 1<0>2: two flows out of node0; outgoing k=2 on [200, 400) ----------------------------------
 # Two call sites (in a module addr2line cannot open, so they read module+offset): rank 0's first
 # Isend and rank 1's Recv.

@@ -1,0 +1,393 @@
+/* analyzer/summary.c: the text report's view of the sweep (summary.h). The top N of each list is a
+ * binary heap with the least bad row on top, so an interval or flow that cannot enter costs one
+ * comparison and nothing is copied for it. */
+#include <stdlib.h>
+#include <string.h>
+#include <flowcut/error.h>
+#include "internal.h"
+#include "report.h"
+#include "summary.h"
+
+/* Worst intervals first: the largest conflict, then the most flows, then the longest, then the
+ * earliest. Returns 1 when a is worse (ranks before) b. */
+static int iv_before(const fc__sum_interval *a, const fc__sum_interval *b)
+{
+    if (a->max_k != b->max_k)
+        return a->max_k > b->max_k;
+    if (a->nflows != b->nflows)
+        return a->nflows > b->nflows;
+    double la = a->end - a->start, lb = b->end - b->start;
+    if (la != lb)
+        return la > lb;
+    return a->index < b->index;
+}
+
+/* Worst flows first: the most observed time per byte (the lowest effective bandwidth), then id. */
+static double per_byte(const fc_flow *f)
+{
+    return f->observed / (double)(f->bytes ? f->bytes : 1);
+}
+
+static int fl_before(const fc__sum_flow *a, const fc__sum_flow *b)
+{
+    double ra = per_byte(&a->flow), rb = per_byte(&b->flow);
+    if (ra != rb)
+        return ra > rb;
+    return a->flow.id < b->flow.id;
+}
+
+/* Rows by conflict time, most first, then rank and site. */
+static int cmp_row(const void *x, const void *y)
+{
+    const fc__sum_row *a = x, *b = y;
+    if (a->total != b->total)
+        return a->total > b->total ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if (a->site != b->site)
+        return a->site < b->site ? -1 : 1;
+    return (a->node > b->node) - (a->node < b->node);
+}
+
+static int cmp_iv(const void *x, const void *y)
+{
+    return iv_before(x, y) ? -1 : iv_before(y, x) ? 1 : 0;
+}
+
+static int cmp_fl(const void *x, const void *y)
+{
+    return fl_before(x, y) ? -1 : fl_before(y, x) ? 1 : 0;
+}
+
+static int cmp_conf(const void *a, const void *b)
+{
+    const fc__conflict *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* Makes room for need elements of size sz in *p (capacity *cap), zeroing the new ones. */
+static int reserve(void *p, size_t *cap, size_t need, size_t sz)
+{
+    void **v = p;
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    void *q = realloc(*v, ncap * sz);
+    if (q == NULL)
+        return FC_ENOMEM;
+    memset((char *)q + *cap * sz, 0, (ncap - *cap) * sz);
+    *v = q;
+    *cap = ncap;
+    return 0;
+}
+
+/* ---- top-N heaps: the row that would leave first (the least bad) on top ----------------------- */
+
+#define HEAP_FNS(name, type, before)                                                               \
+    static void name##_up(type *h, size_t i)                                                       \
+    {                                                                                              \
+        type x = h[i];                                                                             \
+        while (i > 0) {                                                                            \
+            size_t p = (i - 1) / 2;                                                                \
+            if (!before(&h[p], &x))                                                                \
+                break;                                                                             \
+            h[i] = h[p];                                                                           \
+            i = p;                                                                                 \
+        }                                                                                          \
+        h[i] = x;                                                                                  \
+    }                                                                                              \
+    static void name##_down(type *h, size_t n, size_t i)                                           \
+    {                                                                                              \
+        type x = h[i];                                                                             \
+        for (;;) {                                                                                 \
+            size_t c = 2 * i + 1;                                                                  \
+            if (c >= n)                                                                            \
+                break;                                                                             \
+            if (c + 1 < n && before(&h[c], &h[c + 1]))                                             \
+                c++;                                                                               \
+            if (!before(&x, &h[c]))                                                                \
+                break;                                                                             \
+            h[i] = h[c];                                                                           \
+            i = c;                                                                                 \
+        }                                                                                          \
+        h[i] = x;                                                                                  \
+    }
+
+HEAP_FNS(ivh, fc__sum_interval, iv_before)
+HEAP_FNS(flh, fc__sum_flow, fl_before)
+
+/* ---- intervals ------------------------------------------------------------------------------ */
+
+/* Collects the conflicts of the current interval into one row. */
+typedef struct confbuf {
+    fc__conflict *conf;
+    size_t n, cap;
+    uint64_t *ids;
+    size_t nids, cids;
+} confbuf;
+
+static int take_conf(void *arg, const fc__conflict *c)
+{
+    confbuf *b = arg;
+    if (reserve(&b->conf, &b->cap, b->n + 1, sizeof *b->conf) ||
+        reserve(&b->ids, &b->cids, b->nids + c->k, sizeof *b->ids))
+        return FC_ENOMEM;
+    memcpy(b->ids + b->nids, c->flows, c->k * sizeof *c->flows);
+    /* An offset until the pool stops moving. */
+    b->conf[b->n++] = (fc__conflict){c->kind, c->node, c->k, (const uint64_t *)(uintptr_t)b->nids};
+    b->nids += c->k;
+    return 0;
+}
+
+static void iv_release(fc__sum_interval *v)
+{
+    free(v->conf);
+    free(v->ids);
+    v->conf = NULL;
+    v->ids = NULL;
+}
+
+static int on_interval(void *arg, const fc__sweep *sw, size_t index, double start, double end)
+{
+    fc__summary *s = arg;
+    fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = fc__sweep_nactive(sw),
+                             .max_k = fc__sweep_max_k(sw)};
+    s->nintervals++;
+    int full = s->top && s->nworst == s->top;
+    if (full && !iv_before(&cand, &s->worst[0]))
+        return 0;
+    confbuf b = {0};
+    int rc = fc__sweep_conflicts(sw, take_conf, &b);
+    if (rc) {
+        free(b.conf);
+        free(b.ids);
+        return rc;
+    }
+    for (size_t i = 0; i < b.n; i++)
+        b.conf[i].flows = b.ids + (uintptr_t)b.conf[i].flows;
+    fc__sort(b.conf, b.n, sizeof *b.conf, cmp_conf);
+    cand.conf = b.conf;
+    cand.nconf = b.n;
+    cand.ids = b.ids;
+    if (full) {
+        iv_release(&s->worst[0]);
+        s->worst[0] = cand;
+        ivh_down(s->worst, s->nworst, 0);
+        return 0;
+    }
+    if (reserve(&s->worst, &s->cworst, s->nworst + 1, sizeof *s->worst)) {
+        iv_release(&cand);
+        return FC_ENOMEM;
+    }
+    s->worst[s->nworst++] = cand;
+    ivh_up(s->worst, s->nworst - 1);
+    return 0;
+}
+
+/* ---- flows ---------------------------------------------------------------------------------- */
+
+static void add_kind(fc__sum_row *r, uint32_t kind, double t)
+{
+    if (kind == FC_CONFLICT_OUTGOING)
+        r->out += t;
+    else if (kind == FC_CONFLICT_INCOMING)
+        r->in += t;
+    else
+        r->mixed += t;
+    r->total += t;
+}
+
+static uint64_t site_hash(uint32_t rank, uint64_t site, int send)
+{
+    uint64_t h = ((uint64_t)rank << 1 | (uint64_t)(send != 0)) * 0x9E3779B97F4A7C15ull;
+    return (h ^ (site + 0x632BE59BD9B4E019ull)) * 0xBF58476D1CE4E5B9ull;
+}
+
+/* The row of (rank, site, side), added when new. Returns NULL when out of memory. */
+static fc__sum_row *site_row(fc__summary *s, uint32_t rank, uint64_t site, int send)
+{
+    if (2 * (s->nsites + 1) > s->site_cap) {
+        size_t ncap = s->site_cap ? 2 * s->site_cap : 256;
+        size_t *t = calloc(ncap, sizeof *t);
+        if (t == NULL)
+            return NULL;
+        for (size_t i = 0; i < s->nsites; i++) {
+            const fc__sum_row *r = &s->sites[i];
+            size_t h = site_hash(r->rank, r->site, r->send) & (ncap - 1);
+            while (t[h])
+                h = (h + 1) & (ncap - 1);
+            t[h] = i + 1;
+        }
+        free(s->site_ix);
+        s->site_ix = t;
+        s->site_cap = ncap;
+    }
+    size_t h = site_hash(rank, site, send) & (s->site_cap - 1);
+    while (s->site_ix[h]) {
+        fc__sum_row *r = &s->sites[s->site_ix[h] - 1];
+        if (r->rank == rank && r->site == site && r->send == send)
+            return r;
+        h = (h + 1) & (s->site_cap - 1);
+    }
+    if (reserve(&s->sites, &s->csites, s->nsites + 1, sizeof *s->sites))
+        return NULL;
+    fc__sum_row *r = &s->sites[s->nsites];
+    *r = (fc__sum_row){.rank = rank, .site = site, .send = send};
+    s->site_ix[h] = ++s->nsites;
+    return r;
+}
+
+static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
+{
+    fc__summary *s = arg;
+    fc__sum_flow cand = {.flow = *f};
+    s->nflows++;
+    fc__runs_main(runs, nruns, &cand.main, &cand.conflict_s);
+    for (size_t r = 0; r < nruns; r++) {
+        const fc_label *l = &runs[r].label;
+        double d = runs[r].end - runs[r].start;
+        if (l->k >= s->kslots) {
+            if (reserve(&s->time, &s->ctime, 5 * ((size_t)l->k + 1), sizeof *s->time))
+                return FC_ENOMEM;
+            s->kslots = s->ctime / 5;
+        }
+        s->time[(size_t)l->k * 5 + l->kind] += d;
+        if (l->k > s->max_k)
+            s->max_k = l->k;
+        if (l->kind == FC_CONFLICT_NONE)
+            continue;
+        if (l->node >= s->nnodes) {
+            if (reserve(&s->nodes, &s->cnodes, (size_t)l->node + 1, sizeof *s->nodes))
+                return FC_ENOMEM;
+            for (size_t x = s->nnodes; x <= l->node; x++)
+                s->nodes[x].node = (uint32_t)x;
+            s->nnodes = (size_t)l->node + 1;
+        }
+        add_kind(&s->nodes[l->node], l->kind, d);
+    }
+    if (cand.conflict_s > 0) {
+        fc__sum_row *rs = site_row(s, f->src_rank, f->send_site, 1);
+        fc__sum_row *rr = rs ? site_row(s, f->dst_rank, f->recv_site, 0) : NULL;
+        if (rr == NULL)
+            return FC_ENOMEM;
+        rs = site_row(s, f->src_rank, f->send_site, 1); /* the second call may have moved the rows */
+        rs->flows++;
+        rr->flows++;
+        for (size_t r = 0; r < nruns; r++)
+            if (runs[r].label.kind != FC_CONFLICT_NONE) {
+                add_kind(rs, runs[r].label.kind, runs[r].end - runs[r].start);
+                add_kind(rr, runs[r].label.kind, runs[r].end - runs[r].start);
+            }
+    }
+    int full = s->top && s->nwflows == s->top;
+    if (full && !fl_before(&cand, &s->wflows[0]))
+        return 0;
+    if (nruns > 0) {
+        cand.runs = malloc(nruns * sizeof *cand.runs);
+        if (cand.runs == NULL)
+            return FC_ENOMEM;
+        memcpy(cand.runs, runs, nruns * sizeof *runs);
+        cand.nruns = nruns;
+    }
+    if (full) {
+        free(s->wflows[0].runs);
+        s->wflows[0] = cand;
+        flh_down(s->wflows, s->nwflows, 0);
+        return 0;
+    }
+    if (reserve(&s->wflows, &s->cwflows, s->nwflows + 1, sizeof *s->wflows)) {
+        free(cand.runs);
+        return FC_ENOMEM;
+    }
+    s->wflows[s->nwflows++] = cand;
+    flh_up(s->wflows, s->nwflows - 1);
+    return 0;
+}
+
+/* ---- the summary ---------------------------------------------------------------------------- */
+
+int fc__summary_new(size_t top, fc__summary **out)
+{
+    fc__summary *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (s == NULL)
+        return fc__err(FC_ENOMEM, "out of memory summarising the intervals");
+    s->top = top;
+    s->kslots = 8;
+    s->ctime = 5 * s->kslots;
+    if ((s->time = calloc(s->ctime, sizeof *s->time)) == NULL) {
+        free(s);
+        return fc__err(FC_ENOMEM, "out of memory summarising the intervals");
+    }
+    *out = s;
+    return 0;
+}
+
+void fc__summary_free(fc__summary *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->nworst; i++)
+        iv_release(&s->worst[i]);
+    for (size_t i = 0; i < s->nwflows; i++)
+        free(s->wflows[i].runs);
+    free(s->worst);
+    free(s->wflows);
+    free(s->nodes);
+    free(s->sites);
+    free(s->site_ix);
+    free(s->time);
+    free(s);
+}
+
+fc__sweep_ops fc__summary_ops(fc__summary *s)
+{
+    return (fc__sweep_ops){.arg = s, .interval = on_interval, .flow_done = on_flow};
+}
+
+void fc__summary_finish(fc__summary *s)
+{
+    fc__sort(s->worst, s->nworst, sizeof *s->worst, cmp_iv);
+    fc__sort(s->wflows, s->nwflows, sizeof *s->wflows, cmp_fl);
+    /* Only nodes with conflict time are rows. */
+    size_t o = 0;
+    for (size_t i = 0; i < s->nnodes; i++)
+        if (s->nodes[i].total > 0)
+            s->nodes[o++] = s->nodes[i];
+    s->nnodes = o;
+    fc__sort(s->nodes, s->nnodes, sizeof *s->nodes, cmp_row);
+    fc__sort(s->sites, s->nsites, sizeof *s->sites, cmp_row);
+    free(s->site_ix); /* the rows moved: the table no longer indexes them */
+    s->site_ix = NULL;
+    s->site_cap = 0;
+}
+
+int fc__summary_build(const fc_flow *flows, size_t n, size_t top, fc__summary **out)
+{
+    fc__summary *s = NULL;
+    int rc = fc__summary_new(top, &s);
+    *out = NULL;
+    if (rc < 0)
+        return rc;
+    fc__sweep_ops ops = fc__summary_ops(s);
+    if ((rc = fc__sweep_flows(flows, n, &ops)) < 0) {
+        if (rc == FC_ENOMEM)
+            fc__err(rc, "out of memory summarising %zu flows", n);
+        fc__summary_free(s);
+        return rc;
+    }
+    fc__summary_finish(s);
+    *out = s;
+    return 0;
+}
+
+double fc__summary_time(const fc__summary *s, uint32_t kind, uint32_t k)
+{
+    if (kind > FC_CONFLICT_MIXED_OUT || k >= s->kslots)
+        return 0;
+    return s->time[(size_t)k * 5 + kind];
+}

@@ -1,0 +1,72 @@
+/* analyzer/sweep.h: the incremental sweep behind intervals.h. Flows are given in order of start
+ * (or in any order, as long as none starts before the time already swept), their boundaries are
+ * applied in time order, and each synchronous homogeneous interval and each finished flow is handed
+ * to the caller's functions as soon as it is known. Memory is proportional to the flows in flight,
+ * not to the flows or intervals seen, so a caller that keeps only what it needs (the text report,
+ * a streaming reader) analyses a trace of any length in bounded memory. fc__intervals_build is one
+ * such caller that happens to keep everything.
+ *
+ * The intervals and labels are exactly those intervals.h defines; this header only says when they
+ * are delivered. Internal to libflowcut-analyzer. Not thread-safe: one sweep, one thread. */
+#ifndef FLOWCUT_ANALYZER_SWEEP_H
+#define FLOWCUT_ANALYZER_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "flow.h"
+#include "intervals.h"
+
+typedef struct fc__sweep fc__sweep;
+
+/* The caller's functions. Either may be NULL. A non-zero return stops the sweep: the call that
+ * was applying boundaries returns that value. */
+typedef struct fc__sweep_ops {
+    void *arg;
+    /* Interval number index (0, 1, 2 ... in time order) is [start, end); during the call the
+     * sweep's active set (fc__sweep_nactive and the accessors below) is that interval's. */
+    int (*interval)(void *arg, const fc__sweep *s, size_t index, double start, double end);
+    /* Flow f has passed its end: runs[0..nruns) is its label history in time order (run indices
+     * as in fc__label_run). A flow that is never active (intra-node, a node to itself, end <=
+     * start) is reported from fc__sweep_add with no runs. The pointers are valid during the call. */
+    int (*flow_done)(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns);
+} fc__sweep_ops;
+
+/* A new, empty sweep in *out (freed with fc__sweep_free). Returns 0 or FC_ENOMEM. */
+int fc__sweep_new(const fc__sweep_ops *ops, fc__sweep **out);
+void fc__sweep_free(fc__sweep *s);
+
+/* Adds one flow (copied). Its start must not be earlier than the last fc__sweep_advance's until:
+ * FC_EINVAL otherwise, and for a flow that is not intra with a time that is not finite. Flow ids
+ * order flows where the rules need an order (a cycle pairs from its smallest id), so ids should be
+ * distinct. Returns 0, FC_ENOMEM, FC_EINVAL or what flow_done returned. */
+int fc__sweep_add(fc__sweep *s, const fc_flow *f);
+
+/* Applies every boundary earlier than until: the caller promises that no flow added later starts
+ * before until. Intervals are delivered once their end is known, so the last one before until may
+ * wait for a later call. Returns 0, FC_ENOMEM or what a caller's function returned. */
+int fc__sweep_advance(fc__sweep *s, double until);
+
+/* Applies every remaining boundary (the flows given are all there are). */
+int fc__sweep_finish(fc__sweep *s);
+
+/* Sweeps flows[0..n) (not kept) from start to finish with a new sweep: flows are given in order
+ * of start, then id. Returns 0, FC_ENOMEM, FC_EINVAL (a flow that is not intra has a time that is
+ * not finite) or what a caller's function returned. */
+int fc__sweep_flows(const fc_flow *flows, size_t n, const fc__sweep_ops *ops);
+
+/* ---- the active set, valid inside the interval function --------------------------------------- */
+
+/* Flows active in the current interval, and flow i of them (0 <= i < nactive, in no order). */
+size_t fc__sweep_nactive(const fc__sweep *s);
+const fc_flow *fc__sweep_flow(const fc__sweep *s, size_t i);
+const fc_label *fc__sweep_label(const fc__sweep *s, size_t i);
+
+/* The largest k of any label of the active set (0 when it is empty). */
+uint32_t fc__sweep_max_k(const fc__sweep *s);
+
+/* Calls fn once per conflict of the active set, in no order, as fc__conflict describes them
+ * (same-direction conflicts list their k flow ids ascending; a mixed one {entering, leaving}).
+ * Returns 0, FC_ENOMEM or what fn returned. */
+int fc__sweep_conflicts(const fc__sweep *s, int (*fn)(void *arg, const fc__conflict *c), void *arg);
+
+#endif /* FLOWCUT_ANALYZER_SWEEP_H */
