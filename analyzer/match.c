@@ -1,12 +1,16 @@
 /* analyzer/match.c: pairs every send of a trace with its receive and builds the flows of flow.h.
  *
- * Each rank's events are streamed once (fc_cursor) into one small record per message instance:
- * blocking sends and receives, nonblocking posts joined to their completions through the reader's
- * request ids, each Start of a persistent request, both halves of a Sendrecv, Mrecv and Imrecv.
- * A receive's envelope is resolved through its status (the actual source and tag), so that
- * afterwards matching is MPI's ordered match on (communicator, source, destination, tag): the k-th
- * send posted with that key meets the k-th receive posted with it. Both sides are sorted by key and
- * posting order and merged, O(n log n) in the number of messages. */
+ * The ranks' events are read once, all ranks together in order of aligned time (fc_merge), into
+ * one small record per message instance: blocking sends and receives, nonblocking posts joined to
+ * their completions through the reader's request ids, each Start of a persistent request, both
+ * halves of a Sendrecv, Mrecv and Imrecv. A receive's envelope is resolved through its status (the
+ * actual source and tag), so that matching is MPI's ordered match on (communicator, source,
+ * destination, tag): the k-th send posted with that key meets the k-th receive posted with it.
+ * Each key is a channel with a queue of sends and a queue of receives in posting order; a pair
+ * leaves as soon as both its instances are complete, and no earlier wildcard receive of the
+ * receiving rank is still unresolved (it could yet take the send). So the instances held are the
+ * messages in flight, not the trace: O(1) per message with hashing, and memory bounded by what is
+ * outstanding at one time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +39,11 @@ typedef struct msg {
     int64_t wait_t0;      /* entry of the call that waited for it (blocking: the call itself) */
     uint64_t site, wait_site;
     uint32_t kind, flags;
+    uint32_t chan;        /* the channel it waits in, NOCHAN before */
 } msg;
+
+#define NOCHAN UINT32_MAX
+#define NOMSG UINT32_MAX
 
 /* The last call of one thread, which the COMPLETE and START sub-records that follow belong to. */
 typedef struct thr {
@@ -50,23 +58,26 @@ typedef struct tmpl {
     msg m;
 } tmpl;
 
-/* A growable vector of message instances. */
-typedef struct mvec {
-    msg *v;
-    size_t n, cap;
-} mvec;
-
 /* What one rank's pass needs besides the global vectors. */
 typedef struct rstate {
     const fc_rank *r;
     uint64_t *ckeys;       /* comm key by comm id */
     size_t nckeys;
-    int64_t *slot;         /* by request id: +(send index + 1), -(recv index + 1), or 0 */
+    int64_t *slot;         /* by request id: instance + 1 while it is outstanding, or 0 */
     tmpl *tmpls;           /* by request id */
     size_t nreq;
     thr *thr;
     size_t nthr;
     uint64_t seq;
+    /* Wildcard receives not resolved yet, in posting order: (instance, seq), the first ones
+     * possibly stale (resolved since; checked against the instance). */
+    struct wild {
+        uint32_t m;
+        uint64_t seq;
+    } *wild;
+    size_t wh, wn, wcap;
+    uint32_t *blocked; /* channels whose head receive waits for one of those */
+    size_t nblocked, cblocked;
 } rstate;
 
 const char *fc__unmatched_reason(uint32_t reason)
@@ -197,15 +208,6 @@ static thr *thread_of(rstate *s, uint32_t t)
     return &s->thr[t];
 }
 
-static int push(mvec *v, const msg *m, size_t *ix)
-{
-    if (fc__grow((void **)&v->v, &v->n, &v->cap, sizeof *m) < 0)
-        return FC_ENOMEM;
-    *ix = v->n;
-    v->v[v->n++] = *m;
-    return 0;
-}
-
 /* A buffered send returns once its data is copied: it never waits for the receiver. */
 static int buffered(uint32_t k)
 {
@@ -244,182 +246,6 @@ static int real_peer(fc_match *res, const fc_record *rec, int send)
     if (rec->peer >= 0)
         return 1;
     return !send && rec->peer == FC_PEER_ANY;
-}
-
-/* Records a posted instance (blocking or not) and binds it to its request id when it has one. */
-static int post(rstate *s, mvec *sends, mvec *recvs, const msg *m0, int send, int done, uint64_t req)
-{
-    msg m = *m0;
-    size_t ix;
-    m.seq = s->seq++;
-    if (done)
-        m.flags |= MF_DONE | MF_WAITED;
-    int rc = push(send ? sends : recvs, &m, &ix);
-    if (rc < 0 || done || req == 0)
-        return rc;
-    if ((rc = req_room(s, req)) < 0)
-        return rc;
-    s->slot[req] = send ? (int64_t)ix + 1 : -((int64_t)ix + 1);
-    return 0;
-}
-
-/* A COMPLETE of a request: fills the instance it completes from the record and the call around it. */
-static void complete(rstate *s, mvec *sends, mvec *recvs, const fc_record *rec, const thr *call)
-{
-    uint64_t req = rec->req;
-    if (req == 0 || req >= s->nreq || s->slot[req] == 0)
-        return;
-    int64_t sl = s->slot[req];
-    msg *m = sl > 0 ? &sends->v[sl - 1] : &recvs->v[-sl - 1];
-    s->slot[req] = 0;
-    m->flags |= MF_DONE | MF_WAITED;
-    m->end = rec->t1;
-    m->wait_t0 = call->t0;
-    m->wait_site = call->site;
-    if (rec->ev.flags & FC_EVF_CANCELLED)
-        m->flags |= MF_CANCELLED;
-    if (sl < 0 && (rec->ev.flags & FC_EVF_STATUS)) {
-        if (rec->peer >= 0) {
-            m->src = (uint32_t)rec->peer;
-            m->tag = rec->ev.tag;
-            m->bytes = rec->ev.bytes;
-            m->flags = (m->flags & ~(uint32_t)MF_WILD) | MF_STATUS;
-        } else if (rec->peer == FC_PEER_NULL) {
-            m->flags |= MF_CANCELLED; /* a wildcard that received from MPI_PROC_NULL: no message */
-        }
-    }
-}
-
-/* A COMPLETE record: the receive half of the Sendrecv just before it (obj 0, no request), or the
- * completion of a request. */
-static int on_complete(rstate *s, fc_match *res, mvec *sends, mvec *recvs, const fc_record *rec, const thr *th)
-{
-    if (rec->ev.obj != 0 || rec->req != 0 ||
-        (th->kind != FC_EV_MPI_Sendrecv && th->kind != FC_EV_MPI_Sendrecv_replace)) {
-        complete(s, sends, recvs, rec, th);
-        return 0;
-    }
-    if (!real_peer(res, rec, 0))
-        return 0;
-    /* Posted and completed by the Sendrecv call itself. */
-    msg m = describe(s, rec, 0);
-    m.post = m.wait_t0 = th->t0;
-    m.end = th->t1;
-    m.kind = th->kind;
-    m.site = m.wait_site = th->site;
-    m.flags = MF_STATUS;
-    return post(s, sends, recvs, &m, 0, 1, 0);
-}
-
-/* Streams rank file i and appends its message instances. */
-static int scan_rank(fc_trace *t, size_t i, fc_match *res, mvec *sends, mvec *recvs)
-{
-    rstate s;
-    fc_cursor *c = NULL;
-    fc_record rec;
-    int rc;
-    memset(&s, 0, sizeof s);
-    s.r = fc_trace_rank(t, i);
-    if ((rc = rank_keys(&s)) < 0 || (rc = fc_cursor_open(t, i, &c)) < 0)
-        goto out;
-    while ((rc = fc_cursor_next(c, &rec)) > 0) {
-        uint32_t k = rec.ev.kind;
-        thr *th = thread_of(&s, rec.ev.thread);
-        if (th == NULL) {
-            rc = FC_ENOMEM;
-            goto out;
-        }
-        msg m;
-        /* A call that returned an error posted nothing; its sub-records still name requests. */
-        if ((rec.ev.flags & FC_EVF_ERROR) && k != FC_EV_COMPLETE && k != FC_EV_START)
-            k = 0;
-        switch (k) {
-        case FC_EV_MPI_Send: case FC_EV_MPI_Bsend: case FC_EV_MPI_Ssend: case FC_EV_MPI_Rsend:
-        case FC_EV_MPI_Recv: case FC_EV_MPI_Mrecv:
-            if (real_peer(res, &rec, fc__is_send_kind(k))) {
-                m = describe(&s, &rec, fc__is_send_kind(k));
-                if (k == FC_EV_MPI_Recv || k == FC_EV_MPI_Mrecv)
-                    m.flags = (m.flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
-                rc = post(&s, sends, recvs, &m, fc__is_send_kind(k), 1, 0);
-            }
-            break;
-        case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
-        case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv:
-            if (real_peer(res, &rec, fc__is_send_kind(k))) {
-                m = describe(&s, &rec, fc__is_send_kind(k));
-                m.end = 0;
-                rc = post(&s, sends, recvs, &m, fc__is_send_kind(k), 0, rec.req);
-            }
-            break;
-        case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:
-            if (real_peer(res, &rec, 1)) {
-                m = describe(&s, &rec, 1);
-                rc = post(&s, sends, recvs, &m, 1, 1, 0);
-            }
-            break;
-        case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
-        case FC_EV_MPI_Rsend_init: case FC_EV_MPI_Recv_init:
-            if (rec.req != 0 && (rc = req_room(&s, rec.req)) == 0) {
-                s.tmpls[rec.req].used = 1 + (k != FC_EV_MPI_Recv_init); /* 2: a send */
-                s.tmpls[rec.req].m = describe(&s, &rec, k != FC_EV_MPI_Recv_init);
-                if (rec.peer < 0 && rec.peer != FC_PEER_ANY)
-                    s.tmpls[rec.req].used = 0;
-                if (rec.peer == FC_PEER_NULL)
-                    res->proc_null++;
-            }
-            break;
-        case FC_EV_MPI_Start: case FC_EV_START:
-            /* Each Start is a new message instance, posted when the Start (or Startall) is entered. */
-            if (rec.req != 0 && rec.req < s.nreq && s.tmpls[rec.req].used) {
-                m = s.tmpls[rec.req].m;
-                m.post = m.wait_t0 = k == FC_EV_START ? th->t0 : rec.t0;
-                m.end = 0;
-                rc = post(&s, sends, recvs, &m, s.tmpls[rec.req].used == 2, 0, rec.req);
-            }
-            break;
-        case FC_EV_MPI_Request_free:
-            if (rec.req != 0 && rec.req < s.nreq)
-                s.tmpls[rec.req].used = 0;
-            break;
-        case FC_EV_COMPLETE:
-            rc = on_complete(&s, res, sends, recvs, &rec, th);
-            break;
-        default:
-            break;
-        }
-        if (rc < 0)
-            goto out;
-        if (k != FC_EV_COMPLETE && k != FC_EV_START) {
-            th->kind = k;
-            th->t0 = rec.t0;
-            th->t1 = rec.t1;
-            th->site = rec.ev.site;
-        }
-    }
-out:
-    fc_cursor_close(c);
-    free(s.ckeys);
-    free(s.slot);
-    free(s.tmpls);
-    free(s.thr);
-    return rc;
-}
-
-/* Ordered-match key: communicator, source, destination, tag, then posting order. */
-static int cmp_msg(const void *a, const void *b)
-{
-    const msg *x = a, *y = b;
-#define CMP(f)                                                                                     \
-    if (x->f != y->f)                                                                              \
-        return x->f < y->f ? -1 : 1;
-    CMP(comm) CMP(src) CMP(dst) CMP(tag) CMP(seq)
-#undef CMP
-    return 0;
-}
-
-static int same_key(const msg *x, const msg *y)
-{
-    return x->comm == y->comm && x->src == y->src && x->dst == y->dst && x->tag == y->tag;
 }
 
 static int cmp_flow(const void *a, const void *b)
@@ -586,29 +412,6 @@ static int pair(pairing *p, const msg *s, const msg *r)
     return 0;
 }
 
-/* Merges the sorted sends and receives key by key, pairing them in posting order. */
-static int merge(pairing *p, mvec *sends, mvec *recvs)
-{
-    size_t i = 0, j = 0;
-    int rc = 0;
-    fc__sort(sends->v, sends->n, sizeof(msg), cmp_msg);
-    fc__sort(recvs->v, recvs->n, sizeof(msg), cmp_msg);
-    while (rc == 0 && (i < sends->n || j < recvs->n)) {
-        const msg *s = i < sends->n ? &sends->v[i] : NULL, *r = j < recvs->n ? &recvs->v[j] : NULL;
-        if (s && r && same_key(s, r)) {
-            rc = pair(p, s, r);
-            i++, j++;
-        } else if (s && (!r || cmp_msg(s, r) < 0)) {
-            rc = add_unmatched(p, s, 1, FC_UNMATCHED_NO_PARTNER);
-            i++;
-        } else {
-            rc = add_unmatched(p, r, 0, FC_UNMATCHED_NO_PARTNER);
-            j++;
-        }
-    }
-    return rc;
-}
-
 /* Numbers the nodes in order of first appearance by world rank. */
 static int number_nodes(fc_trace *t, fc_match *res)
 {
@@ -676,16 +479,550 @@ static int reduce_waits(pairing *p)
     return 0;
 }
 
+/* ---- channels and the instances in flight ---------------------------------------------------- */
+
+/* More flags of an instance in the pool. */
+enum {
+    MF_LIVE = 0x40, /* the pool entry is in use */
+    MF_SEND = 0x80, /* a send (else a receive) */
+};
+
+/* One key of the ordered match: its sends and receives in posting order. */
+typedef struct chan {
+    uint64_t comm;
+    uint32_t src, dst;
+    int64_t tag;
+    uint32_t *sq, *rq; /* instances: sends sq[sh .. sn), receives rq[rh .. rn) */
+    uint32_t sh, sn, scap, rh, rn, rcap;
+    int listed; /* in its receiving rank's blocked list */
+    int dead;   /* released: on the free list, in no table entry */
+} chan;
+
+typedef struct matcher {
+    pairing p;
+    fc_match *res;
+    rstate *st; /* by world rank; st[w].r is NULL for a rank without a file */
+    msg *pool;
+    size_t npool, cpool;
+    uint32_t *freed;
+    size_t nfreed, cfreed;
+    chan *ch;
+    size_t nch, cch;
+    uint32_t *chfree; /* released channels, kept with their queues' arrays for reuse */
+    size_t nchfree, cchfree;
+    uint32_t *tab; /* channel index + 1 by key hash; 0 is an empty entry */
+    size_t tcap;
+    uint64_t posted_sends, posted_recvs, cancelled_sends, cancelled_recvs;
+} matcher;
+
+static int msg_new(matcher *mt, const msg *m, uint32_t *ix)
+{
+    if (mt->nfreed > 0) {
+        *ix = mt->freed[--mt->nfreed];
+    } else {
+        if (mt->npool >= NOMSG - 1 || fc__grow((void **)&mt->pool, &mt->npool, &mt->cpool, sizeof *mt->pool) < 0)
+            return FC_ENOMEM;
+        *ix = (uint32_t)mt->npool++;
+        /* freed[] never holds more than the pool: grow it alongside. */
+        size_t n = mt->nfreed;
+        if (mt->cfreed < mt->cpool) {
+            uint32_t *f = realloc(mt->freed, mt->cpool * sizeof *f);
+            if (f == NULL)
+                return FC_ENOMEM;
+            mt->freed = f;
+            mt->cfreed = mt->cpool;
+        }
+        mt->nfreed = n;
+    }
+    mt->pool[*ix] = *m;
+    mt->pool[*ix].flags |= MF_LIVE;
+    return 0;
+}
+
+static void msg_free(matcher *mt, uint32_t ix)
+{
+    mt->pool[ix].flags = 0;
+    mt->freed[mt->nfreed++] = ix;
+}
+
+static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
+{
+    uint64_t h = comm * 0x9E3779B97F4A7C15ull;
+    h ^= ((uint64_t)src << 32 | dst) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+    h ^= (uint64_t)tag * 0xBF58476D1CE4E5B9ull + (h << 6) + (h >> 2);
+    return h ^ (h >> 31);
+}
+
+/* The channel of a key, made when new. Returns 0 or FC_ENOMEM. */
+static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag, uint32_t *ci)
+{
+    if (2 * (mt->nch + 1) > mt->tcap) {
+        size_t ncap = mt->tcap ? 2 * mt->tcap : 1024;
+        uint32_t *t = calloc(ncap, sizeof *t);
+        if (t == NULL)
+            return FC_ENOMEM;
+        for (size_t i = 0; i < mt->nch; i++) {
+            const chan *c = &mt->ch[i];
+            size_t h = key_hash(c->comm, c->src, c->dst, c->tag) & (ncap - 1);
+            while (t[h])
+                h = (h + 1) & (ncap - 1);
+            t[h] = (uint32_t)i + 1;
+        }
+        free(mt->tab);
+        mt->tab = t;
+        mt->tcap = ncap;
+    }
+    size_t h = key_hash(comm, src, dst, tag) & (mt->tcap - 1);
+    while (mt->tab[h]) {
+        const chan *c = &mt->ch[mt->tab[h] - 1];
+        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag) {
+            *ci = mt->tab[h] - 1;
+            return 0;
+        }
+        h = (h + 1) & (mt->tcap - 1);
+    }
+    chan *c;
+    if (mt->nchfree > 0) {
+        *ci = mt->chfree[--mt->nchfree];
+        c = &mt->ch[*ci];
+    } else {
+        if (mt->nch >= NOCHAN - 1 || fc__grow((void **)&mt->ch, &mt->nch, &mt->cch, sizeof *mt->ch) < 0)
+            return FC_ENOMEM;
+        c = &mt->ch[mt->nch];
+        memset(c, 0, sizeof *c);
+        *ci = (uint32_t)mt->nch++;
+    }
+    c->comm = comm;
+    c->src = src;
+    c->dst = dst;
+    c->tag = tag;
+    c->sh = c->sn = c->rh = c->rn = 0;
+    c->dead = 0;
+    mt->tab[h] = *ci + 1;
+    return 0;
+}
+
+/* Forgets the empty channel ci: programs often use a new tag per step, so a trace can have as
+ * many keys as messages, and only the keys in use are kept. The table is linear-probed, so the
+ * entries after the hole move back into it (no tombstones). */
+static int chan_release(matcher *mt, uint32_t ci)
+{
+    const chan *c = &mt->ch[ci];
+    size_t mask = mt->tcap - 1, i = key_hash(c->comm, c->src, c->dst, c->tag) & mask;
+    while (mt->tab[i] != ci + 1)
+        i = (i + 1) & mask;
+    for (size_t j = i;;) {
+        j = (j + 1) & mask;
+        if (mt->tab[j] == 0)
+            break;
+        const chan *d = &mt->ch[mt->tab[j] - 1];
+        size_t k = key_hash(d->comm, d->src, d->dst, d->tag) & mask;
+        /* d stays where it is when its home k lies cyclically in (i, j]. */
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+            continue;
+        mt->tab[i] = mt->tab[j];
+        i = j;
+    }
+    mt->tab[i] = 0;
+    mt->ch[ci].dead = 1;
+    if (mt->nchfree == mt->cchfree) {
+        size_t nc = mt->cchfree ? 2 * mt->cchfree : 64;
+        uint32_t *f = realloc(mt->chfree, nc * sizeof *f);
+        if (f == NULL)
+            return FC_ENOMEM;
+        mt->chfree = f;
+        mt->cchfree = nc;
+    }
+    mt->chfree[mt->nchfree++] = ci;
+    return 0;
+}
+
+/* Appends ix to the queue q[h .. n), moving the live part to the front when the head has passed
+ * half of it (so that a long-lived channel stays as long as its backlog). */
+static int q_push(uint32_t **q, uint32_t *h, uint32_t *n, uint32_t *cap, uint32_t ix)
+{
+    if (*h > 0 && *h >= *n / 2) {
+        memmove(*q, *q + *h, (*n - *h) * sizeof **q);
+        *n -= *h;
+        *h = 0;
+    }
+    if (*n == *cap) {
+        uint32_t nc = *cap ? 2 * *cap : 4;
+        uint32_t *p = realloc(*q, nc * sizeof *p);
+        if (p == NULL)
+            return FC_ENOMEM;
+        *q = p;
+        *cap = nc;
+    }
+    (*q)[(*n)++] = ix;
+    return 0;
+}
+
+/* The posting order of the oldest unresolved wildcard receive of rank rs, or UINT64_MAX. */
+static uint64_t wild_min(matcher *mt, rstate *rs, uint32_t rank)
+{
+    while (rs->wh < rs->wn) {
+        const struct wild *w = &rs->wild[rs->wh];
+        const msg *m = &mt->pool[w->m];
+        if ((m->flags & (MF_LIVE | MF_WILD | MF_SEND)) == (MF_LIVE | MF_WILD) && m->seq == w->seq && m->dst == rank)
+            return w->seq;
+        rs->wh++;
+    }
+    rs->wh = rs->wn = 0;
+    return UINT64_MAX;
+}
+
+/* Pairs the heads of channel ci while both are complete and no earlier wildcard receive of the
+ * receiver can still take the send. At the end of the trace (final) nothing more can arrive: an
+ * incomplete send pairs as it is, an incomplete receive is reported (pair). */
+static int try_pair(matcher *mt, uint32_t ci, int final)
+{
+    chan *c = &mt->ch[ci];
+    while (c->sh < c->sn && c->rh < c->rn) {
+        uint32_t si = c->sq[c->sh], ri = c->rq[c->rh];
+        msg *s = &mt->pool[si], *r = &mt->pool[ri];
+        if (!(s->flags & MF_DONE) && !final)
+            return 0;
+        if (s->flags & MF_CANCELLED) {
+            mt->cancelled_sends++;
+            msg_free(mt, si);
+            c->sh++;
+            continue;
+        }
+        if (!(r->flags & MF_DONE) && !final)
+            return 0;
+        if (r->flags & MF_CANCELLED) {
+            mt->cancelled_recvs++;
+            msg_free(mt, ri);
+            c->rh++;
+            continue;
+        }
+        rstate *rs = &mt->st[r->dst];
+        if (!final && wild_min(mt, rs, r->dst) < r->seq) {
+            if (!c->listed) {
+                if (fc__grow((void **)&rs->blocked, &rs->nblocked, &rs->cblocked, sizeof *rs->blocked) < 0)
+                    return FC_ENOMEM;
+                rs->blocked[rs->nblocked++] = ci;
+                c->listed = 1;
+            }
+            return 0;
+        }
+        int rc = pair(&mt->p, s, r);
+        msg_free(mt, si);
+        msg_free(mt, ri);
+        c->sh++;
+        c->rh++;
+        if (rc < 0)
+            return rc;
+    }
+    if (c->sh == c->sn && c->rh == c->rn && !c->listed)
+        return chan_release(mt, ci);
+    return 0;
+}
+
+/* A wildcard receive of rank rs left the unresolved ones: retry the channels it was holding. */
+static int unblock(matcher *mt, rstate *rs)
+{
+    /* The list is taken whole: a channel still held by another wildcard lists itself again. */
+    uint32_t *list = rs->blocked;
+    size_t n = rs->nblocked, cap = rs->cblocked;
+    int rc = 0;
+    if (n == 0)
+        return 0;
+    rs->blocked = NULL;
+    rs->nblocked = rs->cblocked = 0;
+    for (size_t i = 0; i < n; i++)
+        mt->ch[list[i]].listed = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = try_pair(mt, list[i], 0);
+    if (rs->blocked == NULL) { /* keep the old array for reuse */
+        rs->blocked = list;
+        rs->cblocked = cap;
+    } else
+        free(list);
+    return rc;
+}
+
+/* Queues instance ix (resolved) in its channel and pairs what can be paired there. */
+static int enqueue(matcher *mt, uint32_t ix)
+{
+    msg *m = &mt->pool[ix];
+    uint32_t ci;
+    int rc = chan_of(mt, m->comm, m->src, m->dst, m->tag, &ci);
+    if (rc < 0)
+        return rc;
+    m = &mt->pool[ix];
+    m->chan = ci;
+    chan *c = &mt->ch[ci];
+    if (m->flags & MF_SEND)
+        rc = q_push(&c->sq, &c->sh, &c->sn, &c->scap, ix);
+    else {
+        rc = q_push(&c->rq, &c->rh, &c->rn, &c->rcap, ix);
+        /* A wildcard resolved late goes back to its posting order among the receives. */
+        for (uint32_t j = c->rn - 1; rc == 0 && j > c->rh && mt->pool[c->rq[j - 1]].seq > m->seq; j--) {
+            c->rq[j] = c->rq[j - 1];
+            c->rq[j - 1] = ix;
+        }
+    }
+    return rc < 0 ? rc : try_pair(mt, ci, 0);
+}
+
+/* Records a posted instance (blocking or not) and binds it to its request id when it has one. */
+static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint64_t req)
+{
+    msg m = *m0;
+    uint32_t ix;
+    m.seq = s->seq++;
+    m.chan = NOCHAN;
+    if (done)
+        m.flags |= MF_DONE | MF_WAITED;
+    if (send)
+        m.flags |= MF_SEND;
+    if (send)
+        mt->posted_sends++;
+    else
+        mt->posted_recvs++;
+    int rc = msg_new(mt, &m, &ix);
+    if (rc < 0)
+        return rc;
+    if (req != 0 && !done) {
+        if ((rc = req_room(s, req)) < 0)
+            return rc;
+        s->slot[req] = (int64_t)ix + 1;
+    }
+    if (!send && (m.flags & MF_WILD)) {
+        if (done) { /* completed, yet its envelope is unknown */
+            rc = add_unmatched(&mt->p, &mt->pool[ix], 0, FC_UNMATCHED_UNRESOLVED);
+            msg_free(mt, ix);
+            return rc;
+        }
+        if (fc__grow((void **)&s->wild, &s->wn, &s->wcap, sizeof *s->wild) < 0)
+            return FC_ENOMEM;
+        s->wild[s->wn++] = (struct wild){ix, m.seq};
+        return 0;
+    }
+    return enqueue(mt, ix);
+}
+
+/* A COMPLETE of a request: fills the instance it completes from the record and the call around it. */
+static int complete(matcher *mt, rstate *s, const fc_record *rec, const thr *call)
+{
+    uint64_t req = rec->req;
+    if (req == 0 || req >= s->nreq || s->slot[req] == 0)
+        return 0;
+    uint32_t ix = (uint32_t)(s->slot[req] - 1);
+    msg *m = &mt->pool[ix];
+    int wild = (m->flags & MF_WILD) != 0;
+    s->slot[req] = 0;
+    m->flags |= MF_DONE | MF_WAITED;
+    m->end = rec->t1;
+    m->wait_t0 = call->t0;
+    m->wait_site = call->site;
+    if (rec->ev.flags & FC_EVF_CANCELLED)
+        m->flags |= MF_CANCELLED;
+    if (!(m->flags & MF_SEND) && (rec->ev.flags & FC_EVF_STATUS)) {
+        if (rec->peer >= 0) {
+            m->src = (uint32_t)rec->peer;
+            m->tag = rec->ev.tag;
+            m->bytes = rec->ev.bytes;
+            m->flags = (m->flags & ~(uint32_t)MF_WILD) | MF_STATUS;
+        } else if (rec->peer == FC_PEER_NULL) {
+            m->flags |= MF_CANCELLED; /* a wildcard that received from MPI_PROC_NULL: no message */
+        }
+    }
+    if (!wild)
+        return m->chan == NOCHAN ? 0 : try_pair(mt, m->chan, 0);
+    /* A wildcard receive leaves the unresolved ones, whatever became of it. */
+    int rc = 0;
+    if (m->flags & MF_CANCELLED) {
+        mt->cancelled_recvs++;
+        msg_free(mt, ix);
+    } else if (m->flags & MF_WILD) {
+        rc = add_unmatched(&mt->p, m, 0, FC_UNMATCHED_UNRESOLVED);
+        msg_free(mt, ix);
+    } else if (m->src >= mt->res->world) {
+        rc = add_unmatched(&mt->p, m, 0, FC_UNMATCHED_NO_PARTNER);
+        msg_free(mt, ix);
+    } else {
+        rc = enqueue(mt, ix);
+    }
+    return rc < 0 ? rc : unblock(mt, s);
+}
+
+/* A COMPLETE record: the receive half of the Sendrecv just before it (obj 0, no request), or the
+ * completion of a request. */
+static int on_complete(matcher *mt, rstate *s, const fc_record *rec, const thr *th)
+{
+    if (rec->ev.obj != 0 || rec->req != 0 ||
+        (th->kind != FC_EV_MPI_Sendrecv && th->kind != FC_EV_MPI_Sendrecv_replace))
+        return complete(mt, s, rec, th);
+    if (!real_peer(mt->res, rec, 0))
+        return 0;
+    /* Posted and completed by the Sendrecv call itself. */
+    msg m = describe(s, rec, 0);
+    m.post = m.wait_t0 = th->t0;
+    m.end = th->t1;
+    m.kind = th->kind;
+    m.site = m.wait_site = th->site;
+    m.flags = MF_STATUS;
+    return post(mt, s, &m, 0, 1, 0);
+}
+
+/* Applies one record of rank s. */
+static int on_record(matcher *mt, rstate *s, const fc_record *in)
+{
+    fc_record rec = *in;
+    fc_match *res = mt->res;
+    uint32_t k = rec.ev.kind;
+    int rc = 0;
+    thr *th = thread_of(s, rec.ev.thread);
+    if (th == NULL)
+        return FC_ENOMEM;
+    msg m;
+    /* A call that returned an error posted nothing; its sub-records still name requests. */
+    if ((rec.ev.flags & FC_EVF_ERROR) && k != FC_EV_COMPLETE && k != FC_EV_START)
+        k = 0;
+    switch (k) {
+    case FC_EV_MPI_Send: case FC_EV_MPI_Bsend: case FC_EV_MPI_Ssend: case FC_EV_MPI_Rsend:
+    case FC_EV_MPI_Recv: case FC_EV_MPI_Mrecv:
+        if (real_peer(res, &rec, fc__is_send_kind(k))) {
+            m = describe(s, &rec, fc__is_send_kind(k));
+            if (k == FC_EV_MPI_Recv || k == FC_EV_MPI_Mrecv)
+                m.flags = (m.flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
+            rc = post(mt, s, &m, fc__is_send_kind(k), 1, 0);
+        }
+        break;
+    case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
+    case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv:
+        if (real_peer(res, &rec, fc__is_send_kind(k))) {
+            m = describe(s, &rec, fc__is_send_kind(k));
+            m.end = 0;
+            rc = post(mt, s, &m, fc__is_send_kind(k), 0, rec.req);
+        }
+        break;
+    case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:
+        if (real_peer(res, &rec, 1)) {
+            m = describe(s, &rec, 1);
+            rc = post(mt, s, &m, 1, 1, 0);
+        }
+        break;
+    case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
+    case FC_EV_MPI_Rsend_init: case FC_EV_MPI_Recv_init:
+        if (rec.req != 0 && (rc = req_room(s, rec.req)) == 0) {
+            s->tmpls[rec.req].used = 1 + (k != FC_EV_MPI_Recv_init); /* 2: a send */
+            s->tmpls[rec.req].m = describe(s, &rec, k != FC_EV_MPI_Recv_init);
+            if (rec.peer < 0 && rec.peer != FC_PEER_ANY)
+                s->tmpls[rec.req].used = 0;
+            if (rec.peer == FC_PEER_NULL)
+                res->proc_null++;
+        }
+        break;
+    case FC_EV_MPI_Start: case FC_EV_START:
+        /* Each Start is a new message instance, posted when the Start (or Startall) is entered. */
+        if (rec.req != 0 && rec.req < s->nreq && s->tmpls[rec.req].used) {
+            m = s->tmpls[rec.req].m;
+            m.post = m.wait_t0 = k == FC_EV_START ? th->t0 : rec.t0;
+            m.end = 0;
+            rc = post(mt, s, &m, s->tmpls[rec.req].used == 2, 0, rec.req);
+        }
+        break;
+    case FC_EV_MPI_Request_free:
+        if (rec.req != 0 && rec.req < s->nreq)
+            s->tmpls[rec.req].used = 0;
+        break;
+    case FC_EV_COMPLETE:
+        rc = on_complete(mt, s, &rec, th);
+        break;
+    default:
+        break;
+    }
+    if (rc < 0)
+        return rc;
+    if (k != FC_EV_COMPLETE && k != FC_EV_START) {
+        th->kind = k;
+        th->t0 = rec.t0;
+        th->t1 = rec.t1;
+        th->site = rec.ev.site;
+    }
+    return 0;
+}
+
+/* The end of the trace: what is still unresolved stays unmatched, the channels pair what they
+ * hold as it is, and whatever is left has no partner. */
+static int drain(matcher *mt)
+{
+    int rc = 0;
+    for (uint32_t w = 0; w < mt->res->world && rc == 0; w++) {
+        rstate *rs = &mt->st[w];
+        while (rc == 0 && wild_min(mt, rs, w) != UINT64_MAX) {
+            uint32_t ix = rs->wild[rs->wh].m;
+            rc = add_unmatched(&mt->p, &mt->pool[ix], 0, FC_UNMATCHED_UNRESOLVED);
+            msg_free(mt, ix);
+        }
+    }
+    for (uint32_t ci = 0; ci < mt->nch && rc == 0; ci++) {
+        chan *c = &mt->ch[ci];
+        if (c->dead)
+            continue;
+        if ((rc = try_pair(mt, ci, 1)) < 0)
+            break;
+        for (; c->sh < c->sn && rc == 0; c->sh++) {
+            msg *s = &mt->pool[c->sq[c->sh]];
+            if (s->flags & MF_CANCELLED)
+                mt->cancelled_sends++;
+            else
+                rc = add_unmatched(&mt->p, s, 1, FC_UNMATCHED_NO_PARTNER);
+            msg_free(mt, c->sq[c->sh]);
+        }
+        for (; c->rh < c->rn && rc == 0; c->rh++) {
+            msg *r = &mt->pool[c->rq[c->rh]];
+            if (r->flags & MF_CANCELLED)
+                mt->cancelled_recvs++;
+            else
+                rc = add_unmatched(&mt->p, r, 0, FC_UNMATCHED_NO_PARTNER);
+            msg_free(mt, c->rq[c->rh]);
+        }
+    }
+    return rc;
+}
+
+static void matcher_free(matcher *mt)
+{
+    for (uint32_t w = 0; mt->st && w < mt->res->world; w++) {
+        rstate *s = &mt->st[w];
+        free(s->ckeys);
+        free(s->slot);
+        free(s->tmpls);
+        free(s->thr);
+        free(s->wild);
+        free(s->blocked);
+    }
+    for (size_t i = 0; i < mt->nch; i++) {
+        free(mt->ch[i].sq);
+        free(mt->ch[i].rq);
+    }
+    free(mt->st);
+    free(mt->pool);
+    free(mt->freed);
+    free(mt->ch);
+    free(mt->chfree);
+    free(mt->tab);
+    free(mt->p.w);
+    free(mt->p.unc);
+}
+
 int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
 {
-    mvec sends = {0}, recvs = {0};
-    pairing p;
+    matcher mt;
+    fc_merge *mg = NULL;
+    fc_record rec;
     int rc = FC_ENOMEM;
-    memset(&p, 0, sizeof p);
+    memset(&mt, 0, sizeof mt);
     fc_match *res = calloc(1, sizeof *res);
     *out = NULL;
     if (res == NULL)
         goto out;
+    mt.res = res;
     res->eager_threshold = eager_threshold ? eager_threshold : FC_MATCH_EAGER_DEFAULT;
     res->world = fc_trace_world_size(t);
     for (size_t i = 0; i < fc_trace_nranks(t); i++)
@@ -695,42 +1032,33 @@ int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
     res->rank_node = malloc(w * sizeof *res->rank_node);
     res->late_sender = calloc(w, sizeof *res->late_sender);
     res->late_receiver = calloc(w, sizeof *res->late_receiver);
-    if (res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL)
+    mt.st = calloc(w, sizeof *mt.st);
+    mt.p.unc = calloc(w, sizeof *mt.p.unc);
+    if (res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
+        mt.p.unc == NULL)
         goto out;
     if ((rc = number_nodes(t, res)) < 0)
         goto out;
-    if ((p.unc = calloc(w, sizeof *p.unc)) == NULL) {
-        rc = FC_ENOMEM;
-        goto out;
-    }
-    for (size_t i = 0; i < fc_trace_nranks(t); i++)
-        p.unc[fc_trace_rank(t, i)->info.rank] = fc_rank_clock_uncertainty(fc_trace_rank(t, i));
-    for (size_t i = 0; i < fc_trace_nranks(t); i++)
-        if ((rc = scan_rank(t, i, res, &sends, &recvs)) < 0)
+    for (size_t i = 0; i < fc_trace_nranks(t); i++) {
+        const fc_rank *r = fc_trace_rank(t, i);
+        rstate *s = &mt.st[r->info.rank];
+        mt.p.unc[r->info.rank] = fc_rank_clock_uncertainty(r);
+        s->r = r;
+        if ((rc = rank_keys(s)) < 0)
             goto out;
-    /* Cancelled instances matched nothing: drop them before the ordered match. */
-    size_t o = 0;
-    for (size_t i = 0; i < sends.n; i++)
-        if (!(sends.v[i].flags & MF_CANCELLED))
-            sends.v[o++] = sends.v[i];
-    res->cancelled = sends.n - o;
-    sends.n = o;
-    o = 0;
-    p.res = res;
-    p.origin = fc_trace_origin(t);
-    for (size_t i = 0; i < recvs.n; i++) {
-        if (recvs.v[i].flags & MF_CANCELLED)
-            res->cancelled++;
-        else if ((recvs.v[i].flags & MF_WILD) && (rc = add_unmatched(&p, &recvs.v[i], 0, FC_UNMATCHED_UNRESOLVED)) < 0)
-            goto out;
-        else if (!(recvs.v[i].flags & MF_WILD))
-            recvs.v[o++] = recvs.v[i];
     }
-    res->sends = sends.n;
-    res->recvs = o + res->unmatched_recvs;
-    recvs.n = o;
-    if ((rc = merge(&p, &sends, &recvs)) < 0)
+    mt.p.res = res;
+    mt.p.origin = fc_trace_origin(t);
+    if ((rc = fc_merge_open(t, NULL, 0, &mg)) < 0)
         goto out;
+    while ((rc = fc_merge_next(mg, &rec)) > 0)
+        if (rec.rank < res->world && mt.st[rec.rank].r != NULL && (rc = on_record(&mt, &mt.st[rec.rank], &rec)) < 0)
+            goto out;
+    if (rc < 0 || (rc = drain(&mt)) < 0)
+        goto out;
+    res->cancelled = mt.cancelled_sends + mt.cancelled_recvs;
+    res->sends = mt.posted_sends - mt.cancelled_sends;
+    res->recvs = mt.posted_recvs - mt.cancelled_recvs;
     /* Order the flows and give ids; the worst violation's index is remapped through a marker. */
     if (res->clock_violations)
         res->flows[res->worst_flow].id = UINT64_MAX;
@@ -742,17 +1070,15 @@ int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
         if (!res->flows[i].intra)
             res->ninter = i + 1;
     }
-    if ((rc = reduce_waits(&p)) < 0)
+    if ((rc = reduce_waits(&mt.p)) < 0)
         goto out;
     fc__sort(res->unmatched, res->nunmatched, sizeof *res->unmatched, cmp_unmatched);
     *out = res;
     res = NULL;
     rc = 0;
 out:
-    free(sends.v);
-    free(recvs.v);
-    free(p.w);
-    free(p.unc);
+    fc_merge_close(mg);
+    matcher_free(&mt);
     fc__match_free(res);
     return rc;
 }

@@ -224,6 +224,41 @@ static void test_non_overtaking(void **state)
     fc__match_free(m);
 }
 
+/* A wildcard receive resolved late: rank 1 posts Irecv(ANY_SOURCE, tag 5) at 100 us, then a
+ * Recv(0, 5) at 150 us that returns at 200 us, and only at 310 us does a Wait complete the wildcard
+ * (source 0). MPI matched the first send to the first receive posted, so the wildcard has the
+ * 10-byte send of 120 us and the Recv the 20-byte one of 130 us, although the Recv was seen
+ * complete first. A second wildcard (tag 6) never completes: it is reported unresolved and does
+ * not hold back the Recv(0, 6) posted after it. */
+static void test_late_wildcard(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    add(&rk[0], FC_EV_MPI_Send, 120 * US, 121 * US, 1, 5, 10, 0, 0, 0);
+    add(&rk[0], FC_EV_MPI_Send, 130 * US, 131 * US, 1, 5, 20, 0, 0, 0);
+    add(&rk[0], FC_EV_MPI_Send, 450 * US, 451 * US, 1, 6, 30, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Irecv, 100 * US, 101 * US, FC_PEER_ANY, 5, 64, 0x10, FC_EVF_ANY_SOURCE, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 150 * US, 200 * US, 0, 5, 20, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Wait, 300 * US, 310 * US, FC_PEER_NONE, 0, 0, 0, 0, 0);
+    done(&rk[1], 310 * US, 0x10, 0, 5, 10, FC_EVF_ANY_SOURCE);
+    add(&rk[1], FC_EV_MPI_Irecv, 400 * US, 401 * US, FC_PEER_ANY, 6, 64, 0x11, FC_EVF_ANY_SOURCE, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 500 * US, 600 * US, 0, 6, 30, 0, 0, 0);
+    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    assert_int_equal(m->nflows, 3);
+    assert_int_equal(find(m, 0, 1, 100e-6)->bytes, 10);
+    assert_float_equal(find(m, 0, 1, 100e-6)->send_start, 120e-6, EPS);
+    assert_float_equal(find(m, 0, 1, 100e-6)->end, 310e-6, EPS);
+    assert_int_equal(find(m, 0, 1, 150e-6)->bytes, 20);
+    assert_float_equal(find(m, 0, 1, 150e-6)->send_start, 130e-6, EPS);
+    assert_float_equal(find(m, 0, 1, 500e-6)->send_start, 450e-6, EPS);
+    assert_int_equal(m->unmatched_sends, 0);
+    assert_int_equal(m->unmatched_recvs, 1);
+    assert_int_equal(m->unmatched[0].reason, FC_UNMATCHED_UNRESOLVED);
+    assert_float_equal(m->unmatched[0].post, 400e-6, EPS);
+    fc__match_free(m);
+}
+
 /* A persistent send started three times (MPI_Start) against a persistent receive started by
  * MPI_Startall: three message instances. */
 static void test_persistent(void **state)
@@ -470,7 +505,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_simple),         cmocka_unit_test(test_wildcards),
-        cmocka_unit_test(test_non_overtaking), cmocka_unit_test(test_persistent),
+        cmocka_unit_test(test_non_overtaking), cmocka_unit_test(test_late_wildcard), cmocka_unit_test(test_persistent),
         cmocka_unit_test(test_sendrecv_ring),  cmocka_unit_test(test_intra),
         cmocka_unit_test(test_unmatched),      cmocka_unit_test(test_clock_violation),
         cmocka_unit_test(test_eager_rendezvous), cmocka_unit_test(test_mprobe),
