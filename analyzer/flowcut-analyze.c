@@ -13,6 +13,7 @@
 #include "prediction.h"
 #include "report.h"
 #include "summary.h"
+#include "feed.h"
 
 static const char usage[] =
     "usage: flowcut analyze [--format text|json|csv] [-o FILE] [--eager BYTES] [--top N]\n"
@@ -145,23 +146,47 @@ int main(int argc, char **argv)
         fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
         goto out;
     }
-    progress("matching messages");
-    if (fc__match_trace(t, have_eager ? eager : 0, &m) < 0) {
-        fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
-        goto out;
-    }
     unsigned models[FC_NMODELS], nmodels = 0;
     int all = strcmp(model, "all") == 0, none = strcmp(model, "none") == 0, text = strcmp(format, "text") == 0;
-    progress("splitting flows into intervals");
-    /* The text report keeps only its summary of the intervals, so that its memory does not grow
-     * with their number; the JSON and CSV documents and the predictions need all of them. */
-    if (text && fc__summary_build(m->flows, m->ninter, (size_t)top, &sum) < 0) {
-        fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
-        goto out;
-    }
-    if ((!text || !none) && fc__intervals_build(m->flows, m->ninter, &iv) < 0) {
-        fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
-        goto out;
+    if (text && none) {
+        /* The text report without predictions needs no flow kept: the messages are matched,
+         * ordered and swept into the report's summary as the ranks are read, so memory follows
+         * the messages in flight, not the length of the trace. */
+        fc__feed *feed = NULL;
+        progress("matching messages and splitting flows into intervals");
+        if (fc__summary_new((size_t)top, &sum) == 0) {
+            fc__sweep_ops ops = fc__summary_ops(sum);
+            if (fc__feed_new(&ops, &feed) == 0) {
+                fc_match_sink sink = fc__feed_sink(feed);
+                if (fc__match_stream(t, have_eager ? eager : 0, &sink, &m) == 0 && fc__feed_finish(feed, m) < 0) {
+                    fc__match_free(m);
+                    m = NULL;
+                }
+            }
+        }
+        fc__feed_free(feed);
+        if (m == NULL) {
+            fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+            goto out;
+        }
+        fc__summary_finish(sum);
+    } else {
+        progress("matching messages");
+        if (fc__match_trace(t, have_eager ? eager : 0, &m) < 0) {
+            fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+            goto out;
+        }
+        progress("splitting flows into intervals");
+        /* The text report keeps only its summary of the intervals, so that its memory does not
+         * grow with their number; the JSON and CSV documents and the predictions need all of them. */
+        if (text && fc__summary_build(m->flows, m->ninter, (size_t)top, &sum) < 0) {
+            fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+            goto out;
+        }
+        if (fc__intervals_build(m->flows, m->ninter, &iv) < 0) {
+            fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+            goto out;
+        }
     }
     /* Predictions: with the user's profile, else with one fitted to the trace; a trace with no
      * inter-node flow has nothing to predict, which is not an error unless a model was asked. */

@@ -26,6 +26,8 @@ enum {
     MF_SYNC = 0x08,      /* a synchronous send (Ssend family): always waits for the receive */
     MF_STATUS = 0x10,    /* a receive whose bytes are the ones actually received */
     MF_WAITED = 0x20,    /* wait_t0 names a call that waited for it */
+    MF_LIVE = 0x40,      /* the pool entry is in use */
+    MF_SEND = 0x80,      /* a send (else a receive) */
 };
 
 /* One send or receive instance. Times are aligned ns (rank 0's clock). */
@@ -58,14 +60,25 @@ typedef struct tmpl {
     msg m;
 } tmpl;
 
+/* A request id's entry: the instance it posted (slot maps) or its template (tmpls maps). */
+struct rent {
+    uint64_t req; /* 0: an empty entry (ids start at 1) */
+    uint32_t ix;
+    tmpl t;
+};
+
+typedef struct rmap {
+    struct rent *e;
+    size_t n, cap;
+} rmap;
+
 /* What one rank's pass needs besides the global vectors. */
 typedef struct rstate {
     const fc_rank *r;
     uint64_t *ckeys;       /* comm key by comm id */
     size_t nckeys;
-    int64_t *slot;         /* by request id: instance + 1 while it is outstanding, or 0 */
-    tmpl *tmpls;           /* by request id */
-    size_t nreq;
+    rmap slot;             /* outstanding nonblocking requests: their instance */
+    rmap tmpls;            /* persistent requests: their arguments, until Request_free */
     thr *thr;
     size_t nthr;
     uint64_t seq;
@@ -172,26 +185,74 @@ static uint64_t key_of(const rstate *s, uint64_t id)
     return id < s->nckeys ? s->ckeys[id] : undefined_key(s->r, id);
 }
 
-/* Makes the per-request arrays cover request id req. */
-static int req_room(rstate *s, uint64_t req)
+/* ---- requests: the outstanding ones by id ----------------------------------------------------- */
+
+/* Request ids grow over the whole run (the reader gives each post a new one), while only a few
+ * requests are outstanding at a time: a hash table keyed by id holds just those. */
+static uint64_t req_hash(uint64_t req)
 {
-    if (req < s->nreq)
-        return 0;
-    size_t n = s->nreq ? s->nreq : 64;
-    while (n <= req)
-        n *= 2;
-    int64_t *sl = realloc(s->slot, n * sizeof *sl);
-    if (sl == NULL)
-        return FC_ENOMEM;
-    s->slot = sl;
-    tmpl *tp = realloc(s->tmpls, n * sizeof *tp);
-    if (tp == NULL)
-        return FC_ENOMEM;
-    s->tmpls = tp;
-    memset(sl + s->nreq, 0, (n - s->nreq) * sizeof *sl);
-    memset(tp + s->nreq, 0, (n - s->nreq) * sizeof *tp);
-    s->nreq = n;
-    return 0;
+    req *= 0x9E3779B97F4A7C15ull;
+    return req ^ (req >> 29);
+}
+
+/* The entry of req in m, or NULL. */
+static struct rent *rmap_get(rmap *m, uint64_t req)
+{
+    if (m->cap == 0)
+        return NULL;
+    for (size_t j = req_hash(req) & (m->cap - 1); m->e[j].req; j = (j + 1) & (m->cap - 1))
+        if (m->e[j].req == req)
+            return &m->e[j];
+    return NULL;
+}
+
+/* The entry of req in m, added (zeroed) when absent; NULL when out of memory. */
+static struct rent *rmap_put(rmap *m, uint64_t req)
+{
+    struct rent *e = rmap_get(m, req);
+    if (e != NULL)
+        return e;
+    if (2 * (m->n + 1) > m->cap) {
+        size_t ncap = m->cap ? 2 * m->cap : 64;
+        struct rent *t = calloc(ncap, sizeof *t);
+        if (t == NULL)
+            return NULL;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->e[i].req) {
+                size_t j = req_hash(m->e[i].req) & (ncap - 1);
+                while (t[j].req)
+                    j = (j + 1) & (ncap - 1);
+                t[j] = m->e[i];
+            }
+        free(m->e);
+        m->e = t;
+        m->cap = ncap;
+    }
+    size_t j = req_hash(req) & (m->cap - 1);
+    while (m->e[j].req)
+        j = (j + 1) & (m->cap - 1);
+    memset(&m->e[j], 0, sizeof m->e[j]);
+    m->e[j].req = req;
+    m->n++;
+    return &m->e[j];
+}
+
+/* Removes entry e of m, moving the entries after it back into the hole. */
+static void rmap_del(rmap *m, struct rent *e)
+{
+    size_t mask = m->cap - 1, i = (size_t)(e - m->e);
+    for (size_t k = i;;) {
+        k = (k + 1) & mask;
+        if (m->e[k].req == 0)
+            break;
+        size_t home = req_hash(m->e[k].req) & mask;
+        if (i <= k ? (i < home && home <= k) : (i < home || home <= k))
+            continue;
+        m->e[i] = m->e[k];
+        i = k;
+    }
+    m->e[i].req = 0;
+    m->n--;
 }
 
 static thr *thread_of(rstate *s, uint32_t t)
@@ -269,33 +330,46 @@ static int cmp_unmatched(const void *a, const void *b)
     return x->post < y->post ? -1 : x->post > y->post;
 }
 
-/* One message's wait time, with the call that waited: a Waitall that completes several receives
- * waited for the latest of their sends only, so entries of one call take the maximum, not the sum. */
-typedef struct went {
+/* A call that waited for messages (a blocking send or receive, a Wait*, a Sendrecv): a Waitall
+ * that completes several receives waited for the latest of their sends only, so its messages' waits
+ * take the maximum, not the sum. The call is summed into its site once its thread has moved on and
+ * each of its messages has been paired or dropped. */
+typedef struct wcall {
     uint32_t rank;
     uint64_t site;
     int64_t t0;
     double ls, lr;
-} went;
+    uint32_t refs; /* its messages still in flight */
+    int open;      /* its thread has not started another call */
+} wcall;
 
-static int cmp_went(const void *a, const void *b)
+static int cmp_site(const void *a, const void *b)
 {
-    const went *x = a, *y = b;
+    const fc_wait_site *x = a, *y = b;
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
-    if (x->site != y->site)
-        return x->site < y->site ? -1 : 1;
-    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+    return (x->site > y->site) - (x->site < y->site);
 }
 
 /* Shared state of the pairing pass. */
 typedef struct pairing {
     fc_match *res;
+    const fc_match_sink *sink;
     int64_t origin;
-    size_t nflows_cap, nunm_cap;
+    size_t nunm_cap;
     uint64_t *unc;  /* clock uncertainty (ns) per world rank */
-    struct went *w; /* wait entries, one per message that waited */
-    size_t nw, nw_cap;
+    /* Calls with waiting messages: dense entries (free ones listed), indexed by an open-addressing
+     * table on (rank, site, t0) holding index + 1. */
+    wcall *calls;
+    size_t ncalls, ccalls;
+    uint32_t *cfree;
+    size_t ncfree, ccfree;
+    uint32_t *ctab;
+    size_t ctcap, clive;
+    /* Wait-state rows of res->sites by (rank, site), the same way. */
+    uint32_t *stab;
+    size_t stcap, scap;
+    int nomem; /* a call could not be summed for want of memory */
 } pairing;
 
 static double secs(const pairing *p, int64_t ns)
@@ -330,17 +404,185 @@ static int add_unmatched(pairing *p, const msg *m, int send, uint32_t reason)
     return 0;
 }
 
-/* Adds a wait time at (rank, site) by the call entered at t0; entries are merged after the pass. */
-static int add_wait(pairing *p, uint32_t rank, uint64_t site, int64_t t0, double ls, double lr)
+static uint64_t call_hash(uint32_t rank, uint64_t site, int64_t t0)
 {
-    if (fc__grow((void **)&p->w, &p->nw, &p->nw_cap, sizeof *p->w) < 0)
+    uint64_t h = ((uint64_t)rank * 0x9E3779B97F4A7C15ull) ^ (site + 0x632BE59BD9B4E019ull);
+    h = (h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ull ^ (uint64_t)t0;
+    return (h ^ (h >> 32)) * 0x94D049BB133111EBull;
+}
+
+/* Places index i of an entry with hash h in table t (capacity cap, a power of 2). */
+static void tab_put(uint32_t *t, size_t cap, uint64_t h, uint32_t i)
+{
+    size_t j = h & (cap - 1);
+    while (t[j])
+        j = (j + 1) & (cap - 1);
+    t[j] = i + 1;
+}
+
+static uint64_t wcall_hash(const wcall *c)
+{
+    return call_hash(c->rank, c->site, c->t0);
+}
+
+/* The entry of call (rank, site, t0), made when create is set; NOMSG when absent or out of memory
+ * (*nomem then set). */
+static uint32_t call_find(pairing *p, uint32_t rank, uint64_t site, int64_t t0, int create, int *nomem)
+{
+    uint64_t h = call_hash(rank, site, t0);
+    for (size_t j = p->ctcap ? h & (p->ctcap - 1) : 0; p->ctcap && p->ctab[j]; j = (j + 1) & (p->ctcap - 1)) {
+        const wcall *c = &p->calls[p->ctab[j] - 1];
+        if (c->rank == rank && c->site == site && c->t0 == t0)
+            return p->ctab[j] - 1;
+    }
+    if (!create)
+        return NOMSG;
+    if (2 * (p->clive + 1) > p->ctcap) {
+        size_t ncap = p->ctcap ? 2 * p->ctcap : 256;
+        uint32_t *t = calloc(ncap, sizeof *t);
+        if (t == NULL) {
+            *nomem = 1;
+            return NOMSG;
+        }
+        for (size_t j = 0; j < p->ctcap; j++)
+            if (p->ctab[j])
+                tab_put(t, ncap, wcall_hash(&p->calls[p->ctab[j] - 1]), p->ctab[j] - 1);
+        free(p->ctab);
+        p->ctab = t;
+        p->ctcap = ncap;
+    }
+    uint32_t i;
+    if (p->ncfree > 0)
+        i = p->cfree[--p->ncfree];
+    else {
+        if (p->ncalls >= NOMSG - 1 || fc__grow((void **)&p->calls, &p->ncalls, &p->ccalls, sizeof *p->calls) < 0 ||
+            (p->ccfree < p->ccalls && !(p->cfree = realloc(p->cfree, (p->ccfree = p->ccalls) * sizeof *p->cfree)))) {
+            *nomem = 1;
+            return NOMSG;
+        }
+        i = (uint32_t)p->ncalls++;
+    }
+    p->calls[i] = (wcall){.rank = rank, .site = site, .t0 = t0, .open = 1};
+    tab_put(p->ctab, p->ctcap, h, i);
+    p->clive++;
+    return i;
+}
+
+/* Adds call i to the wait states of its site and forgets it. */
+static int call_flush(pairing *p, uint32_t i)
+{
+    fc_match *res = p->res;
+    wcall c = p->calls[i];
+    /* Out of the table, by moving the entries after it back into the hole. */
+    size_t mask = p->ctcap - 1, j = wcall_hash(&c) & mask;
+    while (p->ctab[j] != i + 1)
+        j = (j + 1) & mask;
+    for (size_t k = j;;) {
+        k = (k + 1) & mask;
+        if (p->ctab[k] == 0)
+            break;
+        size_t home = wcall_hash(&p->calls[p->ctab[k] - 1]) & mask;
+        if (j <= k ? (j < home && home <= k) : (j < home || home <= k))
+            continue;
+        p->ctab[j] = p->ctab[k];
+        j = k;
+    }
+    p->ctab[j] = 0;
+    p->cfree[p->ncfree++] = i;
+    p->clive--;
+    if (c.ls <= 0 && c.lr <= 0)
+        return 0;
+    uint64_t h = call_hash(c.rank, c.site, 0);
+    size_t k = p->stcap ? h & (p->stcap - 1) : 0;
+    for (; p->stcap && p->stab[k]; k = (k + 1) & (p->stcap - 1)) {
+        const fc_wait_site *d = &res->sites[p->stab[k] - 1];
+        if (d->rank == c.rank && d->site == c.site)
+            break;
+    }
+    fc_wait_site *d;
+    if (p->stcap && p->stab[k])
+        d = &res->sites[p->stab[k] - 1];
+    else {
+        if (2 * (res->nsites + 1) > p->stcap) {
+            size_t ncap = p->stcap ? 2 * p->stcap : 64;
+            uint32_t *t = calloc(ncap, sizeof *t);
+            if (t == NULL)
+                return FC_ENOMEM;
+            for (size_t q = 0; q < res->nsites; q++)
+                tab_put(t, ncap, call_hash(res->sites[q].rank, res->sites[q].site, 0), (uint32_t)q);
+            free(p->stab);
+            p->stab = t;
+            p->stcap = ncap;
+        }
+        if (fc__grow((void **)&res->sites, &res->nsites, &p->scap, sizeof *res->sites) < 0)
+            return FC_ENOMEM;
+        d = &res->sites[res->nsites];
+        memset(d, 0, sizeof *d);
+        d->rank = c.rank;
+        d->site = c.site;
+        tab_put(p->stab, p->stcap, h, (uint32_t)res->nsites++);
+    }
+    d->late_sender += c.ls;
+    d->late_receiver += c.lr;
+    d->n_late_sender += c.ls > 0;
+    d->n_late_receiver += c.lr > 0;
+    if (d->rank < res->world) {
+        res->late_sender[d->rank] += c.ls;
+        res->late_receiver[d->rank] += c.lr;
+    }
+    return 0;
+}
+
+/* The rank whose call waited for message m. */
+static uint32_t waiter(const msg *m)
+{
+    return (m->flags & MF_SEND) ? m->src : m->dst;
+}
+
+/* Message m (just marked MF_WAITED) belongs to its waiting call until it leaves. */
+static int call_ref(pairing *p, const msg *m)
+{
+    int nomem = 0;
+    uint32_t i = call_find(p, waiter(m), m->wait_site, m->wait_t0, 1, &nomem);
+    if (i == NOMSG)
         return FC_ENOMEM;
-    went *w = &p->w[p->nw++];
-    w->rank = rank;
-    w->site = site;
-    w->t0 = t0;
-    w->ls = ls;
-    w->lr = lr;
+    p->calls[i].refs++;
+    return 0;
+}
+
+/* Message m leaves: its call is summed when nothing else holds it. */
+static int call_unref(pairing *p, const msg *m)
+{
+    int nomem = 0;
+    uint32_t i = call_find(p, waiter(m), m->wait_site, m->wait_t0, 0, &nomem);
+    if (i == NOMSG)
+        return 0;
+    if (--p->calls[i].refs == 0 && !p->calls[i].open)
+        return call_flush(p, i);
+    return 0;
+}
+
+/* The thread that made call (rank, site, t0) started another: no more messages join it. */
+static int call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
+{
+    int nomem = 0;
+    uint32_t i = call_find(p, rank, site, t0, 0, &nomem);
+    if (i == NOMSG)
+        return 0;
+    p->calls[i].open = 0;
+    return p->calls[i].refs == 0 ? call_flush(p, i) : 0;
+}
+
+/* A message waited ls (Late Sender) or lr (Late Receiver) seconds in its call. */
+static int add_wait(pairing *p, const msg *m, double ls, double lr)
+{
+    int nomem = 0;
+    uint32_t i = call_find(p, waiter(m), m->wait_site, m->wait_t0, 1, &nomem);
+    if (i == NOMSG)
+        return FC_ENOMEM;
+    wcall *c = &p->calls[i];
+    c->ls = ls > c->ls ? ls : c->ls;
+    c->lr = lr > c->lr ? lr : c->lr;
     return 0;
 }
 
@@ -350,10 +592,9 @@ static int pair(pairing *p, const msg *s, const msg *r)
     fc_match *res = p->res;
     if (!(r->flags & MF_DONE))
         return add_unmatched(p, r, 0, FC_UNMATCHED_INCOMPLETE);
-    if (fc__grow((void **)&res->flows, &res->nflows, &p->nflows_cap, sizeof *res->flows) < 0)
-        return FC_ENOMEM;
-    fc_flow *f = &res->flows[res->nflows++];
+    fc_flow fl, *f = &fl;
     memset(f, 0, sizeof *f);
+    f->id = res->nflows; /* the order of delivery */
     f->src_rank = s->src;
     f->dst_rank = r->dst;
     f->src_node = s->src < res->world ? res->rank_node[s->src] : FC_NODE_NONE;
@@ -378,12 +619,19 @@ static int pair(pairing *p, const msg *s, const msg *r)
     f->send_site = s->site;
     f->recv_site = r->site;
     f->intra = f->src_node == f->dst_node;
+    if (f->src_node < res->nnodes && f->dst_node < res->nnodes) {
+        res->traffic_bytes[f->src_node * res->nnodes + f->dst_node] += (double)f->bytes;
+        res->traffic_count[f->src_node * res->nnodes + f->dst_node]++;
+    }
     if (r->end < s->post) {
         double v = (double)(s->post - r->end) * 1e-9;
-        /* The flow's index stands in for its id until the ids are given; see fc__match_trace. */
+        /* The order of delivery stands in for the id until the ids are given. */
         if (res->clock_violations == 0 || v > res->worst_violation) {
             res->worst_violation = v;
-            res->worst_flow = res->nflows - 1;
+            res->worst_flow = f->id;
+            res->worst_src = f->src_rank;
+            res->worst_dst = f->dst_rank;
+            res->worst_send = f->send_start;
         }
         res->clock_violations++;
         uint64_t unc = (s->src < res->world ? p->unc[s->src] : 0) + (r->dst < res->world ? p->unc[r->dst] : 0);
@@ -394,7 +642,7 @@ static int pair(pairing *p, const msg *s, const msg *r)
     if ((r->flags & MF_WAITED) && s->post > r->wait_t0) {
         int64_t until = s->post < r->end ? s->post : r->end;
         if (until > r->wait_t0) {
-            int rc = add_wait(p, r->dst, r->wait_site, r->wait_t0, (double)(until - r->wait_t0) * 1e-9, 0);
+            int rc = add_wait(p, r, (double)(until - r->wait_t0) * 1e-9, 0);
             if (rc < 0)
                 return rc;
         }
@@ -404,12 +652,15 @@ static int pair(pairing *p, const msg *s, const msg *r)
         r->post > s->wait_t0) {
         int64_t until = r->post < s->end ? r->post : s->end;
         if (until > s->wait_t0) {
-            int rc = add_wait(p, s->src, s->wait_site, s->wait_t0, 0, (double)(until - s->wait_t0) * 1e-9);
+            int rc = add_wait(p, s, 0, (double)(until - s->wait_t0) * 1e-9);
             if (rc < 0)
                 return rc;
         }
     }
-    return 0;
+    res->nflows++;
+    if (!f->intra)
+        res->ninter++;
+    return p->sink->flow(p->sink->arg, f);
 }
 
 /* Numbers the nodes in order of first appearance by world rank. */
@@ -442,50 +693,7 @@ static int number_nodes(fc_trace *t, fc_match *res)
     return 0;
 }
 
-/* Merges the per-message wait entries: the maximum within one call, summed per (rank, site). */
-static int reduce_waits(pairing *p)
-{
-    fc_match *res = p->res;
-    size_t cap = 0;
-    fc__sort(p->w, p->nw, sizeof *p->w, cmp_went);
-    for (size_t i = 0; i < p->nw;) {
-        size_t j = i;
-        double ls = 0, lr = 0;
-        for (; j < p->nw && p->w[j].rank == p->w[i].rank && p->w[j].site == p->w[i].site &&
-               p->w[j].t0 == p->w[i].t0;
-             j++) {
-            ls = p->w[j].ls > ls ? p->w[j].ls : ls;
-            lr = p->w[j].lr > lr ? p->w[j].lr : lr;
-        }
-        fc_wait_site *d = res->nsites ? &res->sites[res->nsites - 1] : NULL;
-        if (d == NULL || d->rank != p->w[i].rank || d->site != p->w[i].site) {
-            if (fc__grow((void **)&res->sites, &res->nsites, &cap, sizeof *res->sites) < 0)
-                return FC_ENOMEM;
-            d = &res->sites[res->nsites++];
-            memset(d, 0, sizeof *d);
-            d->rank = p->w[i].rank;
-            d->site = p->w[i].site;
-        }
-        d->late_sender += ls;
-        d->late_receiver += lr;
-        d->n_late_sender += ls > 0;
-        d->n_late_receiver += lr > 0;
-        if (d->rank < res->world) {
-            res->late_sender[d->rank] += ls;
-            res->late_receiver[d->rank] += lr;
-        }
-        i = j;
-    }
-    return 0;
-}
-
 /* ---- channels and the instances in flight ---------------------------------------------------- */
-
-/* More flags of an instance in the pool. */
-enum {
-    MF_LIVE = 0x40, /* the pool entry is in use */
-    MF_SEND = 0x80, /* a send (else a receive) */
-};
 
 /* One key of the ordered match: its sends and receives in posting order. */
 typedef struct chan {
@@ -513,6 +721,14 @@ typedef struct matcher {
     uint32_t *tab; /* channel index + 1 by key hash; 0 is an empty entry */
     size_t tcap;
     uint64_t posted_sends, posted_recvs, cancelled_sends, cancelled_recvs;
+    /* The posts of the sends waiting in channels, a min-heap with stale entries (sends gone since)
+     * dropped when they reach the top: its top bounds the start of every flow still to come. */
+    struct pend {
+        int64_t post;
+        uint32_t m, src;
+        uint64_t seq;
+    } *pend;
+    size_t npend, cpend;
 } matcher;
 
 static int msg_new(matcher *mt, const msg *m, uint32_t *ix)
@@ -541,8 +757,58 @@ static int msg_new(matcher *mt, const msg *m, uint32_t *ix)
 
 static void msg_free(matcher *mt, uint32_t ix)
 {
+    if ((mt->pool[ix].flags & MF_WAITED) && call_unref(&mt->p, &mt->pool[ix]) < 0)
+        mt->p.nomem = 1;
     mt->pool[ix].flags = 0;
     mt->freed[mt->nfreed++] = ix;
+}
+
+static int pend_push(matcher *mt, uint32_t ix)
+{
+    const msg *m = &mt->pool[ix];
+    if (mt->npend == mt->cpend) {
+        size_t nc = mt->cpend ? 2 * mt->cpend : 256;
+        struct pend *p = realloc(mt->pend, nc * sizeof *p);
+        if (p == NULL)
+            return FC_ENOMEM;
+        mt->pend = p;
+        mt->cpend = nc;
+    }
+    struct pend e = {m->post, ix, m->src, m->seq};
+    size_t i = mt->npend++;
+    while (i > 0 && mt->pend[(i - 1) / 2].post > e.post) {
+        mt->pend[i] = mt->pend[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    mt->pend[i] = e;
+    return 0;
+}
+
+/* The earliest post of a send still waiting in a channel, or INT64_MAX. */
+static int64_t pend_min(matcher *mt)
+{
+    while (mt->npend > 0) {
+        const struct pend *top = &mt->pend[0];
+        const msg *m = &mt->pool[top->m];
+        if ((m->flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND) && m->seq == top->seq && m->src == top->src)
+            return top->post;
+        struct pend last = mt->pend[--mt->npend];
+        size_t i = 0, n = mt->npend;
+        for (;;) {
+            size_t c = 2 * i + 1;
+            if (c >= n)
+                break;
+            if (c + 1 < n && mt->pend[c + 1].post < mt->pend[c].post)
+                c++;
+            if (mt->pend[c].post >= last.post)
+                break;
+            mt->pend[i] = mt->pend[c];
+            i = c;
+        }
+        if (n > 0)
+            mt->pend[i] = last;
+    }
+    return INT64_MAX;
 }
 
 static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
@@ -678,6 +944,21 @@ static uint64_t wild_min(matcher *mt, rstate *rs, uint32_t rank)
 static int try_pair(matcher *mt, uint32_t ci, int final)
 {
     chan *c = &mt->ch[ci];
+    /* No receive comes from a rank without a file: its complete sends are unmatched now rather
+     * than at the end, so that they do not hold back the flows after them. */
+    if (!final && (c->dst >= mt->res->world || mt->st[c->dst].r == NULL)) {
+        while (c->sh < c->sn && (mt->pool[c->sq[c->sh]].flags & MF_DONE)) {
+            uint32_t si = c->sq[c->sh++];
+            int rc = 0;
+            if (mt->pool[si].flags & MF_CANCELLED)
+                mt->cancelled_sends++;
+            else
+                rc = add_unmatched(&mt->p, &mt->pool[si], 1, FC_UNMATCHED_NO_PARTNER);
+            msg_free(mt, si);
+            if (rc < 0)
+                return rc;
+        }
+    }
     while (c->sh < c->sn && c->rh < c->rn) {
         uint32_t si = c->sq[c->sh], ri = c->rq[c->rh];
         msg *s = &mt->pool[si], *r = &mt->pool[ri];
@@ -754,9 +1035,11 @@ static int enqueue(matcher *mt, uint32_t ix)
     m = &mt->pool[ix];
     m->chan = ci;
     chan *c = &mt->ch[ci];
-    if (m->flags & MF_SEND)
+    if (m->flags & MF_SEND) {
         rc = q_push(&c->sq, &c->sh, &c->sn, &c->scap, ix);
-    else {
+        if (rc == 0 && mt->p.sink->advance != NULL)
+            rc = pend_push(mt, ix);
+    } else {
         rc = q_push(&c->rq, &c->rh, &c->rn, &c->rcap, ix);
         /* A wildcard resolved late goes back to its posting order among the receives. */
         for (uint32_t j = c->rn - 1; rc == 0 && j > c->rh && mt->pool[c->rq[j - 1]].seq > m->seq; j--) {
@@ -783,12 +1066,15 @@ static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint6
     else
         mt->posted_recvs++;
     int rc = msg_new(mt, &m, &ix);
+    if (rc == 0 && done)
+        rc = call_ref(&mt->p, &m);
     if (rc < 0)
         return rc;
     if (req != 0 && !done) {
-        if ((rc = req_room(s, req)) < 0)
-            return rc;
-        s->slot[req] = (int64_t)ix + 1;
+        struct rent *e = rmap_put(&s->slot, req);
+        if (e == NULL)
+            return FC_ENOMEM;
+        e->ix = ix;
     }
     if (!send && (m.flags & MF_WILD)) {
         if (done) { /* completed, yet its envelope is unknown */
@@ -807,17 +1093,19 @@ static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint6
 /* A COMPLETE of a request: fills the instance it completes from the record and the call around it. */
 static int complete(matcher *mt, rstate *s, const fc_record *rec, const thr *call)
 {
-    uint64_t req = rec->req;
-    if (req == 0 || req >= s->nreq || s->slot[req] == 0)
+    struct rent *e = rec->req ? rmap_get(&s->slot, rec->req) : NULL;
+    if (e == NULL)
         return 0;
-    uint32_t ix = (uint32_t)(s->slot[req] - 1);
+    uint32_t ix = e->ix;
+    rmap_del(&s->slot, e);
     msg *m = &mt->pool[ix];
     int wild = (m->flags & MF_WILD) != 0;
-    s->slot[req] = 0;
     m->flags |= MF_DONE | MF_WAITED;
     m->end = rec->t1;
     m->wait_t0 = call->t0;
     m->wait_site = call->site;
+    if (call_ref(&mt->p, m) < 0)
+        return FC_ENOMEM;
     if (rec->ev.flags & FC_EVF_CANCELLED)
         m->flags |= MF_CANCELLED;
     if (!(m->flags & MF_SEND) && (rec->ev.flags & FC_EVF_STATUS)) {
@@ -908,27 +1196,36 @@ static int on_record(matcher *mt, rstate *s, const fc_record *in)
         break;
     case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
     case FC_EV_MPI_Rsend_init: case FC_EV_MPI_Recv_init:
-        if (rec.req != 0 && (rc = req_room(s, rec.req)) == 0) {
-            s->tmpls[rec.req].used = 1 + (k != FC_EV_MPI_Recv_init); /* 2: a send */
-            s->tmpls[rec.req].m = describe(s, &rec, k != FC_EV_MPI_Recv_init);
+        if (rec.req != 0) {
+            struct rent *e = rmap_put(&s->tmpls, rec.req);
+            if (e == NULL)
+                return FC_ENOMEM;
+            e->t.used = 1 + (k != FC_EV_MPI_Recv_init); /* 2: a send */
+            e->t.m = describe(s, &rec, k != FC_EV_MPI_Recv_init);
             if (rec.peer < 0 && rec.peer != FC_PEER_ANY)
-                s->tmpls[rec.req].used = 0;
+                e->t.used = 0;
             if (rec.peer == FC_PEER_NULL)
                 res->proc_null++;
         }
         break;
     case FC_EV_MPI_Start: case FC_EV_START:
         /* Each Start is a new message instance, posted when the Start (or Startall) is entered. */
-        if (rec.req != 0 && rec.req < s->nreq && s->tmpls[rec.req].used) {
-            m = s->tmpls[rec.req].m;
-            m.post = m.wait_t0 = k == FC_EV_START ? th->t0 : rec.t0;
-            m.end = 0;
-            rc = post(mt, s, &m, s->tmpls[rec.req].used == 2, 0, rec.req);
+        {
+            const struct rent *e = rec.req ? rmap_get(&s->tmpls, rec.req) : NULL;
+            if (e != NULL && e->t.used) {
+                m = e->t.m;
+                m.post = m.wait_t0 = k == FC_EV_START ? th->t0 : rec.t0;
+                m.end = 0;
+                rc = post(mt, s, &m, e->t.used == 2, 0, rec.req);
+            }
         }
         break;
     case FC_EV_MPI_Request_free:
-        if (rec.req != 0 && rec.req < s->nreq)
-            s->tmpls[rec.req].used = 0;
+        {
+            struct rent *e = rec.req ? rmap_get(&s->tmpls, rec.req) : NULL;
+            if (e != NULL)
+                rmap_del(&s->tmpls, e);
+        }
         break;
     case FC_EV_COMPLETE:
         rc = on_complete(mt, s, &rec, th);
@@ -939,6 +1236,9 @@ static int on_record(matcher *mt, rstate *s, const fc_record *in)
     if (rc < 0)
         return rc;
     if (k != FC_EV_COMPLETE && k != FC_EV_START) {
+        /* The thread's previous call takes no more completions. */
+        if ((rc = call_close(&mt->p, s->r->info.rank, th->site, th->t0)) < 0)
+            return rc;
         th->kind = k;
         th->t0 = rec.t0;
         th->t1 = rec.t1;
@@ -991,8 +1291,8 @@ static void matcher_free(matcher *mt)
     for (uint32_t w = 0; mt->st && w < mt->res->world; w++) {
         rstate *s = &mt->st[w];
         free(s->ckeys);
-        free(s->slot);
-        free(s->tmpls);
+        free(s->slot.e);
+        free(s->tmpls.e);
         free(s->thr);
         free(s->wild);
         free(s->blocked);
@@ -1007,11 +1307,15 @@ static void matcher_free(matcher *mt)
     free(mt->ch);
     free(mt->chfree);
     free(mt->tab);
-    free(mt->p.w);
+    free(mt->p.calls);
+    free(mt->p.cfree);
+    free(mt->p.ctab);
+    free(mt->p.stab);
     free(mt->p.unc);
+    free(mt->pend);
 }
 
-int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
+int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink *sink, fc_match **out)
 {
     matcher mt;
     fc_merge *mg = NULL;
@@ -1039,6 +1343,12 @@ int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
         goto out;
     if ((rc = number_nodes(t, res)) < 0)
         goto out;
+    res->traffic_bytes = calloc(res->nnodes * res->nnodes + 1, sizeof *res->traffic_bytes);
+    res->traffic_count = calloc(res->nnodes * res->nnodes + 1, sizeof *res->traffic_count);
+    if (res->traffic_bytes == NULL || res->traffic_count == NULL) {
+        rc = FC_ENOMEM;
+        goto out;
+    }
     for (size_t i = 0; i < fc_trace_nranks(t); i++) {
         const fc_rank *r = fc_trace_rank(t, i);
         rstate *s = &mt.st[r->info.rank];
@@ -1048,30 +1358,47 @@ int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
             goto out;
     }
     mt.p.res = res;
+    mt.p.sink = sink;
     mt.p.origin = fc_trace_origin(t);
     if ((rc = fc_merge_open(t, NULL, 0, &mg)) < 0)
         goto out;
-    while ((rc = fc_merge_next(mg, &rec)) > 0)
+    uint64_t nrec = 0;
+    while ((rc = fc_merge_next(mg, &rec)) > 0) {
         if (rec.rank < res->world && mt.st[rec.rank].r != NULL && (rc = on_record(&mt, &mt.st[rec.rank], &rec)) < 0)
             goto out;
+        /* Every few thousand records, say how far the flows are known: none to come starts
+         * before the earliest waiting send, nor before the records not read yet. */
+        if (sink->advance != NULL && ++nrec % 4096 == 0) {
+            int64_t wm = pend_min(&mt);
+            if (rec.t0 < wm)
+                wm = rec.t0;
+            if ((rc = sink->advance(sink->arg, (double)(wm - mt.p.origin) * 1e-9)) != 0)
+                goto out;
+        }
+    }
     if (rc < 0 || (rc = drain(&mt)) < 0)
         goto out;
     res->cancelled = mt.cancelled_sends + mt.cancelled_recvs;
     res->sends = mt.posted_sends - mt.cancelled_sends;
     res->recvs = mt.posted_recvs - mt.cancelled_recvs;
-    /* Order the flows and give ids; the worst violation's index is remapped through a marker. */
-    if (res->clock_violations)
-        res->flows[res->worst_flow].id = UINT64_MAX;
-    fc__sort(res->flows, res->nflows, sizeof *res->flows, cmp_flow);
-    for (size_t i = 0; i < res->nflows; i++) {
-        if (res->clock_violations && res->flows[i].id == UINT64_MAX)
-            res->worst_flow = i;
-        res->flows[i].id = i;
-        if (!res->flows[i].intra)
-            res->ninter = i + 1;
-    }
-    if ((rc = reduce_waits(&mt.p)) < 0)
+    /* Every message has left: the calls still open are summed, and the sites put in order. */
+    uint32_t *live = malloc((mt.p.clive + 1) * sizeof *live);
+    size_t nlive = 0;
+    if (live == NULL) {
+        rc = FC_ENOMEM;
         goto out;
+    }
+    for (size_t j = 0; j < mt.p.ctcap; j++)
+        if (mt.p.ctab[j])
+            live[nlive++] = mt.p.ctab[j] - 1;
+    for (size_t j = 0; j < nlive && rc == 0; j++)
+        rc = call_flush(&mt.p, live[j]);
+    free(live);
+    if (rc == 0 && mt.p.nomem)
+        rc = FC_ENOMEM;
+    if (rc < 0)
+        goto out;
+    fc__sort(res->sites, res->nsites, sizeof *res->sites, cmp_site);
     fc__sort(res->unmatched, res->nunmatched, sizeof *res->unmatched, cmp_unmatched);
     *out = res;
     res = NULL;
@@ -1083,6 +1410,49 @@ out:
     return rc;
 }
 
+
+/* fc__match_trace's sink: every flow kept, in the order of delivery. */
+typedef struct keep_all {
+    fc_match *res;
+    size_t n, cap;
+    fc_flow *flows;
+} keep_all;
+
+static int keep_flow(void *arg, const fc_flow *f)
+{
+    keep_all *k = arg;
+    if (fc__grow((void **)&k->flows, &k->n, &k->cap, sizeof *k->flows) < 0)
+        return FC_ENOMEM;
+    k->flows[k->n++] = *f;
+    return 0;
+}
+
+int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
+{
+    keep_all k = {0};
+    fc_match_sink sink = {.arg = &k, .flow = keep_flow};
+    int rc = fc__match_stream(t, eager_threshold, &sink, out);
+    if (rc < 0) {
+        free(k.flows);
+        return rc;
+    }
+    fc_match *res = *out;
+    res->flows = k.flows;
+    /* Order the flows and give ids; the worst violation's index is remapped through a marker. */
+    if (res->clock_violations)
+        res->flows[res->worst_flow].id = UINT64_MAX;
+    fc__sort(res->flows, res->nflows, sizeof *res->flows, cmp_flow);
+    res->ninter = 0;
+    for (size_t i = 0; i < res->nflows; i++) {
+        if (res->clock_violations && res->flows[i].id == UINT64_MAX)
+            res->worst_flow = i;
+        res->flows[i].id = i;
+        if (!res->flows[i].intra)
+            res->ninter = i + 1;
+    }
+    return 0;
+}
+
 void fc__match_free(fc_match *m)
 {
     if (m == NULL)
@@ -1092,6 +1462,8 @@ void fc__match_free(fc_match *m)
     free(m->nodes);
     free(m->flows);
     free(m->rank_node);
+    free(m->traffic_bytes);
+    free(m->traffic_count);
     free(m->late_sender);
     free(m->late_receiver);
     free(m->sites);

@@ -71,6 +71,9 @@ typedef struct fc_match {
     char **nodes;
     uint32_t world;             /* world size: the length of the per-rank arrays */
     uint32_t *rank_node;        /* node of each world rank, FC_NODE_NONE without a rank file */
+    double *traffic_bytes;      /* bytes and messages from node s to node d (intra-node on the
+                                   diagonal): [s * nnodes + d] */
+    uint64_t *traffic_count;
     double *late_sender;        /* per world rank, seconds */
     double *late_receiver;
     size_t nsites;              /* wait states per (rank, site), sorted by rank then site */
@@ -85,7 +88,10 @@ typedef struct fc_match {
      * flows keep their measured times (never clamped); these count and locate the violations. */
     uint64_t clock_violations;
     double worst_violation;     /* seconds by which the worst one completed before its send */
-    uint64_t worst_flow;        /* id of that flow (valid when clock_violations > 0) */
+    uint64_t worst_flow;        /* id of that flow (valid when clock_violations > 0), or
+                                   UINT64_MAX when flows were streamed and it has no id */
+    uint32_t worst_src, worst_dst; /* its world ranks */
+    double worst_send;          /* its send's start, seconds */
     uint64_t clock_violations_beyond; /* those larger than the two ranks' clock uncertainties
                                          (fc_rank_clock_uncertainty) added: the ones that say
                                          the alignment is wrong rather than merely imprecise */
@@ -98,6 +104,24 @@ typedef struct fc_match {
  * Receivers; 0 means FC_MATCH_EAGER_DEFAULT. On success *out owns the result (fc__match_free); on
  * failure *out is NULL and the code is a reader error (fc_errmsg names it) or FC_ENOMEM. */
 int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out);
+/* Where fc__match_stream delivers the matched messages. */
+typedef struct fc_match_sink {
+    void *arg;
+    /* One matched message (inter- or intra-node), in the order pairs complete; its id is the
+     * order of delivery (0, 1, 2 ...), not yet the final id. The flow is valid during the call. */
+    int (*flow)(void *arg, const fc_flow *f);
+    /* No flow delivered from now on starts before watermark (seconds since the origin). */
+    int (*advance)(void *arg, double watermark);
+} fc_match_sink;
+
+/* The same match, with the flows handed to sink as they are paired instead of kept: the result
+ * holds every count, the traffic, wait states and unmatched messages, but nflows flows are not
+ * stored (flows is NULL) and worst_flow is the delivery order of the worst violation. The messages
+ * held at one time are those in flight; a send that never meets its receive (a rank that died
+ * mid-run) holds the watermark back until the end. A non-zero return of a sink function stops the
+ * match with that code. */
+int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink *sink, fc_match **out);
+
 /* Frees a match result; NULL is a no-op. */
 void fc__match_free(fc_match *m);
 /* A one-word-per-reason description of an FC_UNMATCHED_* code, or "unknown". */

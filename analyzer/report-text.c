@@ -77,8 +77,11 @@ static void text_run(FILE *f, const fc__analysis *a)
     fprintf(f, "intervals:       %zu\n", a->sum->nintervals);
     fprintf(f, "clock:           %" PRIu64 " violations (%" PRIu64 " beyond uncertainty)", m->clock_violations,
             m->clock_violations_beyond);
-    if (m->clock_violations)
+    if (m->clock_violations && m->worst_flow != UINT64_MAX)
         fprintf(f, ", worst %.9f s on flow %" PRIu64, m->worst_violation, m->worst_flow);
+    else if (m->clock_violations)
+        fprintf(f, ", worst %.9f s on the message %" PRIu32 " -> %" PRIu32 " sent at %.9f s", m->worst_violation,
+                m->worst_src, m->worst_dst, m->worst_send);
     putc('\n', f);
 }
 
@@ -96,21 +99,9 @@ static int text_nodes(FILE *f, const fc__analysis *a)
 {
     const fc_match *m = a->match;
     size_t nn = m->nnodes;
-    double *bytes = calloc(nn * nn + 1, sizeof *bytes);
-    uint64_t *count = calloc(nn * nn + 1, sizeof *count);
+    const double *bytes = m->traffic_bytes;
+    const uint64_t *count = m->traffic_count;
     char b[32];
-    if (bytes == NULL || count == NULL) {
-        free(bytes);
-        free(count);
-        return FC_ENOMEM;
-    }
-    for (size_t i = 0; i < m->nflows; i++) {
-        const fc_flow *fl = &m->flows[i];
-        if (fl->src_node < nn && fl->dst_node < nn) {
-            bytes[fl->src_node * nn + fl->dst_node] += (double)fl->bytes;
-            count[fl->src_node * nn + fl->dst_node]++;
-        }
-    }
     heading(f, "nodes");
     for (size_t n = 0; n < nn; n++) {
         int first = 1;
@@ -143,23 +134,18 @@ static int text_nodes(FILE *f, const fc__analysis *a)
     } else {
         /* The busiest pairs first: the list is cut by --top. */
         size_t pairs = 0, *ix = malloc((nn * nn + 1) * sizeof *ix);
-        if (ix == NULL) {
-            free(bytes);
-            free(count);
+        if (ix == NULL)
             return FC_ENOMEM;
-        }
         for (size_t p = 0; p < nn * nn; p++)
             if (p / nn != p % nn && count[p])
                 ix[pairs++] = p;
-        qsort_r(ix, pairs, sizeof *ix, cmp_pair, bytes);
+        qsort_r(ix, pairs, sizeof *ix, cmp_pair, (void *)bytes);
         for (size_t q = 0; q < limit(a, pairs); q++)
             fprintf(f, "  %-16s -> %-16s %12s %10" PRIu64 "\n", m->nodes[ix[q] / nn], m->nodes[ix[q] % nn],
                     hbytes(b, sizeof b, bytes[ix[q]]), count[ix[q]]);
         free(ix);
         more(f, a, pairs, "node pairs");
     }
-    free(bytes);
-    free(count);
     return 0;
 }
 

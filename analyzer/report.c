@@ -97,9 +97,10 @@ void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, voi
     if (m->clock_violations)
         warn(fn, arg,
              "%" PRIu64 " receive%s completed before the matching send started (clock condition); worst by "
-             "%.9f s on flow %" PRIu64 "; %" PRIu64 " beyond the clocks' uncertainty",
-             m->clock_violations, m->clock_violations == 1 ? "" : "s", m->worst_violation, m->worst_flow,
-             m->clock_violations_beyond);
+             "%.9f s on the message %" PRIu32 " -> %" PRIu32 " sent at %.9f s; %" PRIu64
+             " beyond the clocks' uncertainty",
+             m->clock_violations, m->clock_violations == 1 ? "" : "s", m->worst_violation, m->worst_src,
+             m->worst_dst, m->worst_send, m->clock_violations_beyond);
     for (uint32_t r = 0; r < m->world; r++) {
         long i = fc_trace_find(a->trace, r);
         if (i < 0)
