@@ -1318,8 +1318,10 @@ static void matcher_free(matcher *mt)
 int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink *sink, fc_match **out)
 {
     matcher mt;
-    fc_merge *mg = NULL;
-    fc_record rec;
+    fc_cursor **cur = NULL;
+    fc_record *recs = NULL;
+    uint8_t *have = NULL;
+    size_t nr = 0;
     int rc = FC_ENOMEM;
     memset(&mt, 0, sizeof mt);
     fc_match *res = calloc(1, sizeof *res);
@@ -1360,22 +1362,59 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     mt.p.res = res;
     mt.p.sink = sink;
     mt.p.origin = fc_trace_origin(t);
-    if ((rc = fc_merge_open(t, NULL, 0, &mg)) < 0)
+    /* The ranks are read a time window at a time, each up to the window's end: pairing does not
+     * depend on the order across ranks (each channel's sends come from one rank, its receives
+     * from another), and windows keep the ranks within a window of each other, so that the
+     * messages in flight are the only ones held, at O(1) per record where a merge of all ranks
+     * would cost a heap operation each. The window adapts to hold some 32 thousand records. */
+    nr = fc_trace_nranks(t);
+    cur = calloc(nr + 1, sizeof *cur);
+    recs = calloc(nr + 1, sizeof *recs);
+    have = calloc(nr + 1, 1);
+    if (cur == NULL || recs == NULL || have == NULL) {
+        rc = FC_ENOMEM;
         goto out;
-    uint64_t nrec = 0;
-    while ((rc = fc_merge_next(mg, &rec)) > 0) {
-        if (rec.rank < res->world && mt.st[rec.rank].r != NULL && (rc = on_record(&mt, &mt.st[rec.rank], &rec)) < 0)
+    }
+    int64_t from = INT64_MAX, span = 1000000; /* ns */
+    for (size_t i = 0; i < nr; i++) {
+        if ((rc = fc_cursor_open(t, i, &cur[i])) < 0 || (rc = fc_cursor_next(cur[i], &recs[i])) < 0)
             goto out;
-        /* Every few thousand records, say how far the flows are known: none to come starts
-         * before the earliest waiting send, nor before the records not read yet. */
-        if (sink->advance != NULL && ++nrec % 4096 == 0) {
+        have[i] = rc > 0;
+        if (have[i] && recs[i].t0 < from)
+            from = recs[i].t0;
+    }
+    for (size_t left = nr; left > 0;) {
+        int64_t end = from > INT64_MAX - span ? INT64_MAX : from + span;
+        uint64_t n = 0;
+        left = 0;
+        for (size_t i = 0; i < nr; i++) {
+            while (have[i] && recs[i].t0 < end) {
+                const fc_record *r = &recs[i];
+                if (r->rank < res->world && mt.st[r->rank].r != NULL && (rc = on_record(&mt, &mt.st[r->rank], r)) < 0)
+                    goto out;
+                n++;
+                if ((rc = fc_cursor_next(cur[i], &recs[i])) < 0)
+                    goto out;
+                have[i] = rc > 0;
+            }
+            left += have[i];
+        }
+        /* Say how far the flows are known: none to come starts before the earliest waiting send,
+         * nor before the records not read yet. */
+        if (sink->advance != NULL) {
             int64_t wm = pend_min(&mt);
-            if (rec.t0 < wm)
-                wm = rec.t0;
+            if (end < wm)
+                wm = end;
             if ((rc = sink->advance(sink->arg, (double)(wm - mt.p.origin) * 1e-9)) != 0)
                 goto out;
         }
+        if (n < 8192 && span < INT64_MAX / 4)
+            span *= 2;
+        else if (n > 65536 && span > 1)
+            span /= 2;
+        from = end;
     }
+    rc = 0;
     if (rc < 0 || (rc = drain(&mt)) < 0)
         goto out;
     res->cancelled = mt.cancelled_sends + mt.cancelled_recvs;
@@ -1404,7 +1443,11 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     res = NULL;
     rc = 0;
 out:
-    fc_merge_close(mg);
+    for (size_t i = 0; cur != NULL && i < nr; i++)
+        fc_cursor_close(cur[i]);
+    free(cur);
+    free(recs);
+    free(have);
     matcher_free(&mt);
     fc__match_free(res);
     return rc;
