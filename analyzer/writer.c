@@ -277,11 +277,18 @@ int fc_writer_events(fc_writer *w, uint32_t thread, const fc_event *ev, size_t n
     put_uv(&b, thread);
     put_uv(&b, n);
     put_uv(&b, ev[0].t0);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char *p = room(&b, FC_EVENT_MAX_ENCODED);
-        if (p != NULL)
-            b.n += fc_event_encode(c, &ev[i], p);
-    }
+    /* In columns, as the tracer writes them (event.h), so that traces written here (converted
+     * from OTF2, made by generators and tests) read like traced ones, at the same cost. */
+    unsigned char *times = malloc(2 * n * FC_EVENT_COLS_TIME);
+    unsigned char *p = times ? room(&b, FC_EVENT_COLS_DIR + n * FC_EVENT_MAX_ENCODED + 2 * n * FC_EVENT_COLS_TIME) : NULL;
+    if (p != NULL) {
+        fc_event_cols o = {.rec = p + FC_EVENT_COLS_DIR, .gap = times, .dur = times + n * FC_EVENT_COLS_TIME};
+        for (size_t i = 0; i < n; i++)
+            fc_event_encode_cols(c, &ev[i], &o);
+        b.n += fc_event_cols_finish(&o, p);
+    } else
+        b.nomem = 1;
+    free(times);
     free(c);
     int rc = emit(w, FC_BLK_EVENTS, (w->flags & FC_WRITER_STORED) ? 0 : FC_BLKF_ZLIB, &b);
     if (rc == 0)
