@@ -38,8 +38,8 @@ struct fc__sweep {
     size_t nslots, cslots;
     fc_flow *flow;
     uint32_t *src, *dst; /* dense node indices */
-    size_t *pos_out, *pos_in, *apos, *seen;
-    uint8_t *rem, *labelled;
+    size_t *pos_out, *pos_in, *apos, *seen, *inset;
+    uint8_t *rem, *labelled, *was_rem;
     fc_label *lab;
     rvec *runs;
     size_t *freed;
@@ -115,8 +115,8 @@ void fc__sweep_free(fc__sweep *s)
         free(s->out[x].v);
         free(s->in[x].v);
     }
-    void *all[] = {s->flow,  s->src,   s->dst,      s->pos_out, s->pos_in, s->apos,  s->seen,
-                   s->rem,   s->labelled, s->lab,   s->runs,    s->freed,  s->nkey,  s->nval,
+    void *all[] = {s->flow,  s->src,   s->dst,      s->pos_out, s->pos_in, s->apos,  s->seen, s->inset,
+                   s->rem,   s->labelled, s->was_rem, s->lab,   s->runs,    s->freed,  s->nkey,  s->nval,
                    s->node_num, s->out, s->in,      s->nmark,   s->omark,  s->imark, s->act,
                    s->heap,  s->queue, s->comp,     s->cids,    s->cnt_k};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
@@ -198,8 +198,8 @@ static int slot_get(fc__sweep *s, size_t *slot)
         if (reserve(&s->a, &c, need, sizeof *s->a))                                                \
             return FC_ENOMEM;                                                                      \
     } while (0)
-        GROW(flow); GROW(src); GROW(dst); GROW(pos_out); GROW(pos_in); GROW(apos); GROW(seen);
-        GROW(rem); GROW(labelled); GROW(lab); GROW(runs);
+        GROW(flow); GROW(src); GROW(dst); GROW(pos_out); GROW(pos_in); GROW(apos); GROW(seen); GROW(inset);
+        GROW(rem); GROW(labelled); GROW(was_rem); GROW(lab); GROW(runs);
 #undef GROW
         size_t c = s->cslots;
         if (reserve(&s->freed, &c, need, sizeof *s->freed))
@@ -331,57 +331,94 @@ static void pair(fc__sweep *s, size_t g, size_t h)
     s->seen[g] = s->seen[h] = s->stamp;
 }
 
-/* Collects in comp the active flows of the components holding the seed nodes queue[0..nseed). */
+/* Relabelling is local. A flow's same-direction label and whether it is left for the mixed rule
+ * (rem) depend only on the flows leaving its source and entering its destination, so they change
+ * only for flows touching a node whose set changed (the seeds: the ends of the flows that started
+ * or ended). Mixed pairs lie along paths and cycles of rem flows linked at nodes with one flow in
+ * and one out, so a pairing changes only on a path that gained or lost a flow or a link: a path
+ * through a seed, or one that met a flow whose rem changed at that flow's far end. So the flows
+ * relabelled are those touching the seeds, those touching the far ends of flows whose rem changed,
+ * and the whole paths and cycles of every rem flow among them; the rest keep their labels. */
+
+/* Adds active flow f to the set comp[0..*ncomp) (once) and gives it its same-direction label. */
+static void take(fc__sweep *s, size_t f, size_t *ncomp)
+{
+    if (s->inset[f] == s->stamp)
+        return;
+    s->inset[f] = s->stamp;
+    s->comp[(*ncomp)++] = f;
+    if (s->labelled[f])
+        s->cnt_k[s->lab[f].k]--;
+    size_t od = s->out[s->src[f]].n, id = s->in[s->dst[f]].n;
+    s->rem[f] = 0;
+    if (od >= 2 && od >= id)
+        s->lab[f] = (fc_label){FC_CONFLICT_OUTGOING, s->node_num[s->src[f]], (uint32_t)od};
+    else if (id >= 2)
+        s->lab[f] = (fc_label){FC_CONFLICT_INCOMING, s->node_num[s->dst[f]], (uint32_t)id};
+    else {
+        s->lab[f] = (fc_label){FC_CONFLICT_NONE, 0, 1};
+        s->rem[f] = 1;
+    }
+}
+
+/* Collects in comp the flows to relabel for the seed nodes queue[0..nseed) (see above), with their
+ * same-direction labels; was_rem[i] is the rem flag comp[i] had before (2 for a flow that had no
+ * label yet). */
 static size_t collect(fc__sweep *s, size_t nseed)
 {
-    size_t nq = 0, ncomp = 0;
+    uint8_t *was_rem = s->was_rem;
+    size_t ncomp = 0;
     for (size_t i = 0; i < nseed; i++) {
         size_t x = s->queue[i];
-        if (s->nmark[x] != s->stamp) {
-            s->nmark[x] = s->stamp;
-            s->queue[nq++] = x;
+        if (s->nmark[x] == s->stamp)
+            continue;
+        s->nmark[x] = s->stamp;
+        const slist *o = &s->out[x], *in = &s->in[x];
+        for (size_t j = 0; j < o->n + in->n; j++) {
+            size_t f = j < o->n ? o->v[j] : in->v[j - o->n];
+            if (s->inset[f] != s->stamp)
+                was_rem[ncomp] = s->labelled[f] ? s->rem[f] : 2;
+            take(s, f, &ncomp);
         }
     }
-    for (size_t qi = 0; qi < nq; qi++) {
-        size_t x = s->queue[qi];
-        const slist *o = &s->out[x], *in = &s->in[x];
-        for (size_t i = 0; i < o->n; i++) {
-            size_t f = o->v[i];
-            s->comp[ncomp++] = f; /* each flow once: from its source */
-            if (s->nmark[s->dst[f]] != s->stamp) {
-                s->nmark[s->dst[f]] = s->stamp;
-                s->queue[nq++] = s->dst[f];
+    /* The flows at the far ends of those whose rem changed (the list grows as it is read; the
+     * flows added here keep their rem, since their own ends are not seeds). */
+    for (size_t i = 0; i < ncomp; i++) {
+        size_t f = s->comp[i];
+        if (was_rem[i] == s->rem[f])
+            continue;
+        size_t ends[2] = {s->src[f], s->dst[f]};
+        for (int e = 0; e < 2; e++) {
+            if (s->nmark[ends[e]] == s->stamp)
+                continue;
+            s->nmark[ends[e]] = s->stamp;
+            const slist *o = &s->out[ends[e]], *in = &s->in[ends[e]];
+            for (size_t j = 0; j < o->n + in->n; j++) {
+                size_t g = j < o->n ? o->v[j] : in->v[j - o->n];
+                if (s->inset[g] != s->stamp)
+                    was_rem[ncomp] = s->rem[g];
+                take(s, g, &ncomp);
             }
         }
-        for (size_t i = 0; i < in->n; i++) {
-            size_t f = in->v[i];
-            if (s->nmark[s->src[f]] != s->stamp) {
-                s->nmark[s->src[f]] = s->stamp;
-                s->queue[nq++] = s->src[f];
-            }
-        }
+    }
+    /* Whole paths and cycles of the rem flows gathered, both ways. */
+    size_t n0 = ncomp;
+    for (size_t i = 0; i < n0; i++) {
+        size_t f = s->comp[i];
+        if (!s->rem[f])
+            continue;
+        for (size_t g = next_rem(s, f); g != NIL && s->inset[g] != s->stamp; g = next_rem(s, g))
+            take(s, g, &ncomp);
+        for (size_t g = prev_rem(s, f); g != NIL && s->inset[g] != s->stamp; g = prev_rem(s, g))
+            take(s, g, &ncomp);
     }
     return ncomp;
 }
 
-/* Labels the flows comp[0..ncomp), a union of whole components, by the rules of intervals.h. */
+/* Pairs the rem flows of comp[0..ncomp), a union of whole paths and cycles, by the rules of
+ * intervals.h, and counts the labels. */
 static void label(fc__sweep *s, size_t ncomp)
 {
-    for (size_t i = 0; i < ncomp; i++) {
-        size_t f = s->comp[i];
-        if (s->labelled[f])
-            s->cnt_k[s->lab[f].k]--;
-        size_t od = s->out[s->src[f]].n, id = s->in[s->dst[f]].n;
-        s->rem[f] = 0;
-        if (od >= 2 && od >= id)
-            s->lab[f] = (fc_label){FC_CONFLICT_OUTGOING, s->node_num[s->src[f]], (uint32_t)od};
-        else if (id >= 2)
-            s->lab[f] = (fc_label){FC_CONFLICT_INCOMING, s->node_num[s->dst[f]], (uint32_t)id};
-        else {
-            s->lab[f] = (fc_label){FC_CONFLICT_NONE, 0, 1};
-            s->rem[f] = 1;
-        }
-    }
     /* Paths, from their origins. */
     for (size_t i = 0; i < ncomp; i++) {
         size_t g = s->comp[i];
