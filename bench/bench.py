@@ -2,7 +2,7 @@
 """bench.py: measures what tracing costs, in time per intercepted call and bytes per event on disk,
 and prints the figures next to flowcut's targets. It asserts nothing about speed.
 
-Usage: bench.py [--reps N] [--quick] BUILDDIR
+Usage: bench.py [--reps N] [--quick] [--callgrind] BUILDDIR
 
 (a) Overhead. A 0-byte ping-pong (examples/pingpong, 2 ranks) and a non-blocking message-rate loop
     (examples/nbrate, 2 ranks, Isend/Irecv/Waitall) are run untraced and traced with call sites off
@@ -17,6 +17,20 @@ Usage: bench.py [--reps N] [--quick] BUILDDIR
     For the ping-pong both ranks' calls lie on the critical path one after the other, and half of
     each call's added time (the part before or after the MPI call) overlaps the other rank's wait;
     so the per-call figure divides by the calls of one rank.
+    The traced cost is then split, from the same repetitions, into what the application thread adds
+    and what the background writer thread costs:
+      app: two more variants per depth run with the writer held back (FLOWCUT_WRITE_AT=100 and a
+      FLOWCUT_BUFFER that holds the whole loop), so that no chunk is encoded or compressed during
+      the timed loop; (median of those - median untraced) / calls, over the whole loop.
+      writer: the writer thread's CPU time per event (CLOCK_THREAD_CPUTIME_ID, which the tracer
+      prints at MPI_Finalize with FLOWCUT_STATS=1) in the ordinary traced runs, and that times the
+      events per call. When every core runs a busy-polling rank (as here: 2 ranks on 2 cores) the
+      writers' CPU comes straight out of the loop's critical path, so the whole-loop figure is
+      about app + (ranks x writer ns/call); on a node with a spare core per rank it is about app.
+    --callgrind adds instruction counts (valgrind --tool=callgrind, a short ping-pong): the
+    instructions executed inside libflowcut (and libunwind) on the application thread per call, and
+    the writer thread's per event. Under valgrind the program runs some 50 times slower, so the
+    recorded durations are longer and noisier and the writer's count is an upper bound.
 (b) Size. Each example runs traced at two problem sizes, with at most as many ranks as the machine
     has cores (MPI ranks busy-poll: see below). For each run, the files' block headers
     (format.h) split the bytes into EVENTS blocks and everything else (file header, rank, module,
@@ -55,22 +69,27 @@ class Tree:
         self.env["FLOWCUT_EXEC_PATH"] = ":".join([os.path.join(self.build, "analyzer"),
                                                   os.path.join(self.build, "tools"), os.path.join(srcdir, "tools")])
         self.env["FLOWCUT_LIB"] = self.lib
-        for k in ("FLOWCUT_DIR", "FLOWCUT_CALLSITE_DEPTH", "FLOWCUT_BUFFER", "FLOWCUT_NODE"):
+        for k in ("FLOWCUT_DIR", "FLOWCUT_CALLSITE_DEPTH", "FLOWCUT_BUFFER", "FLOWCUT_NODE", "FLOWCUT_ZLIB_LEVEL",
+                  "FLOWCUT_WRITE_AT", "FLOWCUT_STATS"):
             self.env.pop(k, None)
 
-    def run(self, n, prog, args, trace_dir=None, depth=None):
-        """Runs an example under mpiexec (traced when trace_dir is given); returns its stdout."""
+    def run(self, n, prog, args, trace_dir=None, depth=None, env=None, wrap=None, both=False):
+        """Runs an example under mpiexec (traced when trace_dir is given, with the FLOWCUT_* settings
+        in env, each rank under the command wrap when given); returns its stdout, or (stdout,
+        stderr) when both is set."""
         cmd = [self.mpiexec]
         if trace_dir is not None:
             cmd += ["-genv", "LD_PRELOAD", self.lib, "-genv", "FLOWCUT_DIR", trace_dir]
             if depth is not None:
                 cmd += ["-genv", "FLOWCUT_CALLSITE_DEPTH", str(depth)]
-        cmd += ["-n", str(n), os.path.join(self.examples, prog)] + [str(a) for a in args]
+            for k, v in sorted((env or {}).items()):
+                cmd += ["-genv", k, str(v)]
+        cmd += ["-n", str(n)] + (wrap or []) + [os.path.join(self.examples, prog)] + [str(a) for a in args]
         p = subprocess.run(cmd, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           universal_newlines=True, timeout=300)
+                           universal_newlines=True, timeout=600)
         if p.returncode != 0:
             raise RuntimeError("%s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()[:500]))
-        return p.stdout
+        return (p.stdout, p.stderr) if both else p.stdout
 
     def info(self, trace_dir):
         p = subprocess.run([self.flowcut, "info", "--json", trace_dir], env=self.env, stdout=subprocess.PIPE,
@@ -90,45 +109,84 @@ def value_of(out, key):
 
 # ---- (a) overhead ------------------------------------------------------------------------------
 
+REC_BYTES = 64  # sizeof(fc__rec): the memory one event takes in the tracer's buffer
+
+
+def writer_ns_per_event(err):
+    """Mean over ranks of the writer thread's CPU ns per event, from the FLOWCUT_STATS lines."""
+    vals = []
+    for line in err.splitlines():
+        if line.startswith("flowcut: rank ") and "writer thread" in line:
+            toks = line.replace(",", " ").split()
+            vals.append(float(toks[toks.index("per") - 2]))
+    if not vals:
+        raise RuntimeError("no FLOWCUT_STATS line in the output: %r" % err[:300])
+    return sum(vals) / len(vals)
+
+
 def overhead(tree, reps, quick):
     workloads = [
-        # name, ranks, program, arguments, key of the time in the output, calls per rank per unit
-        ("pingpong 0 B", 2, "pingpong", ["-t", 20000 if quick else 200000, 0], "usec_per_roundtrip", 2),
-        ("nbrate W=16", 2, "nbrate", ["-t", 2000 if quick else 20000, 16], "usec_per_iter", 33),
+        # name, ranks, program, arguments, key of the time in the output, calls and events per rank
+        # per unit (nbrate: 16 Isend + 16 Irecv + 1 Waitall, which records 32 completions)
+        ("pingpong 0 B", 2, "pingpong", ["-t", 20000 if quick else 200000, 0], "usec_per_roundtrip", 2, 2),
+        ("nbrate W=16", 2, "nbrate", ["-t", 2000 if quick else 20000, 16], "usec_per_iter", 33, 65),
     ]
-    variants = [None, 0, 1, 4]  # None: untraced; else the call-site depth
+    depths = [0, 1, 4]
+    # None: untraced; ("d", k): traced at depth k; ("app", k): the same with the writer held back
+    variants = [None] + [("d", k) for k in depths] + [("app", k) for k in depths]
     print("(a) added time per intercepted call, medians of %d alternating repetitions" % reps)
     print("    load average before: %.2f %.2f %.2f (other work on the machine inflates and scatters the times)"
           % os.getloadavg())
     print("    %-13s %-9s %10s %8s %10s %10s %10s %8s" % ("workload", "variant", "us/unit", "ratio", "ns/call",
                                                           "block us", "ns/call", "target"))
     scratch = tempfile.mkdtemp(prefix="flowcut-bench.")
+    splits = []
     try:
-        for name, n, prog, args, key, calls in workloads:
+        for name, n, prog, args, key, calls, events in workloads:
+            units = args[1]
+            # Room for the whole loop and then some, so that the held-back writer never has to write
+            # during it (FLOWCUT_WRITE_AT=100 writes only when no chunk is free).
+            held_mb = (units * events * REC_BYTES * 3 // 2 >> 20) + 8
             whole = {v: [] for v in variants}
             block = {v: [] for v in variants}
+            wns = {k: [] for k in depths}
             for rep in range(reps):
                 order = variants[rep % len(variants):] + variants[:rep % len(variants)]
                 for v in order:
                     tdir = None if v is None else os.path.join(scratch, "t")
-                    out = tree.run(n, prog, args, tdir, v)
+                    env = {"FLOWCUT_STATS": 1}
+                    if v is not None and v[0] == "app":
+                        env.update(FLOWCUT_WRITE_AT=100, FLOWCUT_BUFFER="%dM" % held_mb)
+                    out, err = tree.run(n, prog, args, tdir, None if v is None else v[1], env, both=True)
                     whole[v].append(value_of(out, key))
                     block[v].append(value_of(out, "best_block_usec"))
+                    if v is not None and v[0] == "d":
+                        wns[v[1]].append(writer_ns_per_event(err))
                     if tdir:
                         shutil.rmtree(tdir, ignore_errors=True)
             base, bbase = statistics.median(whole[None]), statistics.median(block[None])
             for v in variants:
+                if v is not None and v[0] != "d":
+                    continue
                 med, bmed = statistics.median(whole[v]), statistics.median(block[v])
-                label = "untraced" if v is None else "depth %d" % v
+                label = "untraced" if v is None else "depth %d" % v[1]
                 if v is None:
                     cols = (med, "1.000", "-", bmed, "-", "-")
                 else:
-                    target = TARGET_NS[v]
+                    target = TARGET_NS[v[1]]
                     cols = (med, "%.3f" % (med / base), "%.1f" % ((med - base) * 1000.0 / calls), bmed,
                             "%.1f" % ((bmed - bbase) * 1000.0 / calls), "<= %d" % target if target else "-")
                 print("    %-13s %-9s %10.4f %8s %10s %10.4f %10s %8s" % ((name, label) + cols))
             print("    %-13s spread of whole-loop us/unit (min-max): %s" % ("", ", ".join(
-                "%s %.3f-%.3f" % ("untraced" if v is None else "d%d" % v, min(t), max(t)) for v, t in whole.items())))
+                "%s %.3f-%.3f" % ("untraced" if v is None else "d%d" % v[1], min(t), max(t))
+                for v, t in whole.items() if v is None or v[0] == "d")))
+            for k in depths:
+                app = (statistics.median(whole[("app", k)]) - base) * 1000.0 / calls
+                bapp = (statistics.median(block[("app", k)]) - bbase) * 1000.0 / calls
+                w = statistics.median(wns[k])
+                wcall = w * events / calls
+                full = (statistics.median(whole[("d", k)]) - base) * 1000.0 / calls
+                splits.append((name, k, app, bapp, w, wcall, app + n * wcall, full, TARGET_NS[k], held_mb))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("    us/unit: median time per round trip (ping-pong) or iteration (nbrate) over the whole loop;")
@@ -136,7 +194,108 @@ def overhead(tree, reps, quick):
     print("    block us and the ns/call after it: the same from each run's fastest block of 1000 round trips")
     print("    (100 iterations), which other work on the machine disturbs least but which leaves out the")
     print("    rare blocks where a full buffer is compressed and written.")
+    print()
+    print("    the same traced cost split, from the same repetitions: what the application thread adds")
+    print("    (writer held back) and what the writer thread costs")
+    print("    %-13s %-9s %9s %9s %11s %11s %11s %11s %8s" % (
+        "workload", "variant", "app", "app block", "writer CPU", "writer", "app+ranks", "whole loop", "target"))
+    print("    %-13s %-9s %9s %9s %11s %11s %11s %11s %8s" % (
+        "", "", "ns/call", "ns/call", "ns/event", "ns/call", "x writer", "ns/call", ""))
+    for name, k, app, bapp, w, wcall, est, full, target, held_mb in splits:
+        print("    %-13s %-9s %9.1f %9.1f %11.1f %11.1f %11.1f %11.1f %8s" % (
+            name, "depth %d" % k, app, bapp, w, wcall, est, full, "<= %d" % target if target else "-"))
+    print("    app: whole loop with FLOWCUT_WRITE_AT=100 and a buffer holding the loop (ping-pong %dM,"
+          % splits[0][9])
+    print("    nbrate %dM per rank), so that nothing is encoded or compressed until MPI_Finalize; its records"
+          % splits[-1][9])
+    print("    go to memory that is not reused, a little slower than the default 4M ring. writer CPU: the")
+    print("    writer thread's CPU time per event (FLOWCUT_STATS) in the ordinary runs; writer ns/call: that")
+    print("    times events per call (1 for the ping-pong, 65/33 for nbrate, whose Waitall records 32")
+    print("    completions). app+ranks x writer: what the whole loop costs when every core runs a")
+    print("    busy-polling rank, so that each rank's writer takes its CPU from the loop's critical path.")
     print("    load average after: %.2f %.2f %.2f" % os.getloadavg())
+
+
+def callgrind_counts(tree, quick):
+    """Prints instructions per call on the application thread and per event on the writer thread,
+    from callgrind runs of the ping-pong at two lengths (the difference leaves out start-up and
+    finalisation) at each depth."""
+    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
+        print("    (valgrind or callgrind_annotate not found: no instruction counts)")
+        return
+    lengths = (2000, 6000) if quick else (5000, 25000)
+    print()
+    print("    instructions (callgrind, 0-byte ping-pong, rank 0, %d minus %d round trips):" % (lengths[1], lengths[0]))
+    print("    %-9s %16s %17s" % ("variant", "app instr/call", "writer instr/ev"))
+    scratch = tempfile.mkdtemp(prefix="flowcut-bench.")
+    try:
+        for depth in (0, 1, 4):
+            counts = []
+            for iters in lengths:
+                counts.append(callgrind_run(tree, scratch, depth, iters))
+            (e0, a0, w0), (e1, a1, w1) = counts
+            app = (a1 - a0) / (e1 - e0)
+            writer = (w1 - w0) / (e1 - e0)
+            print("    %-9s %16.0f %17.0f" % ("depth %d" % depth, app, writer))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("    app: instructions executed in libflowcut and libunwind on the main thread, per call;")
+    print("    writer: all instructions of the writer thread, per event.")
+
+
+def callgrind_run(tree, scratch, depth, iters):
+    """(events, app instructions, writer instructions) of rank 0 of one callgrind run."""
+    tdir = os.path.join(scratch, "t")
+    prefix = os.path.join(scratch, "cg")
+    wrap = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--callgrind-out-file=%s.%%q{PMI_RANK}" % prefix]
+    tree.run(2, "pingpong", [iters, 0], tdir, depth, wrap=wrap)
+    events = sum(tree.info(tdir).get("events", {}).values()) / 2.0
+    shutil.rmtree(tdir, ignore_errors=True)
+    app = writer = None
+    for f in sorted(os.listdir(scratch)):
+        if not f.startswith("cg."):
+            continue
+        path = os.path.join(scratch, f)
+        if f.startswith("cg.0-"):
+            with open(path) as fh:
+                text = fh.read()
+            tot = callgrind_objects(path)
+            if "writer_main" in text:
+                writer = sum(tot.values())
+            elif f.endswith("-01"):  # the main thread comes first
+                app = sum(v for o, v in tot.items() if "libflowcut" in o or "libunwind" in o)
+        os.unlink(path)
+    if app is None or writer is None:
+        raise RuntimeError("callgrind: no main or writer thread found for rank 0")
+    return events, app, writer
+
+
+def callgrind_objects(path):
+    """Instructions per object (shared library or program) of one callgrind output file, read from
+    the file itself: callgrind_annotate lists inlined code under its source file, not its object."""
+    names, tot, cur, skip = {}, {}, None, False
+    with open(path) as f:
+        for line in f:
+            if skip:  # the line after calls= is the call's inclusive cost, already counted in the callee
+                skip = False
+                continue
+            c = line[:1]
+            if c.isdigit() or c in "+-*":
+                parts = line.split()
+                if len(parts) >= 2 and cur is not None:
+                    tot[cur] = tot.get(cur, 0) + int(parts[1])
+            elif line.startswith("calls="):
+                skip = True
+            elif line.startswith(("ob=", "cob=")):
+                v = line.split("=", 1)[1].strip()
+                if v.startswith("("):  # name compression: "(id) name" defines, "(id)" refers
+                    i = v.index(")")
+                    if v[i + 1:].strip():
+                        names[v[1:i]] = v[i + 1:].strip()
+                    v = names.get(v[1:i], v)
+                if line.startswith("ob="):
+                    cur = v
+    return tot
 
 
 # ---- (b) size on disk --------------------------------------------------------------------------
@@ -249,13 +408,15 @@ def size(tree, quick):
 
 
 def main(argv):
-    reps, quick, rest = 9, False, []
+    reps, quick, cg, rest = 9, False, False, []
     it = iter(argv[1:])
     for a in it:
         if a == "--reps":
             reps = int(next(it))
         elif a == "--quick":
             quick = True
+        elif a == "--callgrind":
+            cg = True
         else:
             rest.append(a)
     if len(rest) != 1:
@@ -269,6 +430,8 @@ def main(argv):
             return 1
     try:
         overhead(tree, reps, quick)
+        if cg:
+            callgrind_counts(tree, quick)
         size(tree, quick)
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         sys.stderr.write("bench: %s\n" % e)

@@ -83,6 +83,11 @@ typedef struct fc__runtime {
     pthread_t writer;
     int writer_running, writer_stop;
     _Atomic(fc__chunk *) writer_cur; /* chunk the writer holds, for the signal handler */
+    /* FLOWCUT_WRITE_AT: percent of the chunks in use (filling or queued) from which the writer
+     * writes; 0: each full chunk at once. */
+    unsigned write_at;
+    int stats;              /* FLOWCUT_STATS: print the writer's CPU time at the end */
+    uint64_t writer_cpu_ns; /* the writer thread's CPU time, set when it ends */
     _Atomic uint64_t events, dropped;
     int open; /* a trace file is open */
     int sync_ready;
@@ -95,6 +100,9 @@ FC__HIDDEN extern fc__runtime fc__rt;
 /* Parses a FLOWCUT_BUFFER value: digits with an optional K, M or G suffix (powers of 1024).
  * Returns 0 and stores the bytes, or FC_EINVAL. */
 FC__HIDDEN int fc__parse_size(const char *s, uint64_t *bytes);
+/* Parses FLOWCUT_WRITE_AT: a percentage 0..100, with or without a trailing %. Returns 0 or
+ * FC_EINVAL. */
+FC__HIDDEN int fc__parse_percent(const char *s, unsigned *pct);
 /* Parses FLOWCUT_CALLSITE_DEPTH: 0..FC__MAX_DEPTH. Returns 0 or FC_EINVAL. */
 FC__HIDDEN int fc__parse_depth(const char *s, int *depth);
 /* Splits a buffer budget into chunks: records per chunk and number of chunks (at least 4). */

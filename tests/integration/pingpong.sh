@@ -54,4 +54,17 @@ FC_GENV="-genv FLOWCUT_CALLSITE_DEPTH 0" run_traced "$work/d0.out" "$work/d0" 2 
 same_output "$work/d0plain.out" "$work/d0.out"
 read_trace "$work/d0"
 grep -q ' site=' "$work/d0.dump" && fail "FLOWCUT_CALLSITE_DEPTH=0 still records call sites"
+
+# FLOWCUT_WRITE_AT=100 holds full chunks back until the pool is full: with a 64 KiB pool (4 chunks
+# of 256 records) and 2000 round trips (8000 records per rank) the writer must still drain it
+# many times over, and with the default pool everything waits for MPI_Finalize; either way every
+# event is in the trace.
+for buf in 64K 4M; do
+    FC_GENV="-genv FLOWCUT_WRITE_AT 100 -genv FLOWCUT_BUFFER $buf" run_traced "$work/w$buf.out" "$work/w$buf" 2 "$prog" 2000 0
+    [ "$(cat "$work/w$buf.out.rc")" = 0 ] || fail "FLOWCUT_WRITE_AT=100, FLOWCUT_BUFFER=$buf: exit $(cat "$work/w$buf.out.rc")"
+    [ -s "$work/w$buf.out.err" ] && fail "FLOWCUT_WRITE_AT=100, FLOWCUT_BUFFER=$buf: stderr $(head -c 500 "$work/w$buf.out.err")"
+    read_trace "$work/w$buf"
+    "$PYTHON3" "$srcdir/check_trace.py" pingpong "$work/w$buf.dump" "$work/w$buf.json" 2 2000 0 ||
+        fail "FLOWCUT_WRITE_AT=100, FLOWCUT_BUFFER=$buf: events missing or wrong"
+done
 exit 0

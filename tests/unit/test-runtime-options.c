@@ -47,6 +47,24 @@ static void depths(void **state)
     assert_int_equal(fc__parse_depth("", &d), FC_EINVAL);
 }
 
+/* FLOWCUT_WRITE_AT: a whole percentage 0..100, with or without '%'. */
+static void percents(void **state)
+{
+    (void)state;
+    unsigned p = 7;
+    assert_int_equal(fc__parse_percent("0", &p), 0);
+    assert_int_equal(p, 0);
+    assert_int_equal(fc__parse_percent("50%", &p), 0);
+    assert_int_equal(p, 50);
+    assert_int_equal(fc__parse_percent("100", &p), 0);
+    assert_int_equal(p, 100);
+    const char *bad[] = {"101", "-1", "", "%", "half", "50%%", "5 0", "1e2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(fc__parse_percent(bad[i], &p), FC_EINVAL);
+    assert_int_equal(p, 100); /* untouched by a refusal */
+    assert_int_equal(fc__parse_percent(NULL, &p), FC_EINVAL);
+}
+
 static void geometry(void **state)
 {
     (void)state;
@@ -72,6 +90,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes),
         cmocka_unit_test(depths),
+        cmocka_unit_test(percents),
         cmocka_unit_test(geometry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
