@@ -205,9 +205,10 @@ static int load_block(fc_cursor *c, stream *s, const fc__blk *b)
     if (rc != 0)
         return fc__err(FC_EIO, "%s: offset %llu: %s", file, (unsigned long long)b->off,
                        rc < 0 ? strerror(errno) : "file shrank while being read");
-    if ((b->flags & FC_BLKF_ZLIB) && fc__inflate(src, b->stored, s->raw, b->raw) < 0)
-        return fc__err(FC_EZLIB, "%s: offset %llu: EVENTS block cannot be inflated", file,
-                       (unsigned long long)(b->off - FC_BLOCK_HEADER_SIZE));
+    if ((b->flags & FC_BLKF_ZLIB) && (rc = fc__inflate(src, b->stored, s->raw, b->raw)) < 0)
+        return rc == FC_ENOMEM ? fc__err(rc, "%s: out of memory inflating a block", file)
+                               : fc__err(FC_EZLIB, "%s: offset %llu: EVENTS block cannot be inflated", file,
+                                         (unsigned long long)(b->off - FC_BLOCK_HEADER_SIZE));
     const unsigned char *p = s->raw, *end = s->raw + b->raw;
     uint64_t thread, count, base;
     if (fc__chunk_header(&p, end, &thread, &count, &base) < 0)

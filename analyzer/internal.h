@@ -66,7 +66,8 @@ struct fc_trace {
  * first, or FC_EIO (errno set). */
 int fc__pread(int fd, void *buf, size_t n, uint64_t off, size_t *got);
 
-/* Inflates a zlib stream of stored bytes into out (raw bytes expected). Returns 0 or FC_EZLIB. */
+/* Inflates a zlib stream of stored bytes into out (exactly raw bytes expected). Returns 0,
+ * FC_EZLIB (a stream that is damaged or does not fill raw bytes exactly) or FC_ENOMEM. */
 int fc__inflate(const unsigned char *in, size_t stored, unsigned char *out, size_t raw);
 
 /* Parses the start of an EVENTS payload: thread, count and base_ns; advances *p. Returns 0 or -1. */

@@ -28,6 +28,8 @@ enum {
     MF_WAITED = 0x20,    /* wait_t0 names a call that waited for it */
     MF_LIVE = 0x40,      /* the pool entry is in use */
     MF_SEND = 0x80,      /* a send (else a receive) */
+    MF_SOLE = 0x100,     /* the only message of its call (blocking Send, Recv...): its wait is
+                            the call's, with no per-call entry to keep */
 };
 
 /* One send or receive instance. Times are aligned ns (rank 0's clock). */
@@ -468,10 +470,11 @@ static uint32_t call_find(pairing *p, uint32_t rank, uint64_t site, int64_t t0, 
     return i;
 }
 
+static int site_add(pairing *p, uint32_t rank, uint64_t site, double ls, double lr);
+
 /* Adds call i to the wait states of its site and forgets it. */
 static int call_flush(pairing *p, uint32_t i)
 {
-    fc_match *res = p->res;
     wcall c = p->calls[i];
     /* Out of the table, by moving the entries after it back into the hole. */
     size_t mask = p->ctcap - 1, j = wcall_hash(&c) & mask;
@@ -490,6 +493,14 @@ static int call_flush(pairing *p, uint32_t i)
     p->ctab[j] = 0;
     p->cfree[p->ncfree++] = i;
     p->clive--;
+    return site_add(p, c.rank, c.site, c.ls, c.lr);
+}
+
+/* Adds one call's wait states (ls, lr seconds) to its site and rank. */
+static int site_add(pairing *p, uint32_t rank, uint64_t site, double ls, double lr)
+{
+    fc_match *res = p->res;
+    wcall c = {.rank = rank, .site = site, .ls = ls, .lr = lr};
     if (c.ls <= 0 && c.lr <= 0)
         return 0;
     uint64_t h = call_hash(c.rank, c.site, 0);
@@ -576,6 +587,8 @@ static int call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
 /* A message waited ls (Late Sender) or lr (Late Receiver) seconds in its call. */
 static int add_wait(pairing *p, const msg *m, double ls, double lr)
 {
+    if (m->flags & MF_SOLE)
+        return site_add(p, waiter(m), m->wait_site, ls, lr);
     int nomem = 0;
     uint32_t i = call_find(p, waiter(m), m->wait_site, m->wait_t0, 1, &nomem);
     if (i == NOMSG)
@@ -757,7 +770,7 @@ static int msg_new(matcher *mt, const msg *m, uint32_t *ix)
 
 static void msg_free(matcher *mt, uint32_t ix)
 {
-    if ((mt->pool[ix].flags & MF_WAITED) && call_unref(&mt->p, &mt->pool[ix]) < 0)
+    if ((mt->pool[ix].flags & (MF_WAITED | MF_SOLE)) == MF_WAITED && call_unref(&mt->p, &mt->pool[ix]) < 0)
         mt->p.nomem = 1;
     mt->pool[ix].flags = 0;
     mt->freed[mt->nfreed++] = ix;
@@ -1065,8 +1078,11 @@ static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint6
         mt->posted_sends++;
     else
         mt->posted_recvs++;
+    /* A blocking send or receive is its call's only message; a Sendrecv has two. */
+    if (done && m.kind != FC_EV_MPI_Sendrecv && m.kind != FC_EV_MPI_Sendrecv_replace)
+        m.flags |= MF_SOLE;
     int rc = msg_new(mt, &m, &ix);
-    if (rc == 0 && done)
+    if (rc == 0 && done && !(m.flags & MF_SOLE))
         rc = call_ref(&mt->p, &m);
     if (rc < 0)
         return rc;

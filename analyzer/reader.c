@@ -387,9 +387,10 @@ static int dispatch(fc_trace *t, fc__rank *r, uint32_t kind, fc__blk *b, const u
     if (b->flags & FC_BLKF_ZLIB) {
         if ((raw = malloc(b->raw ? b->raw : 1)) == NULL)
             return FC_ENOMEM;
-        if (fc__inflate(stored, b->stored, raw, b->raw) < 0) {
-            rc = fc__err(FC_EZLIB, "%s: offset %llu: block cannot be inflated", w->file,
-                         (unsigned long long)w->off);
+        if ((rc = fc__inflate(stored, b->stored, raw, b->raw)) < 0) {
+            rc = rc == FC_ENOMEM ? fc__err(rc, "%s: out of memory inflating a block", w->file)
+                                 : fc__err(FC_EZLIB, "%s: offset %llu: block cannot be inflated", w->file,
+                                           (unsigned long long)w->off);
             goto out;
         }
         p = raw;
