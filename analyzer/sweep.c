@@ -55,9 +55,13 @@ struct fc__sweep {
     /* The active set, unordered; apos[slot] is a slot's place in it. */
     size_t *act;
     size_t nact, cact;
-    /* Pending boundaries, a min-heap on time. */
+    /* Pending boundaries: starts given in order of start wait in a queue (the usual case: the feed
+     * and fc__sweep_flows give them so), other starts and every end in a min-heap on time, which
+     * then holds little more than the active flows. */
     bnd *heap;
     size_t nheap, cheap;
+    size_t *fifo; /* slots, starts not decreasing, fifo[fh .. fn) */
+    size_t fh, fn, fcap;
     /* Scratch. */
     size_t *queue, *comp;
     size_t cqueue, ccomp;
@@ -118,7 +122,7 @@ void fc__sweep_free(fc__sweep *s)
     void *all[] = {s->flow,  s->src,   s->dst,      s->pos_out, s->pos_in, s->apos,  s->seen, s->inset,
                    s->rem,   s->labelled, s->was_rem, s->lab,   s->runs,    s->freed,  s->nkey,  s->nval,
                    s->node_num, s->out, s->in,      s->nmark,   s->omark,  s->imark, s->act,
-                   s->heap,  s->queue, s->comp,     s->cids,    s->cnt_k};
+                   s->heap,  s->fifo,  s->queue, s->comp,     s->cids,    s->cnt_k};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(s);
@@ -505,9 +509,29 @@ int fc__sweep_add(fc__sweep *s, const fc_flow *f)
     s->dst[slot] = y;
     s->labelled[slot] = 0;
     s->runs[slot].n = 0;
+    if (s->fh == s->fn || f->start >= s->flow[s->fifo[s->fn - 1]].start) {
+        if (s->fh > 0 && s->fh >= s->fn / 2) { /* reuse the consumed front */
+            memmove(s->fifo, s->fifo + s->fh, (s->fn - s->fh) * sizeof *s->fifo);
+            s->fn -= s->fh;
+            s->fh = 0;
+        }
+        if (reserve(&s->fifo, &s->fcap, s->fn + 1, sizeof *s->fifo))
+            return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
+        s->fifo[s->fn++] = slot;
+        return 0;
+    }
     if (heap_push(s, (bnd){f->start, slot, 1}))
         return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
     return 0;
+}
+
+/* The time of the next boundary, or INFINITY when none is pending. */
+static double next_time(const fc__sweep *s)
+{
+    double t = s->nheap > 0 ? s->heap[0].t : INFINITY;
+    if (s->fh < s->fn && s->flow[s->fifo[s->fh]].start < t)
+        t = s->flow[s->fifo[s->fh]].start;
+    return t;
 }
 
 /* Delivers the open interval [open_t, t). */
@@ -529,14 +553,20 @@ static int deliver(fc__sweep *s, double t)
 /* Applies the group of boundaries at the heap's top time. */
 static int step(fc__sweep *s)
 {
-    double t = s->heap[0].t;
+    double t = next_time(s);
     int rc = deliver(s, t);
     if (rc)
         return rc;
     s->stamp++;
     size_t nseed = 0;
-    while (s->nheap > 0 && s->heap[0].t == t) {
-        bnd b = heap_pop(s);
+    for (;;) {
+        bnd b;
+        if (s->fh < s->fn && s->flow[s->fifo[s->fh]].start == t)
+            b = (bnd){t, s->fifo[s->fh++], 1};
+        else if (s->nheap > 0 && s->heap[0].t == t)
+            b = heap_pop(s);
+        else
+            break;
         size_t f = b.slot;
         if (reserve(&s->queue, &s->cqueue, nseed + 2 + s->nnodes, sizeof *s->queue))
             return FC_ENOMEM;
@@ -583,7 +613,7 @@ static int step(fc__sweep *s)
 int fc__sweep_advance(fc__sweep *s, double until)
 {
     int rc = 0;
-    while (rc == 0 && s->nheap > 0 && s->heap[0].t < until)
+    while (rc == 0 && next_time(s) < until)
         rc = step(s);
     if (rc == FC_ENOMEM)
         fc__err(rc, "flows: out of memory in the interval sweep");
