@@ -1,4 +1,4 @@
-/* analyzer/feed.c: the reordering between the match and the sweep (feed.h): a binary heap of the
+/* analyzer/feed.c: the reordering between the match and the sweep (feed.h): binary heaps of the
  * flows not yet given an id, ordered as fc__match_trace orders them. */
 #include <stdlib.h>
 #include <string.h>
@@ -11,21 +11,25 @@ typedef struct viol {
     uint64_t delivered, id;
 } viol;
 
+/* Waiting flows in a slab of reused entries, and a binary heap of their indices (moving a 4-byte
+ * index, not a whole flow, at each step of a sift). */
+typedef struct fheap {
+    fc_flow *slab;
+    uint32_t *freed, *h;
+    size_t nslab, cap, nfreed, n;
+    uint64_t next_id;
+} fheap;
+
 struct fc__feed {
     fc__sweep *s;
-    /* The flows waiting, in a slab of reused entries, and a binary heap of their indices (moving
-     * a 4-byte index, not a whole flow, at each step of a sift). */
-    fc_flow *slab;
-    uint32_t *freed;
-    size_t nslab, cslab, nfreed;
-    uint32_t *h;
-    size_t n, cap;
-    uint64_t next_id;
+    fheap inter, intra;
+    int (*on_intra)(void *arg, const fc_flow *f);
+    void *intra_arg;
     viol *v;
     size_t nv, cv;
 };
 
-/* The order of ids (match.c's, for inter-node flows). */
+/* The order of ids (match.c's, within inter-node flows and within intra-node ones). */
 static int before(const fc_flow *x, const fc_flow *y)
 {
 #define CMP(f)                                                                                     \
@@ -48,74 +52,98 @@ int fc__feed_new(const fc__sweep_ops *ops, fc__feed **out)
     return 0;
 }
 
+void fc__feed_intra(fc__feed *f, int (*fn)(void *arg, const fc_flow *fl), void *arg)
+{
+    f->on_intra = fn;
+    f->intra_arg = arg;
+}
+
+static void fheap_free(fheap *q)
+{
+    free(q->slab);
+    free(q->freed);
+    free(q->h);
+}
+
 void fc__feed_free(fc__feed *f)
 {
     if (f == NULL)
         return;
     fc__sweep_free(f->s);
-    free(f->slab);
-    free(f->freed);
-    free(f->h);
+    fheap_free(&f->inter);
+    fheap_free(&f->intra);
     free(f->v);
     free(f);
+}
+
+static int push(fheap *q, const fc_flow *fl)
+{
+    uint32_t ix;
+    if (q->nfreed > 0)
+        ix = q->freed[--q->nfreed];
+    else {
+        if (q->nslab == q->cap) {
+            size_t nc = q->cap ? 2 * q->cap : 1024;
+            fc_flow *sl = nc < UINT32_MAX ? realloc(q->slab, nc * sizeof *sl) : NULL;
+            if (sl)
+                q->slab = sl;
+            uint32_t *fr = sl ? realloc(q->freed, nc * sizeof *fr) : NULL;
+            if (fr)
+                q->freed = fr;
+            uint32_t *h = fr ? realloc(q->h, nc * sizeof *h) : NULL;
+            if (h == NULL)
+                return fc__err(FC_ENOMEM, "out of memory ordering the flows");
+            q->h = h;
+            q->cap = nc;
+        }
+        ix = (uint32_t)q->nslab++;
+    }
+    q->slab[ix] = *fl;
+    size_t i = q->n++;
+    while (i > 0 && before(fl, &q->slab[q->h[(i - 1) / 2]])) {
+        q->h[i] = q->h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    q->h[i] = ix;
+    return 0;
+}
+
+/* Takes the heap's first flow, gives it the next id and returns it; the entry stays readable
+ * until the next push. */
+static fc_flow *take(fheap *q)
+{
+    uint32_t top = q->h[0], last = q->h[--q->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= q->n)
+            break;
+        if (c + 1 < q->n && before(&q->slab[q->h[c + 1]], &q->slab[q->h[c]]))
+            c++;
+        if (!before(&q->slab[q->h[c]], &q->slab[last]))
+            break;
+        q->h[i] = q->h[c];
+        i = c;
+    }
+    if (q->n > 0)
+        q->h[i] = last;
+    q->freed[q->nfreed++] = top;
+    return &q->slab[top];
 }
 
 static int on_flow(void *arg, const fc_flow *fl)
 {
     fc__feed *f = arg;
-    if (fl->intra)
-        return 0;
-    uint32_t ix;
-    if (f->nfreed > 0)
-        ix = f->freed[--f->nfreed];
-    else {
-        if (f->nslab == f->cslab) {
-            size_t nc = f->cslab ? 2 * f->cslab : 1024;
-            fc_flow *sl = nc < UINT32_MAX ? realloc(f->slab, nc * sizeof *sl) : NULL;
-            uint32_t *fr = sl ? realloc(f->freed, nc * sizeof *fr) : NULL;
-            uint32_t *h = fr ? realloc(f->h, nc * sizeof *h) : NULL;
-            if (sl)
-                f->slab = sl;
-            if (fr)
-                f->freed = fr;
-            if (h == NULL)
-                return fc__err(FC_ENOMEM, "out of memory ordering the flows");
-            f->h = h;
-            f->cslab = f->cap = nc;
-        }
-        ix = (uint32_t)f->nslab++;
-    }
-    f->slab[ix] = *fl;
-    size_t i = f->n++;
-    while (i > 0 && before(fl, &f->slab[f->h[(i - 1) / 2]])) {
-        f->h[i] = f->h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    f->h[i] = ix;
-    return 0;
+    if (!fl->intra)
+        return push(&f->inter, fl);
+    return f->on_intra ? push(&f->intra, fl) : 0;
 }
 
-/* Gives the next id to the heap's first flow and hands it to the sweep. */
-static int pop(fc__feed *f)
+/* Gives the next inter-node id to the first waiting flow and hands it to the sweep. */
+static int pop_inter(fc__feed *f)
 {
-    uint32_t top = f->h[0], last = f->h[--f->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= f->n)
-            break;
-        if (c + 1 < f->n && before(&f->slab[f->h[c + 1]], &f->slab[f->h[c]]))
-            c++;
-        if (!before(&f->slab[f->h[c]], &f->slab[last]))
-            break;
-        f->h[i] = f->h[c];
-        i = c;
-    }
-    if (f->n > 0)
-        f->h[i] = last;
-    f->freed[f->nfreed++] = top; /* the slab entry is read below, before any flow can reuse it */
-    fc_flow *fl = &f->slab[top];
-    uint64_t id = f->next_id++;
+    fc_flow *fl = take(&f->inter);
+    uint64_t id = f->inter.next_id++;
     if (fl->end < fl->send_start) { /* remembered so that the worst one can be named by its id */
         if (fc__grow((void **)&f->v, &f->nv, &f->cv, sizeof *f->v) < 0)
             return fc__err(FC_ENOMEM, "out of memory ordering the flows");
@@ -125,12 +153,21 @@ static int pop(fc__feed *f)
     return fc__sweep_add(f->s, fl);
 }
 
+static int pop_intra(fc__feed *f)
+{
+    fc_flow *fl = take(&f->intra);
+    fl->id = f->intra.next_id++;
+    return f->on_intra(f->intra_arg, fl);
+}
+
 static int on_advance(void *arg, double watermark)
 {
     fc__feed *f = arg;
     int rc = 0;
-    while (rc == 0 && f->n > 0 && f->slab[f->h[0]].start < watermark)
-        rc = pop(f);
+    while (rc == 0 && f->inter.n > 0 && f->inter.slab[f->inter.h[0]].start < watermark)
+        rc = pop_inter(f);
+    while (rc == 0 && f->intra.n > 0 && f->intra.slab[f->intra.h[0]].start < watermark)
+        rc = pop_intra(f);
     return rc ? rc : fc__sweep_advance(f->s, watermark);
 }
 
@@ -142,8 +179,10 @@ fc_match_sink fc__feed_sink(fc__feed *f)
 int fc__feed_finish(fc__feed *f, fc_match *m)
 {
     int rc = 0;
-    while (rc == 0 && f->n > 0)
-        rc = pop(f);
+    while (rc == 0 && f->inter.n > 0)
+        rc = pop_inter(f);
+    while (rc == 0 && f->intra.n > 0)
+        rc = pop_intra(f);
     if (rc == 0)
         rc = fc__sweep_finish(f->s);
     if (m->clock_violations) {

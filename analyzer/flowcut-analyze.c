@@ -148,6 +148,35 @@ int main(int argc, char **argv)
     }
     unsigned models[FC_NMODELS], nmodels = 0;
     int all = strcmp(model, "all") == 0, none = strcmp(model, "none") == 0, text = strcmp(format, "text") == 0;
+    if (strcmp(format, "csv") == 0 && none) {
+        /* The CSV rows are written as the flows are matched and swept, in the order of their ids,
+         * so that no flow is kept either: call sites and the output are needed first. */
+        fc__csv_stream *cs = NULL;
+        if (fc_symbols_create(t, 0, &syms) < 0)
+            syms = NULL;
+        if (output != NULL && (out = fopen(output, "w")) == NULL) {
+            fprintf(stderr, "flowcut analyze: %s: %s\n", output, strerror(errno));
+            out = stdout;
+            goto out;
+        }
+        fc__analysis ca = {.trace_path = path, .trace = t, .syms = syms, .eager_source = eager_source,
+                           .top = (size_t)top};
+        progress("matching messages and writing the flows");
+        rc = fc__csv_stream_new(out, &ca, &cs);
+        if (rc == 0) {
+            fc_match_sink sink = fc__csv_stream_sink(cs);
+            rc = fc__match_stream(t, have_eager ? eager : 0, &sink, &m);
+            if (rc == 0)
+                rc = fc__csv_stream_finish(cs, m);
+        }
+        fc__csv_stream_free(cs);
+        if (rc < 0) {
+            fprintf(stderr, "flowcut analyze: %s%s%s\n", output ? output : "", output ? ": " : "", fc_errmsg());
+            goto out;
+        }
+        status = 0;
+        goto out;
+    }
     if (text && none) {
         /* The text report without predictions needs no flow kept: the messages are matched,
          * ordered and swept into the report's summary as the ranks are read, so memory follows

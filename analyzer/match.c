@@ -1378,6 +1378,8 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     mt.p.res = res;
     mt.p.sink = sink;
     mt.p.origin = fc_trace_origin(t);
+    if (sink->start != NULL && (rc = sink->start(sink->arg, res)) != 0)
+        goto out;
     /* The ranks are read a time window at a time, each up to the window's end: pairing does not
      * depend on the order across ranks (each channel's sends come from one rank, its receives
      * from another), and windows keep the ranks within a window of each other, so that the

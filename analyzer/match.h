@@ -107,6 +107,9 @@ int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out);
 /* Where fc__match_stream delivers the matched messages. */
 typedef struct fc_match_sink {
     void *arg;
+    /* Called once before any flow, with the result being filled: its nodes, world and rank_node
+     * are final (may be NULL). */
+    int (*start)(void *arg, const fc_match *m);
     /* One matched message (inter- or intra-node), in the order pairs complete; its id is the
      * order of delivery (0, 1, 2 ...), not yet the final id. The flow is valid during the call. */
     int (*flow)(void *arg, const fc_flow *f);

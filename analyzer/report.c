@@ -6,6 +6,7 @@
 #include <string.h>
 #include "internal.h"
 #include "report.h"
+#include "feed.h"
 
 static const char *const conflict_names[] = {
 #define FC__X(name, num, text) [num] = text,
@@ -396,38 +397,192 @@ static void csv_str(FILE *f, const char *s)
     putc('"', f);
 }
 
-int fc__report_csv(FILE *f, const fc__analysis *a)
+/* One CSV row: main is the flow's main label, NULL for an intra-node message (whose conflict
+ * fields stay empty: it is outside the conflict model). */
+static void csv_row(FILE *f, const fc__analysis *a, const fc_match *m, const fc_flow *fl, const fc_label *main)
 {
-    const fc_match *m = a->match;
+    fprintf(f, "%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",", fl->id, fl->src_rank, fl->dst_rank);
+    csv_str(f, node_name(m, fl->src_node));
+    putc(',', f);
+    csv_str(f, node_name(m, fl->dst_node));
+    fprintf(f, ",%" PRIu64 ",%.9f,%.9f,%.9f,%d,%d,", fl->bytes, fl->start, fl->end, fl->observed,
+            fl->rendezvous ? 1 : 0, fl->intra ? 1 : 0);
+    if (main != NULL) {
+        fprintf(f, "%s,", fc__conflict_name(main->kind));
+        csv_str(f, main->kind == FC_CONFLICT_NONE ? NULL : node_name(m, main->node));
+        fprintf(f, ",%" PRIu32 ",", main->k);
+    } else {
+        fputs(",,,", f);
+    }
+    csv_str(f, fc__report_site(a, fl->src_rank, fl->send_site));
+    putc(',', f);
+    csv_str(f, fc__report_site(a, fl->dst_rank, fl->recv_site));
+    fc__report_csv_predicted(f, a, fl);
+    putc('\n', f);
+}
+
+static void csv_header(FILE *f, const fc__analysis *a)
+{
     fputs("id,src_rank,dst_rank,src_node,dst_node,bytes,start,end,observed,rendezvous,intra,main_conflict,"
           "main_node,main_k,send_site,recv_site",
           f);
     fc__report_csv_predicted_header(f, a);
     putc('\n', f);
+}
+
+int fc__report_csv(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    csv_header(f, a);
     for (size_t i = 0; i < m->nflows; i++) {
         const fc_flow *fl = &m->flows[i];
-        fprintf(f, "%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",", fl->id, fl->src_rank, fl->dst_rank);
-        csv_str(f, node_name(m, fl->src_node));
-        putc(',', f);
-        csv_str(f, node_name(m, fl->dst_node));
-        fprintf(f, ",%" PRIu64 ",%.9f,%.9f,%.9f,%d,%d,", fl->bytes, fl->start, fl->end, fl->observed,
-                fl->rendezvous ? 1 : 0, fl->intra ? 1 : 0);
-        /* Intra-node messages are outside the conflict model: their conflict fields stay empty. */
-        if (!fl->intra) {
-            fc_label main;
-            double cs;
+        fc_label main;
+        double cs;
+        if (!fl->intra)
             fc__report_flow_main(a, fl->id, &main, &cs);
-            fprintf(f, "%s,", fc__conflict_name(main.kind));
-            csv_str(f, main.kind == FC_CONFLICT_NONE ? NULL : node_name(m, main.node));
-            fprintf(f, ",%" PRIu32 ",", main.k);
-        } else {
-            fputs(",,,", f);
-        }
-        csv_str(f, fc__report_site(a, fl->src_rank, fl->send_site));
-        putc(',', f);
-        csv_str(f, fc__report_site(a, fl->dst_rank, fl->recv_site));
-        fc__report_csv_predicted(f, a, fl);
-        putc('\n', f);
+        csv_row(f, a, m, fl, fl->intra ? NULL : &main);
     }
     return finish(f);
+}
+
+/* ---- CSV, streamed -------------------------------------------------------------------------- */
+
+/* An inter-node flow whose row waits for a lower id. */
+typedef struct held {
+    int used;
+    fc_flow fl;
+    fc_label main;
+} held;
+
+struct fc__csv_stream {
+    FILE *out, *tmp; /* tmp: the intra-node rows, numbered from 0, until the inter-node count is known */
+    fc__analysis a;
+    const fc_match *m;
+    fc__feed *feed;
+    fc_match_sink inner;
+    held *ring; /* rows of ids base .. base + cap - 1 at [id & (cap - 1)] */
+    size_t cap;
+    uint64_t base;
+};
+
+static int cs_start(void *arg, const fc_match *m)
+{
+    fc__csv_stream *cs = arg;
+    cs->m = cs->a.match = m;
+    return 0;
+}
+
+static int cs_flow(void *arg, const fc_flow *fl)
+{
+    fc__csv_stream *cs = arg;
+    return cs->inner.flow(cs->inner.arg, fl);
+}
+
+static int cs_advance(void *arg, double watermark)
+{
+    fc__csv_stream *cs = arg;
+    return cs->inner.advance(cs->inner.arg, watermark);
+}
+
+static int cs_intra(void *arg, const fc_flow *fl)
+{
+    fc__csv_stream *cs = arg;
+    csv_row(cs->tmp, &cs->a, cs->m, fl, NULL);
+    return 0;
+}
+
+/* A flow has passed its end (sweep.h): its row is written once every lower id has been. */
+static int cs_done(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+{
+    fc__csv_stream *cs = arg;
+    fc_label main;
+    double conflict_s;
+    fc__runs_main(runs, nruns, &main, &conflict_s);
+    if (fl->id == cs->base) {
+        csv_row(cs->out, &cs->a, cs->m, fl, &main);
+        cs->base++;
+        for (held *h; (h = &cs->ring[cs->base & (cs->cap - 1)])->used && h->fl.id == cs->base; cs->base++) {
+            csv_row(cs->out, &cs->a, cs->m, &h->fl, &h->main);
+            h->used = 0;
+        }
+        return 0;
+    }
+    if (fl->id - cs->base >= cs->cap) {
+        size_t ncap = cs->cap;
+        while (fl->id - cs->base >= ncap)
+            ncap *= 2;
+        held *r = calloc(ncap, sizeof *r);
+        if (r == NULL)
+            return fc__err(FC_ENOMEM, "out of memory ordering the CSV rows");
+        for (size_t i = 0; i < cs->cap; i++)
+            if (cs->ring[i].used)
+                r[cs->ring[i].fl.id & (ncap - 1)] = cs->ring[i];
+        free(cs->ring);
+        cs->ring = r;
+        cs->cap = ncap;
+    }
+    cs->ring[fl->id & (cs->cap - 1)] = (held){1, *fl, main};
+    return 0;
+}
+
+int fc__csv_stream_new(FILE *out, const fc__analysis *a, fc__csv_stream **out_cs)
+{
+    fc__csv_stream *cs = calloc(1, sizeof *cs);
+    *out_cs = NULL;
+    if (cs == NULL)
+        return fc__err(FC_ENOMEM, "out of memory starting the CSV report");
+    cs->out = out;
+    cs->a = *a;
+    cs->cap = 1024;
+    cs->ring = calloc(cs->cap, sizeof *cs->ring);
+    fc__sweep_ops ops = {.arg = cs, .flow_done = cs_done};
+    if (cs->ring == NULL || (cs->tmp = tmpfile()) == NULL || fc__feed_new(&ops, &cs->feed) < 0) {
+        fc__csv_stream_free(cs);
+        return fc__err(FC_ENOMEM, "cannot start the CSV report: out of memory or no temporary file");
+    }
+    fc__feed_intra(cs->feed, cs_intra, cs);
+    cs->inner = fc__feed_sink(cs->feed);
+    csv_header(out, a);
+    *out_cs = cs;
+    return 0;
+}
+
+fc_match_sink fc__csv_stream_sink(fc__csv_stream *cs)
+{
+    return (fc_match_sink){.arg = cs, .start = cs_start, .flow = cs_flow, .advance = cs_advance};
+}
+
+int fc__csv_stream_finish(fc__csv_stream *cs, fc_match *m)
+{
+    int rc = fc__feed_finish(cs->feed, m);
+    if (rc < 0)
+        return rc;
+    /* The intra-node rows follow, their ids after the inter-node ones. */
+    char buf[65536];
+    int at_start = 1;
+    if (fflush(cs->tmp) != 0 || ferror(cs->tmp) || fseek(cs->tmp, 0, SEEK_SET) != 0)
+        return fc__err(FC_EIO, "the CSV report's temporary file: %s", strerror(errno ? errno : EIO));
+    while (fgets(buf, sizeof buf, cs->tmp) != NULL) {
+        char *rest = buf;
+        if (at_start) {
+            uint64_t k = strtoull(buf, &rest, 10);
+            fprintf(cs->out, "%" PRIu64, (uint64_t)m->ninter + k);
+        }
+        fputs(rest, cs->out);
+        at_start = strchr(rest, '\n') != NULL; /* a row longer than buf comes in pieces */
+    }
+    if (ferror(cs->tmp))
+        return fc__err(FC_EIO, "the CSV report's temporary file: %s", strerror(errno ? errno : EIO));
+    return finish(cs->out);
+}
+
+void fc__csv_stream_free(fc__csv_stream *cs)
+{
+    if (cs == NULL)
+        return;
+    fc__feed_free(cs->feed);
+    if (cs->tmp != NULL)
+        fclose(cs->tmp);
+    free(cs->ring);
+    free(cs);
 }

@@ -40,6 +40,19 @@ int fc__report_json(FILE *f, const fc__analysis *a);
 /* A header line and one row per message: the inter-node flows, then the intra-node ones. */
 int fc__report_csv(FILE *f, const fc__analysis *a);
 
+/* The CSV report written as the trace is matched (fc__match_stream), without storing the flows:
+ * rows appear in the same order and with the same ids as fc__report_csv's, the intra-node ones
+ * kept in a temporary file until the number of inter-node flows is known. Without predictions
+ * (a->pred must be NULL); a->match is set from the match's start. fc__csv_stream_new writes the
+ * header; on success *cs is owned by the caller (fc__csv_stream_free). The stream functions return
+ * 0, FC_ENOMEM, FC_EIO (the message in fc_errmsg). */
+typedef struct fc__csv_stream fc__csv_stream;
+int fc__csv_stream_new(FILE *out, const fc__analysis *a, fc__csv_stream **cs);
+fc_match_sink fc__csv_stream_sink(fc__csv_stream *cs);
+/* After fc__match_stream returned m: writes the remaining rows. */
+int fc__csv_stream_finish(fc__csv_stream *cs, fc_match *m);
+void fc__csv_stream_free(fc__csv_stream *cs);
+
 /* The name of an FC_CONFLICT_* kind ("none", "outgoing", "incoming", "mixed-in", "mixed-out"),
  * or "unknown". */
 const char *fc__conflict_name(uint32_t kind);

@@ -356,9 +356,10 @@ EOF
 gen random <"$scratch/random.spec"
 
 # ---- the streamed text report against the stored one ---------------------------------------------
-# With --model none the text report is built as the ranks are read (match, order, sweep, summary,
-# nothing stored); with a model it comes from the stored flows and intervals. Apart from the
-# predictions, the two must say the same, with every row (--top 0), on every case above.
+# With --model none the text report and the CSV are built as the ranks are read (match, order,
+# sweep, summary or rows, nothing stored); with a model they come from the stored flows and
+# intervals. Apart from the predictions, the two must say the same, with every row (--top 0), on
+# every case above.
 compared=0
 for d in "$scratch"/*/; do
     d=${d%/}
@@ -368,6 +369,10 @@ for d in "$scratch"/*/; do
     "$FLOWCUT" analyze --top 0 --model linear "$d" >"$d.model.txt" 2>/dev/null || continue
     awk '/^== predicted versus observed/ {skip = 1; next} /^== / {skip = 0} !skip' "$d.model.txt" >"$d.stored.txt"
     cmp -s "$d.stream.txt" "$d.stored.txt" || fail "${d##*/}: streamed and stored text reports differ"
+    # The CSV likewise, less the stored one's last column (the model's prediction).
+    "$FLOWCUT" analyze --format csv --model none "$d" >"$d.stream.csv" 2>/dev/null || fail "${d##*/}: streamed CSV exit $?"
+    "$FLOWCUT" analyze --format csv --model linear "$d" 2>/dev/null | sed 's/,[^,]*$//' >"$d.stored.csv"
+    cmp -s "$d.stream.csv" "$d.stored.csv" || fail "${d##*/}: streamed and stored CSV differ"
     compared=$((compared + 1))
 done
 [ "$compared" -ge 7 ] || fail "streamed against stored: only $compared cases compared"
