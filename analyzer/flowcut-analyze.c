@@ -53,6 +53,22 @@ static void progress(const char *what)
         fprintf(stderr, "flowcut analyze: %s\n", what);
 }
 
+/* Call sites are a help, not a requirement: without addr2line they print as module+offset, and a
+ * trace whose sites cannot be resolved at all still gets its report. Then the output: *out stays
+ * stdout without -o; returns -1 (said on stderr) when FILE cannot be created. */
+static int open_report(fc_trace *t, const char *output, fc_symbols **syms, FILE **out)
+{
+    progress("resolving call sites");
+    if (fc_symbols_create(t, 0, syms) < 0)
+        *syms = NULL;
+    if (output != NULL && (*out = fopen(output, "w")) == NULL) {
+        fprintf(stderr, "flowcut analyze: %s: %s\n", output, strerror(errno));
+        *out = stdout;
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
@@ -152,13 +168,8 @@ int main(int argc, char **argv)
         /* The CSV rows are written as the flows are matched and swept, in the order of their ids,
          * so that no flow is kept either: call sites and the output are needed first. */
         fc__csv_stream *cs = NULL;
-        if (fc_symbols_create(t, 0, &syms) < 0)
-            syms = NULL;
-        if (output != NULL && (out = fopen(output, "w")) == NULL) {
-            fprintf(stderr, "flowcut analyze: %s: %s\n", output, strerror(errno));
-            out = stdout;
+        if (open_report(t, output, &syms, &out) < 0)
             goto out;
-        }
         fc__analysis ca = {.trace_path = path, .trace = t, .syms = syms, .eager_source = eager_source,
                            .top = (size_t)top};
         progress("matching messages and writing the flows");
@@ -248,16 +259,8 @@ int main(int argc, char **argv)
         snprintf(pred->platform, sizeof pred->platform, "%s", platform ? platform : "");
         snprintf(pred->note, sizeof pred->note, "%s", platform ? "read from --platform" : note);
     }
-    /* Call sites are a help, not a requirement: without addr2line they print as module+offset, and
-     * a trace whose sites cannot be resolved at all still gets its report. */
-    progress("resolving call sites");
-    if (fc_symbols_create(t, 0, &syms) < 0)
-        syms = NULL;
-    if (output != NULL && (out = fopen(output, "w")) == NULL) {
-        fprintf(stderr, "flowcut analyze: %s: %s\n", output, strerror(errno));
-        out = stdout;
+    if (open_report(t, output, &syms, &out) < 0)
         goto out;
-    }
     fc__analysis a = {.trace_path = path,
                       .trace = t,
                       .match = m,

@@ -24,6 +24,11 @@ void fc__arena_free(fc__arena *a);
  * *cap). Returns 0 or FC_ENOMEM. */
 int fc__grow(void **v, size_t *n, size_t *cap, size_t sz);
 
+/* Makes room for need elements of size sz in *p (a pointer to the array), doubling the capacity
+ * *cap from 16 until it fits and zeroing the new elements. Returns 0 or FC_ENOMEM (then *p and
+ * *cap are as they were). */
+int fc__reserve(void *p, size_t *cap, size_t need, size_t sz);
+
 /* One EVENTS block of the index built at open. */
 typedef struct fc__blk {
     uint64_t off;         /* of the payload (the header is FC_BLOCK_HEADER_SIZE before) */

@@ -69,22 +69,6 @@ typedef struct keep {
     size_t cact;
 } keep;
 
-/* Makes room for need elements of size sz in *p (capacity *cap). Returns 0 or FC_ENOMEM. */
-static int reserve(void *p, size_t *cap, size_t need, size_t sz)
-{
-    void **v = p;
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 64;
-    while (ncap < need)
-        ncap *= 2;
-    void *q = realloc(*v, ncap * sz);
-    if (q == NULL)
-        return FC_ENOMEM;
-    *v = q;
-    *cap = ncap;
-    return 0;
-}
 
 /* Shrinks *p to n elements of size sz, keeping it as it is if realloc fails or n is 0. */
 static void shrink(void *p, size_t n, size_t sz)
@@ -130,8 +114,8 @@ static int cmp_conf(const void *a, const void *b)
 static int keep_conf(void *arg, const fc__conflict *c)
 {
     keep *kp = arg;
-    if (reserve(&kp->conf, &kp->cconf, kp->nconf + 1, sizeof *kp->conf) ||
-        reserve(&kp->conf_ids, &kp->cconf_ids, kp->nconf_ids + c->k, sizeof *kp->conf_ids))
+    if (fc__reserve(&kp->conf, &kp->cconf, kp->nconf + 1, sizeof *kp->conf) ||
+        fc__reserve(&kp->conf_ids, &kp->cconf_ids, kp->nconf_ids + c->k, sizeof *kp->conf_ids))
         return FC_ENOMEM;
     kp->conf[kp->nconf++] = (rawconf){c->kind, c->node, c->k, kp->nconf_ids};
     memcpy(kp->conf_ids + kp->nconf_ids, c->flows, c->k * sizeof *c->flows);
@@ -144,11 +128,11 @@ static int keep_interval(void *arg, const fc__sweep *s, size_t i, double start, 
     keep *kp = arg;
     fc__intervals *iv = kp->iv;
     size_t n = fc__sweep_nactive(s);
-    if (reserve(&iv->iv, &kp->civ, i + 1, sizeof *iv->iv) || reserve(&kp->iv_off, &kp->civ_off, i + 2, sizeof *kp->iv_off) ||
-        reserve(&kp->conf_first, &kp->cconf_first, i + 2, sizeof *kp->conf_first) ||
-        reserve(&kp->ids, &kp->cids, kp->nids + n, sizeof *kp->ids) ||
-        reserve(&kp->labels, &kp->clabels, kp->nids + n, sizeof *kp->labels) ||
-        reserve(&kp->act, &kp->cact, n, sizeof *kp->act))
+    if (fc__reserve(&iv->iv, &kp->civ, i + 1, sizeof *iv->iv) || fc__reserve(&kp->iv_off, &kp->civ_off, i + 2, sizeof *kp->iv_off) ||
+        fc__reserve(&kp->conf_first, &kp->cconf_first, i + 2, sizeof *kp->conf_first) ||
+        fc__reserve(&kp->ids, &kp->cids, kp->nids + n, sizeof *kp->ids) ||
+        fc__reserve(&kp->labels, &kp->clabels, kp->nids + n, sizeof *kp->labels) ||
+        fc__reserve(&kp->act, &kp->cact, n, sizeof *kp->act))
         return FC_ENOMEM;
     for (size_t j = 0; j < n; j++)
         kp->act[j] = (idlab){fc__sweep_flow(s, j)->id, *fc__sweep_label(s, j)};
@@ -175,7 +159,7 @@ static int keep_flow(void *arg, const fc_flow *f, const fc__label_run *runs, siz
 {
     keep *kp = arg;
     const uint64_t *p = bsearch(&f->id, kp->iv->flow_ids, kp->iv->nflows, sizeof f->id, cmp_u64);
-    if (reserve(&kp->runs, &kp->cruns, kp->nruns + nruns, sizeof *kp->runs))
+    if (fc__reserve(&kp->runs, &kp->cruns, kp->nruns + nruns, sizeof *kp->runs))
         return FC_ENOMEM;
     for (size_t r = 0; r < nruns; r++)
         kp->runs[kp->nruns++] = (rawrun){(size_t)(p - kp->iv->flow_ids), runs[r]};

@@ -67,23 +67,6 @@ static int cmp_conf(const void *a, const void *b)
     return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
-/* Makes room for need elements of size sz in *p (capacity *cap), zeroing the new ones. */
-static int reserve(void *p, size_t *cap, size_t need, size_t sz)
-{
-    void **v = p;
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    void *q = realloc(*v, ncap * sz);
-    if (q == NULL)
-        return FC_ENOMEM;
-    memset((char *)q + *cap * sz, 0, (ncap - *cap) * sz);
-    *v = q;
-    *cap = ncap;
-    return 0;
-}
 
 /* ---- top-N heaps: the row that would leave first (the least bad) on top ----------------------- */
 
@@ -133,8 +116,8 @@ typedef struct confbuf {
 static int take_conf(void *arg, const fc__conflict *c)
 {
     confbuf *b = arg;
-    if (reserve(&b->conf, &b->cap, b->n + 1, sizeof *b->conf) ||
-        reserve(&b->ids, &b->cids, b->nids + c->k, sizeof *b->ids))
+    if (fc__reserve(&b->conf, &b->cap, b->n + 1, sizeof *b->conf) ||
+        fc__reserve(&b->ids, &b->cids, b->nids + c->k, sizeof *b->ids))
         return FC_ENOMEM;
     memcpy(b->ids + b->nids, c->flows, c->k * sizeof *c->flows);
     /* An offset until the pool stops moving. */
@@ -179,7 +162,7 @@ static int on_interval(void *arg, const fc__sweep *sw, size_t index, double star
         ivh_down(s->worst, s->nworst, 0);
         return 0;
     }
-    if (reserve(&s->worst, &s->cworst, s->nworst + 1, sizeof *s->worst)) {
+    if (fc__reserve(&s->worst, &s->cworst, s->nworst + 1, sizeof *s->worst)) {
         iv_release(&cand);
         return FC_ENOMEM;
     }
@@ -233,7 +216,7 @@ static fc__sum_row *site_row(fc__summary *s, uint32_t rank, uint64_t site, int s
             return r;
         h = (h + 1) & (s->site_cap - 1);
     }
-    if (reserve(&s->sites, &s->csites, s->nsites + 1, sizeof *s->sites))
+    if (fc__reserve(&s->sites, &s->csites, s->nsites + 1, sizeof *s->sites))
         return NULL;
     fc__sum_row *r = &s->sites[s->nsites];
     *r = (fc__sum_row){.rank = rank, .site = site, .send = send};
@@ -251,7 +234,7 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
         const fc_label *l = &runs[r].label;
         double d = runs[r].end - runs[r].start;
         if (l->k >= s->kslots) {
-            if (reserve(&s->time, &s->ctime, 5 * ((size_t)l->k + 1), sizeof *s->time))
+            if (fc__reserve(&s->time, &s->ctime, 5 * ((size_t)l->k + 1), sizeof *s->time))
                 return FC_ENOMEM;
             s->kslots = s->ctime / 5;
         }
@@ -261,7 +244,7 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
         if (l->kind == FC_CONFLICT_NONE)
             continue;
         if (l->node >= s->nnodes) {
-            if (reserve(&s->nodes, &s->cnodes, (size_t)l->node + 1, sizeof *s->nodes))
+            if (fc__reserve(&s->nodes, &s->cnodes, (size_t)l->node + 1, sizeof *s->nodes))
                 return FC_ENOMEM;
             for (size_t x = s->nnodes; x <= l->node; x++)
                 s->nodes[x].node = (uint32_t)x;
@@ -299,7 +282,7 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
         flh_down(s->wflows, s->nwflows, 0);
         return 0;
     }
-    if (reserve(&s->wflows, &s->cwflows, s->nwflows + 1, sizeof *s->wflows)) {
+    if (fc__reserve(&s->wflows, &s->cwflows, s->nwflows + 1, sizeof *s->wflows)) {
         free(cand.runs);
         return FC_ENOMEM;
     }

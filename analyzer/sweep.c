@@ -78,23 +78,6 @@ struct fc__sweep {
     uint32_t hi_k;
 };
 
-/* Makes room for need elements of size sz in *p (capacity *cap), zeroing the new ones. */
-static int reserve(void *p, size_t *cap, size_t need, size_t sz)
-{
-    void **v = p;
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    void *q = realloc(*v, ncap * sz);
-    if (q == NULL)
-        return FC_ENOMEM;
-    memset((char *)q + *cap * sz, 0, (ncap - *cap) * sz);
-    *v = q;
-    *cap = ncap;
-    return 0;
-}
 
 int fc__sweep_new(const fc__sweep_ops *ops, fc__sweep **out)
 {
@@ -170,12 +153,12 @@ static int node_index(fc__sweep *s, uint32_t x, uint32_t *ix)
         h = (h + 1) & (s->mapcap - 1);
     }
     size_t n = s->nnodes, c = s->cnodes;
-    if (reserve(&s->node_num, &c, n + 1, sizeof *s->node_num) || (c = s->cnodes, 0) ||
-        reserve(&s->out, &c, n + 1, sizeof *s->out) || (c = s->cnodes, 0) ||
-        reserve(&s->in, &c, n + 1, sizeof *s->in) || (c = s->cnodes, 0) ||
-        reserve(&s->nmark, &c, n + 1, sizeof *s->nmark) || (c = s->cnodes, 0) ||
-        reserve(&s->omark, &c, n + 1, sizeof *s->omark) || (c = s->cnodes, 0) ||
-        reserve(&s->imark, &c, n + 1, sizeof *s->imark))
+    if (fc__reserve(&s->node_num, &c, n + 1, sizeof *s->node_num) || (c = s->cnodes, 0) ||
+        fc__reserve(&s->out, &c, n + 1, sizeof *s->out) || (c = s->cnodes, 0) ||
+        fc__reserve(&s->in, &c, n + 1, sizeof *s->in) || (c = s->cnodes, 0) ||
+        fc__reserve(&s->nmark, &c, n + 1, sizeof *s->nmark) || (c = s->cnodes, 0) ||
+        fc__reserve(&s->omark, &c, n + 1, sizeof *s->omark) || (c = s->cnodes, 0) ||
+        fc__reserve(&s->imark, &c, n + 1, sizeof *s->imark))
         return FC_ENOMEM;
     s->cnodes = c;
     s->node_num[n] = x;
@@ -199,17 +182,17 @@ static int slot_get(fc__sweep *s, size_t *slot)
 #define GROW(a)                                                                                    \
     do {                                                                                           \
         size_t c = s->cslots;                                                                      \
-        if (reserve(&s->a, &c, need, sizeof *s->a))                                                \
+        if (fc__reserve(&s->a, &c, need, sizeof *s->a))                                                \
             return FC_ENOMEM;                                                                      \
     } while (0)
         GROW(flow); GROW(src); GROW(dst); GROW(pos_out); GROW(pos_in); GROW(apos); GROW(seen); GROW(inset);
         GROW(rem); GROW(labelled); GROW(was_rem); GROW(lab); GROW(runs);
 #undef GROW
         size_t c = s->cslots;
-        if (reserve(&s->freed, &c, need, sizeof *s->freed))
+        if (fc__reserve(&s->freed, &c, need, sizeof *s->freed))
             return FC_ENOMEM;
         c = s->cslots;
-        if (reserve(&s->comp, &c, need, sizeof *s->comp))
+        if (fc__reserve(&s->comp, &c, need, sizeof *s->comp))
             return FC_ENOMEM;
         /* Every array above now holds the same capacity: the doubling rule is shared. */
         size_t ncap = s->cslots ? s->cslots : 16;
@@ -229,7 +212,7 @@ static void slot_put(fc__sweep *s, size_t f)
 
 static int slist_push(slist *l, size_t f, size_t *pos)
 {
-    if (reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v))
+    if (fc__reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v))
         return FC_ENOMEM;
     *pos = l->n;
     l->v[l->n++] = f;
@@ -239,7 +222,7 @@ static int slist_push(slist *l, size_t f, size_t *pos)
 static int attach(fc__sweep *s, size_t f)
 {
     if (slist_push(&s->out[s->src[f]], f, &s->pos_out[f]) || slist_push(&s->in[s->dst[f]], f, &s->pos_in[f]) ||
-        reserve(&s->act, &s->cact, s->nact + 1, sizeof *s->act))
+        fc__reserve(&s->act, &s->cact, s->nact + 1, sizeof *s->act))
         return FC_ENOMEM;
     s->apos[f] = s->nact;
     s->act[s->nact++] = f;
@@ -274,7 +257,7 @@ static int bnd_less(const bnd *a, const bnd *b)
 
 static int heap_push(fc__sweep *s, bnd b)
 {
-    if (reserve(&s->heap, &s->cheap, s->nheap + 1, sizeof *s->heap))
+    if (fc__reserve(&s->heap, &s->cheap, s->nheap + 1, sizeof *s->heap))
         return FC_ENOMEM;
     size_t i = s->nheap++;
     while (i > 0) {
@@ -476,7 +459,7 @@ static int update_runs(fc__sweep *s, size_t ncomp, double t)
             r->count = s->niv - r->first;
             r->end = t;
         }
-        if (reserve(&rv->v, &rv->cap, rv->n + 1, sizeof *rv->v))
+        if (fc__reserve(&rv->v, &rv->cap, rv->n + 1, sizeof *rv->v))
             return FC_ENOMEM;
         rv->v[rv->n++] = (fc__label_run){.first = s->niv, .start = t, .label = s->lab[f]};
     }
@@ -515,7 +498,7 @@ int fc__sweep_add(fc__sweep *s, const fc_flow *f)
             s->fn -= s->fh;
             s->fh = 0;
         }
-        if (reserve(&s->fifo, &s->fcap, s->fn + 1, sizeof *s->fifo))
+        if (fc__reserve(&s->fifo, &s->fcap, s->fn + 1, sizeof *s->fifo))
             return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
         s->fifo[s->fn++] = slot;
         return 0;
@@ -541,7 +524,7 @@ static int deliver(fc__sweep *s, double t)
     if (!s->open)
         return 0;
     /* The conflict lists of fc__sweep_conflicts are at most the active set long. */
-    if (reserve(&s->cids, &s->ccids, s->nact + 2, sizeof *s->cids))
+    if (fc__reserve(&s->cids, &s->ccids, s->nact + 2, sizeof *s->cids))
         return FC_ENOMEM;
     if (s->ops.interval)
         rc = s->ops.interval(s->ops.arg, s, s->niv, s->open_t, t);
@@ -568,7 +551,7 @@ static int step(fc__sweep *s)
         else
             break;
         size_t f = b.slot;
-        if (reserve(&s->queue, &s->cqueue, nseed + 2 + s->nnodes, sizeof *s->queue))
+        if (fc__reserve(&s->queue, &s->cqueue, nseed + 2 + s->nnodes, sizeof *s->queue))
             return FC_ENOMEM;
         s->queue[nseed++] = s->src[f];
         s->queue[nseed++] = s->dst[f];
@@ -587,7 +570,7 @@ static int step(fc__sweep *s)
         if (rc)
             return rc;
     }
-    if (reserve(&s->queue, &s->cqueue, nseed + s->nnodes, sizeof *s->queue))
+    if (fc__reserve(&s->queue, &s->cqueue, nseed + s->nnodes, sizeof *s->queue))
         return FC_ENOMEM;
     size_t ncomp = collect(s, nseed);
     size_t maxk = 0;
@@ -596,7 +579,7 @@ static int step(fc__sweep *s)
         maxk = od > maxk ? od : maxk;
         maxk = id > maxk ? id : maxk;
     }
-    if (reserve(&s->cnt_k, &s->ccnt_k, maxk + 3, sizeof *s->cnt_k))
+    if (fc__reserve(&s->cnt_k, &s->ccnt_k, maxk + 3, sizeof *s->cnt_k))
         return FC_ENOMEM;
     if (maxk + 2 > s->hi_k)
         s->hi_k = (uint32_t)(maxk + 2);

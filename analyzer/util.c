@@ -156,3 +156,20 @@ void fc__json_str(FILE *f, const char *s)
     }
     putc('"', f);
 }
+
+int fc__reserve(void *p, size_t *cap, size_t need, size_t sz)
+{
+    void **v = p;
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    void *q = realloc(*v, ncap * sz);
+    if (q == NULL)
+        return FC_ENOMEM;
+    memset((char *)q + *cap * sz, 0, (ncap - *cap) * sz);
+    *v = q;
+    *cap = ncap;
+    return 0;
+}
