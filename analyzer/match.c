@@ -30,6 +30,7 @@ enum {
     MF_SEND = 0x80,      /* a send (else a receive) */
     MF_SOLE = 0x100,     /* the only message of its call (blocking Send, Recv...): its wait is
                             the call's, with no per-call entry to keep */
+    MF_FINAL = 0x200,    /* not complete, and never will be: its rank's records are all read */
 };
 
 /* One send or receive instance. Times are aligned ns (rank 0's clock). */
@@ -44,6 +45,7 @@ typedef struct msg {
     uint64_t site, wait_site;
     uint32_t kind, flags;
     uint32_t chan;        /* the channel it waits in, NOCHAN before */
+    uint64_t req;         /* the request id it is bound to until complete, or 0 */
 } msg;
 
 #define NOCHAN UINT32_MAX
@@ -93,6 +95,7 @@ typedef struct rstate {
     size_t wh, wn, wcap;
     uint32_t *blocked; /* channels whose head receive waits for one of those */
     size_t nblocked, cblocked;
+    int ended;         /* its records are all read: it posts and completes nothing more */
 } rstate;
 
 const char *fc__unmatched_reason(uint32_t reason)
@@ -957,25 +960,14 @@ static uint64_t wild_min(matcher *mt, rstate *rs, uint32_t rank)
 static int try_pair(matcher *mt, uint32_t ci, int final)
 {
     chan *c = &mt->ch[ci];
-    /* No receive comes from a rank without a file: its complete sends are unmatched now rather
-     * than at the end, so that they do not hold back the flows after them. */
-    if (!final && (c->dst >= mt->res->world || mt->st[c->dst].r == NULL)) {
-        while (c->sh < c->sn && (mt->pool[c->sq[c->sh]].flags & MF_DONE)) {
-            uint32_t si = c->sq[c->sh++];
-            int rc = 0;
-            if (mt->pool[si].flags & MF_CANCELLED)
-                mt->cancelled_sends++;
-            else
-                rc = add_unmatched(&mt->p, &mt->pool[si], 1, FC_UNMATCHED_NO_PARTNER);
-            msg_free(mt, si);
-            if (rc < 0)
-                return rc;
-        }
-    }
+    /* A receiver without a file, or whose records are all read, posts no more receives and
+     * completes none: what it posted pairs as it is, and the sends left over are unmatched now
+     * rather than at the end, so that they do not hold back the flows after them. */
+    int gone = c->dst >= mt->res->world || mt->st[c->dst].r == NULL || mt->st[c->dst].ended;
     while (c->sh < c->sn && c->rh < c->rn) {
         uint32_t si = c->sq[c->sh], ri = c->rq[c->rh];
         msg *s = &mt->pool[si], *r = &mt->pool[ri];
-        if (!(s->flags & MF_DONE) && !final)
+        if (!(s->flags & (MF_DONE | MF_FINAL)) && !final)
             return 0;
         if (s->flags & MF_CANCELLED) {
             mt->cancelled_sends++;
@@ -983,7 +975,7 @@ static int try_pair(matcher *mt, uint32_t ci, int final)
             c->sh++;
             continue;
         }
-        if (!(r->flags & MF_DONE) && !final)
+        if (!(r->flags & MF_DONE) && !final && !gone)
             return 0;
         if (r->flags & MF_CANCELLED) {
             mt->cancelled_recvs++;
@@ -992,7 +984,7 @@ static int try_pair(matcher *mt, uint32_t ci, int final)
             continue;
         }
         rstate *rs = &mt->st[r->dst];
-        if (!final && wild_min(mt, rs, r->dst) < r->seq) {
+        if (!final && !gone && wild_min(mt, rs, r->dst) < r->seq) {
             if (!c->listed) {
                 if (fc__grow((void **)&rs->blocked, &rs->nblocked, &rs->cblocked, sizeof *rs->blocked) < 0)
                     return FC_ENOMEM;
@@ -1006,6 +998,23 @@ static int try_pair(matcher *mt, uint32_t ci, int final)
         msg_free(mt, ri);
         c->sh++;
         c->rh++;
+        if (rc < 0)
+            return rc;
+    }
+    while (gone && !final && c->rh == c->rn && c->sh < c->sn) {
+        uint32_t si = c->sq[c->sh++];
+        msg *s = &mt->pool[si];
+        int rc = 0;
+        if (s->flags & MF_CANCELLED)
+            mt->cancelled_sends++;
+        else
+            rc = add_unmatched(&mt->p, s, 1, FC_UNMATCHED_NO_PARTNER);
+        if (!(s->flags & MF_DONE) && s->req != 0) { /* its completion, if any, finds nothing */
+            struct rent *e = rmap_get(&mt->st[s->src].slot, s->req);
+            if (e != NULL && e->ix == si)
+                rmap_del(&mt->st[s->src].slot, e);
+        }
+        msg_free(mt, si);
         if (rc < 0)
             return rc;
     }
@@ -1091,6 +1100,7 @@ static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint6
         if (e == NULL)
             return FC_ENOMEM;
         e->ix = ix;
+        mt->pool[ix].req = req;
     }
     if (!send && (m.flags & MF_WILD)) {
         if (done) { /* completed, yet its envelope is unknown */
@@ -1263,6 +1273,54 @@ static int on_record(matcher *mt, rstate *s, const fc_record *in)
     return 0;
 }
 
+/* Rank w's records are all read: its unresolved wildcard receives stay unmatched, and its
+ * channels pair or drop what they hold (try_pair's gone receiver). */
+static int rank_ended(matcher *mt, uint32_t w)
+{
+    rstate *rs = &mt->st[w];
+    int rc = 0;
+    rs->ended = 1;
+    /* Its sends still outstanding will not complete either: they pair as they are, as at the end
+     * of the trace, instead of holding back every flow after them. */
+    uint32_t *chans = rs->slot.n ? malloc(rs->slot.n * sizeof *chans) : NULL;
+    size_t nchans = 0;
+    if (rs->slot.n && chans == NULL)
+        return FC_ENOMEM;
+    for (size_t i = 0; i < rs->slot.cap; i++) {
+        msg *m = rs->slot.e[i].req ? &mt->pool[rs->slot.e[i].ix] : NULL;
+        if (m != NULL && (m->flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND) && m->src == w) {
+            m->flags |= MF_FINAL;
+            if (m->chan != NOCHAN)
+                chans[nchans++] = m->chan;
+        }
+    }
+    for (size_t i = 0; i < nchans && rc == 0; i++)
+        if (!mt->ch[chans[i]].dead)
+            rc = try_pair(mt, chans[i], 0);
+    free(chans);
+    if (rc < 0)
+        return rc;
+    while (rc == 0 && wild_min(mt, rs, w) != UINT64_MAX) {
+        uint32_t ix = rs->wild[rs->wh].m;
+        rc = add_unmatched(&mt->p, &mt->pool[ix], 0, FC_UNMATCHED_UNRESOLVED);
+        msg_free(mt, ix);
+    }
+    for (size_t i = 0; i < rs->nblocked; i++)
+        mt->ch[rs->blocked[i]].listed = 0;
+    rs->nblocked = 0;
+    for (uint32_t ci = 0; ci < mt->nch && rc == 0; ci++)
+        if (!mt->ch[ci].dead && mt->ch[ci].dst == w)
+            rc = try_pair(mt, ci, 0);
+    return rc;
+}
+
+/* Rank file i has no more records. */
+static int file_ended(matcher *mt, fc_trace *t, size_t i)
+{
+    uint32_t w = fc_trace_rank(t, i)->info.rank;
+    return w < mt->res->world && mt->st[w].r != NULL ? rank_ended(mt, w) : 0;
+}
+
 /* The end of the trace: what is still unresolved stays unmatched, the channels pair what they
  * hold as it is, and whatever is left has no partner. */
 static int drain(matcher *mt)
@@ -1405,6 +1463,9 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
         if (have[i] && recs[i].t0 < from)
             from = recs[i].t0;
     }
+    for (size_t i = 0; i < nr; i++)
+        if (!have[i] && (rc = file_ended(&mt, t, i)) < 0)
+            goto out;
     for (size_t left = nr; left > 0;) {
         int64_t end = from > INT64_MAX - span ? INT64_MAX : from + span;
         uint64_t n = 0;
@@ -1418,6 +1479,8 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
                 if ((rc = fc_cursor_next(cur[i], &recs[i])) < 0)
                     goto out;
                 have[i] = rc > 0;
+                if (!have[i] && (rc = file_ended(&mt, t, i)) < 0)
+                    goto out;
             }
             left += have[i];
         }

@@ -472,6 +472,35 @@ static void test_mprobe(void **state)
 
 /* MPI_PROC_NULL partners, a cancelled receive and a wildcard receive completed without a status:
  * none of them takes part in the matching, and the last is reported as unresolved. */
+/* A rank whose records end early (it died, or its file was cut): rank 0 posts an Isend at 100 us
+ * and nothing more. Its send never completes, so it ends as it starts (send_end = send_start) and
+ * still meets rank 1's Recv; rank 1's later Send to rank 0 (tag 2) and its Irecv from rank 0 (tag
+ * 3, never completed) have no partner. The same as if every rank were read to its end first. */
+static void test_rank_ends(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    add(&rk[0], FC_EV_MPI_Isend, 100 * US, 101 * US, 1, 1, 64, 0x10, 0, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 50 * US, 300 * US, 0, 1, 64, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Send, 400 * US, 410 * US, 0, 2, 8, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Irecv, 500 * US, 501 * US, 0, 3, 8, 0x11, 0, 0);
+    add(&rk[1], FC_EV_MPI_Barrier, 5000 * US, 6000 * US, FC_PEER_NONE, 0, 0, 0, 0, 0);
+    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    assert_int_equal(m->nflows, 1);
+    assert_float_equal(m->flows[0].send_start, 100e-6, EPS);
+    assert_float_equal(m->flows[0].send_end, 100e-6, EPS);
+    assert_float_equal(m->flows[0].end, 300e-6, EPS);
+    assert_int_equal(m->unmatched_sends, 1);
+    assert_int_equal(m->unmatched_recvs, 1);
+    for (size_t i = 0; i < m->nunmatched; i++) {
+        assert_int_equal(m->unmatched[i].rank, 1);
+        assert_int_equal(m->unmatched[i].reason, FC_UNMATCHED_NO_PARTNER);
+        assert_int_equal(m->unmatched[i].tag, m->unmatched[i].send ? 2 : 3);
+    }
+    fc__match_free(m);
+}
+
 static void test_leftovers(void **state)
 {
     (void)state;
@@ -505,7 +534,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_simple),         cmocka_unit_test(test_wildcards),
-        cmocka_unit_test(test_non_overtaking), cmocka_unit_test(test_late_wildcard), cmocka_unit_test(test_persistent),
+        cmocka_unit_test(test_non_overtaking), cmocka_unit_test(test_late_wildcard), cmocka_unit_test(test_rank_ends), cmocka_unit_test(test_persistent),
         cmocka_unit_test(test_sendrecv_ring),  cmocka_unit_test(test_intra),
         cmocka_unit_test(test_unmatched),      cmocka_unit_test(test_clock_violation),
         cmocka_unit_test(test_eager_rendezvous), cmocka_unit_test(test_mprobe),
