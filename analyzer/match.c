@@ -1251,6 +1251,18 @@ static int on_record(matcher *mt, rstate *s, const fc_record *in)
             struct rent *e = rec.req ? rmap_get(&s->tmpls, rec.req) : NULL;
             if (e != NULL)
                 rmap_del(&s->tmpls, e);
+            /* A send freed while outstanding is never seen complete: it pairs as it is now
+             * rather than holding back every flow after it until the end. */
+            e = rec.req ? rmap_get(&s->slot, rec.req) : NULL;
+            if (e != NULL && (mt->pool[e->ix].flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND)) {
+                msg *fm = &mt->pool[e->ix];
+                uint32_t ch = fm->chan;
+                fm->flags |= MF_FINAL;
+                fm->req = 0;
+                rmap_del(&s->slot, e);
+                if (ch != NOCHAN)
+                    rc = try_pair(mt, ch, 0);
+            }
         }
         break;
     case FC_EV_COMPLETE:

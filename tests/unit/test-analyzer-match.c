@@ -475,7 +475,8 @@ static void test_mprobe(void **state)
 /* A rank whose records end early (it died, or its file was cut): rank 0 posts an Isend at 100 us
  * and nothing more. Its send never completes, so it ends as it starts (send_end = send_start) and
  * still meets rank 1's Recv; rank 1's later Send to rank 0 (tag 2) and its Irecv from rank 0 (tag
- * 3, never completed) have no partner. The same as if every rank were read to its end first. */
+ * 3, never completed) have no partner, nor its Isend (tag 4) freed while outstanding. The same as
+ * if every rank were read to its end first. */
 static void test_rank_ends(void **state)
 {
     (void)state;
@@ -483,6 +484,9 @@ static void test_rank_ends(void **state)
     trank rk[2] = {{.node = "a"}, {.node = "b"}};
     add(&rk[0], FC_EV_MPI_Isend, 100 * US, 101 * US, 1, 1, 64, 0x10, 0, 0);
     add(&rk[1], FC_EV_MPI_Recv, 50 * US, 300 * US, 0, 1, 64, 0, 0, 0);
+    /* Rank 1 also frees an outstanding Isend (tag 4) that rank 0 never receives. */
+    add(&rk[1], FC_EV_MPI_Isend, 310 * US, 311 * US, 0, 4, 8, 0x12, 0, 0);
+    add(&rk[1], FC_EV_MPI_Request_free, 320 * US, 321 * US, FC_PEER_NONE, 0, 0, 0x12, 0, 0);
     add(&rk[1], FC_EV_MPI_Send, 400 * US, 410 * US, 0, 2, 8, 0, 0, 0);
     add(&rk[1], FC_EV_MPI_Irecv, 500 * US, 501 * US, 0, 3, 8, 0x11, 0, 0);
     add(&rk[1], FC_EV_MPI_Barrier, 5000 * US, 6000 * US, FC_PEER_NONE, 0, 0, 0, 0, 0);
@@ -491,12 +495,14 @@ static void test_rank_ends(void **state)
     assert_float_equal(m->flows[0].send_start, 100e-6, EPS);
     assert_float_equal(m->flows[0].send_end, 100e-6, EPS);
     assert_float_equal(m->flows[0].end, 300e-6, EPS);
-    assert_int_equal(m->unmatched_sends, 1);
+    assert_int_equal(m->unmatched_sends, 2);
     assert_int_equal(m->unmatched_recvs, 1);
+    const int64_t tags[] = {4, 2, 3}; /* by post: tag 4 at 310, tag 2 at 400, tag 3 at 500 */
+    assert_int_equal(m->nunmatched, 3);
     for (size_t i = 0; i < m->nunmatched; i++) {
         assert_int_equal(m->unmatched[i].rank, 1);
         assert_int_equal(m->unmatched[i].reason, FC_UNMATCHED_NO_PARTNER);
-        assert_int_equal(m->unmatched[i].tag, m->unmatched[i].send ? 2 : 3);
+        assert_int_equal(m->unmatched[i].tag, tags[i]);
     }
     fc__match_free(m);
 }
