@@ -35,7 +35,8 @@ static int before(const fc_flow *x, const fc_flow *y)
 #define CMP(f)                                                                                     \
     if (x->f != y->f)                                                                              \
         return x->f < y->f;
-    CMP(start) CMP(src_rank) CMP(dst_rank) CMP(end) CMP(send_start)
+    /* Then the order of delivery (the id until the ids are given), as match.c does. */
+    CMP(start) CMP(src_rank) CMP(dst_rank) CMP(end) CMP(send_start) CMP(id)
 #undef CMP
     return 0;
 }

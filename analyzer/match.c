@@ -322,7 +322,9 @@ static int cmp_flow(const void *a, const void *b)
 #define CMP(f)                                                                                     \
     if (x->f != y->f)                                                                              \
         return x->f < y->f ? -1 : 1;
-    CMP(start) CMP(src_rank) CMP(dst_rank) CMP(end) CMP(send_start)
+    /* Then the order of delivery (the id until the ids are given), the same in every analysis of
+     * the trace, so that flows alike in all the above still get the same ids everywhere. */
+    CMP(start) CMP(src_rank) CMP(dst_rank) CMP(end) CMP(send_start) CMP(id)
 #undef CMP
     return 0;
 }
@@ -460,10 +462,18 @@ static uint32_t call_find(pairing *p, uint32_t rank, uint64_t site, int64_t t0, 
     if (p->ncfree > 0)
         i = p->cfree[--p->ncfree];
     else {
-        if (p->ncalls >= NOMSG - 1 || fc__grow((void **)&p->calls, &p->ncalls, &p->ccalls, sizeof *p->calls) < 0 ||
-            (p->ccfree < p->ccalls && !(p->cfree = realloc(p->cfree, (p->ccfree = p->ccalls) * sizeof *p->cfree)))) {
+        if (p->ncalls >= NOMSG - 1 || fc__grow((void **)&p->calls, &p->ncalls, &p->ccalls, sizeof *p->calls) < 0) {
             *nomem = 1;
             return NOMSG;
+        }
+        if (p->ccfree < p->ccalls) { /* cfree[] never holds more than the calls */
+            uint32_t *f = realloc(p->cfree, p->ccalls * sizeof *f);
+            if (f == NULL) {
+                *nomem = 1;
+                return NOMSG;
+            }
+            p->cfree = f;
+            p->ccfree = p->ccalls;
         }
         i = (uint32_t)p->ncalls++;
     }
@@ -845,6 +855,8 @@ static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64
             return FC_ENOMEM;
         for (size_t i = 0; i < mt->nch; i++) {
             const chan *c = &mt->ch[i];
+            if (c->dead) /* released: on the free list, in no entry */
+                continue;
             size_t h = key_hash(c->comm, c->src, c->dst, c->tag) & (ncap - 1);
             while (t[h])
                 h = (h + 1) & (ncap - 1);
@@ -1483,7 +1495,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
         uint64_t n = 0;
         left = 0;
         for (size_t i = 0; i < nr; i++) {
-            while (have[i] && recs[i].t0 < end) {
+            while (have[i] && (recs[i].t0 < end || end == INT64_MAX)) {
                 const fc_record *r = &recs[i];
                 if (r->rank < res->world && mt.st[r->rank].r != NULL && (rc = on_record(&mt, &mt.st[r->rank], r)) < 0)
                     goto out;
@@ -1502,6 +1514,14 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
             int64_t wm = pend_min(&mt);
             if (end < wm)
                 wm = end;
+            /* The START records of a Startall come at its exit, but post their sends at its entry:
+             * a Startall whose exit is not read yet may still post before the window's end. */
+            for (uint32_t r = 0; r < res->world; r++)
+                for (size_t k = 0; !mt.st[r].ended && k < mt.st[r].nthr; k++) {
+                    const thr *th = &mt.st[r].thr[k];
+                    if (th->kind == FC_EV_MPI_Startall && th->t1 >= end && th->t0 < wm)
+                        wm = th->t0;
+                }
             if ((rc = sink->advance(sink->arg, (double)(wm - mt.p.origin) * 1e-9)) != 0)
                 goto out;
         }

@@ -77,9 +77,9 @@ static void text_run(FILE *f, const fc__analysis *a)
     fprintf(f, "intervals:       %zu\n", a->sum->nintervals);
     fprintf(f, "clock:           %" PRIu64 " violations (%" PRIu64 " beyond uncertainty)", m->clock_violations,
             m->clock_violations_beyond);
-    if (m->clock_violations && m->worst_flow != UINT64_MAX)
-        fprintf(f, ", worst %.9f s on flow %" PRIu64, m->worst_violation, m->worst_flow);
-    else if (m->clock_violations)
+    /* Named by its ranks and send time, which every analysis knows (a streamed one gives
+     * intra-node messages no id). */
+    if (m->clock_violations)
         fprintf(f, ", worst %.9f s on the message %" PRIu32 " -> %" PRIu32 " sent at %.9f s", m->worst_violation,
                 m->worst_src, m->worst_dst, m->worst_send);
     putc('\n', f);

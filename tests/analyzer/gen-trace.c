@@ -15,7 +15,8 @@
  *                                reads "libapp.so+0xOFFSET"
  *   partial R                    leave rank R without its END block
  * Every rank gets an MPI_Init at local 0..1 us first, MPI_COMM_WORLD as comm 0, no clock blocks
- * (so aligned time = local time and the origin is 0). Exits 1 with a message on any error. */
+ * (so aligned time = local time and the origin is 0). At most 4095 events per rank. Exits 1 with a
+ * message on any error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,11 @@
 #include <flowcut/writer.h>
 
 #define MAXR 64
-#define MAXE 256
+#define MAXE 4096
 
 typedef struct grank {
     char node[64];
-    fc_event ev[MAXE];
+    fc_event *ev; /* MAXE of them, allocated for the ranks that have events */
     size_t n;
     int partial;
     fc_site sites[8];
@@ -88,6 +89,8 @@ int main(int argc, char **argv)
             int kn = fc_event_kind_from_name(kind);
             if (kn < 0)
                 die(line, "unknown event kind");
+            if (rk[r].ev == NULL && (rk[r].ev = calloc(MAXE, sizeof *rk[r].ev)) == NULL)
+                die(line, "out of memory");
             fc_event *e = &rk[r].ev[rk[r].n++];
             memset(e, 0, sizeof *e);
             e->kind = (uint32_t)kn;
@@ -126,7 +129,8 @@ int main(int argc, char **argv)
         all[0].kind = FC_EV_MPI_Init;
         all[0].t1 = 1000;
         all[0].peer = FC_PEER_NONE;
-        memcpy(all + 1, rk[i].ev, rk[i].n * sizeof *all);
+        if (rk[i].n > 0) /* a rank without events has no array */
+            memcpy(all + 1, rk[i].ev, rk[i].n * sizeof *all);
         snprintf(fname, sizeof fname, FC_TRACE_FILE_FMT, (int)i);
         snprintf(path, sizeof path, "%s/%s", argv[1], fname);
         if (fc_writer_open(path, i, n, 0, 1, 0, &w) < 0 || fc_writer_rank(w, &info) < 0 ||

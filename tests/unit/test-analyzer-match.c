@@ -507,6 +507,22 @@ static void test_rank_ends(void **state)
     fc__match_free(m);
 }
 
+/* A record at the last representable time (a damaged clock) is read like any other, and the
+ * matching still ends. */
+static void test_last_time(void **state)
+{
+    (void)state;
+    char dir[4096];
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    add(&rk[0], FC_EV_MPI_Send, 10 * US, 11 * US, 1, 1, 100, 0, 0, 0);
+    add(&rk[0], FC_EV_MPI_Barrier, INT64_MAX, INT64_MAX, FC_PEER_NONE, 0, 0, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 5 * US, 20 * US, 0, 1, 100, 0, 0, 0);
+    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    assert_int_equal(m->nflows, 1);
+    assert_float_equal(m->flows[0].send_start, 10e-6, EPS);
+    fc__match_free(m);
+}
+
 static void test_leftovers(void **state)
 {
     (void)state;
@@ -540,7 +556,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_simple),         cmocka_unit_test(test_wildcards),
-        cmocka_unit_test(test_non_overtaking), cmocka_unit_test(test_late_wildcard), cmocka_unit_test(test_rank_ends), cmocka_unit_test(test_persistent),
+        cmocka_unit_test(test_non_overtaking), cmocka_unit_test(test_late_wildcard), cmocka_unit_test(test_rank_ends), cmocka_unit_test(test_last_time), cmocka_unit_test(test_persistent),
         cmocka_unit_test(test_sendrecv_ring),  cmocka_unit_test(test_intra),
         cmocka_unit_test(test_unmatched),      cmocka_unit_test(test_clock_violation),
         cmocka_unit_test(test_eager_rendezvous), cmocka_unit_test(test_mprobe),
