@@ -26,8 +26,12 @@ int fc__grow(void **v, size_t *n, size_t *cap, size_t sz);
 
 /* Makes room for need elements of size sz in *p (a pointer to the array), doubling the capacity
  * *cap from 16 until it fits and zeroing the new elements. Returns 0 or FC_ENOMEM (then *p and
- * *cap are as they were). */
-int fc__reserve(void *p, size_t *cap, size_t need, size_t sz);
+ * *cap are as they were). The check is inline: the sweep calls this on every boundary. */
+int fc__reserve_grow(void *p, size_t *cap, size_t need, size_t sz);
+static inline int fc__reserve(void *p, size_t *cap, size_t need, size_t sz)
+{
+    return need <= *cap ? 0 : fc__reserve_grow(p, cap, need, sz);
+}
 
 /* One EVENTS block of the index built at open. */
 typedef struct fc__blk {

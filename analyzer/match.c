@@ -46,6 +46,7 @@ typedef struct msg {
     uint32_t kind, flags;
     uint32_t chan;        /* the channel it waits in, NOCHAN before */
     uint64_t req;         /* the request id it is bound to until complete, or 0 */
+    uint32_t call;        /* its entry in the table of waiting calls (MF_WAITED, not MF_SOLE) */
 } msg;
 
 #define NOCHAN UINT32_MAX
@@ -564,23 +565,21 @@ static uint32_t waiter(const msg *m)
 }
 
 /* Message m (just marked MF_WAITED) belongs to its waiting call until it leaves. */
-static int call_ref(pairing *p, const msg *m)
+static int call_ref(pairing *p, msg *m)
 {
     int nomem = 0;
     uint32_t i = call_find(p, waiter(m), m->wait_site, m->wait_t0, 1, &nomem);
     if (i == NOMSG)
         return FC_ENOMEM;
     p->calls[i].refs++;
+    m->call = i; /* stays valid while m holds the entry */
     return 0;
 }
 
 /* Message m leaves: its call is summed when nothing else holds it. */
 static int call_unref(pairing *p, const msg *m)
 {
-    int nomem = 0;
-    uint32_t i = call_find(p, waiter(m), m->wait_site, m->wait_t0, 0, &nomem);
-    if (i == NOMSG)
-        return 0;
+    uint32_t i = m->call;
     if (--p->calls[i].refs == 0 && !p->calls[i].open)
         return call_flush(p, i);
     return 0;
@@ -602,11 +601,7 @@ static int add_wait(pairing *p, const msg *m, double ls, double lr)
 {
     if (m->flags & MF_SOLE)
         return site_add(p, waiter(m), m->wait_site, ls, lr);
-    int nomem = 0;
-    uint32_t i = call_find(p, waiter(m), m->wait_site, m->wait_t0, 1, &nomem);
-    if (i == NOMSG)
-        return FC_ENOMEM;
-    wcall *c = &p->calls[i];
+    wcall *c = &p->calls[m->call];
     c->ls = ls > c->ls ? ls : c->ls;
     c->lr = lr > c->lr ? lr : c->lr;
     return 0;
@@ -1104,7 +1099,7 @@ static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint6
         m.flags |= MF_SOLE;
     int rc = msg_new(mt, &m, &ix);
     if (rc == 0 && done && !(m.flags & MF_SOLE))
-        rc = call_ref(&mt->p, &m);
+        rc = call_ref(&mt->p, &mt->pool[ix]);
     if (rc < 0)
         return rc;
     if (req != 0 && !done) {

@@ -157,7 +157,7 @@ void fc__json_str(FILE *f, const char *s)
     putc('"', f);
 }
 
-int fc__reserve(void *p, size_t *cap, size_t need, size_t sz)
+int fc__reserve_grow(void *p, size_t *cap, size_t need, size_t sz)
 {
     void **v = p;
     if (need <= *cap)
