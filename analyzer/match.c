@@ -428,9 +428,36 @@ static void tab_put(uint32_t *t, size_t cap, uint64_t h, uint32_t i)
     t[j] = i + 1;
 }
 
+/* Removes index i (hash h) from table t, moving the entries after it back into the hole: the
+ * tables are linear-probed, without tombstones. home(ctx, ix) is the hash of entry ix. */
+static void tab_del(uint32_t *t, size_t cap, uint64_t h, uint32_t i, uint64_t (*home)(const void *ctx, uint32_t ix),
+                    const void *ctx)
+{
+    size_t mask = cap - 1, j = h & mask;
+    while (t[j] != i + 1)
+        j = (j + 1) & mask;
+    for (size_t k = j;;) {
+        k = (k + 1) & mask;
+        if (t[k] == 0)
+            break;
+        size_t at = home(ctx, t[k] - 1) & mask;
+        /* The entry at k stays when its home lies cyclically in (j, k]. */
+        if (j <= k ? (j < at && at <= k) : (j < at || at <= k))
+            continue;
+        t[j] = t[k];
+        j = k;
+    }
+    t[j] = 0;
+}
+
 static uint64_t wcall_hash(const wcall *c)
 {
     return call_hash(c->rank, c->site, c->t0);
+}
+
+static uint64_t call_home(const void *ctx, uint32_t ix)
+{
+    return wcall_hash(&((const pairing *)ctx)->calls[ix]);
 }
 
 /* The entry of call (rank, site, t0), made when create is set; NOMSG when absent or out of memory
@@ -490,21 +517,7 @@ static int site_add(pairing *p, uint32_t rank, uint64_t site, double ls, double 
 static int call_flush(pairing *p, uint32_t i)
 {
     wcall c = p->calls[i];
-    /* Out of the table, by moving the entries after it back into the hole. */
-    size_t mask = p->ctcap - 1, j = wcall_hash(&c) & mask;
-    while (p->ctab[j] != i + 1)
-        j = (j + 1) & mask;
-    for (size_t k = j;;) {
-        k = (k + 1) & mask;
-        if (p->ctab[k] == 0)
-            break;
-        size_t home = wcall_hash(&p->calls[p->ctab[k] - 1]) & mask;
-        if (j <= k ? (j < home && home <= k) : (j < home || home <= k))
-            continue;
-        p->ctab[j] = p->ctab[k];
-        j = k;
-    }
-    p->ctab[j] = 0;
+    tab_del(p->ctab, p->ctcap, wcall_hash(&c), i, call_home, p);
     p->cfree[p->ncfree++] = i;
     p->clive--;
     return site_add(p, c.rank, c.site, c.ls, c.lr);
@@ -840,6 +853,12 @@ static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
     return h ^ (h >> 31);
 }
 
+static uint64_t chan_home(const void *ctx, uint32_t ix)
+{
+    const chan *c = &((const matcher *)ctx)->ch[ix];
+    return key_hash(c->comm, c->src, c->dst, c->tag);
+}
+
 /* The channel of a key, made when new. Returns 0 or FC_ENOMEM. */
 static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag, uint32_t *ci)
 {
@@ -848,15 +867,9 @@ static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64
         uint32_t *t = calloc(ncap, sizeof *t);
         if (t == NULL)
             return FC_ENOMEM;
-        for (size_t i = 0; i < mt->nch; i++) {
-            const chan *c = &mt->ch[i];
-            if (c->dead) /* released: on the free list, in no entry */
-                continue;
-            size_t h = key_hash(c->comm, c->src, c->dst, c->tag) & (ncap - 1);
-            while (t[h])
-                h = (h + 1) & (ncap - 1);
-            t[h] = (uint32_t)i + 1;
-        }
+        for (size_t i = 0; i < mt->nch; i++)
+            if (!mt->ch[i].dead) /* a released one is on the free list, in no entry */
+                tab_put(t, ncap, chan_home(mt, (uint32_t)i), (uint32_t)i);
         free(mt->tab);
         mt->tab = t;
         mt->tcap = ncap;
@@ -892,27 +905,10 @@ static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64
 }
 
 /* Forgets the empty channel ci: programs often use a new tag per step, so a trace can have as
- * many keys as messages, and only the keys in use are kept. The table is linear-probed, so the
- * entries after the hole move back into it (no tombstones). */
+ * many keys as messages, and only the keys in use are kept. */
 static int chan_release(matcher *mt, uint32_t ci)
 {
-    const chan *c = &mt->ch[ci];
-    size_t mask = mt->tcap - 1, i = key_hash(c->comm, c->src, c->dst, c->tag) & mask;
-    while (mt->tab[i] != ci + 1)
-        i = (i + 1) & mask;
-    for (size_t j = i;;) {
-        j = (j + 1) & mask;
-        if (mt->tab[j] == 0)
-            break;
-        const chan *d = &mt->ch[mt->tab[j] - 1];
-        size_t k = key_hash(d->comm, d->src, d->dst, d->tag) & mask;
-        /* d stays where it is when its home k lies cyclically in (i, j]. */
-        if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-            continue;
-        mt->tab[i] = mt->tab[j];
-        i = j;
-    }
-    mt->tab[i] = 0;
+    tab_del(mt->tab, mt->tcap, chan_home(mt, ci), ci, chan_home, mt);
     mt->ch[ci].dead = 1;
     if (mt->nchfree == mt->cchfree) {
         size_t nc = mt->cchfree ? 2 * mt->cchfree : 64;
