@@ -41,6 +41,15 @@ static int before(const fc_flow *x, const fc_flow *y)
     return 0;
 }
 
+/* The waiting flow that comes later in that order belongs below. */
+static int ix_below(const void *ctx, const uint32_t *a, const uint32_t *b)
+{
+    const fc_flow *slab = ctx;
+    return before(&slab[*b], &slab[*a]);
+}
+
+FC__HEAP(fh, uint32_t, ix_below)
+
 int fc__feed_new(const fc__sweep_ops *ops, fc__feed **out)
 {
     fc__feed *f = calloc(1, sizeof *f);
@@ -100,12 +109,8 @@ static int push(fheap *q, const fc_flow *fl)
         ix = (uint32_t)q->nslab++;
     }
     q->slab[ix] = *fl;
-    size_t i = q->n++;
-    while (i > 0 && before(fl, &q->slab[q->h[(i - 1) / 2]])) {
-        q->h[i] = q->h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    q->h[i] = ix;
+    q->h[q->n++] = ix;
+    fh_up(q->slab, q->h, q->n - 1);
     return 0;
 }
 
@@ -113,21 +118,10 @@ static int push(fheap *q, const fc_flow *fl)
  * until the next push. */
 static fc_flow *take(fheap *q)
 {
-    uint32_t top = q->h[0], last = q->h[--q->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= q->n)
-            break;
-        if (c + 1 < q->n && before(&q->slab[q->h[c + 1]], &q->slab[q->h[c]]))
-            c++;
-        if (!before(&q->slab[q->h[c]], &q->slab[last]))
-            break;
-        q->h[i] = q->h[c];
-        i = c;
-    }
+    uint32_t top = q->h[0];
+    q->h[0] = q->h[--q->n];
     if (q->n > 0)
-        q->h[i] = last;
+        fh_down(q->slab, q->h, q->n, 0);
     q->freed[q->nfreed++] = top;
     return &q->slab[top];
 }

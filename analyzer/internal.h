@@ -110,6 +110,41 @@ static inline int fc__is_sync_kind(uint32_t k)
     return k == FC_EV_MPI_Ssend || k == FC_EV_MPI_Issend || k == FC_EV_MPI_Ssend_init;
 }
 
+/* A binary heap of elements of type in an array, as static functions name_up(ctx, h, i) (element i
+ * moves up to its place, after it was added at the end) and name_down(ctx, h, n, i) (element i of
+ * n moves down, after the top was replaced). below(ctx, a, b) is 1 when element *a belongs below
+ * *b, i.e. leaves the heap after it; ctx is handed through for comparisons that need more than the
+ * elements (indices into another array). The top, h[0], is the first to leave. */
+#define FC__HEAP(name, type, below)                                                                \
+    static inline void name##_up(const void *ctx, type *h, size_t i)                               \
+    {                                                                                              \
+        type x = h[i];                                                                             \
+        while (i > 0) {                                                                            \
+            size_t p = (i - 1) / 2;                                                                \
+            if (!below(ctx, &h[p], &x))                                                            \
+                break;                                                                             \
+            h[i] = h[p];                                                                           \
+            i = p;                                                                                 \
+        }                                                                                          \
+        h[i] = x;                                                                                  \
+    }                                                                                              \
+    static inline void name##_down(const void *ctx, type *h, size_t n, size_t i)                   \
+    {                                                                                              \
+        type x = h[i];                                                                             \
+        for (;;) {                                                                                 \
+            size_t c = 2 * i + 1;                                                                  \
+            if (c >= n)                                                                            \
+                break;                                                                             \
+            if (c + 1 < n && below(ctx, &h[c], &h[c + 1]))                                         \
+                c++;                                                                               \
+            if (!below(ctx, &x, &h[c]))                                                            \
+                break;                                                                             \
+            h[i] = h[c];                                                                           \
+            i = c;                                                                                 \
+        }                                                                                          \
+        h[i] = x;                                                                                  \
+    }
+
 /* qsort that accepts an empty array given as NULL (qsort itself must never see a NULL base). */
 static inline void fc__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {

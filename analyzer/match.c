@@ -797,6 +797,15 @@ static void msg_free(matcher *mt, uint32_t ix)
     mt->freed[mt->nfreed++] = ix;
 }
 
+/* A later post belongs below. */
+static int pend_below(const void *ctx, const struct pend *a, const struct pend *b)
+{
+    (void)ctx;
+    return a->post > b->post;
+}
+
+FC__HEAP(pheap, struct pend, pend_below)
+
 static int pend_push(matcher *mt, uint32_t ix)
 {
     const msg *m = &mt->pool[ix];
@@ -808,13 +817,8 @@ static int pend_push(matcher *mt, uint32_t ix)
         mt->pend = p;
         mt->cpend = nc;
     }
-    struct pend e = {m->post, ix, m->src, m->seq};
-    size_t i = mt->npend++;
-    while (i > 0 && mt->pend[(i - 1) / 2].post > e.post) {
-        mt->pend[i] = mt->pend[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    mt->pend[i] = e;
+    mt->pend[mt->npend++] = (struct pend){m->post, ix, m->src, m->seq};
+    pheap_up(NULL, mt->pend, mt->npend - 1);
     return 0;
 }
 
@@ -826,21 +830,9 @@ static int64_t pend_min(matcher *mt)
         const msg *m = &mt->pool[top->m];
         if ((m->flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND) && m->seq == top->seq && m->src == top->src)
             return top->post;
-        struct pend last = mt->pend[--mt->npend];
-        size_t i = 0, n = mt->npend;
-        for (;;) {
-            size_t c = 2 * i + 1;
-            if (c >= n)
-                break;
-            if (c + 1 < n && mt->pend[c + 1].post < mt->pend[c].post)
-                c++;
-            if (mt->pend[c].post >= last.post)
-                break;
-            mt->pend[i] = mt->pend[c];
-            i = c;
-        }
-        if (n > 0)
-            mt->pend[i] = last;
+        mt->pend[0] = mt->pend[--mt->npend];
+        if (mt->npend > 0)
+            pheap_down(NULL, mt->pend, mt->npend, 0);
     }
     return INT64_MAX;
 }

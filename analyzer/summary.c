@@ -70,38 +70,21 @@ static int cmp_conf(const void *a, const void *b)
 
 /* ---- top-N heaps: the row that would leave first (the least bad) on top ----------------------- */
 
-#define HEAP_FNS(name, type, before)                                                               \
-    static void name##_up(type *h, size_t i)                                                       \
-    {                                                                                              \
-        type x = h[i];                                                                             \
-        while (i > 0) {                                                                            \
-            size_t p = (i - 1) / 2;                                                                \
-            if (!before(&h[p], &x))                                                                \
-                break;                                                                             \
-            h[i] = h[p];                                                                           \
-            i = p;                                                                                 \
-        }                                                                                          \
-        h[i] = x;                                                                                  \
-    }                                                                                              \
-    static void name##_down(type *h, size_t n, size_t i)                                           \
-    {                                                                                              \
-        type x = h[i];                                                                             \
-        for (;;) {                                                                                 \
-            size_t c = 2 * i + 1;                                                                  \
-            if (c >= n)                                                                            \
-                break;                                                                             \
-            if (c + 1 < n && before(&h[c], &h[c + 1]))                                             \
-                c++;                                                                               \
-            if (!before(&x, &h[c]))                                                                \
-                break;                                                                             \
-            h[i] = h[c];                                                                           \
-            i = c;                                                                                 \
-        }                                                                                          \
-        h[i] = x;                                                                                  \
-    }
+/* A worse row belongs below: it stays while better ones leave. */
+static int iv_below(const void *ctx, const fc__sum_interval *a, const fc__sum_interval *b)
+{
+    (void)ctx;
+    return iv_before(a, b);
+}
 
-HEAP_FNS(ivh, fc__sum_interval, iv_before)
-HEAP_FNS(flh, fc__sum_flow, fl_before)
+static int fl_below(const void *ctx, const fc__sum_flow *a, const fc__sum_flow *b)
+{
+    (void)ctx;
+    return fl_before(a, b);
+}
+
+FC__HEAP(ivh, fc__sum_interval, iv_below)
+FC__HEAP(flh, fc__sum_flow, fl_below)
 
 /* ---- intervals ------------------------------------------------------------------------------ */
 
@@ -159,7 +142,7 @@ static int on_interval(void *arg, const fc__sweep *sw, size_t index, double star
     if (full) {
         iv_release(&s->worst[0]);
         s->worst[0] = cand;
-        ivh_down(s->worst, s->nworst, 0);
+        ivh_down(NULL, s->worst, s->nworst, 0);
         return 0;
     }
     if (fc__reserve(&s->worst, &s->cworst, s->nworst + 1, sizeof *s->worst)) {
@@ -167,7 +150,7 @@ static int on_interval(void *arg, const fc__sweep *sw, size_t index, double star
         return FC_ENOMEM;
     }
     s->worst[s->nworst++] = cand;
-    ivh_up(s->worst, s->nworst - 1);
+    ivh_up(NULL, s->worst, s->nworst - 1);
     return 0;
 }
 
@@ -279,7 +262,7 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
     if (full) {
         free(s->wflows[0].runs);
         s->wflows[0] = cand;
-        flh_down(s->wflows, s->nwflows, 0);
+        flh_down(NULL, s->wflows, s->nwflows, 0);
         return 0;
     }
     if (fc__reserve(&s->wflows, &s->cwflows, s->nwflows + 1, sizeof *s->wflows)) {
@@ -287,7 +270,7 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
         return FC_ENOMEM;
     }
     s->wflows[s->nwflows++] = cand;
-    flh_up(s->wflows, s->nwflows - 1);
+    flh_up(NULL, s->wflows, s->nwflows - 1);
     return 0;
 }
 

@@ -250,44 +250,30 @@ static void detach(fc__sweep *s, size_t f)
 
 /* ---- the boundary heap ---------------------------------------------------------------------- */
 
-static int bnd_less(const bnd *a, const bnd *b)
+/* A later boundary belongs below. */
+static int bnd_below(const void *ctx, const bnd *a, const bnd *b)
 {
-    return a->t < b->t;
+    (void)ctx;
+    return a->t > b->t;
 }
+
+FC__HEAP(bheap, bnd, bnd_below)
 
 static int heap_push(fc__sweep *s, bnd b)
 {
     if (fc__reserve(&s->heap, &s->cheap, s->nheap + 1, sizeof *s->heap))
         return FC_ENOMEM;
-    size_t i = s->nheap++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!bnd_less(&b, &s->heap[p]))
-            break;
-        s->heap[i] = s->heap[p];
-        i = p;
-    }
-    s->heap[i] = b;
+    s->heap[s->nheap++] = b;
+    bheap_up(NULL, s->heap, s->nheap - 1);
     return 0;
 }
 
 static bnd heap_pop(fc__sweep *s)
 {
-    bnd top = s->heap[0], last = s->heap[--s->nheap];
-    size_t i = 0, n = s->nheap;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && bnd_less(&s->heap[c + 1], &s->heap[c]))
-            c++;
-        if (!bnd_less(&s->heap[c], &last))
-            break;
-        s->heap[i] = s->heap[c];
-        i = c;
-    }
-    if (n > 0)
-        s->heap[i] = last;
+    bnd top = s->heap[0];
+    s->heap[0] = s->heap[--s->nheap];
+    if (s->nheap > 0)
+        bheap_down(NULL, s->heap, s->nheap, 0);
     return top;
 }
 
