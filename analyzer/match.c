@@ -949,6 +949,20 @@ static uint64_t wild_min(matcher *mt, rstate *rs, uint32_t rank)
     return UINT64_MAX;
 }
 
+/* Instance ix leaves its channel without a partner: counted as cancelled when it was, else
+ * reported unmatched. */
+static int unpaired(matcher *mt, uint32_t ix)
+{
+    const msg *m = &mt->pool[ix];
+    int send = (m->flags & MF_SEND) != 0, rc = 0;
+    if (m->flags & MF_CANCELLED)
+        ++*(send ? &mt->cancelled_sends : &mt->cancelled_recvs);
+    else
+        rc = add_unmatched(&mt->p, m, send, FC_UNMATCHED_NO_PARTNER);
+    msg_free(mt, ix);
+    return rc;
+}
+
 /* Pairs the heads of channel ci while both are complete and no earlier wildcard receive of the
  * receiver can still take the send. At the end of the trace (final) nothing more can arrive: an
  * incomplete send pairs as it is, an incomplete receive is reported (pair). */
@@ -998,18 +1012,13 @@ static int try_pair(matcher *mt, uint32_t ci, int final)
     }
     while (gone && !final && c->rh == c->rn && c->sh < c->sn) {
         uint32_t si = c->sq[c->sh++];
-        msg *s = &mt->pool[si];
-        int rc = 0;
-        if (s->flags & MF_CANCELLED)
-            mt->cancelled_sends++;
-        else
-            rc = add_unmatched(&mt->p, s, 1, FC_UNMATCHED_NO_PARTNER);
+        const msg *s = &mt->pool[si];
         if (!(s->flags & MF_DONE) && s->req != 0) { /* its completion, if any, finds nothing */
             struct rent *e = rmap_get(&mt->st[s->src].slot, s->req);
             if (e != NULL && e->ix == si)
                 rmap_del(&mt->st[s->src].slot, e);
         }
-        msg_free(mt, si);
+        int rc = unpaired(mt, si);
         if (rc < 0)
             return rc;
     }
@@ -1347,22 +1356,10 @@ static int drain(matcher *mt)
             continue;
         if ((rc = try_pair(mt, ci, 1)) < 0)
             break;
-        for (; c->sh < c->sn && rc == 0; c->sh++) {
-            msg *s = &mt->pool[c->sq[c->sh]];
-            if (s->flags & MF_CANCELLED)
-                mt->cancelled_sends++;
-            else
-                rc = add_unmatched(&mt->p, s, 1, FC_UNMATCHED_NO_PARTNER);
-            msg_free(mt, c->sq[c->sh]);
-        }
-        for (; c->rh < c->rn && rc == 0; c->rh++) {
-            msg *r = &mt->pool[c->rq[c->rh]];
-            if (r->flags & MF_CANCELLED)
-                mt->cancelled_recvs++;
-            else
-                rc = add_unmatched(&mt->p, r, 0, FC_UNMATCHED_NO_PARTNER);
-            msg_free(mt, c->rq[c->rh]);
-        }
+        for (; c->sh < c->sn && rc == 0; c->sh++)
+            rc = unpaired(mt, c->sq[c->sh]);
+        for (; c->rh < c->rn && rc == 0; c->rh++)
+            rc = unpaired(mt, c->rq[c->rh]);
     }
     return rc;
 }
