@@ -96,6 +96,14 @@ typedef struct rstate {
     size_t wh, wn, wcap;
     uint32_t *blocked; /* channels whose head receive waits for one of those */
     size_t nblocked, cblocked;
+    /* The posts of its sends waiting in channels, sorted by post: pq[ph .. pn), the first ones
+     * possibly stale (sends gone since). Their earliest bounds the start of every flow to come. */
+    struct pend {
+        int64_t post;
+        uint32_t m;
+        uint64_t seq;
+    } *pq;
+    size_t ph, pn, pcap;
     int ended;         /* its records are all read: it posts and completes nothing more */
 } rstate;
 
@@ -374,6 +382,7 @@ typedef struct pairing {
     size_t ncfree, ccfree;
     uint32_t *ctab;
     size_t ctcap, clive;
+    uint32_t *rlive; /* live calls per world rank: most calls close with none to find */
     /* Wait-state rows of res->sites by (rank, site), the same way. */
     uint32_t *stab;
     size_t stcap, scap;
@@ -508,6 +517,8 @@ static uint32_t call_find(pairing *p, uint32_t rank, uint64_t site, int64_t t0, 
     p->calls[i] = (wcall){.rank = rank, .site = site, .t0 = t0, .open = 1};
     tab_put(p->ctab, p->ctcap, h, i);
     p->clive++;
+    if (rank < p->res->world)
+        p->rlive[rank]++;
     return i;
 }
 
@@ -520,6 +531,8 @@ static int call_flush(pairing *p, uint32_t i)
     tab_del(p->ctab, p->ctcap, wcall_hash(&c), i, call_home, p);
     p->cfree[p->ncfree++] = i;
     p->clive--;
+    if (c.rank < p->res->world)
+        p->rlive[c.rank]--;
     return site_add(p, c.rank, c.site, c.ls, c.lr);
 }
 
@@ -602,6 +615,8 @@ static int call_unref(pairing *p, const msg *m)
 static int call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
 {
     int nomem = 0;
+    if (rank < p->res->world && p->rlive[rank] == 0)
+        return 0;
     uint32_t i = call_find(p, rank, site, t0, 0, &nomem);
     if (i == NOMSG)
         return 0;
@@ -755,14 +770,6 @@ typedef struct matcher {
     uint32_t *tab; /* channel index + 1 by key hash; 0 is an empty entry */
     size_t tcap;
     uint64_t posted_sends, posted_recvs, cancelled_sends, cancelled_recvs;
-    /* The posts of the sends waiting in channels, a min-heap with stale entries (sends gone since)
-     * dropped when they reach the top: its top bounds the start of every flow still to come. */
-    struct pend {
-        int64_t post;
-        uint32_t m, src;
-        uint64_t seq;
-    } *pend;
-    size_t npend, cpend;
 } matcher;
 
 static int msg_new(matcher *mt, const msg *m, uint32_t *ix)
@@ -797,44 +804,47 @@ static void msg_free(matcher *mt, uint32_t ix)
     mt->freed[mt->nfreed++] = ix;
 }
 
-/* A later post belongs below. */
-static int pend_below(const void *ctx, const struct pend *a, const struct pend *b)
-{
-    (void)ctx;
-    return a->post > b->post;
-}
-
-FC__HEAP(pheap, struct pend, pend_below)
-
+/* Queues the post of send ix, waiting in a channel, on its rank's list of waiting sends. A rank
+ * posts in the order of its records, so the list is kept sorted by post with at most a short walk
+ * back: only a START sub-record (posting at its Startall's entry) or another thread's record can
+ * come with an earlier post. Entries of sends gone since stay until they reach the head. */
 static int pend_push(matcher *mt, uint32_t ix)
 {
     const msg *m = &mt->pool[ix];
-    if (mt->npend == mt->cpend) {
-        size_t nc = mt->cpend ? 2 * mt->cpend : 256;
-        struct pend *p = realloc(mt->pend, nc * sizeof *p);
-        if (p == NULL)
-            return FC_ENOMEM;
-        mt->pend = p;
-        mt->cpend = nc;
+    rstate *rs = &mt->st[m->src];
+    if (rs->ph > 0 && rs->ph >= rs->pn / 2) {
+        memmove(rs->pq, rs->pq + rs->ph, (rs->pn - rs->ph) * sizeof *rs->pq);
+        rs->pn -= rs->ph;
+        rs->ph = 0;
     }
-    mt->pend[mt->npend++] = (struct pend){m->post, ix, m->src, m->seq};
-    pheap_up(NULL, mt->pend, mt->npend - 1);
+    if (fc__reserve(&rs->pq, &rs->pcap, rs->pn + 1, sizeof *rs->pq))
+        return FC_ENOMEM;
+    size_t j = rs->pn++;
+    for (; j > rs->ph && rs->pq[j - 1].post > m->post; j--)
+        rs->pq[j] = rs->pq[j - 1];
+    rs->pq[j] = (struct pend){m->post, ix, m->seq};
     return 0;
 }
 
-/* The earliest post of a send still waiting in a channel, or INT64_MAX. */
+/* The earliest post of a send still waiting in a channel, or INT64_MAX: the earliest of each
+ * rank's list, once the entries of sends gone since are dropped from its head. */
 static int64_t pend_min(matcher *mt)
 {
-    while (mt->npend > 0) {
-        const struct pend *top = &mt->pend[0];
-        const msg *m = &mt->pool[top->m];
-        if ((m->flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND) && m->seq == top->seq && m->src == top->src)
-            return top->post;
-        mt->pend[0] = mt->pend[--mt->npend];
-        if (mt->npend > 0)
-            pheap_down(NULL, mt->pend, mt->npend, 0);
+    int64_t min = INT64_MAX;
+    for (uint32_t w = 0; w < mt->res->world; w++) {
+        rstate *rs = &mt->st[w];
+        for (; rs->ph < rs->pn; rs->ph++) {
+            const struct pend *e = &rs->pq[rs->ph];
+            const msg *m = &mt->pool[e->m];
+            if ((m->flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND) && m->seq == e->seq && m->src == w) {
+                min = e->post < min ? e->post : min;
+                break;
+            }
+        }
+        if (rs->ph == rs->pn)
+            rs->ph = rs->pn = 0;
     }
-    return INT64_MAX;
+    return min;
 }
 
 static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
@@ -972,7 +982,8 @@ static int try_pair(matcher *mt, uint32_t ci, int final)
     /* A receiver without a file, or whose records are all read, posts no more receives and
      * completes none: what it posted pairs as it is, and the sends left over are unmatched now
      * rather than at the end, so that they do not hold back the flows after them. */
-    int gone = c->dst >= mt->res->world || mt->st[c->dst].r == NULL || mt->st[c->dst].ended;
+    int gone = -1; /* looked up when first needed: most pairs never ask */
+#define GONE() (gone >= 0 ? gone : (gone = c->dst >= mt->res->world || mt->st[c->dst].r == NULL || mt->st[c->dst].ended))
     while (c->sh < c->sn && c->rh < c->rn) {
         uint32_t si = c->sq[c->sh], ri = c->rq[c->rh];
         msg *s = &mt->pool[si], *r = &mt->pool[ri];
@@ -984,7 +995,7 @@ static int try_pair(matcher *mt, uint32_t ci, int final)
             c->sh++;
             continue;
         }
-        if (!(r->flags & MF_DONE) && !final && !gone)
+        if (!(r->flags & MF_DONE) && !final && !GONE())
             return 0;
         if (r->flags & MF_CANCELLED) {
             mt->cancelled_recvs++;
@@ -992,8 +1003,10 @@ static int try_pair(matcher *mt, uint32_t ci, int final)
             c->rh++;
             continue;
         }
-        rstate *rs = &mt->st[r->dst];
-        if (!final && !gone && wild_min(mt, rs, r->dst) < r->seq) {
+        rstate *rs = r->dst < mt->res->world ? &mt->st[r->dst] : NULL;
+        if (rs != NULL && rs->wh == rs->wn)
+            rs->wh = rs->wn = 0; /* no wildcard pending (wild_min's answer, without the call) */
+        else if (!final && !GONE() && wild_min(mt, rs, r->dst) < r->seq) {
             if (!c->listed) {
                 if (fc__grow((void **)&rs->blocked, &rs->nblocked, &rs->cblocked, sizeof *rs->blocked) < 0)
                     return FC_ENOMEM;
@@ -1010,7 +1023,7 @@ static int try_pair(matcher *mt, uint32_t ci, int final)
         if (rc < 0)
             return rc;
     }
-    while (gone && !final && c->rh == c->rn && c->sh < c->sn) {
+    while (!final && c->rh == c->rn && c->sh < c->sn && GONE()) {
         uint32_t si = c->sq[c->sh++];
         const msg *s = &mt->pool[si];
         if (!(s->flags & MF_DONE) && s->req != 0) { /* its completion, if any, finds nothing */
@@ -1022,6 +1035,7 @@ static int try_pair(matcher *mt, uint32_t ci, int final)
         if (rc < 0)
             return rc;
     }
+#undef GONE
     if (c->sh == c->sn && c->rh == c->rn && !c->listed)
         return chan_release(mt, ci);
     return 0;
@@ -1079,42 +1093,43 @@ static int enqueue(matcher *mt, uint32_t ix)
 /* Records a posted instance (blocking or not) and binds it to its request id when it has one. */
 static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint64_t req)
 {
-    msg m = *m0;
     uint32_t ix;
-    m.seq = s->seq++;
-    m.chan = NOCHAN;
+    int rc = msg_new(mt, m0, &ix);
+    if (rc < 0)
+        return rc;
+    /* Filled in place in the pool: a message is copied once. */
+    msg *m = &mt->pool[ix];
+    m->seq = s->seq++;
+    m->chan = NOCHAN;
     if (done)
-        m.flags |= MF_DONE | MF_WAITED;
+        m->flags |= MF_DONE | MF_WAITED;
     if (send)
-        m.flags |= MF_SEND;
+        m->flags |= MF_SEND;
     if (send)
         mt->posted_sends++;
     else
         mt->posted_recvs++;
     /* A blocking send or receive is its call's only message; a Sendrecv has two. */
-    if (done && m.kind != FC_EV_MPI_Sendrecv && m.kind != FC_EV_MPI_Sendrecv_replace)
-        m.flags |= MF_SOLE;
-    int rc = msg_new(mt, &m, &ix);
-    if (rc == 0 && done && !(m.flags & MF_SOLE))
-        rc = call_ref(&mt->p, &mt->pool[ix]);
-    if (rc < 0)
+    if (done && m->kind != FC_EV_MPI_Sendrecv && m->kind != FC_EV_MPI_Sendrecv_replace)
+        m->flags |= MF_SOLE;
+    if (done && !(m->flags & MF_SOLE) && (rc = call_ref(&mt->p, m)) < 0)
         return rc;
     if (req != 0 && !done) {
         struct rent *e = rmap_put(&s->slot, req);
         if (e == NULL)
             return FC_ENOMEM;
         e->ix = ix;
-        mt->pool[ix].req = req;
+        m->req = req;
     }
-    if (!send && (m.flags & MF_WILD)) {
+    if (!send && (m->flags & MF_WILD)) {
         if (done) { /* completed, yet its envelope is unknown */
-            rc = add_unmatched(&mt->p, &mt->pool[ix], 0, FC_UNMATCHED_UNRESOLVED);
+            rc = add_unmatched(&mt->p, m, 0, FC_UNMATCHED_UNRESOLVED);
             msg_free(mt, ix);
             return rc;
         }
         if (fc__grow((void **)&s->wild, &s->wn, &s->wcap, sizeof *s->wild) < 0)
             return FC_ENOMEM;
-        s->wild[s->wn++] = (struct wild){ix, m.seq};
+        s->wild[s->wn++] = (struct wild){ix, m->seq};
         return 0;
     }
     return enqueue(mt, ix);
@@ -1187,24 +1202,23 @@ static int on_complete(matcher *mt, rstate *s, const fc_record *rec, const thr *
 }
 
 /* Applies one record of rank s. */
-static int on_record(matcher *mt, rstate *s, const fc_record *in)
+static int on_record(matcher *mt, rstate *s, const fc_record *rec)
 {
-    fc_record rec = *in;
     fc_match *res = mt->res;
-    uint32_t k = rec.ev.kind;
+    uint32_t k = rec->ev.kind;
     int rc = 0;
-    thr *th = thread_of(s, rec.ev.thread);
+    thr *th = thread_of(s, rec->ev.thread);
     if (th == NULL)
         return FC_ENOMEM;
     msg m;
     /* A call that returned an error posted nothing; its sub-records still name requests. */
-    if ((rec.ev.flags & FC_EVF_ERROR) && k != FC_EV_COMPLETE && k != FC_EV_START)
+    if ((rec->ev.flags & FC_EVF_ERROR) && k != FC_EV_COMPLETE && k != FC_EV_START)
         k = 0;
     switch (k) {
     case FC_EV_MPI_Send: case FC_EV_MPI_Bsend: case FC_EV_MPI_Ssend: case FC_EV_MPI_Rsend:
     case FC_EV_MPI_Recv: case FC_EV_MPI_Mrecv:
-        if (real_peer(res, &rec, fc__is_send_kind(k))) {
-            m = describe(s, &rec, fc__is_send_kind(k));
+        if (real_peer(res, rec, fc__is_send_kind(k))) {
+            m = describe(s, rec, fc__is_send_kind(k));
             if (k == FC_EV_MPI_Recv || k == FC_EV_MPI_Mrecv)
                 m.flags = (m.flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
             rc = post(mt, s, &m, fc__is_send_kind(k), 1, 0);
@@ -1212,52 +1226,52 @@ static int on_record(matcher *mt, rstate *s, const fc_record *in)
         break;
     case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
     case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv:
-        if (real_peer(res, &rec, fc__is_send_kind(k))) {
-            m = describe(s, &rec, fc__is_send_kind(k));
+        if (real_peer(res, rec, fc__is_send_kind(k))) {
+            m = describe(s, rec, fc__is_send_kind(k));
             m.end = 0;
-            rc = post(mt, s, &m, fc__is_send_kind(k), 0, rec.req);
+            rc = post(mt, s, &m, fc__is_send_kind(k), 0, rec->req);
         }
         break;
     case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:
-        if (real_peer(res, &rec, 1)) {
-            m = describe(s, &rec, 1);
+        if (real_peer(res, rec, 1)) {
+            m = describe(s, rec, 1);
             rc = post(mt, s, &m, 1, 1, 0);
         }
         break;
     case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
     case FC_EV_MPI_Rsend_init: case FC_EV_MPI_Recv_init:
-        if (rec.req != 0) {
-            struct rent *e = rmap_put(&s->tmpls, rec.req);
+        if (rec->req != 0) {
+            struct rent *e = rmap_put(&s->tmpls, rec->req);
             if (e == NULL)
                 return FC_ENOMEM;
             e->t.used = 1 + (k != FC_EV_MPI_Recv_init); /* 2: a send */
-            e->t.m = describe(s, &rec, k != FC_EV_MPI_Recv_init);
-            if (rec.peer < 0 && rec.peer != FC_PEER_ANY)
+            e->t.m = describe(s, rec, k != FC_EV_MPI_Recv_init);
+            if (rec->peer < 0 && rec->peer != FC_PEER_ANY)
                 e->t.used = 0;
-            if (rec.peer == FC_PEER_NULL)
+            if (rec->peer == FC_PEER_NULL)
                 res->proc_null++;
         }
         break;
     case FC_EV_MPI_Start: case FC_EV_START:
         /* Each Start is a new message instance, posted when the Start (or Startall) is entered. */
         {
-            const struct rent *e = rec.req ? rmap_get(&s->tmpls, rec.req) : NULL;
+            const struct rent *e = rec->req ? rmap_get(&s->tmpls, rec->req) : NULL;
             if (e != NULL && e->t.used) {
                 m = e->t.m;
-                m.post = m.wait_t0 = k == FC_EV_START ? th->t0 : rec.t0;
+                m.post = m.wait_t0 = k == FC_EV_START ? th->t0 : rec->t0;
                 m.end = 0;
-                rc = post(mt, s, &m, e->t.used == 2, 0, rec.req);
+                rc = post(mt, s, &m, e->t.used == 2, 0, rec->req);
             }
         }
         break;
     case FC_EV_MPI_Request_free:
         {
-            struct rent *e = rec.req ? rmap_get(&s->tmpls, rec.req) : NULL;
+            struct rent *e = rec->req ? rmap_get(&s->tmpls, rec->req) : NULL;
             if (e != NULL)
                 rmap_del(&s->tmpls, e);
             /* A send freed while outstanding is never seen complete: it pairs as it is now
              * rather than holding back every flow after it until the end. */
-            e = rec.req ? rmap_get(&s->slot, rec.req) : NULL;
+            e = rec->req ? rmap_get(&s->slot, rec->req) : NULL;
             if (e != NULL && (mt->pool[e->ix].flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND)) {
                 msg *fm = &mt->pool[e->ix];
                 uint32_t ch = fm->chan;
@@ -1270,7 +1284,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *in)
         }
         break;
     case FC_EV_COMPLETE:
-        rc = on_complete(mt, s, &rec, th);
+        rc = on_complete(mt, s, rec, th);
         break;
     default:
         break;
@@ -1282,9 +1296,9 @@ static int on_record(matcher *mt, rstate *s, const fc_record *in)
         if ((rc = call_close(&mt->p, s->r->info.rank, th->site, th->t0)) < 0)
             return rc;
         th->kind = k;
-        th->t0 = rec.t0;
-        th->t1 = rec.t1;
-        th->site = rec.ev.site;
+        th->t0 = rec->t0;
+        th->t1 = rec->t1;
+        th->site = rec->ev.site;
     }
     return 0;
 }
@@ -1374,6 +1388,7 @@ static void matcher_free(matcher *mt)
         free(s->thr);
         free(s->wild);
         free(s->blocked);
+        free(s->pq);
     }
     for (size_t i = 0; i < mt->nch; i++) {
         free(mt->ch[i].sq);
@@ -1390,7 +1405,7 @@ static void matcher_free(matcher *mt)
     free(mt->p.ctab);
     free(mt->p.stab);
     free(mt->p.unc);
-    free(mt->pend);
+    free(mt->p.rlive);
 }
 
 int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink *sink, fc_match **out)
@@ -1418,7 +1433,8 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     res->late_receiver = calloc(w, sizeof *res->late_receiver);
     mt.st = calloc(w, sizeof *mt.st);
     mt.p.unc = calloc(w, sizeof *mt.p.unc);
-    if (res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
+    mt.p.rlive = calloc(w, sizeof *mt.p.rlive);
+    if (mt.p.rlive == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
         mt.p.unc == NULL)
         goto out;
     if ((rc = number_nodes(t, res)) < 0)
