@@ -65,11 +65,11 @@ typedef struct tmpl {
     msg m;
 } tmpl;
 
-/* A request id's entry: the instance it posted (slot maps) or its template (tmpls maps). */
+/* A request id's entry: the instance it posted (slot maps) or its template's index in the rank's
+ * tpl array (tmpls maps). Entries stay small, since the slot map takes every nonblocking request. */
 struct rent {
     uint64_t req; /* 0: an empty entry (ids start at 1) */
     uint32_t ix;
-    tmpl t;
 };
 
 typedef struct rmap {
@@ -84,6 +84,9 @@ typedef struct rstate {
     size_t nckeys;
     rmap slot;             /* outstanding nonblocking requests: their instance */
     rmap tmpls;            /* persistent requests: their arguments, until Request_free */
+    tmpl *tpl;             /* the arguments, in reused entries (free ones listed) */
+    uint32_t *tfree;
+    size_t ntpl, ctpl, ntfree, ctfree;
     thr *thr;
     size_t nthr;
     uint64_t seq;
@@ -267,6 +270,33 @@ static void rmap_del(rmap *m, struct rent *e)
     }
     m->e[i].req = 0;
     m->n--;
+}
+
+/* The template of persistent request req on rank s, made (zeroed) when new; NULL when out of
+ * memory. */
+static tmpl *tmpl_put(rstate *s, uint64_t req)
+{
+    struct rent *e = rmap_get(&s->tmpls, req);
+    if (e == NULL) {
+        uint32_t ix;
+        if (s->ntfree > 0)
+            ix = s->tfree[--s->ntfree];
+        else {
+            size_t c = s->ctpl;
+            if (s->ntpl >= UINT32_MAX || fc__reserve(&s->tpl, &c, s->ntpl + 1, sizeof *s->tpl) ||
+                fc__reserve(&s->tfree, &s->ctfree, c, sizeof *s->tfree))
+                return NULL;
+            s->ctpl = c;
+            ix = (uint32_t)s->ntpl++;
+        }
+        if ((e = rmap_put(&s->tmpls, req)) == NULL) {
+            s->tfree[s->ntfree++] = ix;
+            return NULL;
+        }
+        e->ix = ix;
+    }
+    memset(&s->tpl[e->ix], 0, sizeof s->tpl[e->ix]);
+    return &s->tpl[e->ix];
 }
 
 static thr *thread_of(rstate *s, uint32_t t)
@@ -1241,13 +1271,13 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
     case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
     case FC_EV_MPI_Rsend_init: case FC_EV_MPI_Recv_init:
         if (rec->req != 0) {
-            struct rent *e = rmap_put(&s->tmpls, rec->req);
-            if (e == NULL)
+            tmpl *t = tmpl_put(s, rec->req);
+            if (t == NULL)
                 return FC_ENOMEM;
-            e->t.used = 1 + (k != FC_EV_MPI_Recv_init); /* 2: a send */
-            e->t.m = describe(s, rec, k != FC_EV_MPI_Recv_init);
+            t->used = 1 + (k != FC_EV_MPI_Recv_init); /* 2: a send */
+            t->m = describe(s, rec, k != FC_EV_MPI_Recv_init);
             if (rec->peer < 0 && rec->peer != FC_PEER_ANY)
-                e->t.used = 0;
+                t->used = 0;
             if (rec->peer == FC_PEER_NULL)
                 res->proc_null++;
         }
@@ -1256,19 +1286,21 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
         /* Each Start is a new message instance, posted when the Start (or Startall) is entered. */
         {
             const struct rent *e = rec->req ? rmap_get(&s->tmpls, rec->req) : NULL;
-            if (e != NULL && e->t.used) {
-                m = e->t.m;
+            if (e != NULL && s->tpl[e->ix].used) {
+                m = s->tpl[e->ix].m;
                 m.post = m.wait_t0 = k == FC_EV_START ? th->t0 : rec->t0;
                 m.end = 0;
-                rc = post(mt, s, &m, e->t.used == 2, 0, rec->req);
+                rc = post(mt, s, &m, s->tpl[e->ix].used == 2, 0, rec->req);
             }
         }
         break;
     case FC_EV_MPI_Request_free:
         {
             struct rent *e = rec->req ? rmap_get(&s->tmpls, rec->req) : NULL;
-            if (e != NULL)
+            if (e != NULL) {
+                s->tfree[s->ntfree++] = e->ix; /* tfree is as long as tpl: never full */
                 rmap_del(&s->tmpls, e);
+            }
             /* A send freed while outstanding is never seen complete: it pairs as it is now
              * rather than holding back every flow after it until the end. */
             e = rec->req ? rmap_get(&s->slot, rec->req) : NULL;
@@ -1385,6 +1417,8 @@ static void matcher_free(matcher *mt)
         free(s->ckeys);
         free(s->slot.e);
         free(s->tmpls.e);
+        free(s->tpl);
+        free(s->tfree);
         free(s->thr);
         free(s->wild);
         free(s->blocked);
