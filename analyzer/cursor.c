@@ -16,9 +16,12 @@ typedef struct pend {
     int persistent;
 } pend;
 
+/* Nearly always a handle has one request outstanding: it is kept in the entry itself, so that a
+ * post and its completion cost no allocation; only the requests behind it go to an array. */
 typedef struct reqent {
     uint64_t handle; /* 0: empty slot (obj 0 never names a request) */
-    pend *q;         /* outstanding requests of this handle: q[head..n), oldest first */
+    pend first;      /* the oldest outstanding request of this handle */
+    pend *more;      /* the younger ones, oldest first: more[head..n) */
     size_t head, n, cap;
 } reqent;
 
@@ -35,51 +38,57 @@ static size_t req_hash(uint64_t h, size_t cap)
     return (size_t)h & (cap - 1);
 }
 
+/* The slot of handle in m (which has slots): its entry, or the empty slot where it would go. */
+static size_t req_slot(const reqmap *m, uint64_t handle)
+{
+    size_t i = req_hash(handle, m->cap);
+    while (m->slot[i].handle != 0 && m->slot[i].handle != handle)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
 static reqent *req_find(reqmap *m, uint64_t handle)
 {
     if (m->cap == 0)
         return NULL;
-    for (size_t i = req_hash(handle, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (m->slot[i].handle == handle)
-            return &m->slot[i];
-        if (m->slot[i].handle == 0)
-            return NULL;
-    }
+    reqent *e = &m->slot[req_slot(m, handle)];
+    return e->handle == handle ? e : NULL;
 }
 
 /* Appends p to the queue of handle, creating the entry when needed. */
 static int req_push(reqmap *m, uint64_t handle, const pend *p)
 {
-    reqent *e = req_find(m, handle);
-    if (e == NULL) {
-        if ((m->used + 1) * 2 > m->cap) {
-            size_t ncap = m->cap ? m->cap * 2 : 64;
-            reqent *ns = calloc(ncap, sizeof *ns);
-            if (ns == NULL)
-                return FC_ENOMEM;
-            for (size_t i = 0; i < m->cap; i++) {
-                if (m->slot[i].handle == 0)
-                    continue;
-                size_t j = req_hash(m->slot[i].handle, ncap);
-                while (ns[j].handle != 0)
-                    j = (j + 1) & (ncap - 1);
-                ns[j] = m->slot[i];
-            }
-            free(m->slot);
-            m->slot = ns;
-            m->cap = ncap;
-        }
-        size_t j = req_hash(handle, m->cap);
-        while (m->slot[j].handle != 0)
-            j = (j + 1) & (m->cap - 1);
-        e = &m->slot[j];
-        memset(e, 0, sizeof *e);
-        e->handle = handle;
-        m->used++;
+    size_t j = m->cap > 0 ? req_slot(m, handle) : 0;
+    if (m->cap > 0 && m->slot[j].handle == handle) {
+        reqent *e = &m->slot[j];
+        if (fc__grow((void **)&e->more, &e->n, &e->cap, sizeof *e->more) < 0)
+            return FC_ENOMEM;
+        e->more[e->n++] = *p;
+        return 0;
     }
-    if (fc__grow((void **)&e->q, &e->n, &e->cap, sizeof *e->q) < 0)
-        return FC_ENOMEM;
-    e->q[e->n++] = *p;
+    if ((m->used + 1) * 2 > m->cap) {
+        size_t ncap = m->cap ? m->cap * 2 : 64;
+        reqent *ns = calloc(ncap, sizeof *ns);
+        if (ns == NULL)
+            return FC_ENOMEM;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (m->slot[i].handle == 0)
+                continue;
+            size_t k = req_hash(m->slot[i].handle, ncap);
+            while (ns[k].handle != 0)
+                k = (k + 1) & (ncap - 1);
+            ns[k] = m->slot[i];
+        }
+        free(m->slot);
+        m->slot = ns;
+        m->cap = ncap;
+        j = req_slot(m, handle);
+    }
+    reqent *e = &m->slot[j];
+    memset(e, 0, sizeof *e);
+    e->handle = handle;
+    e->first = *p;
+    m->used++;
     return 0;
 }
 
@@ -87,7 +96,8 @@ static int req_push(reqmap *m, uint64_t handle, const pend *p)
 static void req_del(reqmap *m, reqent *e)
 {
     size_t i = (size_t)(e - m->slot), j = i;
-    free(e->q);
+    if (e->more != NULL) /* rarely: most handles never have a second request */
+        free(e->more);
     for (;;) {
         j = (j + 1) & (m->cap - 1);
         if (m->slot[j].handle == 0)
@@ -103,14 +113,19 @@ static void req_del(reqmap *m, reqent *e)
     m->used--;
 }
 
-/* Drops the oldest request of e, and e itself when it was the last. The queue is compacted only
- * when most of it is spent, so that a long queue costs O(1) per request. */
+/* Drops the oldest request of e, and e itself when it was the last. The array behind the first
+ * is compacted only when most of it is spent, so that a long queue costs O(1) per request. */
 static void req_pop(reqmap *m, reqent *e)
 {
-    if (++e->head == e->n) {
+    if (e->head == e->n) {
         req_del(m, e);
+        return;
+    }
+    e->first = e->more[e->head++];
+    if (e->head == e->n) {
+        e->head = e->n = 0;
     } else if (e->head >= 16 && e->head * 2 >= e->n) {
-        memmove(e->q, e->q + e->head, (e->n - e->head) * sizeof *e->q);
+        memmove(e->more, e->more + e->head, (e->n - e->head) * sizeof *e->more);
         e->n -= e->head;
         e->head = 0;
     }
@@ -119,11 +134,13 @@ static void req_pop(reqmap *m, reqent *e)
 static void req_free_all(reqmap *m)
 {
     for (size_t i = 0; i < m->cap; i++)
-        free(m->slot[i].q);
+        free(m->slot[i].more);
     free(m->slot);
 }
 
-enum { REQ_NONE, REQ_POST, REQ_PINIT, REQ_USE, REQ_COMPLETE, REQ_FREE };
+/* What a record of each kind does to requests; KIND_UNKNOWN for the kinds this reader does not
+ * know, which it skips. */
+enum { REQ_NONE, REQ_POST, REQ_PINIT, REQ_USE, REQ_COMPLETE, REQ_FREE, KIND_UNKNOWN };
 
 static int req_role(unsigned kind)
 {
@@ -155,8 +172,7 @@ typedef struct stream {
     const unsigned char *p, *end;
     uint64_t left, blk_off; /* records left in the block; payload offset, for messages */
     fc_event_codec *codec;
-    fc_event head;          /* the next record, valid when has_head */
-    int has_head;
+    const fc_event *head;   /* the next record, held in codec (its thread unset); NULL at the end */
 } stream;
 
 struct fc_cursor {
@@ -169,6 +185,14 @@ struct fc_cursor {
     reqmap reqs;
     uint64_t next_req;
     int failed;
+    /* req_role of each kind, or KIND_UNKNOWN: a load per record instead of two switches. */
+    unsigned char role[FC_EV_MAX_];
+    /* What fc_rank_align and fc_rank_peer_world do for nearly every record, taken at open (see
+     * derive()): the clock offset when it is constant, and MPI_COMM_WORLD's members. */
+    int clock_fixed;
+    int64_t clock_offset;
+    const uint32_t *world_ranks;
+    uint32_t world_size;
 };
 
 /* Reads and inflates block b into s. */
@@ -222,36 +246,49 @@ static int load_block(fc_cursor *c, stream *s, const fc__blk *b)
     return 0;
 }
 
-/* Moves s to its next record of a known kind (has_head 0 at the end). */
-static int advance(fc_cursor *c, stream *s)
+/* Moves s to the next EVENTS block of its thread and loads it: returns 1, 0 when there is none
+ * left, or an error. */
+static int next_block(fc_cursor *c, stream *s)
 {
-    s->has_head = 0;
-    for (;;) {
-        while (s->left == 0) {
-            const fc__blk *b = NULL;
-            while (s->next_blk < c->r->nblks) {
-                const fc__blk *x = &c->r->blks[s->next_blk++];
-                if (x->thread == s->thread) {
-                    b = x;
-                    break;
-                }
-            }
-            if (b == NULL)
-                return 0;
-            /* The codec is 20 KiB: only threads that have blocks get one. */
-            if (s->codec == NULL && (s->codec = malloc(sizeof *s->codec)) == NULL)
-                return fc__err(FC_ENOMEM, "%s: out of memory", c->r->pub.file);
-            int rc = load_block(c, s, b);
-            if (rc < 0)
-                return rc;
+    const fc__blk *b = NULL;
+    while (s->next_blk < c->r->nblks) {
+        const fc__blk *x = &c->r->blks[s->next_blk++];
+        if (x->thread == s->thread) {
+            b = x;
+            break;
         }
-        s->head.thread = s->thread;
-        if (fc_event_decode(s->codec, &s->p, s->end, &s->head) < 0)
+    }
+    if (b == NULL)
+        return 0;
+    /* The codec is 11 KiB: only threads that have blocks get one. */
+    if (s->codec == NULL && (s->codec = malloc(sizeof *s->codec)) == NULL)
+        return fc__err(FC_ENOMEM, "%s: out of memory", c->r->pub.file);
+    int rc = load_block(c, s, b);
+    return rc < 0 ? rc : 1;
+}
+
+/* Moves s to its next record of a known kind (head NULL at the end). Inline, so that the common
+ * case, the next record of the current block, costs no call: it runs for every record. */
+static inline int advance(fc_cursor *c, stream *s)
+{
+    for (;;) {
+        if (s->left == 0) {
+            int rc = next_block(c, s);
+            if (rc <= 0) {
+                s->head = NULL;
+                return rc;
+            }
+            continue;
+        }
+        const fc_event *e = fc_event_decode_ref(s->codec, &s->p, s->end);
+        if (e == NULL) {
+            s->head = NULL;
             return fc__err(FC_ECORRUPT, "%s: offset %llu: EVENTS block has a malformed record", c->r->pub.file,
                            (unsigned long long)s->blk_off);
+        }
         s->left--;
-        if (fc_event_kind_name(s->head.kind) != NULL) {
-            s->has_head = 1;
+        if (c->role[e->kind] != KIND_UNKNOWN) {
+            s->head = e;
             return 0;
         }
     }
@@ -272,6 +309,17 @@ int fc_cursor_open(fc_trace *t, size_t i, fc_cursor **out)
     c->r = &t->ranks[i];
     c->ns = c->r->pub.threads;
     c->next_req = 1;
+    for (unsigned k = 0; k < FC_EV_MAX_; k++)
+        c->role[k] = (unsigned char)(fc_event_kind_name(k) != NULL ? req_role(k) : KIND_UNKNOWN);
+    /* Without a FINALIZE measurement, fc_rank_align adds a constant offset (reader.h): the offset
+     * it adds to 0 is the one it adds to every time. */
+    c->clock_fixed = c->r->fin == NULL;
+    c->clock_offset = fc_rank_align(&c->r->pub, 0);
+    const fc_comm *world = fc_rank_comm(&c->r->pub, 0);
+    if (world != NULL && !(world->flags & FC_COMMF_INTER)) {
+        c->world_ranks = world->local;
+        c->world_size = world->local_size;
+    }
     if (c->ns > 0 && (c->s = calloc(c->ns, sizeof *c->s)) == NULL) {
         rc = fc__err(FC_ENOMEM, "out of memory");
         goto out;
@@ -307,7 +355,7 @@ void fc_cursor_close(fc_cursor *c)
 static int join_request(fc_cursor *c, fc_record *rec)
 {
     const fc_event *ev = &rec->ev;
-    int role = req_role(ev->kind);
+    int role = c->role[ev->kind];
     rec->comm = ev->comm;
     rec->req = 0;
     if (role == REQ_NONE || ev->obj == 0 || (role == REQ_COMPLETE && (ev->flags & FC_EVF_NULL)))
@@ -323,13 +371,36 @@ static int join_request(fc_cursor *c, fc_record *rec)
         rec->req = p.id;
         return role == REQ_USE ? req_push(&c->reqs, ev->obj, &p) : 0;
     }
-    const pend *oldest = &e->q[e->head];
-    rec->req = oldest->id;
+    rec->req = e->first.id;
     if (role == REQ_COMPLETE)
-        rec->comm = oldest->comm;
-    if (role == REQ_FREE || (role == REQ_COMPLETE && !oldest->persistent))
+        rec->comm = e->first.comm;
+    if (role == REQ_FREE || (role == REQ_COMPLETE && !e->first.persistent))
         req_pop(&c->reqs, e);
     return 0;
+}
+
+/* Fills in rec's rank, aligned times and world peer as fc_rank_align and fc_rank_peer_world give
+ * them (reader.h), with their common cases done here without a call: a constant clock offset, a
+ * negative peer (FC_PEER_*, unchanged) and a peer in a defined MPI_COMM_WORLD (its local group). */
+static void derive(const fc_cursor *c, fc_record *rec)
+{
+    const fc_rank *r = &c->r->pub;
+    rec->rank = r->info.rank;
+    if (c->clock_fixed) {
+        rec->t0 = (int64_t)rec->ev.t0 + c->clock_offset;
+        rec->t1 = (int64_t)rec->ev.t1 + c->clock_offset;
+    } else {
+        rec->t0 = fc_rank_align(r, rec->ev.t0);
+        /* A function of the local time alone: a record without duration (COMPLETE, START)
+         * needs it once. */
+        rec->t1 = rec->ev.t1 == rec->ev.t0 ? rec->t0 : fc_rank_align(r, rec->ev.t1);
+    }
+    if (rec->ev.peer < 0)
+        rec->peer = rec->ev.peer;
+    else if (rec->comm == 0 && (uint64_t)rec->ev.peer < c->world_size)
+        rec->peer = c->world_ranks[rec->ev.peer];
+    else
+        rec->peer = fc_rank_peer_world(r, rec->comm, rec->ev.peer);
 }
 
 int fc_cursor_next(fc_cursor *c, fc_record *rec)
@@ -337,21 +408,24 @@ int fc_cursor_next(fc_cursor *c, fc_record *rec)
     if (c->failed)
         return c->failed;
     stream *best = NULL;
-    for (size_t k = 0; k < c->ns; k++)
-        if (c->s[k].has_head && (best == NULL || c->s[k].head.t0 < best->head.t0))
-            best = &c->s[k];
+    if (c->ns == 1) { /* most ranks have one thread */
+        if (c->s[0].head != NULL)
+            best = &c->s[0];
+    } else {
+        for (size_t k = 0; k < c->ns; k++)
+            if (c->s[k].head != NULL && (best == NULL || c->s[k].head->t0 < best->head->t0))
+                best = &c->s[k];
+    }
     if (best == NULL)
         return 0;
-    rec->ev = best->head;
+    rec->ev = *best->head;
+    rec->ev.thread = best->thread;
     int rc = advance(c, best);
     if (rc == 0 && (rc = join_request(c, rec)) == FC_ENOMEM)
         fc__err(rc, "%s: out of memory", c->r->pub.file);
     if (rc < 0)
         return c->failed = rc;
-    rec->rank = c->r->pub.info.rank;
-    rec->t0 = fc_rank_align(&c->r->pub, rec->ev.t0);
-    rec->t1 = fc_rank_align(&c->r->pub, rec->ev.t1);
-    rec->peer = fc_rank_peer_world(&c->r->pub, rec->comm, rec->ev.peer);
+    derive(c, rec);
     return 1;
 }
 

@@ -306,7 +306,7 @@ static int preview_events(fc__rank *r, fc__blk *b, const unsigned char *payload,
         r->pub.threads = (uint32_t)thread + 1;
     r->pub.events += count;
     if (count > 0) {
-        fc_event_codec *c = malloc(sizeof *c); /* 20 KiB: too big for a library's stack frame */
+        fc_event_codec *c = malloc(sizeof *c); /* 11 KiB: too big for a library's stack frame */
         fc_event ev = {0};
         if (c == NULL)
             return FC_ENOMEM;

@@ -195,89 +195,140 @@ static inline size_t fc_event_cols_finish(const fc_event_cols *o, unsigned char 
     return FC_EVENT_COLS_DIR + o->nrec + o->ngap + o->ndur;
 }
 
-/* Decodes one record from [*p, end) into ev (thread is left as it was) and advances *p past it.
- * Returns 0, or -1 when the record is cut short or malformed (then *p and c are unchanged).
- * Reads both layouts: rows (format 1, fc_event_encode) and columns (format 2); in columns, *p
- * moves to end once the last record is read, so that a whole chunk reads as consumed.
- * A record of an unknown kind decodes like any other: readers ignore kinds they do not know. */
-static inline int fc_event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char *end,
-                                  fc_event *ev)
+/* Most bytes a record of a chunk in columns can span in its record column: kind, a length of up
+ * to 10 bytes, mask and eight values of up to 10 bytes each. */
+#define FC__EVENT_COLS_REC_MAX (1 + 10 + 1 + 8 * 10)
+
+/* fc_event_decode_ref's work. With checked 0 the caller has made sure that no value can run past
+ * its column whatever the bytes say (see there), and the value reads skip their end checks: with
+ * checked a constant, the compiler keeps only the tests that apply. */
+static inline __attribute__((always_inline)) const fc_event *
+fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char *end, int checked)
 {
+/* A value at *pp, in a column that ends at lim. Unchecked, ten bytes stand in for the column. */
+#define FC__GET(pp, lim, out) fc_get_uvarint(pp, checked ? (lim) : *(pp) + 10, out)
     const unsigned char *q = *p, *rend = end;
     const unsigned char *g = c->gap, *gend = c->gend, *d = c->dur, *dend = c->dend;
-    uint64_t len, v, dt, dur;
-    int cols = c->cols;
-    if (cols == 0) {
+    uint64_t len, dt, dur, v;
+    int cols = checked ? c->cols : 2;
+    if (cols == 2) {
+        rend = c->rend;
+    } else if (cols == 0) {
         cols = 1;
         if (q < end && *q == FC_EVENT_COLS_MARK) {
             if (end - q < FC_EVENT_COLS_DIR)
-                return -1;
+                return NULL;
             uint64_t rl = fc_get_u32(q + 1), gl = fc_get_u32(q + 5);
             q += FC_EVENT_COLS_DIR;
             if (rl > (uint64_t)(end - q) || gl > (uint64_t)(end - q) - rl)
-                return -1;
+                return NULL;
             rend = q + rl;
             g = rend;
             gend = d = rend + gl;
             dend = end;
             cols = 2;
         }
-    } else if (cols == 2) {
-        rend = c->rend;
     }
     if (q >= rend)
-        return -1;
+        return NULL;
     unsigned kind = *q++;
-    if (kind >= FC_EV_MAX_ || fc_get_uvarint(&q, rend, &len) < 0 || len < 1 ||
-        len > (uint64_t)(rend - q))
-        return -1;
+    if (kind >= FC_EV_MAX_ || FC__GET(&q, rend, &len) < 0 || len < 1 || len > (uint64_t)(rend - q))
+        return NULL;
     const unsigned char *bend = q + len;
     unsigned mask = *q++;
-    fc_event *last = &c->last[kind];
-    fc_event e = *last;
-    e.kind = kind;
+    /* Values are read up to the end of their column rather than of their record (or, for a gap,
+     * up to the end of the duration column that follows the gaps): with more bytes at hand,
+     * fc_get_uvarint reads a long value at once. A value that runs past its record or column is
+     * refused all the same, by the checks on q and g below. */
+    uint64_t t0;
     if (cols == 1) {
-        if (fc_get_uvarint(&q, bend, &dt) < 0 || fc_get_uvarint(&q, bend, &dur) < 0)
-            return -1;
-        e.t0 = c->prev_t0 + dt;
+        if (FC__GET(&q, rend, &dt) < 0 || FC__GET(&q, rend, &dur) < 0)
+            return NULL;
+        t0 = c->prev_t0 + dt;
     } else {
-        if (fc_get_uvarint(&g, gend, &dt) < 0 || fc_get_uvarint(&d, dend, &dur) < 0)
-            return -1;
-        e.t0 = c->prev_t1 + (uint64_t)fc_unzigzag(dt);
+        if (FC__GET(&g, dend, &dt) < 0 || g > gend || FC__GET(&d, dend, &dur) < 0)
+            return NULL;
+        t0 = c->prev_t1 + (uint64_t)fc_unzigzag(dt);
     }
-    e.t1 = e.t0 + dur;
-    /* Format 1 stores the values, format 2 the differences to the last record for these. */
-    uint64_t k = cols == 2;
+    /* The fields are decoded in place, into the kind's last record; a copy of it taken first puts
+     * it back when the record turns out cut short, so that c is then as it was. Format 1 stores
+     * the values, format 2 the differences to the last record for peer, tag, bytes, obj and
+     * bytes2 (and peer and tag are zigzagged in both). */
+    fc_event *e = &c->last[kind];
+    if (mask != 0) {
+        const fc_event saved = *e;
+        uint64_t k = cols == 2;
 #define FC__FIELD(bit, expr)                                                                       \
     if (mask & (bit)) {                                                                            \
-        if (fc_get_uvarint(&q, bend, &v) < 0)                                                      \
-            return -1;                                                                             \
+        if (FC__GET(&q, rend, &v) < 0)                                                             \
+            goto cut;                                                                              \
         expr;                                                                                      \
     }
-    FC__FIELD(FC_EVM_PEER, e.peer = (int64_t)((uint64_t)fc_unzigzag(v) + k * (uint64_t)e.peer))
-    FC__FIELD(FC_EVM_TAG, e.tag = (int64_t)((uint64_t)fc_unzigzag(v) + k * (uint64_t)e.tag))
-    FC__FIELD(FC_EVM_COMM, e.comm = v)
-    FC__FIELD(FC_EVM_BYTES, e.bytes = k ? e.bytes + (uint64_t)fc_unzigzag(v) : v)
-    FC__FIELD(FC_EVM_OBJ, e.obj = k ? e.obj + (uint64_t)fc_unzigzag(v) : v)
-    FC__FIELD(FC_EVM_SITE, e.site = v)
-    FC__FIELD(FC_EVM_FLAGS, e.flags = v)
-    FC__FIELD(FC_EVM_BYTES2, e.bytes2 = k ? e.bytes2 + (uint64_t)fc_unzigzag(v) : v)
+        FC__FIELD(FC_EVM_PEER, e->peer = (int64_t)((uint64_t)fc_unzigzag(v) + k * (uint64_t)e->peer))
+        FC__FIELD(FC_EVM_TAG, e->tag = (int64_t)((uint64_t)fc_unzigzag(v) + k * (uint64_t)e->tag))
+        FC__FIELD(FC_EVM_COMM, e->comm = v)
+        FC__FIELD(FC_EVM_BYTES, e->bytes = k ? e->bytes + (uint64_t)fc_unzigzag(v) : v)
+        FC__FIELD(FC_EVM_OBJ, e->obj = k ? e->obj + (uint64_t)fc_unzigzag(v) : v)
+        FC__FIELD(FC_EVM_SITE, e->site = v)
+        FC__FIELD(FC_EVM_FLAGS, e->flags = v)
+        FC__FIELD(FC_EVM_BYTES2, e->bytes2 = k ? e->bytes2 + (uint64_t)fc_unzigzag(v) : v)
 #undef FC__FIELD
-    e.thread = ev->thread;
-    *last = e;
-    c->prev_t0 = e.t0;
-    c->prev_t1 = e.t1;
-    c->cols = cols;
-    if (cols == 2) {
-        c->gap = g;
+        if (q > bend) {
+        cut:
+            *e = saved;
+            return NULL;
+        }
+    } else if (q > bend) {
+        return NULL;
+    }
+#undef FC__GET
+    e->kind = kind;
+    e->t0 = t0;
+    e->t1 = t0 + dur;
+    c->prev_t0 = e->t0;
+    c->prev_t1 = e->t1;
+    if (c->cols == 0) { /* the chunk's first record: where its columns are is known now */
+        c->cols = cols;
         c->gend = gend;
-        c->dur = d;
         c->dend = dend;
         c->rend = rend;
     }
-    *ev = e;
+    c->gap = g;
+    c->dur = d;
     /* Body bytes past the known fields belong to a newer minor version: skipped. */
     *p = cols == 2 && bend == rend ? dend : bend;
+    return e;
+}
+
+/* Decodes one record from [*p, end) and advances *p past it. Returns the record, held in c (its
+ * thread field is not set) and valid until the next call with c, or NULL when the record is cut
+ * short or malformed (then *p and c are unchanged). Reads both layouts: rows (format 1,
+ * fc_event_encode) and columns (format 2); in columns, *p moves to end once the last record is
+ * read, so that a whole chunk reads as consumed. A record of an unknown kind decodes like any
+ * other: readers ignore kinds they do not know. Readers that keep records use fc_event_decode. */
+static inline const fc_event *fc_event_decode_ref(fc_event_codec *c, const unsigned char **p,
+                                                  const unsigned char *end)
+{
+    /* Inside a chunk in columns, away from the ends of its record and duration columns (the
+     * gaps, before the durations, are away from it too), no value of the record can run past its
+     * column, however damaged: the reads need no end checks. */
+    if (c->cols == 2 && c->rend - *p >= FC__EVENT_COLS_REC_MAX && c->dend - c->dur >= 10)
+        return fc__event_decode(c, p, end, 0);
+    return fc__event_decode(c, p, end, 1);
+}
+
+/* Decodes one record from [*p, end) into ev (thread is left as it was) and advances *p past it.
+ * Returns 0, or -1 when the record is cut short or malformed (then *p and c are unchanged).
+ * Otherwise as fc_event_decode_ref. */
+static inline int fc_event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char *end,
+                                  fc_event *ev)
+{
+    const fc_event *e = fc_event_decode_ref(c, p, end);
+    if (e == NULL)
+        return -1;
+    uint32_t thread = ev->thread;
+    *ev = *e;
+    ev->thread = thread;
     return 0;
 }
 

@@ -410,19 +410,15 @@ static inline uint16_t fc_get_u16(const unsigned char *p)
 {
     return (uint16_t)(p[0] | (p[1] << 8));
 }
+/* Spelled out rather than looped: compilers recognise the whole expression as one load (a loop
+ * they do not always unroll), and the varint reader below relies on fc_get_u64 being cheap. */
 static inline uint32_t fc_get_u32(const unsigned char *p)
 {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 static inline uint64_t fc_get_u64(const unsigned char *p)
 {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
+    return (uint64_t)fc_get_u32(p) | (uint64_t)fc_get_u32(p + 4) << 32;
 }
 
 /* Writes v as a uvarint at p (room for 10 bytes needed); returns the bytes written. */
@@ -444,24 +440,39 @@ static inline int64_t fc_unzigzag(uint64_t v)
 {
     return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
-/* Reads a uvarint from [*p, end); on success stores it in *v, advances *p and returns 0; returns -1
- * (leaving *p) when the input ends first or the value has more than 10 bytes. */
-static inline int fc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+/* The general case of fc_get_uvarint, below: a value of several bytes, or input that ends. The
+ * loop is unrolled: values of two to four bytes (times, sizes) are common. */
+static inline int fc__get_uvarint_slow(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
     const unsigned char *q = *p;
+    ptrdiff_t n = end - q < 10 ? end - q : 10; /* at most ten bytes, none past end */
     uint64_t r = 0;
-    for (unsigned shift = 0; shift < 70; shift += 7) {
-        if (q >= end)
-            return -1;
-        unsigned char b = *q++;
-        r |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
+#pragma GCC unroll 10
+    for (ptrdiff_t i = 0; i < n; i++) {
+        uint64_t b = q[i];
+        r |= (b & 0x7f) << (7 * i);
+        if (b < 0x80) {
             *v = r;
-            *p = q;
+            *p = q + i + 1;
             return 0;
         }
     }
+    *v = 0;
     return -1;
+}
+/* Reads a uvarint from [*p, end); on success stores it in *v, advances *p and returns 0; returns -1
+ * (leaving *p, and *v set to 0) when the input ends first or the value has more than 10 bytes. */
+static inline int fc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    /* Most values in a trace (masks, kinds, lengths, small differences) take one byte: one test
+     * settles them, and the loop is left for the rest. */
+    const unsigned char *q = *p;
+    if (q < end && *q < 0x80) {
+        *v = *q;
+        *p = q + 1;
+        return 0;
+    }
+    return fc__get_uvarint_slow(p, end, v);
 }
 
 /* Fills a FC_FILE_HEADER_SIZE-byte file header at h. Tracer and writers share it so they agree. */
