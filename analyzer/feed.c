@@ -11,11 +11,19 @@ typedef struct viol {
     uint64_t delivered, id;
 } viol;
 
-/* Waiting flows in a slab of reused entries, and a binary heap of their indices (moving a 4-byte
- * index, not a whole flow, at each step of a sift). */
+/* A heap entry: a waiting flow's index in the slab, with its start, the first key of the order,
+ * beside it. Nearly every comparison is settled by the starts alone and never touches the slab. */
+typedef struct fent {
+    double start;
+    uint32_t ix;
+} fent;
+
+/* Waiting flows in a slab of reused entries, and a binary heap of their entries (moving 16 bytes,
+ * not a whole flow, at each step of a sift). */
 typedef struct fheap {
     fc_flow *slab;
-    uint32_t *freed, *h;
+    uint32_t *freed;
+    fent *h;
     size_t nslab, cap, nfreed, n;
     uint64_t next_id;
 } fheap;
@@ -41,14 +49,17 @@ static int before(const fc_flow *x, const fc_flow *y)
     return 0;
 }
 
-/* The waiting flow that comes later in that order belongs below. */
-static int ix_below(const void *ctx, const uint32_t *a, const uint32_t *b)
+/* The waiting flow that comes later in that order belongs below: the order of before(), whose
+ * first key is at hand in the entry; only equal starts go on to the slab. */
+static int ent_below(const void *ctx, const fent *a, const fent *b)
 {
+    if (a->start != b->start)
+        return a->start > b->start;
     const fc_flow *slab = ctx;
-    return before(&slab[*b], &slab[*a]);
+    return before(&slab[b->ix], &slab[a->ix]);
 }
 
-FC__HEAP(fh, uint32_t, ix_below)
+FC__HEAP(fh, fent, ent_below)
 
 int fc__feed_new(const fc__sweep_ops *ops, fc__feed **out)
 {
@@ -100,7 +111,7 @@ static int push(fheap *q, const fc_flow *fl)
             uint32_t *fr = sl ? realloc(q->freed, nc * sizeof *fr) : NULL;
             if (fr)
                 q->freed = fr;
-            uint32_t *h = fr ? realloc(q->h, nc * sizeof *h) : NULL;
+            fent *h = fr ? realloc(q->h, nc * sizeof *h) : NULL;
             if (h == NULL)
                 return fc__err(FC_ENOMEM, "out of memory ordering the flows");
             q->h = h;
@@ -109,7 +120,7 @@ static int push(fheap *q, const fc_flow *fl)
         ix = (uint32_t)q->nslab++;
     }
     q->slab[ix] = *fl;
-    q->h[q->n++] = ix;
+    q->h[q->n++] = (fent){fl->start, ix};
     fh_up(q->slab, q->h, q->n - 1);
     return 0;
 }
@@ -118,7 +129,7 @@ static int push(fheap *q, const fc_flow *fl)
  * until the next push. */
 static fc_flow *take(fheap *q)
 {
-    uint32_t top = q->h[0];
+    uint32_t top = q->h[0].ix;
     q->h[0] = q->h[--q->n];
     if (q->n > 0)
         fh_down(q->slab, q->h, q->n, 0);
@@ -159,9 +170,9 @@ static int on_advance(void *arg, double watermark)
 {
     fc__feed *f = arg;
     int rc = 0;
-    while (rc == 0 && f->inter.n > 0 && f->inter.slab[f->inter.h[0]].start < watermark)
+    while (rc == 0 && f->inter.n > 0 && f->inter.h[0].start < watermark)
         rc = pop_inter(f);
-    while (rc == 0 && f->intra.n > 0 && f->intra.slab[f->intra.h[0]].start < watermark)
+    while (rc == 0 && f->intra.n > 0 && f->intra.h[0].start < watermark)
         rc = pop_intra(f);
     return rc ? rc : fc__sweep_advance(f->s, watermark);
 }
