@@ -10,26 +10,55 @@
 #include "internal.h"
 #include "sweep.h"
 
-#define NIL SIZE_MAX
+#define NIL UINT32_MAX
 
-/* One boundary: a flow (slot) starting or ending at t. */
+/* One boundary: a flow (slot) starting or ending at t. Two words, so that it travels in registers. */
 typedef struct bnd {
     double t;
-    size_t slot;
-    int start;
+    uint32_t slot;
+    uint32_t start;
 } bnd;
 
 /* A growable list of slots (the active flows leaving or entering a node). */
 typedef struct slist {
-    size_t *v;
-    size_t n, cap;
+    uint32_t *v;
+    uint32_t n, cap;
 } slist;
 
 /* The label history of one active flow. */
 typedef struct rvec {
     fc__label_run *v;
-    size_t n, cap;
+    uint32_t n, cap;
 } rvec;
+
+/* What the labelling reads and writes of one active flow, side by side in 64 bytes (the whole
+ * flow, read only for its end, its id and by the caller, stays in flow[]). A flow has been
+ * labelled once its history has a run: every active flow gets one in the step that starts it, and
+ * its last run's label is its label from then on. */
+typedef struct slot {
+    uint32_t src, dst;              /* dense node indices */
+    uint32_t pos_out, pos_in, apos; /* places in out[src], in[dst] and the active set */
+    uint32_t inset, seen;           /* stamps: in this relabelling, paired in it */
+    fc_label lab;
+    uint8_t rem; /* left for the mixed rule (2 before the first label) */
+    rvec runs;
+} slot;
+_Static_assert(sizeof(slot) == 64, "a slot fills one cache line");
+
+/* One node: its active flows out and in, and the stamps that visit it once. Padded to 64 bytes, so
+ * that finding a node is a shift. */
+typedef struct node {
+    slist out, in;
+    uint32_t mark, omark, imark;
+    uint32_t num; /* the node number */
+    uint64_t pad[2];
+} node;
+_Static_assert(sizeof(node) == 64, "a node fills one cache line");
+
+/* An entry of the node table: a node number and its dense index + 1 (0: empty entry). */
+typedef struct nent {
+    uint32_t num, ix1;
+} nent;
 
 struct fc__sweep {
     fc__sweep_ops ops;
@@ -37,45 +66,38 @@ struct fc__sweep {
     /* Slots, one per flow between its fc__sweep_add and its end. */
     size_t nslots, cslots;
     fc_flow *flow;
-    uint32_t *src, *dst; /* dense node indices */
-    size_t *pos_out, *pos_in, *apos, *seen, *inset;
-    uint8_t *rem, *labelled, *was_rem;
-    fc_label *lab;
-    rvec *runs;
-    size_t *freed;
-    size_t nfreed, cfreed;
-    /* Nodes: node numbers map to dense indices through an open-addressing table. */
-    uint64_t *nkey; /* node number + 1; 0 is an empty entry */
-    uint32_t *nval;
+    slot *sl;
+    uint32_t *freed;
+    size_t nfreed;
+    /* Nodes, numbered densely in order of appearance through an open-addressing table. */
+    nent *nmap;
     size_t mapcap;
+    node *nd;
     size_t nnodes, cnodes;
-    uint32_t *node_num;
-    slist *out, *in;
-    size_t *nmark, *omark, *imark;
-    /* The active set, unordered; apos[slot] is a slot's place in it. */
-    size_t *act;
+    /* The active set, unordered; sl[f].apos is a slot's place in it. */
+    uint32_t *act;
     size_t nact, cact;
     /* Pending boundaries: starts given in order of start wait in a queue (the usual case: the feed
      * and fc__sweep_flows give them so), other starts and every end in a min-heap on time, which
      * then holds little more than the active flows. */
     bnd *heap;
     size_t nheap, cheap;
-    size_t *fifo; /* slots, starts not decreasing, fifo[fh .. fn) */
+    bnd *fifo; /* starts not decreasing, fifo[fh .. fn) */
     size_t fh, fn, fcap;
     /* Scratch. */
-    size_t *queue, *comp;
-    size_t cqueue, ccomp;
+    uint32_t *queue, *rems, *chg; /* rems and chg as long as the slots (struct relabel) */
+    size_t cqueue;
     uint64_t *cids;
     size_t ccids;
-    size_t stamp, cstamp;
+    uint32_t stamp, cstamp; /* 32 bits to keep a slot small; reset when they wrap (next_stamp) */
     /* Intervals: the number delivered, and the open one (active set not empty since open_t). */
     size_t niv;
     int open;
     double open_t;
-    /* Active flows by label k, for fc__sweep_max_k. */
+    /* Labelled flows by label k, and the largest k among them, for fc__sweep_max_k. */
     size_t *cnt_k;
     size_t ccnt_k;
-    uint32_t hi_k;
+    uint32_t top_k;
 };
 
 
@@ -97,15 +119,13 @@ void fc__sweep_free(fc__sweep *s)
     if (s == NULL)
         return;
     for (size_t i = 0; i < s->cslots; i++)
-        free(s->runs[i].v);
+        free(s->sl[i].runs.v);
     for (size_t x = 0; x < s->cnodes; x++) {
-        free(s->out[x].v);
-        free(s->in[x].v);
+        free(s->nd[x].out.v);
+        free(s->nd[x].in.v);
     }
-    void *all[] = {s->flow,  s->src,   s->dst,      s->pos_out, s->pos_in, s->apos,  s->seen, s->inset,
-                   s->rem,   s->labelled, s->was_rem, s->lab,   s->runs,    s->freed,  s->nkey,  s->nval,
-                   s->node_num, s->out, s->in,      s->nmark,   s->omark,  s->imark, s->act,
-                   s->heap,  s->fifo,  s->queue, s->comp,     s->cids,    s->cnt_k};
+    void *all[] = {s->flow, s->sl,    s->freed, s->nmap, s->nd,   s->act,  s->heap,
+                   s->fifo, s->queue, s->rems,  s->chg,  s->cids, s->cnt_k};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(s);
@@ -118,139 +138,143 @@ static size_t hash32(uint32_t x, size_t cap)
     return (size_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
-/* The dense index of node number x, added when new. Returns 0 or FC_ENOMEM. */
-static int node_index(fc__sweep *s, uint32_t x, uint32_t *ix)
+/* Adds node number x, not in the table yet, as the next dense index. Returns 0 or FC_ENOMEM. */
+static int node_add(fc__sweep *s, uint32_t x, uint32_t *ix)
 {
     if (2 * (s->nnodes + 1) > s->mapcap) {
         size_t ncap = s->mapcap ? 2 * s->mapcap : 64;
-        uint64_t *k = calloc(ncap, sizeof *k);
-        uint32_t *v = malloc(ncap * sizeof *v);
-        if (k == NULL || v == NULL) {
-            free(k);
-            free(v);
+        nent *m = calloc(ncap, sizeof *m);
+        if (m == NULL)
             return FC_ENOMEM;
-        }
         for (size_t i = 0; i < s->mapcap; i++)
-            if (s->nkey[i]) {
-                size_t h = hash32((uint32_t)(s->nkey[i] - 1), ncap);
-                while (k[h])
+            if (s->nmap[i].ix1) {
+                size_t h = hash32(s->nmap[i].num, ncap);
+                while (m[h].ix1)
                     h = (h + 1) & (ncap - 1);
-                k[h] = s->nkey[i];
-                v[h] = s->nval[i];
+                m[h] = s->nmap[i];
             }
-        free(s->nkey);
-        free(s->nval);
-        s->nkey = k;
-        s->nval = v;
+        free(s->nmap);
+        s->nmap = m;
         s->mapcap = ncap;
     }
-    size_t h = hash32(x, s->mapcap);
-    while (s->nkey[h]) {
-        if (s->nkey[h] == (uint64_t)x + 1) {
-            *ix = s->nval[h];
-            return 0;
-        }
-        h = (h + 1) & (s->mapcap - 1);
-    }
-    size_t n = s->nnodes, c = s->cnodes;
-    if (fc__reserve(&s->node_num, &c, n + 1, sizeof *s->node_num) || (c = s->cnodes, 0) ||
-        fc__reserve(&s->out, &c, n + 1, sizeof *s->out) || (c = s->cnodes, 0) ||
-        fc__reserve(&s->in, &c, n + 1, sizeof *s->in) || (c = s->cnodes, 0) ||
-        fc__reserve(&s->nmark, &c, n + 1, sizeof *s->nmark) || (c = s->cnodes, 0) ||
-        fc__reserve(&s->omark, &c, n + 1, sizeof *s->omark) || (c = s->cnodes, 0) ||
-        fc__reserve(&s->imark, &c, n + 1, sizeof *s->imark))
+    size_t n = s->nnodes;
+    if (n >= UINT32_MAX - 1 || fc__reserve(&s->nd, &s->cnodes, n + 1, sizeof *s->nd))
         return FC_ENOMEM;
-    s->cnodes = c;
-    s->node_num[n] = x;
-    s->nkey[h] = (uint64_t)x + 1;
-    s->nval[h] = (uint32_t)n;
+    size_t h = hash32(x, s->mapcap);
+    while (s->nmap[h].ix1)
+        h = (h + 1) & (s->mapcap - 1);
+    s->nmap[h] = (nent){x, (uint32_t)n + 1};
+    s->nd[n].num = x;
     s->nnodes++;
     *ix = (uint32_t)n;
     return 0;
 }
 
+/* The dense index of node number x, added when new. Returns 0 or FC_ENOMEM. Inline: every flow
+ * looks up both its nodes, and they are nearly always known. */
+static inline int node_index(fc__sweep *s, uint32_t x, uint32_t *ix)
+{
+    if (s->mapcap > 0)
+        for (size_t h = hash32(x, s->mapcap); s->nmap[h].ix1; h = (h + 1) & (s->mapcap - 1))
+            if (s->nmap[h].num == x) {
+                *ix = s->nmap[h].ix1 - 1;
+                return 0;
+            }
+    return node_add(s, x, ix);
+}
+
 /* A free slot, the arrays grown to hold it. Returns 0 or FC_ENOMEM. */
-static int slot_get(fc__sweep *s, size_t *slot)
+static int slot_get(fc__sweep *s, uint32_t *out)
 {
     if (s->nfreed > 0) {
-        *slot = s->freed[--s->nfreed];
+        *out = s->freed[--s->nfreed];
         return 0;
     }
     size_t n = s->nslots;
     if (n + 1 > s->cslots) {
-        size_t need = n + 1;
-#define GROW(a)                                                                                    \
-    do {                                                                                           \
-        size_t c = s->cslots;                                                                      \
-        if (fc__reserve(&s->a, &c, need, sizeof *s->a))                                                \
-            return FC_ENOMEM;                                                                      \
-    } while (0)
-        GROW(flow); GROW(src); GROW(dst); GROW(pos_out); GROW(pos_in); GROW(apos); GROW(seen); GROW(inset);
-        GROW(rem); GROW(labelled); GROW(was_rem); GROW(lab); GROW(runs);
-#undef GROW
-        size_t c = s->cslots;
-        if (fc__reserve(&s->freed, &c, need, sizeof *s->freed))
+        size_t need = n + 1, c;
+        if (need >= NIL)
             return FC_ENOMEM;
-        c = s->cslots;
-        if (fc__reserve(&s->comp, &c, need, sizeof *s->comp))
+        /* Every array here grows by the same doubling rule, so they keep one capacity. */
+        if ((c = s->cslots, fc__reserve(&s->flow, &c, need, sizeof *s->flow)) ||
+            (c = s->cslots, fc__reserve(&s->sl, &c, need, sizeof *s->sl)) ||
+            (c = s->cslots, fc__reserve(&s->freed, &c, need, sizeof *s->freed)) ||
+            (c = s->cslots, fc__reserve(&s->rems, &c, need, sizeof *s->rems)) ||
+            (c = s->cslots, fc__reserve(&s->chg, &c, need, sizeof *s->chg)))
             return FC_ENOMEM;
-        /* Every array above now holds the same capacity: the doubling rule is shared. */
-        size_t ncap = s->cslots ? s->cslots : 16;
-        while (ncap < need)
-            ncap *= 2;
-        s->cslots = s->cfreed = s->ccomp = ncap;
+        s->cslots = c;
     }
-    *slot = s->nslots++;
+    *out = (uint32_t)s->nslots++;
     return 0;
 }
 
-static void slot_put(fc__sweep *s, size_t f)
+static void slot_put(fc__sweep *s, uint32_t f)
 {
-    s->runs[f].n = 0;
+    s->sl[f].runs.n = 0;
     s->freed[s->nfreed++] = f; /* freed[] is as long as the slots: never full */
 }
 
-static int slist_push(slist *l, size_t f, size_t *pos)
+/* Doubles the capacity *cap of the array *p of elements of size sz (from 4). Returns 0 or
+ * FC_ENOMEM. The lists and histories here count in 32 bits, which fc__reserve does not. */
+static int grow32(void *p, uint32_t *cap, size_t sz)
 {
-    if (fc__reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v))
+    void **v = p;
+    size_t ncap = *cap ? 2 * (size_t)*cap : 4;
+    void *q = ncap <= UINT32_MAX ? realloc(*v, ncap * sz) : NULL;
+    if (q == NULL)
+        return FC_ENOMEM;
+    *v = q;
+    *cap = (uint32_t)ncap;
+    return 0;
+}
+
+static int slist_push(slist *l, uint32_t f, uint32_t *pos)
+{
+    if (l->n == l->cap && grow32(&l->v, &l->cap, sizeof *l->v))
         return FC_ENOMEM;
     *pos = l->n;
     l->v[l->n++] = f;
     return 0;
 }
 
-static int attach(fc__sweep *s, size_t f)
+static int attach(fc__sweep *s, uint32_t f)
 {
-    if (slist_push(&s->out[s->src[f]], f, &s->pos_out[f]) || slist_push(&s->in[s->dst[f]], f, &s->pos_in[f]) ||
-        fc__reserve(&s->act, &s->cact, s->nact + 1, sizeof *s->act))
+    slot *p = &s->sl[f];
+    /* A label's k is at most the flows active, and so is a conflict's list (fc__sweep_conflicts):
+     * room for both is made here, where the active set grows. */
+    if (slist_push(&s->nd[p->src].out, f, &p->pos_out) || slist_push(&s->nd[p->dst].in, f, &p->pos_in) ||
+        fc__reserve(&s->act, &s->cact, s->nact + 1, sizeof *s->act) ||
+        fc__reserve(&s->cnt_k, &s->ccnt_k, s->nact + 3, sizeof *s->cnt_k) ||
+        fc__reserve(&s->cids, &s->ccids, s->nact + 3, sizeof *s->cids))
         return FC_ENOMEM;
-    s->apos[f] = s->nact;
+    p->apos = (uint32_t)s->nact;
     s->act[s->nact++] = f;
     return 0;
 }
 
 /* Removes f from its nodes' lists and the active set by moving the last entry into its place. */
-static void detach(fc__sweep *s, size_t f)
+static void detach(fc__sweep *s, uint32_t f)
 {
-    slist *o = &s->out[s->src[f]], *i = &s->in[s->dst[f]];
-    size_t last = o->v[--o->n];
-    o->v[s->pos_out[f]] = last;
-    s->pos_out[last] = s->pos_out[f];
+    slot *p = &s->sl[f];
+    slist *o = &s->nd[p->src].out, *i = &s->nd[p->dst].in;
+    uint32_t last = o->v[--o->n];
+    o->v[p->pos_out] = last;
+    s->sl[last].pos_out = p->pos_out;
     last = i->v[--i->n];
-    i->v[s->pos_in[f]] = last;
-    s->pos_in[last] = s->pos_in[f];
+    i->v[p->pos_in] = last;
+    s->sl[last].pos_in = p->pos_in;
     last = s->act[--s->nact];
-    s->act[s->apos[f]] = last;
-    s->apos[last] = s->apos[f];
-    if (s->labelled[f]) {
-        s->cnt_k[s->lab[f].k]--;
-        s->labelled[f] = 0;
-    }
+    s->act[p->apos] = last;
+    s->sl[last].apos = p->apos;
+    if (p->runs.n > 0)
+        s->cnt_k[p->lab.k]--;
 }
 
 /* ---- the boundary heap ---------------------------------------------------------------------- */
 
-/* A later boundary belongs below. */
+/* A later boundary belongs below. Boundaries at one time leave in the order this heap gives them,
+ * and that order reaches the caller (flows ending together are handed to flow_done in it): the
+ * heap's operations must stay as they are. */
 static int bnd_below(const void *ctx, const bnd *a, const bnd *b)
 {
     (void)ctx;
@@ -280,28 +304,28 @@ static bnd heap_pop(fc__sweep *s)
 /* ---- labelling ------------------------------------------------------------------------------ */
 
 /* The flow that continues g's path of unconsumed flows at g's destination, or NIL. */
-static size_t next_rem(const fc__sweep *s, size_t g)
+static uint32_t next_rem(const fc__sweep *s, uint32_t g)
 {
-    const slist *o = &s->out[s->dst[g]];
+    const slist *o = &s->nd[s->sl[g].dst].out;
     if (o->n != 1)
         return NIL;
-    return s->rem[o->v[0]] ? o->v[0] : NIL;
+    return s->sl[o->v[0]].rem ? o->v[0] : NIL;
 }
 
-static size_t prev_rem(const fc__sweep *s, size_t g)
+static uint32_t prev_rem(const fc__sweep *s, uint32_t g)
 {
-    const slist *i = &s->in[s->src[g]];
+    const slist *i = &s->nd[s->sl[g].src].in;
     if (i->n != 1)
         return NIL;
-    return s->rem[i->v[0]] ? i->v[0] : NIL;
+    return s->sl[i->v[0]].rem ? i->v[0] : NIL;
 }
 
-static void pair(fc__sweep *s, size_t g, size_t h)
+static void pair(fc__sweep *s, uint32_t g, uint32_t h)
 {
-    uint32_t x = s->node_num[s->dst[g]];
-    s->lab[g] = (fc_label){FC_CONFLICT_MIXED_IN, x, 2};
-    s->lab[h] = (fc_label){FC_CONFLICT_MIXED_OUT, x, 2};
-    s->seen[g] = s->seen[h] = s->stamp;
+    uint32_t x = s->nd[s->sl[g].dst].num;
+    s->sl[g].lab = (fc_label){FC_CONFLICT_MIXED_IN, x, 2};
+    s->sl[h].lab = (fc_label){FC_CONFLICT_MIXED_OUT, x, 2};
+    s->sl[g].seen = s->sl[h].seen = s->stamp;
 }
 
 /* Relabelling is local. A flow's same-direction label and whether it is left for the mixed rule
@@ -313,93 +337,118 @@ static void pair(fc__sweep *s, size_t g, size_t h)
  * relabelled are those touching the seeds, those touching the far ends of flows whose rem changed,
  * and the whole paths and cycles of every rem flow among them; the rest keep their labels. */
 
-/* Adds active flow f to the set comp[0..*ncomp) (once) and gives it its same-direction label. */
-static void take(fc__sweep *s, size_t f, size_t *ncomp)
+/* One relabelling at time t: the flows left for the mixed rule (rems) and those whose rem flag
+ * changed (chg), so that the later passes visit only those. Both arrays are as long as the slots:
+ * a flow enters each at most once. */
+typedef struct relabel {
+    uint32_t *rems, *chg;
+    size_t nrem, nchg;
+    double t;
+    int nomem; /* a history could not grow */
+} relabel;
+
+/* Records p's label, final for this relabelling, in its history: a new run at interval s->niv
+ * when it changed (or p had none), and the labels counted by k. */
+static inline void note(fc__sweep *s, relabel *r, slot *p)
 {
-    if (s->inset[f] == s->stamp)
-        return;
-    s->inset[f] = s->stamp;
-    s->comp[(*ncomp)++] = f;
-    if (s->labelled[f])
-        s->cnt_k[s->lab[f].k]--;
-    size_t od = s->out[s->src[f]].n, id = s->in[s->dst[f]].n;
-    s->rem[f] = 0;
-    if (od >= 2 && od >= id)
-        s->lab[f] = (fc_label){FC_CONFLICT_OUTGOING, s->node_num[s->src[f]], (uint32_t)od};
-    else if (id >= 2)
-        s->lab[f] = (fc_label){FC_CONFLICT_INCOMING, s->node_num[s->dst[f]], (uint32_t)id};
-    else {
-        s->lab[f] = (fc_label){FC_CONFLICT_NONE, 0, 1};
-        s->rem[f] = 1;
+    rvec *rv = &p->runs;
+    if (rv->n > 0) {
+        fc__label_run *last = &rv->v[rv->n - 1];
+        if (memcmp(&last->label, &p->lab, sizeof p->lab) == 0)
+            return;
+        s->cnt_k[last->label.k]--;
+        last->count = s->niv - last->first;
+        last->end = r->t;
     }
+    s->cnt_k[p->lab.k]++;
+    if (p->lab.k > s->top_k)
+        s->top_k = p->lab.k;
+    if (rv->n == rv->cap && grow32(&rv->v, &rv->cap, sizeof *rv->v)) {
+        r->nomem = 1;
+        return;
+    }
+    /* count and end are set when the run closes, before anyone reads them */
+    fc__label_run *run = &rv->v[rv->n++];
+    run->first = s->niv;
+    run->start = r->t;
+    run->label = p->lab;
 }
 
-/* Collects in comp the flows to relabel for the seed nodes queue[0..nseed) (see above), with their
- * same-direction labels; was_rem[i] is the rem flag comp[i] had before (2 for a flow that had no
- * label yet). */
-static size_t collect(fc__sweep *s, size_t nseed)
+/* Adds active flow f to the set (once) and gives it its same-direction label, final unless f is
+ * left for the mixed rule. A flow that had no label yet (rem 2, see fc__sweep_add) counts as
+ * changed. */
+static inline void take(fc__sweep *s, relabel *r, uint32_t f)
 {
-    uint8_t *was_rem = s->was_rem;
-    size_t ncomp = 0;
-    for (size_t i = 0; i < nseed; i++) {
-        size_t x = s->queue[i];
-        if (s->nmark[x] == s->stamp)
-            continue;
-        s->nmark[x] = s->stamp;
-        const slist *o = &s->out[x], *in = &s->in[x];
-        for (size_t j = 0; j < o->n + in->n; j++) {
-            size_t f = j < o->n ? o->v[j] : in->v[j - o->n];
-            if (s->inset[f] != s->stamp)
-                was_rem[ncomp] = s->labelled[f] ? s->rem[f] : 2;
-            take(s, f, &ncomp);
-        }
-    }
+    slot *p = &s->sl[f];
+    if (p->inset == s->stamp)
+        return;
+    p->inset = s->stamp;
+    const node *a = &s->nd[p->src], *b = &s->nd[p->dst];
+    uint32_t od = a->out.n, id = b->in.n;
+    uint8_t was = p->rem;
+    if (od >= 2 && od >= id)
+        p->lab = (fc_label){FC_CONFLICT_OUTGOING, a->num, od};
+    else if (id >= 2)
+        p->lab = (fc_label){FC_CONFLICT_INCOMING, b->num, id};
+    else
+        p->lab = (fc_label){FC_CONFLICT_NONE, 0, 1};
+    p->rem = p->lab.kind == FC_CONFLICT_NONE;
+    if (p->rem != was)
+        r->chg[r->nchg++] = f;
+    if (p->rem)
+        r->rems[r->nrem++] = f;
+    else
+        note(s, r, p);
+}
+
+/* Takes every flow leaving or entering node x, once per relabelling. */
+static inline void take_node(fc__sweep *s, relabel *r, uint32_t x)
+{
+    node *v = &s->nd[x];
+    if (v->mark == s->stamp)
+        return;
+    v->mark = s->stamp;
+    for (size_t j = 0; j < v->out.n; j++)
+        take(s, r, v->out.v[j]);
+    for (size_t j = 0; j < v->in.n; j++)
+        take(s, r, v->in.v[j]);
+}
+
+/* Gathers and labels the flows to relabel for the seed nodes queue[0..nseed) (see above). */
+static void collect(fc__sweep *s, relabel *r, size_t nseed)
+{
+    for (size_t i = 0; i < nseed; i++)
+        take_node(s, r, s->queue[i]);
     /* The flows at the far ends of those whose rem changed (the list grows as it is read; the
      * flows added here keep their rem, since their own ends are not seeds). */
-    for (size_t i = 0; i < ncomp; i++) {
-        size_t f = s->comp[i];
-        if (was_rem[i] == s->rem[f])
-            continue;
-        size_t ends[2] = {s->src[f], s->dst[f]};
-        for (int e = 0; e < 2; e++) {
-            if (s->nmark[ends[e]] == s->stamp)
-                continue;
-            s->nmark[ends[e]] = s->stamp;
-            const slist *o = &s->out[ends[e]], *in = &s->in[ends[e]];
-            for (size_t j = 0; j < o->n + in->n; j++) {
-                size_t g = j < o->n ? o->v[j] : in->v[j - o->n];
-                if (s->inset[g] != s->stamp)
-                    was_rem[ncomp] = s->rem[g];
-                take(s, g, &ncomp);
-            }
-        }
+    for (size_t i = 0; i < r->nchg; i++) {
+        const slot *p = &s->sl[r->chg[i]];
+        take_node(s, r, p->src);
+        take_node(s, r, p->dst);
     }
     /* Whole paths and cycles of the rem flows gathered, both ways. */
-    size_t n0 = ncomp;
+    size_t n0 = r->nrem;
     for (size_t i = 0; i < n0; i++) {
-        size_t f = s->comp[i];
-        if (!s->rem[f])
-            continue;
-        for (size_t g = next_rem(s, f); g != NIL && s->inset[g] != s->stamp; g = next_rem(s, g))
-            take(s, g, &ncomp);
-        for (size_t g = prev_rem(s, f); g != NIL && s->inset[g] != s->stamp; g = prev_rem(s, g))
-            take(s, g, &ncomp);
+        uint32_t f = r->rems[i];
+        for (uint32_t g = next_rem(s, f); g != NIL && s->sl[g].inset != s->stamp; g = next_rem(s, g))
+            take(s, r, g);
+        for (uint32_t g = prev_rem(s, f); g != NIL && s->sl[g].inset != s->stamp; g = prev_rem(s, g))
+            take(s, r, g);
     }
-    return ncomp;
 }
 
-/* Pairs the rem flows of comp[0..ncomp), a union of whole paths and cycles, by the rules of
- * intervals.h, and counts the labels. */
-static void label(fc__sweep *s, size_t ncomp)
+/* Pairs the rem flows of the set, a union of whole paths and cycles, by the rules of intervals.h,
+ * and records their labels. */
+static void label(fc__sweep *s, relabel *r)
 {
     /* Paths, from their origins. */
-    for (size_t i = 0; i < ncomp; i++) {
-        size_t g = s->comp[i];
-        if (!s->rem[g] || prev_rem(s, g) != NIL)
+    for (size_t i = 0; i < r->nrem; i++) {
+        uint32_t g = r->rems[i];
+        if (prev_rem(s, g) != NIL)
             continue;
         while (g != NIL) {
-            s->seen[g] = s->stamp;
-            size_t h = next_rem(s, g);
+            s->sl[g].seen = s->stamp;
+            uint32_t h = next_rem(s, g);
             if (h == NIL)
                 break;
             pair(s, g, h);
@@ -407,49 +456,26 @@ static void label(fc__sweep *s, size_t ncomp)
         }
     }
     /* What is left unseen lies on cycles: pair each from its smallest flow id. */
-    for (size_t i = 0; i < ncomp; i++) {
-        size_t f = s->comp[i];
-        if (!s->rem[f] || s->seen[f] == s->stamp)
+    for (size_t i = 0; i < r->nrem; i++) {
+        uint32_t f = r->rems[i];
+        if (s->sl[f].seen == s->stamp)
             continue;
-        size_t mn = f;
-        for (size_t g = next_rem(s, f); g != f; g = next_rem(s, g))
+        uint32_t mn = f;
+        for (uint32_t g = next_rem(s, f); g != f; g = next_rem(s, g))
             if (s->flow[g].id < s->flow[mn].id)
                 mn = g;
-        size_t g = mn;
+        uint32_t g = mn;
         do {
-            s->seen[g] = s->stamp;
-            size_t h = next_rem(s, g);
+            s->sl[g].seen = s->stamp;
+            uint32_t h = next_rem(s, g);
             if (h == mn)
                 break;
             pair(s, g, h);
             g = next_rem(s, h);
         } while (g != mn);
     }
-    for (size_t i = 0; i < ncomp; i++) {
-        size_t f = s->comp[i];
-        s->cnt_k[s->lab[f].k]++;
-        s->labelled[f] = 1;
-    }
-}
-
-/* Opens a new label run for each relabelled flow whose label changed, at interval s->niv. */
-static int update_runs(fc__sweep *s, size_t ncomp, double t)
-{
-    for (size_t i = 0; i < ncomp; i++) {
-        size_t f = s->comp[i];
-        rvec *rv = &s->runs[f];
-        if (rv->n > 0) {
-            fc__label_run *r = &rv->v[rv->n - 1];
-            if (memcmp(&r->label, &s->lab[f], sizeof r->label) == 0)
-                continue;
-            r->count = s->niv - r->first;
-            r->end = t;
-        }
-        if (fc__reserve(&rv->v, &rv->cap, rv->n + 1, sizeof *rv->v))
-            return FC_ENOMEM;
-        rv->v[rv->n++] = (fc__label_run){.first = s->niv, .start = t, .label = s->lab[f]};
-    }
-    return 0;
+    for (size_t i = 0; i < r->nrem; i++)
+        note(s, r, &s->sl[r->rems[i]]);
 }
 
 /* ---- the sweep ------------------------------------------------------------------------------ */
@@ -469,16 +495,17 @@ int fc__sweep_add(fc__sweep *s, const fc_flow *f)
     if (f->start < s->until)
         return fc__err(FC_EINVAL, "flows: flow %llu starts at %.9f, before the time already swept (%.9f)",
                        (unsigned long long)f->id, f->start, s->until);
-    size_t slot;
-    uint32_t x, y;
-    if (slot_get(s, &slot) || node_index(s, f->src_node, &x) || node_index(s, f->dst_node, &y))
+    uint32_t f_slot, x, y;
+    if (slot_get(s, &f_slot) || node_index(s, f->src_node, &x) || node_index(s, f->dst_node, &y))
         return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
-    s->flow[slot] = *f;
-    s->src[slot] = x;
-    s->dst[slot] = y;
-    s->labelled[slot] = 0;
-    s->runs[slot].n = 0;
-    if (s->fh == s->fn || f->start >= s->flow[s->fifo[s->fn - 1]].start) {
+    s->flow[f_slot] = *f;
+    slot *p = &s->sl[f_slot];
+    p->src = x;
+    p->dst = y;
+    p->rem = 2; /* no label yet: its first relabelling counts as a change */
+    p->runs.n = 0;
+    bnd b = {f->start, f_slot, 1};
+    if (s->fh == s->fn || f->start >= s->fifo[s->fn - 1].t) {
         if (s->fh > 0 && s->fh >= s->fn / 2) { /* reuse the consumed front */
             memmove(s->fifo, s->fifo + s->fh, (s->fn - s->fh) * sizeof *s->fifo);
             s->fn -= s->fh;
@@ -486,10 +513,10 @@ int fc__sweep_add(fc__sweep *s, const fc_flow *f)
         }
         if (fc__reserve(&s->fifo, &s->fcap, s->fn + 1, sizeof *s->fifo))
             return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
-        s->fifo[s->fn++] = slot;
+        s->fifo[s->fn++] = b;
         return 0;
     }
-    if (heap_push(s, (bnd){f->start, slot, 1}))
+    if (heap_push(s, b))
         return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
     return 0;
 }
@@ -498,8 +525,8 @@ int fc__sweep_add(fc__sweep *s, const fc_flow *f)
 static double next_time(const fc__sweep *s)
 {
     double t = s->nheap > 0 ? s->heap[0].t : INFINITY;
-    if (s->fh < s->fn && s->flow[s->fifo[s->fh]].start < t)
-        t = s->flow[s->fifo[s->fh]].start;
+    if (s->fh < s->fn && s->fifo[s->fh].t < t)
+        t = s->fifo[s->fh].t;
     return t;
 }
 
@@ -509,9 +536,6 @@ static int deliver(fc__sweep *s, double t)
     int rc = 0;
     if (!s->open)
         return 0;
-    /* The conflict lists of fc__sweep_conflicts are at most the active set long. */
-    if (fc__reserve(&s->cids, &s->ccids, s->nact + 2, sizeof *s->cids))
-        return FC_ENOMEM;
     if (s->ops.interval)
         rc = s->ops.interval(s->ops.arg, s, s->niv, s->open_t, t);
     s->niv++;
@@ -519,62 +543,68 @@ static int deliver(fc__sweep *s, double t)
     return rc;
 }
 
-/* Applies the group of boundaries at the heap's top time. */
-static int step(fc__sweep *s)
+/* Ends flow f at t: its last run closes and the caller has it. */
+static int end_flow(fc__sweep *s, uint32_t f, double t)
 {
-    double t = next_time(s);
+    detach(s, f);
+    rvec *rv = &s->sl[f].runs;
+    fc__label_run *r = &rv->v[rv->n - 1]; /* a flow active over an interval has a run */
+    r->count = s->niv - r->first;
+    r->end = t;
+    int rc = s->ops.flow_done ? s->ops.flow_done(s->ops.arg, &s->flow[f], rv->v, rv->n) : 0;
+    slot_put(s, f);
+    return rc;
+}
+
+/* Takes a fresh stamp for a relabelling. When the 32-bit stamps wrap, every mark is cleared, so
+ * that no mark left from long ago can equal a new stamp. */
+static void next_stamp(fc__sweep *s)
+{
+    if (++s->stamp != 0)
+        return;
+    for (size_t i = 0; i < s->cslots; i++)
+        s->sl[i].inset = s->sl[i].seen = 0;
+    for (size_t x = 0; x < s->cnodes; x++)
+        s->nd[x].mark = 0;
+    s->stamp = 1;
+}
+
+/* Applies the group of boundaries at time t, the next one. */
+static int step(fc__sweep *s, double t)
+{
     int rc = deliver(s, t);
     if (rc)
         return rc;
-    s->stamp++;
+    next_stamp(s);
     size_t nseed = 0;
     for (;;) {
         bnd b;
-        if (s->fh < s->fn && s->flow[s->fifo[s->fh]].start == t)
-            b = (bnd){t, s->fifo[s->fh++], 1};
+        if (s->fh < s->fn && s->fifo[s->fh].t == t)
+            b = s->fifo[s->fh++];
         else if (s->nheap > 0 && s->heap[0].t == t)
             b = heap_pop(s);
         else
             break;
-        size_t f = b.slot;
-        if (fc__reserve(&s->queue, &s->cqueue, nseed + 2 + s->nnodes, sizeof *s->queue))
+        const slot *p = &s->sl[b.slot];
+        if (fc__reserve(&s->queue, &s->cqueue, nseed + 2, sizeof *s->queue))
             return FC_ENOMEM;
-        s->queue[nseed++] = s->src[f];
-        s->queue[nseed++] = s->dst[f];
+        s->queue[nseed++] = p->src;
+        s->queue[nseed++] = p->dst;
         if (b.start) {
-            if (attach(s, f) || heap_push(s, (bnd){s->flow[f].end, f, 0}))
+            if (attach(s, b.slot) || heap_push(s, (bnd){s->flow[b.slot].end, b.slot, 0}))
                 return FC_ENOMEM;
-            continue;
-        }
-        detach(s, f);
-        rvec *rv = &s->runs[f];
-        fc__label_run *r = &rv->v[rv->n - 1]; /* a flow active over an interval has a run */
-        r->count = s->niv - r->first;
-        r->end = t;
-        rc = s->ops.flow_done ? s->ops.flow_done(s->ops.arg, &s->flow[f], rv->v, rv->n) : 0;
-        slot_put(s, f);
-        if (rc)
+        } else if ((rc = end_flow(s, b.slot, t)))
             return rc;
     }
-    if (fc__reserve(&s->queue, &s->cqueue, nseed + s->nnodes, sizeof *s->queue))
+    /* Nothing is active in an idle gap: no flow is relabelled and no interval opens. */
+    relabel r = {.rems = s->rems, .chg = s->chg, .t = t};
+    collect(s, &r, nseed);
+    label(s, &r);
+    if (r.nomem)
         return FC_ENOMEM;
-    size_t ncomp = collect(s, nseed);
-    size_t maxk = 0;
-    for (size_t i = 0; i < ncomp; i++) {
-        size_t f = s->comp[i], od = s->out[s->src[f]].n, id = s->in[s->dst[f]].n;
-        maxk = od > maxk ? od : maxk;
-        maxk = id > maxk ? id : maxk;
-    }
-    if (fc__reserve(&s->cnt_k, &s->ccnt_k, maxk + 3, sizeof *s->cnt_k))
-        return FC_ENOMEM;
-    if (maxk + 2 > s->hi_k)
-        s->hi_k = (uint32_t)(maxk + 2);
-    label(s, ncomp);
-    if (s->nact == 0)
-        return 0; /* an idle gap: nothing is active, so no interval opens */
-    if ((rc = update_runs(s, ncomp, t)))
-        return rc;
-    s->open = 1;
+    while (s->top_k > 0 && s->cnt_k[s->top_k] == 0)
+        s->top_k--;
+    s->open = s->nact > 0;
     s->open_t = t;
     return 0;
 }
@@ -582,8 +612,8 @@ static int step(fc__sweep *s)
 int fc__sweep_advance(fc__sweep *s, double until)
 {
     int rc = 0;
-    while (rc == 0 && next_time(s) < until)
-        rc = step(s);
+    for (double t; rc == 0 && (t = next_time(s)) < until;)
+        rc = step(s, t);
     if (rc == FC_ENOMEM)
         fc__err(rc, "flows: out of memory in the interval sweep");
     if (until > s->until)
@@ -610,15 +640,12 @@ const fc_flow *fc__sweep_flow(const fc__sweep *s, size_t i)
 
 const fc_label *fc__sweep_label(const fc__sweep *s, size_t i)
 {
-    return &s->lab[s->act[i]];
+    return &s->sl[s->act[i]].lab;
 }
 
 uint32_t fc__sweep_max_k(const fc__sweep *s)
 {
-    for (uint32_t k = s->hi_k; k > 0; k--)
-        if (k < s->ccnt_k && s->cnt_k[k] > 0)
-            return k;
-    return 0;
+    return s->top_k;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -628,13 +655,13 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Hands fn the same-direction conflict of the k flows in list l, ids ascending. */
-static int same_dir(const fc__sweep *s, uint32_t kind, size_t x, const slist *l,
+static int same_dir(const fc__sweep *s, uint32_t kind, uint32_t num, const slist *l,
                     int (*fn)(void *, const fc__conflict *), void *arg)
 {
     for (size_t i = 0; i < l->n; i++)
         s->cids[i] = s->flow[l->v[i]].id;
     fc__sort(s->cids, l->n, sizeof *s->cids, cmp_u64);
-    fc__conflict c = {kind, s->node_num[x], (uint32_t)l->n, s->cids};
+    fc__conflict c = {kind, num, (uint32_t)l->n, s->cids};
     return fn(arg, &c);
 }
 
@@ -643,23 +670,28 @@ int fc__sweep_conflicts(const fc__sweep *s, int (*fn)(void *arg, const fc__confl
     /* The marks say which nodes' conflicts were handed out already; a fresh stamp per call, kept
      * apart from the labelling's. The sweep is const to the caller, its scratch is not. */
     fc__sweep *w = (fc__sweep *)s;
-    size_t st = ++w->cstamp;
+    if (++w->cstamp == 0) { /* wrapped: see next_stamp */
+        for (size_t x = 0; x < s->cnodes; x++)
+            w->nd[x].omark = w->nd[x].imark = 0;
+        w->cstamp = 1;
+    }
+    uint32_t st = w->cstamp;
     int rc = 0;
     for (size_t j = 0; j < s->nact && rc == 0; j++) {
-        size_t f = s->act[j];
-        uint32_t x = s->src[f], y = s->dst[f];
-        if (s->out[x].n >= 2 && s->omark[x] != st) {
-            w->omark[x] = st;
-            rc = same_dir(s, FC_CONFLICT_OUTGOING, x, &s->out[x], fn, arg);
+        uint32_t f = s->act[j];
+        node *x = &w->nd[s->sl[f].src], *y = &w->nd[s->sl[f].dst];
+        if (x->out.n >= 2 && x->omark != st) {
+            x->omark = st;
+            rc = same_dir(s, FC_CONFLICT_OUTGOING, x->num, &x->out, fn, arg);
         }
-        if (rc == 0 && s->in[y].n >= 2 && s->imark[y] != st) {
-            w->imark[y] = st;
-            rc = same_dir(s, FC_CONFLICT_INCOMING, y, &s->in[y], fn, arg);
+        if (rc == 0 && y->in.n >= 2 && y->imark != st) {
+            y->imark = st;
+            rc = same_dir(s, FC_CONFLICT_INCOMING, y->num, &y->in, fn, arg);
         }
-        if (rc == 0 && s->lab[f].kind == FC_CONFLICT_MIXED_IN) {
+        if (rc == 0 && s->sl[f].lab.kind == FC_CONFLICT_MIXED_IN) {
             w->cids[0] = s->flow[f].id;
-            w->cids[1] = s->flow[s->out[y].v[0]].id;
-            fc__conflict c = {FC_CONFLICT_MIXED_IN, s->node_num[y], 2, s->cids};
+            w->cids[1] = s->flow[y->out.v[0]].id;
+            fc__conflict c = {FC_CONFLICT_MIXED_IN, y->num, 2, s->cids};
             rc = fn(arg, &c);
         }
     }
