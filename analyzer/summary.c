@@ -28,12 +28,17 @@ static double per_byte(const fc_flow *f)
     return f->observed / (double)(f->bytes ? f->bytes : 1);
 }
 
-static int fl_before(const fc__sum_flow *a, const fc__sum_flow *b)
+static int flow_before(const fc_flow *a, const fc_flow *b)
 {
-    double ra = per_byte(&a->flow), rb = per_byte(&b->flow);
+    double ra = per_byte(a), rb = per_byte(b);
     if (ra != rb)
         return ra > rb;
-    return a->flow.id < b->flow.id;
+    return a->id < b->id;
+}
+
+static int fl_before(const fc__sum_flow *a, const fc__sum_flow *b)
+{
+    return flow_before(&a->flow, &b->flow);
 }
 
 /* Rows by conflict time, most first, then rank and site. */
@@ -117,15 +122,13 @@ static void iv_release(fc__sum_interval *v)
     v->ids = NULL;
 }
 
-static int on_interval(void *arg, const fc__sweep *sw, size_t index, double start, double end)
+/* Adds interval index [start, end), of nflows flows and largest k max_k, which ranks among the
+ * worst, with the conflicts of the sweep's active set. Kept out of line, so that on_interval's
+ * common path (the interval does not rank) stays short. */
+__attribute__((noinline)) static int keep_interval(fc__summary *s, const fc__sweep *sw, size_t index, double start,
+                                                   double end, size_t nflows, uint32_t max_k)
 {
-    fc__summary *s = arg;
-    fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = fc__sweep_nactive(sw),
-                             .max_k = fc__sweep_max_k(sw)};
-    s->nintervals++;
-    int full = s->top && s->nworst == s->top;
-    if (full && !iv_before(&cand, &s->worst[0]))
-        return 0;
+    fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = nflows, .max_k = max_k};
     confbuf b = {0};
     int rc = fc__sweep_conflicts(sw, take_conf, &b);
     if (rc) {
@@ -139,7 +142,7 @@ static int on_interval(void *arg, const fc__sweep *sw, size_t index, double star
     cand.conf = b.conf;
     cand.nconf = b.n;
     cand.ids = b.ids;
-    if (full) {
+    if (s->top && s->nworst == s->top) {
         iv_release(&s->worst[0]);
         s->worst[0] = cand;
         ivh_down(NULL, s->worst, s->nworst, 0);
@@ -152,6 +155,21 @@ static int on_interval(void *arg, const fc__sweep *sw, size_t index, double star
     s->worst[s->nworst++] = cand;
     ivh_up(NULL, s->worst, s->nworst - 1);
     return 0;
+}
+
+static int on_interval(void *arg, const fc__sweep *sw, size_t index, double start, double end)
+{
+    fc__summary *s = arg;
+    size_t nflows = fc__sweep_nactive(sw);
+    uint32_t max_k = fc__sweep_max_k(sw);
+    s->nintervals++;
+    /* Most intervals do not rank: one comparison with the least bad kept, and nothing gathered. */
+    if (s->top && s->nworst == s->top) {
+        fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = nflows, .max_k = max_k};
+        if (!iv_before(&cand, &s->worst[0]))
+            return 0;
+    }
+    return keep_interval(s, sw, index, start, end, nflows, max_k);
 }
 
 /* ---- flows ---------------------------------------------------------------------------------- */
@@ -173,46 +191,58 @@ static uint64_t site_hash(uint32_t rank, uint64_t site, int send)
     return (h ^ (site + 0x632BE59BD9B4E019ull)) * 0xBF58476D1CE4E5B9ull;
 }
 
-/* The row of (rank, site, side), added when new. Returns NULL when out of memory. */
-static fc__sum_row *site_row(fc__summary *s, uint32_t rank, uint64_t site, int send)
+/* Adds the row of (rank, site, side) at table entry h, empty, growing the table first when it is
+ * half full. Returns the row's index, or SIZE_MAX when out of memory. */
+static size_t site_new(fc__summary *s, size_t h, uint32_t rank, uint64_t site, int send)
 {
     if (2 * (s->nsites + 1) > s->site_cap) {
         size_t ncap = s->site_cap ? 2 * s->site_cap : 256;
         size_t *t = calloc(ncap, sizeof *t);
         if (t == NULL)
-            return NULL;
+            return SIZE_MAX;
         for (size_t i = 0; i < s->nsites; i++) {
             const fc__sum_row *r = &s->sites[i];
-            size_t h = site_hash(r->rank, r->site, r->send) & (ncap - 1);
-            while (t[h])
-                h = (h + 1) & (ncap - 1);
-            t[h] = i + 1;
+            size_t j = site_hash(r->rank, r->site, r->send) & (ncap - 1);
+            while (t[j])
+                j = (j + 1) & (ncap - 1);
+            t[j] = i + 1;
         }
         free(s->site_ix);
         s->site_ix = t;
         s->site_cap = ncap;
-    }
-    size_t h = site_hash(rank, site, send) & (s->site_cap - 1);
-    while (s->site_ix[h]) {
-        fc__sum_row *r = &s->sites[s->site_ix[h] - 1];
-        if (r->rank == rank && r->site == site && r->send == send)
-            return r;
-        h = (h + 1) & (s->site_cap - 1);
+        h = site_hash(rank, site, send) & (ncap - 1);
+        while (s->site_ix[h])
+            h = (h + 1) & (ncap - 1);
     }
     if (fc__reserve(&s->sites, &s->csites, s->nsites + 1, sizeof *s->sites))
-        return NULL;
-    fc__sum_row *r = &s->sites[s->nsites];
-    *r = (fc__sum_row){.rank = rank, .site = site, .send = send};
+        return SIZE_MAX;
+    s->sites[s->nsites] = (fc__sum_row){.rank = rank, .site = site, .send = send};
     s->site_ix[h] = ++s->nsites;
-    return r;
+    return s->nsites - 1;
 }
 
+/* The index of the row of (rank, site, side), added when new; SIZE_MAX when out of memory. An
+ * index, not a pointer: adding a row can move the others. */
+static inline size_t site_row(fc__summary *s, uint32_t rank, uint64_t site, int send)
+{
+    size_t h = 0;
+    if (s->site_cap > 0)
+        for (h = site_hash(rank, site, send) & (s->site_cap - 1); s->site_ix[h]; h = (h + 1) & (s->site_cap - 1)) {
+            const fc__sum_row *r = &s->sites[s->site_ix[h] - 1];
+            if (r->rank == rank && r->site == site && r->send == send)
+                return s->site_ix[h] - 1;
+        }
+    return site_new(s, h, rank, site, send);
+}
+
+/* Flow f has passed its end. Each run's time goes to its label, its node and (for a flow with
+ * conflict time) its call sites, in the order of the runs; only a flow that ranks among the worst
+ * is copied, with its main label. */
 static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
 {
     fc__summary *s = arg;
-    fc__sum_flow cand = {.flow = *f};
+    size_t rs = SIZE_MAX, rr = SIZE_MAX; /* the flow's call-site rows, found at its first conflict */
     s->nflows++;
-    fc__runs_main(runs, nruns, &cand.main, &cand.conflict_s);
     for (size_t r = 0; r < nruns; r++) {
         const fc_label *l = &runs[r].label;
         double d = runs[r].end - runs[r].start;
@@ -234,24 +264,23 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
             s->nnodes = (size_t)l->node + 1;
         }
         add_kind(&s->nodes[l->node], l->kind, d);
-    }
-    if (cand.conflict_s > 0) {
-        fc__sum_row *rs = site_row(s, f->src_rank, f->send_site, 1);
-        fc__sum_row *rr = rs ? site_row(s, f->dst_rank, f->recv_site, 0) : NULL;
-        if (rr == NULL)
-            return FC_ENOMEM;
-        rs = site_row(s, f->src_rank, f->send_site, 1); /* the second call may have moved the rows */
-        rs->flows++;
-        rr->flows++;
-        for (size_t r = 0; r < nruns; r++)
-            if (runs[r].label.kind != FC_CONFLICT_NONE) {
-                add_kind(rs, runs[r].label.kind, runs[r].end - runs[r].start);
-                add_kind(rr, runs[r].label.kind, runs[r].end - runs[r].start);
-            }
+        /* Runs last longer than nothing, so a flow has conflict time exactly when it has a run in
+         * conflict: its rows are counted from that run on. */
+        if (rs == SIZE_MAX) {
+            if ((rs = site_row(s, f->src_rank, f->send_site, 1)) == SIZE_MAX ||
+                (rr = site_row(s, f->dst_rank, f->recv_site, 0)) == SIZE_MAX)
+                return FC_ENOMEM;
+            s->sites[rs].flows++;
+            s->sites[rr].flows++;
+        }
+        add_kind(&s->sites[rs], l->kind, d);
+        add_kind(&s->sites[rr], l->kind, d);
     }
     int full = s->top && s->nwflows == s->top;
-    if (full && !fl_before(&cand, &s->wflows[0]))
+    if (full && !flow_before(f, &s->wflows[0].flow))
         return 0;
+    fc__sum_flow cand = {.flow = *f};
+    fc__runs_main(runs, nruns, &cand.main, &cand.conflict_s);
     if (nruns > 0) {
         cand.runs = malloc(nruns * sizeof *cand.runs);
         if (cand.runs == NULL)
