@@ -541,11 +541,11 @@ static void test_label_set(void **state)
         const fc_interval *in = fc__intervals_count(iv) ? fc__intervals_get(iv, 0) : NULL;
         for (size_t i = 0; i < n; i++) {
             const fc_label *w = in ? fc__interval_label(in, i) : NULL;
-            fc_label want = w ? *w : (fc_label){NONE, 0, 1};
-            assert_int_equal(got[i].kind, want.kind);
-            assert_int_equal(got[i].k, want.k);
-            if (want.kind != NONE)
-                assert_int_equal(got[i].node, want.node);
+            fc_label ref = w ? *w : (fc_label){NONE, 0, 1};
+            assert_int_equal(got[i].kind, ref.kind);
+            assert_int_equal(got[i].k, ref.k);
+            if (ref.kind != NONE)
+                assert_int_equal(got[i].node, ref.node);
         }
         fc__intervals_free(iv);
     }
