@@ -90,6 +90,7 @@ struct fc__sweep {
     uint64_t *cids;
     size_t ccids;
     uint32_t stamp, cstamp; /* 32 bits to keep a slot small; reset when they wrap (next_stamp) */
+    uint32_t wrap;          /* where they wrap: fc__sweep_stamp_wrap */
     /* Intervals: the number delivered, and the open one (active set not empty since open_t). */
     size_t niv;
     int open;
@@ -101,6 +102,8 @@ struct fc__sweep {
 };
 
 
+uint32_t fc__sweep_stamp_wrap;
+
 int fc__sweep_new(const fc__sweep_ops *ops, fc__sweep **out)
 {
     fc__sweep *s = calloc(1, sizeof *s);
@@ -110,6 +113,7 @@ int fc__sweep_new(const fc__sweep_ops *ops, fc__sweep **out)
     if (ops != NULL)
         s->ops = *ops;
     s->until = -INFINITY;
+    s->wrap = fc__sweep_stamp_wrap;
     *out = s;
     return 0;
 }
@@ -560,7 +564,7 @@ static int end_flow(fc__sweep *s, uint32_t f, double t)
  * that no mark left from long ago can equal a new stamp. */
 static void next_stamp(fc__sweep *s)
 {
-    if (++s->stamp != 0)
+    if (++s->stamp != s->wrap)
         return;
     for (size_t i = 0; i < s->cslots; i++)
         s->sl[i].inset = s->sl[i].seen = 0;
@@ -670,7 +674,7 @@ int fc__sweep_conflicts(const fc__sweep *s, int (*fn)(void *arg, const fc__confl
     /* The marks say which nodes' conflicts were handed out already; a fresh stamp per call, kept
      * apart from the labelling's. The sweep is const to the caller, its scratch is not. */
     fc__sweep *w = (fc__sweep *)s;
-    if (++w->cstamp == 0) { /* wrapped: see next_stamp */
+    if (++w->cstamp == s->wrap) { /* wrapped: see next_stamp */
         for (size_t x = 0; x < s->cnodes; x++)
             w->nd[x].omark = w->nd[x].imark = 0;
         w->cstamp = 1;

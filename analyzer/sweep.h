@@ -31,6 +31,11 @@ typedef struct fc__sweep_ops {
     int (*flow_done)(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns);
 } fc__sweep_ops;
 
+/* Where a new sweep's 32-bit visit stamps wrap (every mark is then cleared and they start again
+ * from 1): 0, the natural wrap after four billion steps, unless a test sets a small value to see
+ * many wraps in a short sweep. Read by fc__sweep_new only. */
+extern uint32_t fc__sweep_stamp_wrap;
+
 /* A new, empty sweep in *out (freed with fc__sweep_free). Returns 0 or FC_ENOMEM. */
 int fc__sweep_new(const fc__sweep_ops *ops, fc__sweep **out);
 void fc__sweep_free(fc__sweep *s);
