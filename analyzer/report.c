@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include "internal.h"
+#include "numfmt.h"
 #include "report.h"
 #include "feed.h"
 
@@ -136,7 +137,7 @@ size_t fc__report_nwarnings(const fc__analysis *a)
 static void json_secs(FILE *f, double x)
 {
     if (isfinite(x))
-        fprintf(f, "%.9f", x);
+        fc__put_secs(f, x);
     else
         fputs("null", f);
 }
@@ -144,6 +145,40 @@ static void json_secs(FILE *f, double x)
 static const char *node_name(const fc_match *m, uint32_t node)
 {
     return node < m->nnodes ? m->nodes[node] : NULL;
+}
+
+/* Lists of ids are most of a JSON document (every interval lists its flows), and formatting them
+ * with fprintf, then writing them one by one, most of the time it took: they are formatted by
+ * numfmt.h into a buffer written a few kilobytes at a time. */
+typedef struct idbuf {
+    FILE *f;
+    size_t n;
+    char b[4096];
+} idbuf;
+
+static void ids_flush(idbuf *o)
+{
+    fwrite(o->b, 1, o->n, o->f);
+    o->n = 0;
+}
+
+/* A member of a list: ", " unless it is the first, then v. */
+static void ids_put(idbuf *o, int first, uint64_t v)
+{
+    if (o->n > sizeof o->b - FC__FMT_MAX - 2)
+        ids_flush(o);
+    if (!first) {
+        o->b[o->n++] = ',';
+        o->b[o->n++] = ' ';
+    }
+    o->n += fc__fmt_u64(o->b + o->n, v);
+}
+
+/* A lone number. */
+static void json_u64(FILE *f, uint64_t v)
+{
+    char b[FC__FMT_MAX];
+    fwrite(b, 1, fc__fmt_u64(b, v), f);
 }
 
 static void json_flow(FILE *f, const fc__analysis *a, const fc_flow *fl)
@@ -177,9 +212,13 @@ static void json_flow(FILE *f, const fc__analysis *a, const fc_flow *fl)
             json_secs(f, runs[r].start);
             fputs(", \"end\": ", f);
             json_secs(f, runs[r].end);
-            fprintf(f, ", \"kind\": \"%s\", \"node\": ", fc__conflict_name(l->kind));
+            fputs(", \"kind\": \"", f);
+            fputs(fc__conflict_name(l->kind), f);
+            fputs("\", \"node\": ", f);
             fc__json_str(f, l->kind == FC_CONFLICT_NONE ? NULL : node_name(m, l->node));
-            fprintf(f, ", \"k\": %" PRIu32 "}", l->k);
+            fputs(", \"k\": ", f);
+            json_u64(f, l->k);
+            putc('}', f);
         }
         putc(']', f);
         fc__report_json_flow_predicted(f, a, fl->id);
@@ -200,18 +239,26 @@ static void json_intervals(FILE *f, const fc__analysis *a)
         fputs(", \"end\": ", f);
         json_secs(f, in->end);
         fputs(", \"flows\": [", f);
+        idbuf o;
+        o.f = f;
+        o.n = 0;
         for (size_t j = 0; j < in->nflows; j++)
-            fprintf(f, "%s%" PRIu64, j ? ", " : "", in->flows[j]);
+            ids_put(&o, j == 0, in->flows[j]);
+        ids_flush(&o);
         fputs("], \"conflicts\": [", f);
         for (size_t j = 0; j < nc; j++) {
             /* A mixed conflict is one conflict with two roles: it is named "mixed" here, its
              * flows being {entering, leaving}. */
             fputs(j ? ", {\"node\": " : "{\"node\": ", f);
             fc__json_str(f, node_name(a->match, c[j].node));
-            fprintf(f, ", \"kind\": \"%s\", \"k\": %" PRIu32 ", \"flows\": [",
-                    c[j].kind == FC_CONFLICT_MIXED_IN ? "mixed" : fc__conflict_name(c[j].kind), c[j].k);
+            fputs(", \"kind\": \"", f);
+            fputs(c[j].kind == FC_CONFLICT_MIXED_IN ? "mixed" : fc__conflict_name(c[j].kind), f);
+            fputs("\", \"k\": ", f);
+            json_u64(f, c[j].k);
+            fputs(", \"flows\": [", f);
             for (uint32_t q = 0; q < c[j].k; q++)
-                fprintf(f, "%s%" PRIu64, q ? ", " : "", c[j].flows[q]);
+                ids_put(&o, q == 0, c[j].flows[q]);
+            ids_flush(&o);
             fputs("]}", f);
         }
         putc(']', f);
@@ -401,16 +448,43 @@ static void csv_str(FILE *f, const char *s)
  * fields stay empty: it is outside the conflict model). */
 static void csv_row(FILE *f, const fc__analysis *a, const fc_match *m, const fc_flow *fl, const fc_label *main)
 {
-    fprintf(f, "%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",", fl->id, fl->src_rank, fl->dst_rank);
+    /* The numbers go through numfmt.h into a buffer written at once: printf's own formatting of
+     * them was most of the time a CSV took. */
+    char b[5 * FC__FMT_MAX + 16];
+    size_t n = fc__fmt_u64(b, fl->id);
+    b[n++] = ',';
+    n += fc__fmt_u64(b + n, fl->src_rank);
+    b[n++] = ',';
+    n += fc__fmt_u64(b + n, fl->dst_rank);
+    b[n++] = ',';
+    fwrite(b, 1, n, f);
     csv_str(f, node_name(m, fl->src_node));
     putc(',', f);
     csv_str(f, node_name(m, fl->dst_node));
-    fprintf(f, ",%" PRIu64 ",%.9f,%.9f,%.9f,%d,%d,", fl->bytes, fl->start, fl->end, fl->observed,
-            fl->rendezvous ? 1 : 0, fl->intra ? 1 : 0);
+    b[0] = ',';
+    n = 1 + fc__fmt_u64(b + 1, fl->bytes);
+    const double t[3] = {fl->start, fl->end, fl->observed};
+    for (int i = 0; i < 3; i++) {
+        b[n++] = ',';
+        size_t w = fc__fmt_secs(b + n, t[i]);
+        if (w == 0) { /* not finite or beyond 1e10 s: printf's, after what the buffer holds */
+            fwrite(b, 1, n, f);
+            fprintf(f, "%.9f", t[i]);
+            n = 0;
+        }
+        n += w;
+    }
+    memcpy(b + n, fl->rendezvous ? ",1" : ",0", 2);
+    memcpy(b + n + 2, fl->intra ? ",1," : ",0,", 3);
+    fwrite(b, 1, n + 5, f);
     if (main != NULL) {
-        fprintf(f, "%s,", fc__conflict_name(main->kind));
+        fputs(fc__conflict_name(main->kind), f);
+        putc(',', f);
         csv_str(f, main->kind == FC_CONFLICT_NONE ? NULL : node_name(m, main->node));
-        fprintf(f, ",%" PRIu32 ",", main->k);
+        b[0] = ',';
+        n = 1 + fc__fmt_u64(b + 1, main->k);
+        b[n++] = ',';
+        fwrite(b, 1, n, f);
     } else {
         fputs(",,,", f);
     }
