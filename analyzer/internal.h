@@ -145,6 +145,25 @@ static inline int fc__is_sync_kind(uint32_t k)
         h[i] = x;                                                                                  \
     }
 
+/* Defines name(v, n), a stable insertion sort of v[0..n) on less(a, b) (a strictly before b), for
+ * the short arrays sorted once per interval (its flows, its conflicts, a conflict's ids): there,
+ * qsort's calls through a pointer and its merge buffer cost far more than the sort. Stable like
+ * glibc's qsort on such arrays (a merge sort), so swapping one for the other keeps every order. */
+#define FC__ISORT(name, type, less)                                                                \
+    static inline void name(type *v, size_t n)                                                     \
+    {                                                                                              \
+        for (size_t i = 1; i < n; i++) {                                                           \
+            type x = v[i];                                                                         \
+            size_t j = i;                                                                          \
+            for (; j > 0 && less(&x, &v[j - 1]); j--)                                              \
+                v[j] = v[j - 1];                                                                   \
+            v[j] = x;                                                                              \
+        }                                                                                          \
+    }
+
+/* Arrays up to this long are sorted by an FC__ISORT sort, longer ones by qsort. */
+#define FC__ISORT_MAX 32
+
 /* qsort that accepts an empty array given as NULL (qsort itself must never see a NULL base). */
 static inline void fc__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {

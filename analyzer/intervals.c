@@ -111,6 +111,19 @@ static int cmp_conf(const void *a, const void *b)
     return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
+static int idlab_less(const idlab *a, const idlab *b)
+{
+    return a->id < b->id;
+}
+
+static int conf_less(const rawconf *a, const rawconf *b)
+{
+    return cmp_conf(a, b) < 0;
+}
+
+FC__ISORT(sort_idlab, idlab, idlab_less)
+FC__ISORT(sort_conf, rawconf, conf_less)
+
 static int keep_conf(void *arg, const fc__conflict *c)
 {
     keep *kp = arg;
@@ -136,7 +149,10 @@ static int keep_interval(void *arg, const fc__sweep *s, size_t i, double start, 
         return FC_ENOMEM;
     for (size_t j = 0; j < n; j++)
         kp->act[j] = (idlab){fc__sweep_flow(s, j)->id, *fc__sweep_label(s, j)};
-    fc__sort(kp->act, n, sizeof *kp->act, cmp_idlab);
+    if (n <= FC__ISORT_MAX)
+        sort_idlab(kp->act, n);
+    else
+        fc__sort(kp->act, n, sizeof *kp->act, cmp_idlab);
     iv->iv[i] = (fc_interval){.start = start, .end = end, .nflows = n};
     kp->iv_off[i] = kp->nids;
     kp->conf_first[i] = kp->nconf;
@@ -149,8 +165,11 @@ static int keep_interval(void *arg, const fc__sweep *s, size_t i, double start, 
     int rc = fc__sweep_conflicts(s, keep_conf, kp);
     if (rc)
         return rc;
-    if (kp->nconf > kp->conf_first[i]) /* kp->conf is still NULL before the first conflict */
-        fc__sort(kp->conf + kp->conf_first[i], kp->nconf - kp->conf_first[i], sizeof *kp->conf, cmp_conf);
+    size_t nc = kp->nconf - kp->conf_first[i];
+    if (nc > FC__ISORT_MAX)
+        fc__sort(kp->conf + kp->conf_first[i], nc, sizeof *kp->conf, cmp_conf);
+    else if (nc > 1) /* kp->conf is still NULL before the first conflict */
+        sort_conf(kp->conf + kp->conf_first[i], nc);
     iv->niv = i + 1;
     return 0;
 }

@@ -658,13 +658,23 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int u64_less(const uint64_t *a, const uint64_t *b)
+{
+    return *a < *b;
+}
+
+FC__ISORT(sort_ids, uint64_t, u64_less)
+
 /* Hands fn the same-direction conflict of the k flows in list l, ids ascending. */
 static int same_dir(const fc__sweep *s, uint32_t kind, uint32_t num, const slist *l,
                     int (*fn)(void *, const fc__conflict *), void *arg)
 {
     for (size_t i = 0; i < l->n; i++)
         s->cids[i] = s->flow[l->v[i]].id;
-    fc__sort(s->cids, l->n, sizeof *s->cids, cmp_u64);
+    if (l->n <= FC__ISORT_MAX)
+        sort_ids(s->cids, l->n);
+    else
+        fc__sort(s->cids, l->n, sizeof *s->cids, cmp_u64);
     fc__conflict c = {kind, num, (uint32_t)l->n, s->cids};
     return fn(arg, &c);
 }
