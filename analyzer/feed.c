@@ -1,5 +1,6 @@
-/* analyzer/feed.c: the reordering between the match and the sweep (feed.h): binary heaps of the
- * flows not yet given an id, ordered as fc__match_trace orders them. */
+/* analyzer/feed.c: the reordering between the match and the sweep (feed.h): the flows not yet
+ * given an id wait unordered; each watermark takes those that start before it and sorts them as
+ * fc__match_trace orders them. */
 #include <stdlib.h>
 #include <string.h>
 #include <flowcut/error.h>
@@ -11,26 +12,28 @@ typedef struct viol {
     uint64_t delivered, id;
 } viol;
 
-/* A heap entry: a waiting flow's index in the slab, with its start, the first key of the order,
+/* A waiting flow's entry: its index in the slab, with its start, the first key of the order,
  * beside it. Nearly every comparison is settled by the starts alone and never touches the slab. */
 typedef struct fent {
     double start;
     uint32_t ix;
 } fent;
 
-/* Waiting flows in a slab of reused entries, and a binary heap of their entries (moving 16 bytes,
- * not a whole flow, at each step of a sift). */
-typedef struct fheap {
+/* Waiting flows in a slab of reused entries, and their entries in no order. A watermark releases
+ * hundreds of flows at once, so sorting each release costs less than keeping a heap, whose every
+ * pop walked its whole depth; and the flows come nearly in order, which the merge below skips. */
+typedef struct fqueue {
     fc_flow *slab;
     uint32_t *freed;
-    fent *h;
+    fent *h;   /* h[0 .. n): the waiting flows */
+    fent *out; /* a release, sorted; then out[cap ..] is the merge's scratch */
     size_t nslab, cap, nfreed, n;
     uint64_t next_id;
-} fheap;
+} fqueue;
 
 struct fc__feed {
     fc__sweep *s;
-    fheap inter, intra;
+    fqueue inter, intra;
     int (*on_intra)(void *arg, const fc_flow *f);
     void *intra_arg;
     viol *v;
@@ -49,17 +52,42 @@ static int before(const fc_flow *x, const fc_flow *y)
     return 0;
 }
 
-/* The waiting flow that comes later in that order belongs below: the order of before(), whose
- * first key is at hand in the entry; only equal starts go on to the slab. */
-static int ent_below(const void *ctx, const fent *a, const fent *b)
+/* Whether entry a comes after entry b in that order: the first key is at hand in the entries;
+ * only equal starts go on to the slab. The order is total (it ends with the order of delivery),
+ * so any correct sort gives the one sequence. */
+static int after(const fc_flow *slab, const fent *a, const fent *b)
 {
     if (a->start != b->start)
         return a->start > b->start;
-    const fc_flow *slab = ctx;
     return before(&slab[b->ix], &slab[a->ix]);
 }
 
-FC__HEAP(fh, fent, ent_below)
+/* Sorts v[0 .. n) into that order; tmp has room for n / 2 entries. A merge sort, by insertion
+ * below 16 entries, that skips the merge of halves already in order. */
+static void sort_ents(const fc_flow *slab, fent *v, size_t n, fent *tmp)
+{
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++) {
+            fent x = v[i];
+            size_t j = i;
+            for (; j > 0 && after(slab, &v[j - 1], &x); j--)
+                v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    sort_ents(slab, v, h, tmp);
+    sort_ents(slab, v + h, n - h, tmp);
+    if (!after(slab, &v[h - 1], &v[h]))
+        return;
+    memcpy(tmp, v, h * sizeof *v);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        v[k++] = after(slab, &tmp[i], &v[j]) ? v[j++] : tmp[i++];
+    while (i < h)
+        v[k++] = tmp[i++];
+}
 
 int fc__feed_new(const fc__sweep_ops *ops, fc__feed **out)
 {
@@ -79,11 +107,12 @@ void fc__feed_intra(fc__feed *f, int (*fn)(void *arg, const fc_flow *fl), void *
     f->intra_arg = arg;
 }
 
-static void fheap_free(fheap *q)
+static void fqueue_free(fqueue *q)
 {
     free(q->slab);
     free(q->freed);
     free(q->h);
+    free(q->out);
 }
 
 void fc__feed_free(fc__feed *f)
@@ -91,13 +120,13 @@ void fc__feed_free(fc__feed *f)
     if (f == NULL)
         return;
     fc__sweep_free(f->s);
-    fheap_free(&f->inter);
-    fheap_free(&f->intra);
+    fqueue_free(&f->inter);
+    fqueue_free(&f->intra);
     free(f->v);
     free(f);
 }
 
-static int push(fheap *q, const fc_flow *fl)
+static int push(fqueue *q, const fc_flow *fl)
 {
     uint32_t ix;
     if (q->nfreed > 0)
@@ -112,29 +141,37 @@ static int push(fheap *q, const fc_flow *fl)
             if (fr)
                 q->freed = fr;
             fent *h = fr ? realloc(q->h, nc * sizeof *h) : NULL;
-            if (h == NULL)
+            if (h)
+                q->h = h;
+            fent *o = h ? realloc(q->out, (nc + nc / 2) * sizeof *o) : NULL;
+            if (o == NULL)
                 return fc__err(FC_ENOMEM, "out of memory ordering the flows");
-            q->h = h;
+            q->out = o;
             q->cap = nc;
         }
         ix = (uint32_t)q->nslab++;
     }
     q->slab[ix] = *fl;
     q->h[q->n++] = (fent){fl->start, ix};
-    fh_up(q->slab, q->h, q->n - 1);
     return 0;
 }
 
-/* Takes the heap's first flow, gives it the next id and returns it; the entry stays readable
- * until the next push. */
-static fc_flow *take(fheap *q)
+/* Moves the waiting flows that start before watermark (all of them with all) to out[0 .. return)
+ * in order, and frees their slab entries, which stay readable until the next push. */
+static size_t release(fqueue *q, double watermark, int all)
 {
-    uint32_t top = q->h[0].ix;
-    q->h[0] = q->h[--q->n];
-    if (q->n > 0)
-        fh_down(q->slab, q->h, q->n, 0);
-    q->freed[q->nfreed++] = top;
-    return &q->slab[top];
+    size_t k = 0, w = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        if (all || q->h[i].start < watermark)
+            q->out[k++] = q->h[i];
+        else
+            q->h[w++] = q->h[i];
+    }
+    q->n = w;
+    sort_ents(q->slab, q->out, k, q->out + q->cap);
+    for (size_t i = 0; i < k; i++)
+        q->freed[q->nfreed++] = q->out[i].ix;
+    return k;
 }
 
 static int on_flow(void *arg, const fc_flow *fl)
@@ -145,10 +182,9 @@ static int on_flow(void *arg, const fc_flow *fl)
     return f->on_intra ? push(&f->intra, fl) : 0;
 }
 
-/* Gives the next inter-node id to the first waiting flow and hands it to the sweep. */
-static int pop_inter(fc__feed *f)
+/* Gives the next inter-node id to released flow fl and hands it to the sweep. */
+static int pop_inter(fc__feed *f, fc_flow *fl)
 {
-    fc_flow *fl = take(&f->inter);
     uint64_t id = f->inter.next_id++;
     if (fl->end < fl->send_start) { /* remembered so that the worst one can be named by its id */
         if (fc__grow((void **)&f->v, &f->nv, &f->cv, sizeof *f->v) < 0)
@@ -159,21 +195,29 @@ static int pop_inter(fc__feed *f)
     return fc__sweep_add(f->s, fl);
 }
 
-static int pop_intra(fc__feed *f)
+static int pop_intra(fc__feed *f, fc_flow *fl)
 {
-    fc_flow *fl = take(&f->intra);
     fl->id = f->intra.next_id++;
     return f->on_intra(f->intra_arg, fl);
+}
+
+/* Hands on, in order, the flows that start before watermark (all of them with all). */
+static int release_all(fc__feed *f, double watermark, int all)
+{
+    int rc = 0;
+    size_t k = release(&f->inter, watermark, all);
+    for (size_t i = 0; i < k && rc == 0; i++)
+        rc = pop_inter(f, &f->inter.slab[f->inter.out[i].ix]);
+    k = rc ? 0 : release(&f->intra, watermark, all);
+    for (size_t i = 0; i < k && rc == 0; i++)
+        rc = pop_intra(f, &f->intra.slab[f->intra.out[i].ix]);
+    return rc;
 }
 
 static int on_advance(void *arg, double watermark)
 {
     fc__feed *f = arg;
-    int rc = 0;
-    while (rc == 0 && f->inter.n > 0 && f->inter.h[0].start < watermark)
-        rc = pop_inter(f);
-    while (rc == 0 && f->intra.n > 0 && f->intra.h[0].start < watermark)
-        rc = pop_intra(f);
+    int rc = release_all(f, watermark, 0);
     return rc ? rc : fc__sweep_advance(f->s, watermark);
 }
 
@@ -184,11 +228,7 @@ fc_match_sink fc__feed_sink(fc__feed *f)
 
 int fc__feed_finish(fc__feed *f, fc_match *m)
 {
-    int rc = 0;
-    while (rc == 0 && f->inter.n > 0)
-        rc = pop_inter(f);
-    while (rc == 0 && f->intra.n > 0)
-        rc = pop_intra(f);
+    int rc = release_all(f, 0, 1);
     if (rc == 0)
         rc = fc__sweep_finish(f->s);
     if (m->clock_violations) {
