@@ -60,10 +60,14 @@ size_t fc__fmt_secs(char *out, double x)
     n += fc__fmt_u64(out + n, q / 1000000000u);
     out[n++] = '.';
     uint32_t frac = (uint32_t)(q % 1000000000u);
-    for (int i = 8; i >= 0; i--) {
-        out[n + (size_t)i] = (char)('0' + frac % 10);
-        frac /= 10;
+    char *p = out + n + 9;
+    for (int i = 0; i < 4; i++) {
+        const char *d = &digits2[2 * (frac % 100)];
+        frac /= 100;
+        *--p = d[1];
+        *--p = d[0];
     }
+    *--p = (char)('0' + frac);
     return n + 9;
 }
 
