@@ -7,6 +7,7 @@
 #include <libdeflate.h>
 #include <zlib.h>
 #include "internal.h"
+#include "numfmt.h"
 
 struct fc__arena_chunk {
     struct fc__arena_chunk *next;
@@ -119,42 +120,15 @@ int fc__chunk_header(const unsigned char **p, const unsigned char *end, uint64_t
 }
 
 /* Writes s as a JSON string (NULL as null): quotes, backslashes and control bytes escaped, and
- * bytes that are not UTF-8 replaced by U+FFFD so that the output always parses. */
+ * bytes that are not UTF-8 replaced by U+FFFD so that the output always parses. The escaping is the
+ * reports' buffered writer's (numfmt.h); its buffer is on the stack and only the string's length of
+ * it is touched. */
 void fc__json_str(FILE *f, const char *s)
 {
-    if (s == NULL) {
-        fputs("null", f);
-        return;
-    }
-    const unsigned char *p = (const unsigned char *)s;
-    putc('"', f);
-    while (*p) {
-        unsigned c = *p;
-        int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
-        int ok = n >= 0 && !(n == 1 && c < 0xc2);
-        for (int k = 1; ok && k <= n; k++)
-            ok = (p[k] & 0xc0) == 0x80;
-        if (!ok) {
-            fputs("\\ufffd", f);
-            p++;
-        } else if (n > 0) {
-            fwrite(p, 1, (size_t)n + 1, f);
-            p += n + 1;
-        } else {
-            if (c == '"' || c == '\\')
-                fprintf(f, "\\%c", c);
-            else if (c == '\n')
-                fputs("\\n", f);
-            else if (c == '\t')
-                fputs("\\t", f);
-            else if (c < 0x20 || c == 0x7f)
-                fprintf(f, "\\u%04x", c);
-            else
-                putc((int)c, f);
-            p++;
-        }
-    }
-    putc('"', f);
+    fc__obuf o;
+    fc__ob_init(&o, f);
+    fc__ob_json_str(&o, s);
+    fc__ob_flush(&o);
 }
 
 int fc__reserve_grow(void *p, size_t *cap, size_t need, size_t sz)
