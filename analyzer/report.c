@@ -450,72 +450,66 @@ int fc__report_json(FILE *f, const fc__analysis *a)
 
 /* A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or line break;
  * NULL is an empty field. */
-static void csv_str(FILE *f, const char *s)
+static void csv_str(fc__obuf *o, const char *s)
 {
     if (s == NULL)
         return;
     if (strpbrk(s, ",\"\r\n") == NULL) {
-        fputs(s, f);
+        fc__ob_put(o, s, strlen(s));
         return;
     }
-    putc('"', f);
+    fc__ob_char(o, '"');
     for (; *s; s++) {
         if (*s == '"')
-            putc('"', f);
-        putc(*s, f);
+            fc__ob_char(o, '"');
+        fc__ob_char(o, *s);
     }
-    putc('"', f);
+    fc__ob_char(o, '"');
 }
 
 /* One CSV row: main is the flow's main label, NULL for an intra-node message (whose conflict
- * fields stay empty: it is outside the conflict model). */
-static void csv_row(FILE *f, const fc__analysis *a, const fc_match *m, const fc_flow *fl, const fc_label *main)
+ * fields stay empty: it is outside the conflict model). The rows go through the buffered writer
+ * of numfmt.h, as the JSON does; the predictions write to the stream, after a flush. */
+static void csv_row(fc__obuf *o, const fc__analysis *a, const fc_match *m, const fc_flow *fl, const fc_label *main)
 {
-    /* The numbers go through numfmt.h into a buffer written at once: printf's own formatting of
-     * them was most of the time a CSV took. */
-    char b[5 * FC__FMT_MAX + 16];
-    size_t n = fc__fmt_u64(b, fl->id);
-    b[n++] = ',';
-    n += fc__fmt_u64(b + n, fl->src_rank);
-    b[n++] = ',';
-    n += fc__fmt_u64(b + n, fl->dst_rank);
-    b[n++] = ',';
-    fwrite(b, 1, n, f);
-    csv_str(f, node_name(m, fl->src_node));
-    putc(',', f);
-    csv_str(f, node_name(m, fl->dst_node));
-    b[0] = ',';
-    n = 1 + fc__fmt_u64(b + 1, fl->bytes);
-    const double t[3] = {fl->start, fl->end, fl->observed};
-    for (int i = 0; i < 3; i++) {
-        b[n++] = ',';
-        size_t w = fc__fmt_secs(b + n, t[i]);
-        if (w == 0) { /* not finite or beyond 1e10 s: printf's, after what the buffer holds */
-            fwrite(b, 1, n, f);
-            fprintf(f, "%.9f", t[i]);
-            n = 0;
-        }
-        n += w;
-    }
-    memcpy(b + n, fl->rendezvous ? ",1" : ",0", 2);
-    memcpy(b + n + 2, fl->intra ? ",1," : ",0,", 3);
-    fwrite(b, 1, n + 5, f);
+    fc__ob_u64(o, fl->id);
+    fc__ob_char(o, ',');
+    fc__ob_u64(o, fl->src_rank);
+    fc__ob_char(o, ',');
+    fc__ob_u64(o, fl->dst_rank);
+    fc__ob_char(o, ',');
+    csv_str(o, node_name(m, fl->src_node));
+    fc__ob_char(o, ',');
+    csv_str(o, node_name(m, fl->dst_node));
+    fc__ob_char(o, ',');
+    fc__ob_u64(o, fl->bytes);
+    fc__ob_char(o, ',');
+    fc__ob_secs(o, fl->start);
+    fc__ob_char(o, ',');
+    fc__ob_secs(o, fl->end);
+    fc__ob_char(o, ',');
+    fc__ob_secs(o, fl->observed);
+    fc__ob_put(o, fl->rendezvous ? ",1" : ",0", 2);
+    fc__ob_put(o, fl->intra ? ",1," : ",0,", 3);
     if (main != NULL) {
-        fputs(fc__conflict_name(main->kind), f);
-        putc(',', f);
-        csv_str(f, main->kind == FC_CONFLICT_NONE ? NULL : node_name(m, main->node));
-        b[0] = ',';
-        n = 1 + fc__fmt_u64(b + 1, main->k);
-        b[n++] = ',';
-        fwrite(b, 1, n, f);
+        const char *kn = fc__conflict_name(main->kind);
+        fc__ob_put(o, kn, strlen(kn));
+        fc__ob_char(o, ',');
+        csv_str(o, main->kind == FC_CONFLICT_NONE ? NULL : node_name(m, main->node));
+        fc__ob_char(o, ',');
+        fc__ob_u64(o, main->k);
+        fc__ob_char(o, ',');
     } else {
-        fputs(",,,", f);
+        FC__OB_LIT(o, ",,,");
     }
-    csv_str(f, fc__report_site(a, fl->src_rank, fl->send_site));
-    putc(',', f);
-    csv_str(f, fc__report_site(a, fl->dst_rank, fl->recv_site));
-    fc__report_csv_predicted(f, a, fl);
-    putc('\n', f);
+    csv_str(o, fc__report_site(a, fl->src_rank, fl->send_site));
+    fc__ob_char(o, ',');
+    csv_str(o, fc__report_site(a, fl->dst_rank, fl->recv_site));
+    if (a->pred != NULL) {
+        fc__ob_flush(o);
+        fc__report_csv_predicted(o->f, a, fl);
+    }
+    fc__ob_char(o, '\n');
 }
 
 static void csv_header(FILE *f, const fc__analysis *a)
@@ -531,14 +525,20 @@ int fc__report_csv(FILE *f, const fc__analysis *a)
 {
     const fc_match *m = a->match;
     csv_header(f, a);
+    fc__obuf *o = malloc(sizeof *o); /* 64 KiB: not on the stack */
+    if (o == NULL)
+        return fc__err(FC_ENOMEM, "writing the report: out of memory");
+    fc__ob_init(o, f);
     for (size_t i = 0; i < m->nflows; i++) {
         const fc_flow *fl = &m->flows[i];
         fc_label main;
         double cs;
         if (!fl->intra)
             fc__report_flow_main(a, fl->id, &main, &cs);
-        csv_row(f, a, m, fl, fl->intra ? NULL : &main);
+        csv_row(o, a, m, fl, fl->intra ? NULL : &main);
     }
+    fc__ob_flush(o);
+    free(o);
     return finish(f);
 }
 
@@ -553,6 +553,7 @@ typedef struct held {
 
 struct fc__csv_stream {
     FILE *out, *tmp; /* tmp: the intra-node rows, numbered from 0, until the inter-node count is known */
+    fc__obuf *ob, *tb; /* the buffers in front of out and tmp */
     fc__analysis a;
     const fc_match *m;
     fc__feed *feed;
@@ -584,7 +585,7 @@ static int cs_advance(void *arg, double watermark)
 static int cs_intra(void *arg, const fc_flow *fl)
 {
     fc__csv_stream *cs = arg;
-    csv_row(cs->tmp, &cs->a, cs->m, fl, NULL);
+    csv_row(cs->tb, &cs->a, cs->m, fl, NULL);
     return 0;
 }
 
@@ -596,10 +597,10 @@ static int cs_done(void *arg, const fc_flow *fl, const fc__label_run *runs, size
     double conflict_s;
     fc__runs_main(runs, nruns, &main, &conflict_s);
     if (fl->id == cs->base) {
-        csv_row(cs->out, &cs->a, cs->m, fl, &main);
+        csv_row(cs->ob, &cs->a, cs->m, fl, &main);
         cs->base++;
         for (held *h; (h = &cs->ring[cs->base & (cs->cap - 1)])->used && h->fl.id == cs->base; cs->base++) {
-            csv_row(cs->out, &cs->a, cs->m, &h->fl, &h->main);
+            csv_row(cs->ob, &cs->a, cs->m, &h->fl, &h->main);
             h->used = 0;
         }
         return 0;
@@ -633,10 +634,15 @@ int fc__csv_stream_new(FILE *out, const fc__analysis *a, fc__csv_stream **out_cs
     cs->cap = 1024;
     cs->ring = calloc(cs->cap, sizeof *cs->ring);
     fc__sweep_ops ops = {.arg = cs, .flow_done = cs_done};
-    if (cs->ring == NULL || (cs->tmp = tmpfile()) == NULL || fc__feed_new(&ops, &cs->feed) < 0) {
+    cs->ob = calloc(1, sizeof *cs->ob); /* empty until initialised: fc__csv_stream_free flushes it */
+    cs->tb = calloc(1, sizeof *cs->tb);
+    if (cs->ring == NULL || cs->ob == NULL || cs->tb == NULL || (cs->tmp = tmpfile()) == NULL ||
+        fc__feed_new(&ops, &cs->feed) < 0) {
         fc__csv_stream_free(cs);
         return fc__err(FC_ENOMEM, "cannot start the CSV report: out of memory or no temporary file");
     }
+    fc__ob_init(cs->ob, out);
+    fc__ob_init(cs->tb, cs->tmp);
     fc__feed_intra(cs->feed, cs_intra, cs);
     cs->inner = fc__feed_sink(cs->feed);
     csv_header(out, a);
@@ -652,6 +658,8 @@ fc_match_sink fc__csv_stream_sink(fc__csv_stream *cs)
 int fc__csv_stream_finish(fc__csv_stream *cs, fc_match *m)
 {
     int rc = fc__feed_finish(cs->feed, m);
+    fc__ob_flush(cs->ob);
+    fc__ob_flush(cs->tb);
     if (rc < 0)
         return rc;
     /* The intra-node rows follow, their ids after the inter-node ones. */
@@ -678,8 +686,12 @@ void fc__csv_stream_free(fc__csv_stream *cs)
     if (cs == NULL)
         return;
     fc__feed_free(cs->feed);
+    if (cs->ob != NULL) /* the rows already made are not lost when the analysis stops short */
+        fc__ob_flush(cs->ob);
     if (cs->tmp != NULL)
         fclose(cs->tmp);
     free(cs->ring);
+    free(cs->ob);
+    free(cs->tb);
     free(cs);
 }
