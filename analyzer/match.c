@@ -55,6 +55,8 @@ typedef struct msg {
 /* The last call of one thread, which the COMPLETE and START sub-records that follow belong to. */
 typedef struct thr {
     uint32_t kind;
+    uint32_t call; /* its entry in the table of waiting calls + 1, or 0: a hint, checked before use
+                      (another thread's call with the same site and t0 shares the entry) */
     int64_t t0, t1;
     uint64_t site, comm;
 } thr;
@@ -384,9 +386,11 @@ typedef struct wcall {
     uint32_t rank;
     uint64_t site;
     int64_t t0;
+    uint64_t hash; /* call_hash of the above, kept for the table's moves */
     double ls, lr;
     uint32_t refs; /* its messages still in flight */
-    int open;      /* its thread has not started another call */
+    uint8_t open;  /* its thread has not started another call */
+    uint8_t live;  /* in the table (else on the free list) */
 } wcall;
 
 static int cmp_site(const void *a, const void *b)
@@ -412,7 +416,8 @@ typedef struct pairing {
     size_t ncfree, ccfree;
     uint32_t *ctab;
     size_t ctcap, clive;
-    uint32_t *rlive; /* live calls per world rank: most calls close with none to find */
+    uint32_t *ropen; /* open calls per world rank: most calls close with none to find (a closed
+                        one still live has messages in flight, so closing it again does nothing) */
     /* Wait-state rows of res->sites by (rank, site), the same way. */
     uint32_t *stab;
     size_t stcap, scap;
@@ -489,14 +494,16 @@ static void tab_del(uint32_t *t, size_t cap, uint64_t h, uint32_t i, uint64_t (*
     t[j] = 0;
 }
 
-static uint64_t wcall_hash(const wcall *c)
-{
-    return call_hash(c->rank, c->site, c->t0);
-}
-
 static uint64_t call_home(const void *ctx, uint32_t ix)
 {
-    return wcall_hash(&((const pairing *)ctx)->calls[ix]);
+    return ((const pairing *)ctx)->calls[ix].hash;
+}
+
+/* 1 when entry i is the live call (rank, site, t0). */
+static int call_is(const pairing *p, uint32_t i, uint32_t rank, uint64_t site, int64_t t0)
+{
+    const wcall *c = &p->calls[i];
+    return c->live && c->rank == rank && c->site == site && c->t0 == t0;
 }
 
 /* The entry of call (rank, site, t0), made when create is set; NOMSG when absent or out of memory
@@ -520,7 +527,7 @@ static uint32_t call_find(pairing *p, uint32_t rank, uint64_t site, int64_t t0, 
         }
         for (size_t j = 0; j < p->ctcap; j++)
             if (p->ctab[j])
-                tab_put(t, ncap, wcall_hash(&p->calls[p->ctab[j] - 1]), p->ctab[j] - 1);
+                tab_put(t, ncap, p->calls[p->ctab[j] - 1].hash, p->ctab[j] - 1);
         free(p->ctab);
         p->ctab = t;
         p->ctcap = ncap;
@@ -544,11 +551,11 @@ static uint32_t call_find(pairing *p, uint32_t rank, uint64_t site, int64_t t0, 
         }
         i = (uint32_t)p->ncalls++;
     }
-    p->calls[i] = (wcall){.rank = rank, .site = site, .t0 = t0, .open = 1};
+    p->calls[i] = (wcall){.rank = rank, .site = site, .t0 = t0, .hash = h, .open = 1, .live = 1};
     tab_put(p->ctab, p->ctcap, h, i);
     p->clive++;
     if (rank < p->res->world)
-        p->rlive[rank]++;
+        p->ropen[rank]++;
     return i;
 }
 
@@ -558,11 +565,10 @@ static int site_add(pairing *p, uint32_t rank, uint64_t site, double ls, double 
 static int call_flush(pairing *p, uint32_t i)
 {
     wcall c = p->calls[i];
-    tab_del(p->ctab, p->ctcap, wcall_hash(&c), i, call_home, p);
+    tab_del(p->ctab, p->ctcap, c.hash, i, call_home, p);
+    p->calls[i].live = 0;
     p->cfree[p->ncfree++] = i;
     p->clive--;
-    if (c.rank < p->res->world)
-        p->rlive[c.rank]--;
     return site_add(p, c.rank, c.site, c.ls, c.lr);
 }
 
@@ -620,13 +626,17 @@ static uint32_t waiter(const msg *m)
     return (m->flags & MF_SEND) ? m->src : m->dst;
 }
 
-/* Message m (just marked MF_WAITED) belongs to its waiting call until it leaves. */
-static int call_ref(pairing *p, msg *m)
+/* Message m (just marked MF_WAITED) belongs to its waiting call until it leaves. *memo is the
+ * thread's remembered entry of that call (thr.call), updated: a Waitall's messages find it there. */
+static int call_ref(pairing *p, msg *m, uint32_t *memo)
 {
-    int nomem = 0;
-    uint32_t i = call_find(p, waiter(m), m->wait_site, m->wait_t0, 1, &nomem);
-    if (i == NOMSG)
-        return FC_ENOMEM;
+    uint32_t i = *memo - 1;
+    if (*memo == 0 || !call_is(p, i, waiter(m), m->wait_site, m->wait_t0)) {
+        int nomem = 0;
+        if ((i = call_find(p, waiter(m), m->wait_site, m->wait_t0, 1, &nomem)) == NOMSG)
+            return FC_ENOMEM;
+        *memo = i + 1;
+    }
     p->calls[i].refs++;
     m->call = i; /* stays valid while m holds the entry */
     return 0;
@@ -641,15 +651,20 @@ static int call_unref(pairing *p, const msg *m)
     return 0;
 }
 
-/* The thread that made call (rank, site, t0) started another: no more messages join it. */
-static int call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
+/* The thread that made call (rank, site, t0) started another: no more messages join it. memo is
+ * the thread's remembered entry (thr.call). */
+static int call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0, uint32_t memo)
 {
-    int nomem = 0;
-    if (rank < p->res->world && p->rlive[rank] == 0)
-        return 0;
-    uint32_t i = call_find(p, rank, site, t0, 0, &nomem);
-    if (i == NOMSG)
-        return 0;
+    uint32_t i = memo - 1;
+    if (memo == 0 || !call_is(p, i, rank, site, t0)) {
+        int nomem = 0;
+        if (rank < p->res->world && p->ropen[rank] == 0)
+            return 0;
+        if ((i = call_find(p, rank, site, t0, 0, &nomem)) == NOMSG)
+            return 0;
+    }
+    if (p->calls[i].open && rank < p->res->world)
+        p->ropen[rank]--;
     p->calls[i].open = 0;
     return p->calls[i].refs == 0 ? call_flush(p, i) : 0;
 }
@@ -779,6 +794,7 @@ typedef struct chan {
     uint64_t comm;
     uint32_t src, dst;
     int64_t tag;
+    uint64_t hash;     /* key_hash of the above, kept for the table's moves */
     uint32_t *sq, *rq; /* instances: sends sq[sh .. sn), receives rq[rh .. rn) */
     uint32_t sh, sn, scap, rh, rn, rcap;
     int listed; /* in its receiving rank's blocked list */
@@ -887,8 +903,7 @@ static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
 
 static uint64_t chan_home(const void *ctx, uint32_t ix)
 {
-    const chan *c = &((const matcher *)ctx)->ch[ix];
-    return key_hash(c->comm, c->src, c->dst, c->tag);
+    return ((const matcher *)ctx)->ch[ix].hash;
 }
 
 /* The channel of a key, made when new. Returns 0 or FC_ENOMEM. */
@@ -906,7 +921,8 @@ static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64
         mt->tab = t;
         mt->tcap = ncap;
     }
-    size_t h = key_hash(comm, src, dst, tag) & (mt->tcap - 1);
+    uint64_t hash = key_hash(comm, src, dst, tag);
+    size_t h = hash & (mt->tcap - 1);
     while (mt->tab[h]) {
         const chan *c = &mt->ch[mt->tab[h] - 1];
         if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag) {
@@ -930,6 +946,7 @@ static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64
     c->src = src;
     c->dst = dst;
     c->tag = tag;
+    c->hash = hash;
     c->sh = c->sn = c->rh = c->rn = 0;
     c->dead = 0;
     mt->tab[h] = *ci + 1;
@@ -1120,8 +1137,9 @@ static int enqueue(matcher *mt, uint32_t ix)
     return rc < 0 ? rc : try_pair(mt, ci, 0);
 }
 
-/* Records a posted instance (blocking or not) and binds it to its request id when it has one. */
-static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint64_t req)
+/* Records a posted instance (blocking or not) and binds it to its request id when it has one.
+ * memo is the remembered entry of its call (call_ref). */
+static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint64_t req, uint32_t *memo)
 {
     uint32_t ix;
     int rc = msg_new(mt, m0, &ix);
@@ -1142,7 +1160,7 @@ static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint6
     /* A blocking send or receive is its call's only message; a Sendrecv has two. */
     if (done && m->kind != FC_EV_MPI_Sendrecv && m->kind != FC_EV_MPI_Sendrecv_replace)
         m->flags |= MF_SOLE;
-    if (done && !(m->flags & MF_SOLE) && (rc = call_ref(&mt->p, m)) < 0)
+    if (done && !(m->flags & MF_SOLE) && (rc = call_ref(&mt->p, m, memo)) < 0)
         return rc;
     if (req != 0 && !done) {
         struct rent *e = rmap_put(&s->slot, req);
@@ -1166,7 +1184,7 @@ static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint6
 }
 
 /* A COMPLETE of a request: fills the instance it completes from the record and the call around it. */
-static int complete(matcher *mt, rstate *s, const fc_record *rec, const thr *call)
+static int complete(matcher *mt, rstate *s, const fc_record *rec, thr *call)
 {
     struct rent *e = rec->req ? rmap_get(&s->slot, rec->req) : NULL;
     if (e == NULL)
@@ -1179,7 +1197,7 @@ static int complete(matcher *mt, rstate *s, const fc_record *rec, const thr *cal
     m->end = rec->t1;
     m->wait_t0 = call->t0;
     m->wait_site = call->site;
-    if (call_ref(&mt->p, m) < 0)
+    if (call_ref(&mt->p, m, &call->call) < 0)
         return FC_ENOMEM;
     if (rec->ev.flags & FC_EVF_CANCELLED)
         m->flags |= MF_CANCELLED;
@@ -1214,7 +1232,7 @@ static int complete(matcher *mt, rstate *s, const fc_record *rec, const thr *cal
 
 /* A COMPLETE record: the receive half of the Sendrecv just before it (obj 0, no request), or the
  * completion of a request. */
-static int on_complete(matcher *mt, rstate *s, const fc_record *rec, const thr *th)
+static int on_complete(matcher *mt, rstate *s, const fc_record *rec, thr *th)
 {
     if (rec->ev.obj != 0 || rec->req != 0 ||
         (th->kind != FC_EV_MPI_Sendrecv && th->kind != FC_EV_MPI_Sendrecv_replace))
@@ -1228,7 +1246,7 @@ static int on_complete(matcher *mt, rstate *s, const fc_record *rec, const thr *
     m.kind = th->kind;
     m.site = m.wait_site = th->site;
     m.flags = MF_STATUS;
-    return post(mt, s, &m, 0, 1, 0);
+    return post(mt, s, &m, 0, 1, 0, &th->call);
 }
 
 /* Applies one record of rank s. */
@@ -1237,6 +1255,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
     fc_match *res = mt->res;
     uint32_t k = rec->ev.kind;
     int rc = 0;
+    uint32_t memo = 0; /* the entry of this call, when it makes one (a Sendrecv) */
     thr *th = thread_of(s, rec->ev.thread);
     if (th == NULL)
         return FC_ENOMEM;
@@ -1251,7 +1270,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
             m = describe(s, rec, fc__is_send_kind(k));
             if (k == FC_EV_MPI_Recv || k == FC_EV_MPI_Mrecv)
                 m.flags = (m.flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
-            rc = post(mt, s, &m, fc__is_send_kind(k), 1, 0);
+            rc = post(mt, s, &m, fc__is_send_kind(k), 1, 0, &memo);
         }
         break;
     case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
@@ -1259,13 +1278,13 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
         if (real_peer(res, rec, fc__is_send_kind(k))) {
             m = describe(s, rec, fc__is_send_kind(k));
             m.end = 0;
-            rc = post(mt, s, &m, fc__is_send_kind(k), 0, rec->req);
+            rc = post(mt, s, &m, fc__is_send_kind(k), 0, rec->req, &memo);
         }
         break;
     case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:
         if (real_peer(res, rec, 1)) {
             m = describe(s, rec, 1);
-            rc = post(mt, s, &m, 1, 1, 0);
+            rc = post(mt, s, &m, 1, 1, 0, &memo);
         }
         break;
     case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
@@ -1290,7 +1309,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
                 m = s->tpl[e->ix].m;
                 m.post = m.wait_t0 = k == FC_EV_START ? th->t0 : rec->t0;
                 m.end = 0;
-                rc = post(mt, s, &m, s->tpl[e->ix].used == 2, 0, rec->req);
+                rc = post(mt, s, &m, s->tpl[e->ix].used == 2, 0, rec->req, &memo);
             }
         }
         break;
@@ -1325,9 +1344,10 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
         return rc;
     if (k != FC_EV_COMPLETE && k != FC_EV_START) {
         /* The thread's previous call takes no more completions. */
-        if ((rc = call_close(&mt->p, s->r->info.rank, th->site, th->t0)) < 0)
+        if ((rc = call_close(&mt->p, s->r->info.rank, th->site, th->t0, th->call)) < 0)
             return rc;
         th->kind = k;
+        th->call = memo;
         th->t0 = rec->t0;
         th->t1 = rec->t1;
         th->site = rec->ev.site;
@@ -1439,7 +1459,7 @@ static void matcher_free(matcher *mt)
     free(mt->p.ctab);
     free(mt->p.stab);
     free(mt->p.unc);
-    free(mt->p.rlive);
+    free(mt->p.ropen);
 }
 
 int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink *sink, fc_match **out)
@@ -1467,8 +1487,8 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     res->late_receiver = calloc(w, sizeof *res->late_receiver);
     mt.st = calloc(w, sizeof *mt.st);
     mt.p.unc = calloc(w, sizeof *mt.p.unc);
-    mt.p.rlive = calloc(w, sizeof *mt.p.rlive);
-    if (mt.p.rlive == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
+    mt.p.ropen = calloc(w, sizeof *mt.p.ropen);
+    if (mt.p.ropen == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
         mt.p.unc == NULL)
         goto out;
     if ((rc = number_nodes(t, res)) < 0)
