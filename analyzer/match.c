@@ -322,7 +322,7 @@ static int buffered(uint32_t k)
 }
 
 /* The message a call describes, before it is posted. */
-static msg describe(const rstate *s, const fc_record *rec, int send)
+static inline __attribute__((always_inline)) msg describe(const rstate *s, const fc_record *rec, int send)
 {
     msg m;
     memset(&m, 0, sizeof m);
@@ -842,7 +842,7 @@ static int msg_new(matcher *mt, const msg *m, uint32_t *ix)
     return 0;
 }
 
-static void msg_free(matcher *mt, uint32_t ix)
+static inline __attribute__((always_inline)) void msg_free(matcher *mt, uint32_t ix)
 {
     if ((mt->pool[ix].flags & (MF_WAITED | MF_SOLE)) == MF_WAITED && call_unref(&mt->p, &mt->pool[ix]) < 0)
         mt->p.nomem = 1;
@@ -973,7 +973,7 @@ static int chan_release(matcher *mt, uint32_t ci)
 
 /* Appends ix to the queue q[h .. n), moving the live part to the front when the head has passed
  * half of it (so that a long-lived channel stays as long as its backlog). */
-static int q_push(uint32_t **q, uint32_t *h, uint32_t *n, uint32_t *cap, uint32_t ix)
+static inline __attribute__((always_inline)) int q_push(uint32_t **q, uint32_t *h, uint32_t *n, uint32_t *cap, uint32_t ix)
 {
     if (*h > 0 && *h >= *n / 2) {
         memmove(*q, *q + *h, (*n - *h) * sizeof **q);
