@@ -1023,7 +1023,7 @@ static int unpaired(matcher *mt, uint32_t ix)
 /* Pairs the heads of channel ci while both are complete and no earlier wildcard receive of the
  * receiver can still take the send. At the end of the trace (final) nothing more can arrive: an
  * incomplete send pairs as it is, an incomplete receive is reported (pair). */
-static int try_pair(matcher *mt, uint32_t ci, int final)
+static int try_pair_all(matcher *mt, uint32_t ci, int final)
 {
     chan *c = &mt->ch[ci];
     /* A receiver without a file, or whose records are all read, posts no more receives and
@@ -1086,6 +1086,22 @@ static int try_pair(matcher *mt, uint32_t ci, int final)
     if (c->sh == c->sn && c->rh == c->rn && !c->listed)
         return chan_release(mt, ci);
     return 0;
+}
+
+/* try_pair_all, with the common cases where nothing can pair answered here: receives waiting
+ * without a send or with a send not complete yet at the head, sends waiting for a receiver still
+ * to come. */
+static inline __attribute__((always_inline)) int try_pair(matcher *mt, uint32_t ci, int final)
+{
+    const chan *c = &mt->ch[ci];
+    if (final)
+        return try_pair_all(mt, ci, final);
+    if (c->rh < c->rn) {
+        if (c->sh == c->sn || !(mt->pool[c->sq[c->sh]].flags & (MF_DONE | MF_FINAL)))
+            return 0;
+    } else if (c->sh < c->sn && c->dst < mt->res->world && mt->st[c->dst].r != NULL && !mt->st[c->dst].ended)
+        return 0;
+    return try_pair_all(mt, ci, final);
 }
 
 /* A wildcard receive of rank rs left the unresolved ones: retry the channels it was holding. */
