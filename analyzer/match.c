@@ -1561,18 +1561,22 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
         uint64_t n = 0;
         left = 0;
         for (size_t i = 0; i < nr; i++) {
-            while (have[i] && (recs[i].t0 < end || end == INT64_MAX)) {
-                const fc_record *r = &recs[i];
-                if (r->rank < res->world && mt.st[r->rank].r != NULL && (rc = on_record(&mt, &mt.st[r->rank], r)) < 0)
+            /* A file's records all carry its rank. */
+            uint32_t rk = fc_trace_rank(t, i)->info.rank;
+            rstate *s = rk < res->world && mt.st[rk].r != NULL ? &mt.st[rk] : NULL;
+            fc_record *r = &recs[i];
+            int more = have[i];
+            while (more && (r->t0 < end || end == INT64_MAX)) {
+                if (s != NULL && (rc = on_record(&mt, s, r)) < 0)
                     goto out;
                 n++;
-                if ((rc = fc_cursor_next(cur[i], &recs[i])) < 0)
+                if ((rc = fc_cursor_next(cur[i], r)) < 0)
                     goto out;
-                have[i] = rc > 0;
-                if (!have[i] && (rc = file_ended(&mt, t, i)) < 0)
+                if (!(more = rc > 0) && (rc = file_ended(&mt, t, i)) < 0)
                     goto out;
             }
-            left += have[i];
+            have[i] = (uint8_t)more;
+            left += more;
         }
         /* Say how far the flows are known: none to come starts before the earliest waiting send,
          * nor before the records not read yet. */
