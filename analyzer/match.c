@@ -686,8 +686,7 @@ static int pair(pairing *p, const msg *s, const msg *r)
     fc_match *res = p->res;
     if (!(r->flags & MF_DONE))
         return add_unmatched(p, r, 0, FC_UNMATCHED_INCOMPLETE);
-    fc_flow fl, *f = &fl;
-    memset(f, 0, sizeof *f);
+    fc_flow fl, *f = &fl; /* every field set below */
     f->id = res->nflows; /* the order of delivery */
     f->src_rank = s->src;
     f->dst_rank = r->dst;
