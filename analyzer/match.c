@@ -321,26 +321,27 @@ static int buffered(uint32_t k)
     return k == FC_EV_MPI_Bsend || k == FC_EV_MPI_Ibsend || k == FC_EV_MPI_Bsend_init;
 }
 
-/* The message a call describes, before it is posted. */
-static inline __attribute__((always_inline)) msg describe(const rstate *s, const fc_record *rec, int send)
+/* Fills *m with the message a call describes, before it is posted. */
+static inline __attribute__((always_inline)) void describe(msg *m, const rstate *s, const fc_record *rec, int send)
 {
-    msg m;
-    memset(&m, 0, sizeof m);
-    m.comm = key_of(s, rec->comm);
-    m.src = send ? rec->rank : (uint32_t)rec->peer;
-    m.dst = send ? (uint32_t)rec->peer : rec->rank;
-    m.tag = rec->ev.tag;
-    m.bytes = rec->ev.bytes;
-    m.post = rec->t0;
-    m.end = rec->t1;
-    m.wait_t0 = rec->t0;
-    m.site = m.wait_site = rec->ev.site;
-    m.kind = rec->ev.kind;
+    /* Every field set but seq and chan (post's), without clearing the entry first. */
+    m->comm = key_of(s, rec->comm);
+    m->src = send ? rec->rank : (uint32_t)rec->peer;
+    m->dst = send ? (uint32_t)rec->peer : rec->rank;
+    m->tag = rec->ev.tag;
+    m->bytes = rec->ev.bytes;
+    m->post = rec->t0;
+    m->end = rec->t1;
+    m->wait_t0 = rec->t0;
+    m->site = m->wait_site = rec->ev.site;
+    m->kind = rec->ev.kind;
+    m->flags = 0;
+    m->req = 0;
+    m->call = 0;
     if (!send && (rec->peer == FC_PEER_ANY || rec->ev.tag == FC_TAG_ANY))
-        m.flags |= MF_WILD;
+        m->flags |= MF_WILD;
     if (send && fc__is_sync_kind(rec->ev.kind))
-        m.flags |= MF_SYNC;
-    return m;
+        m->flags |= MF_SYNC;
 }
 
 /* 1 when the record's peer is a real partner; PROC_NULL is counted, unmapped peers dropped. */
@@ -817,28 +818,33 @@ typedef struct matcher {
     uint64_t posted_sends, posted_recvs, cancelled_sends, cancelled_recvs;
 } matcher;
 
-static int msg_new(matcher *mt, const msg *m, uint32_t *ix)
+static msg *msg_grow(matcher *mt, uint32_t *ix);
+
+/* A new instance, filled by the caller and then posted (post): it is built where it stays. NULL
+ * when out of memory. */
+static inline __attribute__((always_inline)) msg *msg_new(matcher *mt, uint32_t *ix)
 {
-    if (mt->nfreed > 0) {
-        *ix = mt->freed[--mt->nfreed];
-    } else {
-        if (mt->npool >= NOMSG - 1 || fc__grow((void **)&mt->pool, &mt->npool, &mt->cpool, sizeof *mt->pool) < 0)
-            return FC_ENOMEM;
-        *ix = (uint32_t)mt->npool++;
-        /* freed[] never holds more than the pool: grow it alongside. */
-        size_t n = mt->nfreed;
-        if (mt->cfreed < mt->cpool) {
-            uint32_t *f = realloc(mt->freed, mt->cpool * sizeof *f);
-            if (f == NULL)
-                return FC_ENOMEM;
-            mt->freed = f;
-            mt->cfreed = mt->cpool;
-        }
-        mt->nfreed = n;
+    if (mt->nfreed == 0)
+        return msg_grow(mt, ix);
+    *ix = mt->freed[--mt->nfreed];
+    return &mt->pool[*ix];
+}
+
+/* msg_new with no entry free: the pool grows. */
+static msg *msg_grow(matcher *mt, uint32_t *ix)
+{
+    if (mt->npool >= NOMSG - 1 || fc__grow((void **)&mt->pool, &mt->npool, &mt->cpool, sizeof *mt->pool) < 0)
+        return NULL;
+    *ix = (uint32_t)mt->npool++;
+    /* freed[] never holds more than the pool: grow it alongside. */
+    if (mt->cfreed < mt->cpool) {
+        uint32_t *f = realloc(mt->freed, mt->cpool * sizeof *f);
+        if (f == NULL)
+            return NULL;
+        mt->freed = f;
+        mt->cfreed = mt->cpool;
     }
-    mt->pool[*ix] = *m;
-    mt->pool[*ix].flags |= MF_LIVE;
-    return 0;
+    return &mt->pool[*ix];
 }
 
 static inline __attribute__((always_inline)) void msg_free(matcher *mt, uint32_t ix)
@@ -1152,16 +1158,13 @@ static int enqueue(matcher *mt, uint32_t ix)
     return rc < 0 ? rc : try_pair(mt, ci, 0);
 }
 
-/* Records a posted instance (blocking or not) and binds it to its request id when it has one.
- * memo is the remembered entry of its call (call_ref). */
-static int post(matcher *mt, rstate *s, const msg *m0, int send, int done, uint64_t req, uint32_t *memo)
+/* Records posted instance ix (blocking or not, just filled in after msg_new) and binds it to its
+ * request id when it has one. memo is the remembered entry of its call (call_ref). */
+static int post(matcher *mt, rstate *s, uint32_t ix, int send, int done, uint64_t req, uint32_t *memo)
 {
-    uint32_t ix;
-    int rc = msg_new(mt, m0, &ix);
-    if (rc < 0)
-        return rc;
-    /* Filled in place in the pool: a message is copied once. */
+    int rc;
     msg *m = &mt->pool[ix];
+    m->flags |= MF_LIVE;
     m->seq = s->seq++;
     m->chan = NOCHAN;
     if (done)
@@ -1255,13 +1258,17 @@ static int on_complete(matcher *mt, rstate *s, const fc_record *rec, thr *th)
     if (!real_peer(mt->res, rec, 0))
         return 0;
     /* Posted and completed by the Sendrecv call itself. */
-    msg m = describe(s, rec, 0);
-    m.post = m.wait_t0 = th->t0;
-    m.end = th->t1;
-    m.kind = th->kind;
-    m.site = m.wait_site = th->site;
-    m.flags = MF_STATUS;
-    return post(mt, s, &m, 0, 1, 0, &th->call);
+    uint32_t ix;
+    msg *m = msg_new(mt, &ix);
+    if (m == NULL)
+        return FC_ENOMEM;
+    describe(m, s, rec, 0);
+    m->post = m->wait_t0 = th->t0;
+    m->end = th->t1;
+    m->kind = th->kind;
+    m->site = m->wait_site = th->site;
+    m->flags = MF_STATUS;
+    return post(mt, s, ix, 0, 1, 0, &th->call);
 }
 
 /* Applies one record of rank s. */
@@ -1274,7 +1281,8 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
     thr *th = thread_of(s, rec->ev.thread);
     if (th == NULL)
         return FC_ENOMEM;
-    msg m;
+    msg *m;
+    uint32_t ix;
     /* A call that returned an error posted nothing; its sub-records still name requests. */
     if ((rec->ev.flags & FC_EVF_ERROR) && k != FC_EV_COMPLETE && k != FC_EV_START)
         k = 0;
@@ -1282,24 +1290,30 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
     case FC_EV_MPI_Send: case FC_EV_MPI_Bsend: case FC_EV_MPI_Ssend: case FC_EV_MPI_Rsend:
     case FC_EV_MPI_Recv: case FC_EV_MPI_Mrecv:
         if (real_peer(res, rec, fc__is_send_kind(k))) {
-            m = describe(s, rec, fc__is_send_kind(k));
+            if ((m = msg_new(mt, &ix)) == NULL)
+                return FC_ENOMEM;
+            describe(m, s, rec, fc__is_send_kind(k));
             if (k == FC_EV_MPI_Recv || k == FC_EV_MPI_Mrecv)
-                m.flags = (m.flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
-            rc = post(mt, s, &m, fc__is_send_kind(k), 1, 0, &memo);
+                m->flags = (m->flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
+            rc = post(mt, s, ix, fc__is_send_kind(k), 1, 0, &memo);
         }
         break;
     case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
     case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv:
         if (real_peer(res, rec, fc__is_send_kind(k))) {
-            m = describe(s, rec, fc__is_send_kind(k));
-            m.end = 0;
-            rc = post(mt, s, &m, fc__is_send_kind(k), 0, rec->req, &memo);
+            if ((m = msg_new(mt, &ix)) == NULL)
+                return FC_ENOMEM;
+            describe(m, s, rec, fc__is_send_kind(k));
+            m->end = 0;
+            rc = post(mt, s, ix, fc__is_send_kind(k), 0, rec->req, &memo);
         }
         break;
     case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:
         if (real_peer(res, rec, 1)) {
-            m = describe(s, rec, 1);
-            rc = post(mt, s, &m, 1, 1, 0, &memo);
+            if ((m = msg_new(mt, &ix)) == NULL)
+                return FC_ENOMEM;
+            describe(m, s, rec, 1);
+            rc = post(mt, s, ix, 1, 1, 0, &memo);
         }
         break;
     case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
@@ -1309,7 +1323,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
             if (t == NULL)
                 return FC_ENOMEM;
             t->used = 1 + (k != FC_EV_MPI_Recv_init); /* 2: a send */
-            t->m = describe(s, rec, k != FC_EV_MPI_Recv_init);
+            describe(&t->m, s, rec, k != FC_EV_MPI_Recv_init);
             if (rec->peer < 0 && rec->peer != FC_PEER_ANY)
                 t->used = 0;
             if (rec->peer == FC_PEER_NULL)
@@ -1321,10 +1335,12 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
         {
             const struct rent *e = rec->req ? rmap_get(&s->tmpls, rec->req) : NULL;
             if (e != NULL && s->tpl[e->ix].used) {
-                m = s->tpl[e->ix].m;
-                m.post = m.wait_t0 = k == FC_EV_START ? th->t0 : rec->t0;
-                m.end = 0;
-                rc = post(mt, s, &m, s->tpl[e->ix].used == 2, 0, rec->req, &memo);
+                if ((m = msg_new(mt, &ix)) == NULL)
+                    return FC_ENOMEM;
+                *m = s->tpl[e->ix].m;
+                m->post = m->wait_t0 = k == FC_EV_START ? th->t0 : rec->t0;
+                m->end = 0;
+                rc = post(mt, s, ix, s->tpl[e->ix].used == 2, 0, rec->req, &memo);
             }
         }
         break;
