@@ -507,25 +507,29 @@ static int call_is(const pairing *p, uint32_t i, uint32_t rank, uint64_t site, i
     return c->live && c->rank == rank && c->site == site && c->t0 == t0;
 }
 
-/* The entry of call (rank, site, t0), made when create is set; NOMSG when absent or out of memory
- * (*nomem then set). */
-static uint32_t call_find(pairing *p, uint32_t rank, uint64_t site, int64_t t0, int create, int *nomem)
+/* The entry of call (rank, site, t0) of hash h, or NOMSG. */
+static uint32_t call_find(const pairing *p, uint32_t rank, uint64_t site, int64_t t0, uint64_t h)
 {
-    uint64_t h = call_hash(rank, site, t0);
     for (size_t j = p->ctcap ? h & (p->ctcap - 1) : 0; p->ctcap && p->ctab[j]; j = (j + 1) & (p->ctcap - 1)) {
         const wcall *c = &p->calls[p->ctab[j] - 1];
         if (c->rank == rank && c->site == site && c->t0 == t0)
             return p->ctab[j] - 1;
     }
-    if (!create)
-        return NOMSG;
+    return NOMSG;
+}
+
+/* The entry of call (rank, site, t0), made when absent; NOMSG when out of memory. */
+static uint32_t call_make(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
+{
+    uint64_t h = call_hash(rank, site, t0);
+    uint32_t i = call_find(p, rank, site, t0, h);
+    if (i != NOMSG)
+        return i;
     if (2 * (p->clive + 1) > p->ctcap) {
         size_t ncap = p->ctcap ? 2 * p->ctcap : 256;
         uint32_t *t = calloc(ncap, sizeof *t);
-        if (t == NULL) {
-            *nomem = 1;
+        if (t == NULL)
             return NOMSG;
-        }
         for (size_t j = 0; j < p->ctcap; j++)
             if (p->ctab[j])
                 tab_put(t, ncap, p->calls[p->ctab[j] - 1].hash, p->ctab[j] - 1);
@@ -533,20 +537,15 @@ static uint32_t call_find(pairing *p, uint32_t rank, uint64_t site, int64_t t0, 
         p->ctab = t;
         p->ctcap = ncap;
     }
-    uint32_t i;
     if (p->ncfree > 0)
         i = p->cfree[--p->ncfree];
     else {
-        if (p->ncalls >= NOMSG - 1 || fc__grow((void **)&p->calls, &p->ncalls, &p->ccalls, sizeof *p->calls) < 0) {
-            *nomem = 1;
+        if (p->ncalls >= NOMSG - 1 || fc__grow((void **)&p->calls, &p->ncalls, &p->ccalls, sizeof *p->calls) < 0)
             return NOMSG;
-        }
         if (p->ccfree < p->ccalls) { /* cfree[] never holds more than the calls */
             uint32_t *f = realloc(p->cfree, p->ccalls * sizeof *f);
-            if (f == NULL) {
-                *nomem = 1;
+            if (f == NULL)
                 return NOMSG;
-            }
             p->cfree = f;
             p->ccfree = p->ccalls;
         }
@@ -633,8 +632,7 @@ static int call_ref(pairing *p, msg *m, uint32_t *memo)
 {
     uint32_t i = *memo - 1;
     if (*memo == 0 || !call_is(p, i, waiter(m), m->wait_site, m->wait_t0)) {
-        int nomem = 0;
-        if ((i = call_find(p, waiter(m), m->wait_site, m->wait_t0, 1, &nomem)) == NOMSG)
+        if ((i = call_make(p, waiter(m), m->wait_site, m->wait_t0)) == NOMSG)
             return FC_ENOMEM;
         *memo = i + 1;
     }
@@ -658,10 +656,9 @@ static int call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0, uint
 {
     uint32_t i = memo - 1;
     if (memo == 0 || !call_is(p, i, rank, site, t0)) {
-        int nomem = 0;
         if (rank < p->res->world && p->ropen[rank] == 0)
             return 0;
-        if ((i = call_find(p, rank, site, t0, 0, &nomem)) == NOMSG)
+        if ((i = call_find(p, rank, site, t0, call_hash(rank, site, t0))) == NOMSG)
             return 0;
     }
     if (p->calls[i].open && rank < p->res->world)
