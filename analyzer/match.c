@@ -1157,7 +1157,8 @@ static int enqueue(matcher *mt, uint32_t ix)
 
 /* Records posted instance ix (blocking or not, just filled in after msg_new) and binds it to its
  * request id when it has one. memo is the remembered entry of its call (call_ref). */
-static int post(matcher *mt, rstate *s, uint32_t ix, int send, int done, uint64_t req, uint32_t *memo)
+static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, uint32_t ix, int send, int done,
+                                                     uint64_t req, uint32_t *memo)
 {
     int rc;
     msg *m = &mt->pool[ix];
@@ -1283,26 +1284,42 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
     /* A call that returned an error posted nothing; its sub-records still name requests. */
     if ((rec->ev.flags & FC_EVF_ERROR) && k != FC_EV_COMPLETE && k != FC_EV_START)
         k = 0;
+    /* Sends and receives, blocking or not, each with their own copy of describe and post (inlined),
+     * so that these test constants rather than branch again on what the switch found. */
     switch (k) {
     case FC_EV_MPI_Send: case FC_EV_MPI_Bsend: case FC_EV_MPI_Ssend: case FC_EV_MPI_Rsend:
-    case FC_EV_MPI_Recv: case FC_EV_MPI_Mrecv:
-        if (real_peer(res, rec, fc__is_send_kind(k))) {
+        if (real_peer(res, rec, 1)) {
             if ((m = msg_new(mt, &ix)) == NULL)
                 return FC_ENOMEM;
-            describe(m, s, rec, fc__is_send_kind(k));
-            if (k == FC_EV_MPI_Recv || k == FC_EV_MPI_Mrecv)
-                m->flags = (m->flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
-            rc = post(mt, s, ix, fc__is_send_kind(k), 1, 0, &memo);
+            describe(m, s, rec, 1);
+            rc = post(mt, s, ix, 1, 1, 0, &memo);
+        }
+        break;
+    case FC_EV_MPI_Recv: case FC_EV_MPI_Mrecv:
+        if (real_peer(res, rec, 0)) {
+            if ((m = msg_new(mt, &ix)) == NULL)
+                return FC_ENOMEM;
+            describe(m, s, rec, 0);
+            m->flags = (m->flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
+            rc = post(mt, s, ix, 0, 1, 0, &memo);
         }
         break;
     case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
-    case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv:
-        if (real_peer(res, rec, fc__is_send_kind(k))) {
+        if (real_peer(res, rec, 1)) {
             if ((m = msg_new(mt, &ix)) == NULL)
                 return FC_ENOMEM;
-            describe(m, s, rec, fc__is_send_kind(k));
+            describe(m, s, rec, 1);
             m->end = 0;
-            rc = post(mt, s, ix, fc__is_send_kind(k), 0, rec->req, &memo);
+            rc = post(mt, s, ix, 1, 0, rec->req, &memo);
+        }
+        break;
+    case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv:
+        if (real_peer(res, rec, 0)) {
+            if ((m = msg_new(mt, &ix)) == NULL)
+                return FC_ENOMEM;
+            describe(m, s, rec, 0);
+            m->end = 0;
+            rc = post(mt, s, ix, 0, 0, rec->req, &memo);
         }
         break;
     case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:
