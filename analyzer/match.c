@@ -698,9 +698,9 @@ static int pair(pairing *p, const msg *s, const msg *r)
     f->recv_post = secs(p, r->post);
     f->recv_end = secs(p, r->end);
     f->rendezvous = f->bytes >= res->eager_threshold;
-    int64_t start = s->post;
-    if (f->rendezvous && r->post > start)
-        start = r->post;
+    /* The tests below depend on the timing of each message: they are computed as values (bitwise
+     * &, no early exit), leaving one branch where there were several unpredictable ones. */
+    int64_t start = f->rendezvous & (r->post > s->post) ? r->post : s->post;
     f->start = secs(p, start);
     f->end = f->recv_end;
     f->observed = f->end - f->start;
@@ -729,24 +729,21 @@ static int pair(pairing *p, const msg *s, const msg *r)
         if ((uint64_t)(s->post - r->end) > unc)
             res->clock_violations_beyond++;
     }
-    /* Late Sender: the receive (or the wait on it) entered before the send was posted. */
-    if ((r->flags & MF_WAITED) && s->post > r->wait_t0) {
-        int64_t until = s->post < r->end ? s->post : r->end;
-        if (until > r->wait_t0) {
-            int rc = add_wait(p, r, (double)(until - r->wait_t0) * 1e-9, 0);
-            if (rc < 0)
-                return rc;
-        }
+    /* Late Sender: the receive (or the wait on it) entered before the send was posted, and waited
+     * until that post or its own end. */
+    int64_t ls = (s->post < r->end ? s->post : r->end) - r->wait_t0;
+    if (((r->flags & MF_WAITED) != 0) & (ls > 0)) {
+        int rc = add_wait(p, r, (double)ls * 1e-9, 0);
+        if (rc < 0)
+            return rc;
     }
     /* Late Receiver: a send that must wait for the receive, entered before the receive was posted. */
-    if (((s->flags & MF_SYNC) || (f->rendezvous && !buffered(s->kind))) && (s->flags & MF_WAITED) &&
-        r->post > s->wait_t0) {
-        int64_t until = r->post < s->end ? r->post : s->end;
-        if (until > s->wait_t0) {
-            int rc = add_wait(p, s, 0, (double)(until - s->wait_t0) * 1e-9);
-            if (rc < 0)
-                return rc;
-        }
+    int64_t lr = (r->post < s->end ? r->post : s->end) - s->wait_t0;
+    int waits = ((s->flags & MF_SYNC) != 0) | (f->rendezvous & !buffered(s->kind));
+    if (waits & ((s->flags & MF_WAITED) != 0) & (lr > 0)) {
+        int rc = add_wait(p, s, 0, (double)lr * 1e-9);
+        if (rc < 0)
+            return rc;
     }
     res->nflows++;
     if (!f->intra)
