@@ -896,12 +896,13 @@ static int64_t pend_min(matcher *mt)
     return min;
 }
 
+/* Two multiplications: the communicator key is a hash already, and each product's high half,
+ * folded down, mixes every bit of its factor into the low bits that index the table. The table is
+ * only looked up, never walked, so its layout decides nothing in the output. */
 static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
 {
-    uint64_t h = comm * 0x9E3779B97F4A7C15ull;
-    h ^= ((uint64_t)src << 32 | dst) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
-    h ^= (uint64_t)tag * 0xBF58476D1CE4E5B9ull + (h << 6) + (h >> 2);
-    return h ^ (h >> 31);
+    uint64_t h = (comm ^ ((uint64_t)src << 32 | dst)) * 0x9E3779B97F4A7C15ull ^ (uint64_t)tag * 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 32);
 }
 
 static uint64_t chan_home(const void *ctx, uint32_t ix)
