@@ -49,9 +49,10 @@ _Static_assert(sizeof(slot) == 64, "a slot fills one cache line");
  * that finding a node is a shift. */
 typedef struct node {
     slist out, in;
-    uint32_t mark, omark, imark;
-    uint32_t num; /* the node number */
-    uint64_t pad[2];
+    uint32_t mark, omark, imark; /* mark: out taken in this relabelling; mark_in: in taken */
+    uint32_t num;                /* the node number */
+    uint32_t mark_in;
+    uint32_t pad[3];
 } node;
 _Static_assert(sizeof(node) == 64, "a node fills one cache line");
 
@@ -334,12 +335,14 @@ static void pair(fc__sweep *s, uint32_t g, uint32_t h)
 
 /* Relabelling is local. A flow's same-direction label and whether it is left for the mixed rule
  * (rem) depend only on the flows leaving its source and entering its destination, so they change
- * only for flows touching a node whose set changed (the seeds: the ends of the flows that started
- * or ended). Mixed pairs lie along paths and cycles of rem flows linked at nodes with one flow in
- * and one out, so a pairing changes only on a path that gained or lost a flow or a link: a path
- * through a seed, or one that met a flow whose rem changed at that flow's far end. So the flows
- * relabelled are those touching the seeds, those touching the far ends of flows whose rem changed,
- * and the whole paths and cycles of every rem flow among them; the rest keep their labels. */
+ * only for the flows leaving a node whose out list changed or entering one whose in list changed
+ * (the source and the destination of each flow that started or ended). Mixed pairs lie along paths
+ * and cycles of rem flows linked at nodes with one flow in and one out, so a pairing changes only
+ * on a path that gained or lost a flow or a link: a path through the ends of a flow that started
+ * or ended, or one that met a flow whose rem changed at that flow's far end. So the flows
+ * relabelled are those of the changed lists, the rem flows at those ends and far ends, and the
+ * whole paths and cycles of every rem flow among them; the rest keep their labels (a flow whose
+ * lists did not change would get the same label and rem again). */
 
 /* One relabelling at time t: the flows left for the mixed rule (rems) and those whose rem flag
  * changed (chg), so that the later passes visit only those. Both arrays are as long as the slots:
@@ -381,7 +384,7 @@ static inline void note(fc__sweep *s, relabel *r, slot *p)
 /* Adds active flow f to the set (once) and gives it its same-direction label, final unless f is
  * left for the mixed rule. A flow that had no label yet (rem 2, see fc__sweep_add) counts as
  * changed. */
-static inline void take(fc__sweep *s, relabel *r, uint32_t f)
+static inline __attribute__((always_inline)) void take(fc__sweep *s, relabel *r, uint32_t f)
 {
     slot *p = &s->sl[f];
     if (p->inset == s->stamp)
@@ -405,30 +408,49 @@ static inline void take(fc__sweep *s, relabel *r, uint32_t f)
         note(s, r, p);
 }
 
-/* Takes every flow leaving or entering node x, once per relabelling. */
-static inline void take_node(fc__sweep *s, relabel *r, uint32_t x)
+/* Takes the flows of list l: those of a list that changed. */
+static inline void take_list(fc__sweep *s, relabel *r, const slist *l)
 {
-    node *v = &s->nd[x];
-    if (v->mark == s->stamp)
-        return;
-    v->mark = s->stamp;
-    for (size_t j = 0; j < v->out.n; j++)
-        take(s, r, v->out.v[j]);
-    for (size_t j = 0; j < v->in.n; j++)
-        take(s, r, v->in.v[j]);
+    for (size_t j = 0; j < l->n; j++)
+        take(s, r, l->v[j]);
 }
 
-/* Gathers and labels the flows to relabel for the seed nodes queue[0..nseed) (see above). */
+/* Takes the flow of list l when it is a lone rem flow. A rem flow is alone in its source's out
+ * list and its destination's in list, so the rem flows linked to a flow g are the lone ones in
+ * g's source's in list and its destination's out list. Their rem is current: every flow whose
+ * lists changed was taken before this. */
+static inline __attribute__((always_inline)) void take_lone_rem(fc__sweep *s, relabel *r, const slist *l)
+{
+    if (l->n == 1 && s->sl[l->v[0]].rem)
+        take(s, r, l->v[0]);
+}
+
+/* Gathers and labels the flows to relabel for the boundaries whose flows' sources and
+ * destinations are queue[0..nseed), in pairs (see above). */
 static void collect(fc__sweep *s, relabel *r, size_t nseed)
 {
-    for (size_t i = 0; i < nseed; i++)
-        take_node(s, r, s->queue[i]);
-    /* The flows at the far ends of those whose rem changed (the list grows as it is read; the
-     * flows added here keep their rem, since their own ends are not seeds). */
+    for (size_t i = 0; i < nseed; i += 2) {
+        node *a = &s->nd[s->queue[i]], *b = &s->nd[s->queue[i + 1]];
+        if (a->mark != s->stamp) {
+            a->mark = s->stamp;
+            take_list(s, r, &a->out);
+        }
+        if (b->mark_in != s->stamp) {
+            b->mark_in = s->stamp;
+            take_list(s, r, &b->in);
+        }
+    }
+    /* The rem flows linked at those nodes, through the lists that did not change. */
+    for (size_t i = 0; i < nseed; i += 2) {
+        take_lone_rem(s, r, &s->nd[s->queue[i]].in);
+        take_lone_rem(s, r, &s->nd[s->queue[i + 1]].out);
+    }
+    /* The rem flows linked to those whose rem changed (the flows added here keep their rem, so the
+     * list does not grow). */
     for (size_t i = 0; i < r->nchg; i++) {
         const slot *p = &s->sl[r->chg[i]];
-        take_node(s, r, p->src);
-        take_node(s, r, p->dst);
+        take_lone_rem(s, r, &s->nd[p->src].in);
+        take_lone_rem(s, r, &s->nd[p->dst].out);
     }
     /* Whole paths and cycles of the rem flows gathered, both ways. */
     size_t n0 = r->nrem;
@@ -569,7 +591,7 @@ static void next_stamp(fc__sweep *s)
     for (size_t i = 0; i < s->cslots; i++)
         s->sl[i].inset = s->sl[i].seen = 0;
     for (size_t x = 0; x < s->cnodes; x++)
-        s->nd[x].mark = 0;
+        s->nd[x].mark = s->nd[x].mark_in = 0;
     s->stamp = 1;
 }
 
