@@ -80,7 +80,9 @@ struct fc__sweep {
     size_t nact, cact;
     /* Pending boundaries: starts given in order of start wait in a queue (the usual case: the feed
      * and fc__sweep_flows give them so), other starts and every end in a min-heap on time, which
-     * then holds little more than the active flows. */
+     * then holds little more than the active flows. Each array has a sentinel at infinity after its
+     * last entry (heap[nheap], fifo[fn]), so that the next time is read without a test for empty,
+     * and a node of the heap with one child compares that child with it. */
     bnd *heap;
     size_t nheap, cheap;
     bnd *fifo; /* starts not decreasing, fifo[fh .. fn) */
@@ -115,6 +117,11 @@ int fc__sweep_new(const fc__sweep_ops *ops, fc__sweep **out)
         s->ops = *ops;
     s->until = -INFINITY;
     s->wrap = fc__sweep_stamp_wrap;
+    if (fc__reserve(&s->heap, &s->cheap, 1, sizeof *s->heap) || fc__reserve(&s->fifo, &s->fcap, 1, sizeof *s->fifo)) {
+        fc__sweep_free(s);
+        return fc__err(FC_ENOMEM, "flows: out of memory starting the interval sweep");
+    }
+    s->heap[0].t = s->fifo[0].t = INFINITY;
     *out = s;
     return 0;
 }
@@ -277,32 +284,49 @@ static void detach(fc__sweep *s, uint32_t f)
 
 /* ---- the boundary heap ---------------------------------------------------------------------- */
 
-/* A later boundary belongs below. Boundaries at one time leave in the order this heap gives them,
- * and that order reaches the caller (flows ending together are handed to flow_done in it): the
- * heap's operations must stay as they are. */
-static int bnd_below(const void *ctx, const bnd *a, const bnd *b)
-{
-    (void)ctx;
-    return a->t > b->t;
-}
+/* Boundaries at one time leave in the order this heap gives them, and that order reaches the
+ * caller (flows ending together are handed to flow_done in it): the heap must keep every order of
+ * the plain binary heap (internal.h's FC__HEAP on the time), which it does. */
 
-FC__HEAP(bheap, bnd, bnd_below)
-
-static int heap_push(fc__sweep *s, bnd b)
+static inline int heap_push(fc__sweep *s, bnd b)
 {
-    if (fc__reserve(&s->heap, &s->cheap, s->nheap + 1, sizeof *s->heap))
+    if (fc__reserve(&s->heap, &s->cheap, s->nheap + 2, sizeof *s->heap))
         return FC_ENOMEM;
-    s->heap[s->nheap++] = b;
-    bheap_up(NULL, s->heap, s->nheap - 1);
+    bnd *h = s->heap;
+    size_t i = s->nheap++;
+    h[i + 1].t = INFINITY;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!(h[p].t > b.t))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = b;
     return 0;
 }
 
-static bnd heap_pop(fc__sweep *s)
+/* Removes the first boundary. The hole left at the top goes down the path of smaller children to
+ * a leaf, then back up to where the last entry belongs: the path is sorted, so that place (above
+ * the first entry of the path not earlier than the last one) is the one the usual sift down finds,
+ * with about half the comparisons, and the choice of child needs no branch. */
+static inline bnd heap_pop(fc__sweep *s)
 {
-    bnd top = s->heap[0];
-    s->heap[0] = s->heap[--s->nheap];
-    if (s->nheap > 0)
-        bheap_down(NULL, s->heap, s->nheap, 0);
+    bnd *h = s->heap, top = h[0];
+    size_t n = --s->nheap, i = 0;
+    bnd x = h[n];
+    h[n].t = INFINITY;
+    if (n == 0)
+        return top;
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
+        c += h[c + 1].t < h[c].t;
+        h[i] = h[c];
+    }
+    while (i > 0 && !(x.t > h[(i - 1) / 2].t)) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
     return top;
 }
 
@@ -537,9 +561,10 @@ int fc__sweep_add(fc__sweep *s, const fc_flow *f)
             s->fn -= s->fh;
             s->fh = 0;
         }
-        if (fc__reserve(&s->fifo, &s->fcap, s->fn + 1, sizeof *s->fifo))
+        if (fc__reserve(&s->fifo, &s->fcap, s->fn + 2, sizeof *s->fifo))
             return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
         s->fifo[s->fn++] = b;
+        s->fifo[s->fn].t = INFINITY;
         return 0;
     }
     if (heap_push(s, b))
@@ -550,10 +575,8 @@ int fc__sweep_add(fc__sweep *s, const fc_flow *f)
 /* The time of the next boundary, or INFINITY when none is pending. */
 static double next_time(const fc__sweep *s)
 {
-    double t = s->nheap > 0 ? s->heap[0].t : INFINITY;
-    if (s->fh < s->fn && s->fifo[s->fh].t < t)
-        t = s->fifo[s->fh].t;
-    return t;
+    double t = s->heap[0].t, u = s->fifo[s->fh].t;
+    return u < t ? u : t;
 }
 
 /* Delivers the open interval [open_t, t). */
@@ -605,9 +628,9 @@ static int step(fc__sweep *s, double t)
     size_t nseed = 0;
     for (;;) {
         bnd b;
-        if (s->fh < s->fn && s->fifo[s->fh].t == t)
+        if (s->fifo[s->fh].t == t)
             b = s->fifo[s->fh++];
-        else if (s->nheap > 0 && s->heap[0].t == t)
+        else if (s->heap[0].t == t)
             b = heap_pop(s);
         else
             break;
