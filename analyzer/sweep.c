@@ -423,10 +423,11 @@ static inline __attribute__((always_inline)) void take(fc__sweep *s, relabel *r,
         p->lab = (fc_label){FC_CONFLICT_INCOMING, b->num, id};
     else
         p->lab = (fc_label){FC_CONFLICT_NONE, 0, 1};
-    p->rem = p->lab.kind == FC_CONFLICT_NONE;
-    if (p->rem != was)
-        r->chg[r->nchg++] = f;
-    if (p->rem)
+    uint8_t rem = p->lab.kind == FC_CONFLICT_NONE;
+    p->rem = rem;
+    r->chg[r->nchg] = f; /* without a branch: whether rem changed is as good as random */
+    r->nchg += rem != was;
+    if (rem)
         r->rems[r->nrem++] = f;
     else
         note(s, r, p);
