@@ -70,9 +70,13 @@ struct fc__sweep {
     slot *sl;
     uint32_t *freed;
     size_t nfreed;
-    /* Nodes, numbered densely in order of appearance through an open-addressing table. */
+    /* Nodes, numbered densely in order of appearance through an open-addressing table; small node
+     * numbers (nodes are usually numbered from 0) are also found directly in dir (index + 1, 0 for
+     * none), which every flow's two look-ups try first. */
     nent *nmap;
     size_t mapcap;
+    uint32_t *dir;
+    size_t ndir;
     node *nd;
     size_t nnodes, cnodes;
     /* The active set, unordered; sl[f].apos is a slot's place in it. */
@@ -136,8 +140,8 @@ void fc__sweep_free(fc__sweep *s)
         free(s->nd[x].out.v);
         free(s->nd[x].in.v);
     }
-    void *all[] = {s->flow, s->sl,    s->freed, s->nmap, s->nd,   s->act,  s->heap,
-                   s->fifo, s->queue, s->rems,  s->chg,  s->cids, s->cnt_k};
+    void *all[] = {s->flow,  s->sl,   s->freed, s->nmap, s->dir,  s->nd,   s->act,
+                   s->heap,  s->fifo, s->queue, s->rems, s->chg,  s->cids, s->cnt_k};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(s);
@@ -149,6 +153,9 @@ static size_t hash32(uint32_t x, size_t cap)
 {
     return (size_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
+
+/* Node numbers below this are found directly (struct fc__sweep): at most 256 KiB. */
+#define DIR_MAX 65536
 
 /* Adds node number x, not in the table yet, as the next dense index. Returns 0 or FC_ENOMEM. */
 static int node_add(fc__sweep *s, uint32_t x, uint32_t *ix)
@@ -175,7 +182,11 @@ static int node_add(fc__sweep *s, uint32_t x, uint32_t *ix)
     size_t h = hash32(x, s->mapcap);
     while (s->nmap[h].ix1)
         h = (h + 1) & (s->mapcap - 1);
+    if (x < DIR_MAX && fc__reserve(&s->dir, &s->ndir, (size_t)x + 1, sizeof *s->dir))
+        return FC_ENOMEM;
     s->nmap[h] = (nent){x, (uint32_t)n + 1};
+    if (x < DIR_MAX)
+        s->dir[x] = (uint32_t)n + 1;
     s->nd[n].num = x;
     s->nnodes++;
     *ix = (uint32_t)n;
@@ -186,6 +197,10 @@ static int node_add(fc__sweep *s, uint32_t x, uint32_t *ix)
  * looks up both its nodes, and they are nearly always known. */
 static inline int node_index(fc__sweep *s, uint32_t x, uint32_t *ix)
 {
+    if (x < s->ndir && s->dir[x]) {
+        *ix = s->dir[x] - 1;
+        return 0;
+    }
     if (s->mapcap > 0)
         for (size_t h = hash32(x, s->mapcap); s->nmap[h].ix1; h = (h + 1) & (s->mapcap - 1))
             if (s->nmap[h].num == x) {
