@@ -154,6 +154,20 @@ static size_t hash32(uint32_t x, size_t cap)
     return (size_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
+/* Doubles the capacity *cap of the array *p of elements of size sz (from 4). Returns 0 or
+ * FC_ENOMEM. The lists and histories here count in 32 bits, which fc__reserve does not. */
+static int grow32(void *p, uint32_t *cap, size_t sz)
+{
+    void **v = p;
+    size_t ncap = *cap ? 2 * (size_t)*cap : 4;
+    void *q = ncap <= UINT32_MAX ? realloc(*v, ncap * sz) : NULL;
+    if (q == NULL)
+        return FC_ENOMEM;
+    *v = q;
+    *cap = (uint32_t)ncap;
+    return 0;
+}
+
 /* Node numbers below this are found directly (struct fc__sweep): at most 256 KiB. */
 #define DIR_MAX 65536
 
@@ -229,6 +243,17 @@ static int slot_get(fc__sweep *s, uint32_t *out)
             (c = s->cslots, fc__reserve(&s->rems, &c, need, sizeof *s->rems)) ||
             (c = s->cslots, fc__reserve(&s->chg, &c, need, sizeof *s->chg)))
             return FC_ENOMEM;
+        /* So are these, sized here once rather than at each boundary: a slot has one pending
+         * boundary (in the heap, or the queue of starts) and is active at most once, so the heap
+         * (and its sentinel), the active set, a step's seeds (two per boundary), the labels counted
+         * by k and a conflict's list (k is at most the flows active) all fit. */
+        if (fc__reserve(&s->heap, &s->cheap, c + 1, sizeof *s->heap) ||
+            fc__reserve(&s->act, &s->cact, c, sizeof *s->act) ||
+            fc__reserve(&s->queue, &s->cqueue, 2 * c, sizeof *s->queue) ||
+            fc__reserve(&s->cnt_k, &s->ccnt_k, c + 3, sizeof *s->cnt_k) ||
+            fc__reserve(&s->cids, &s->ccids, c + 3, sizeof *s->cids))
+            return FC_ENOMEM;
+        s->cnt_k[0] = 1; /* no label has k 0: a sentinel for the search of the largest k */
         s->cslots = c;
     }
     *out = (uint32_t)s->nslots++;
@@ -239,20 +264,6 @@ static void slot_put(fc__sweep *s, uint32_t f)
 {
     s->sl[f].runs.n = 0;
     s->freed[s->nfreed++] = f; /* freed[] is as long as the slots: never full */
-}
-
-/* Doubles the capacity *cap of the array *p of elements of size sz (from 4). Returns 0 or
- * FC_ENOMEM. The lists and histories here count in 32 bits, which fc__reserve does not. */
-static int grow32(void *p, uint32_t *cap, size_t sz)
-{
-    void **v = p;
-    size_t ncap = *cap ? 2 * (size_t)*cap : 4;
-    void *q = ncap <= UINT32_MAX ? realloc(*v, ncap * sz) : NULL;
-    if (q == NULL)
-        return FC_ENOMEM;
-    *v = q;
-    *cap = (uint32_t)ncap;
-    return 0;
 }
 
 static int slist_push(slist *l, uint32_t f, uint32_t *pos)
@@ -267,12 +278,7 @@ static int slist_push(slist *l, uint32_t f, uint32_t *pos)
 static int attach(fc__sweep *s, uint32_t f)
 {
     slot *p = &s->sl[f];
-    /* A label's k is at most the flows active, and so is a conflict's list (fc__sweep_conflicts):
-     * room for both is made here, where the active set grows. */
-    if (slist_push(&s->nd[p->src].out, f, &p->pos_out) || slist_push(&s->nd[p->dst].in, f, &p->pos_in) ||
-        fc__reserve(&s->act, &s->cact, s->nact + 1, sizeof *s->act) ||
-        fc__reserve(&s->cnt_k, &s->ccnt_k, s->nact + 3, sizeof *s->cnt_k) ||
-        fc__reserve(&s->cids, &s->ccids, s->nact + 3, sizeof *s->cids))
+    if (slist_push(&s->nd[p->src].out, f, &p->pos_out) || slist_push(&s->nd[p->dst].in, f, &p->pos_in))
         return FC_ENOMEM;
     p->apos = (uint32_t)s->nact;
     s->act[s->nact++] = f;
@@ -303,10 +309,9 @@ static void detach(fc__sweep *s, uint32_t f)
  * caller (flows ending together are handed to flow_done in it): the heap must keep every order of
  * the plain binary heap (internal.h's FC__HEAP on the time), which it does. */
 
-static inline int heap_push(fc__sweep *s, bnd b)
+/* The heap has room for b and the sentinel (slot_get). */
+static inline void heap_push(fc__sweep *s, bnd b)
 {
-    if (fc__reserve(&s->heap, &s->cheap, s->nheap + 2, sizeof *s->heap))
-        return FC_ENOMEM;
     bnd *h = s->heap;
     size_t i = s->nheap++;
     h[i + 1].t = INFINITY;
@@ -318,7 +323,6 @@ static inline int heap_push(fc__sweep *s, bnd b)
         i = p;
     }
     h[i] = b;
-    return 0;
 }
 
 /* Removes the first boundary. The hole left at the top goes down the path of smaller children to
@@ -583,8 +587,7 @@ int fc__sweep_add(fc__sweep *s, const fc_flow *f)
         s->fifo[s->fn].t = INFINITY;
         return 0;
     }
-    if (heap_push(s, b))
-        return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
+    heap_push(s, b);
     return 0;
 }
 
@@ -651,13 +654,12 @@ static int step(fc__sweep *s, double t)
         else
             break;
         const slot *p = &s->sl[b.slot];
-        if (fc__reserve(&s->queue, &s->cqueue, nseed + 2, sizeof *s->queue))
-            return FC_ENOMEM;
-        s->queue[nseed++] = p->src;
+        s->queue[nseed++] = p->src; /* room for all (slot_get) */
         s->queue[nseed++] = p->dst;
         if (b.start) {
-            if (attach(s, b.slot) || heap_push(s, (bnd){s->flow[b.slot].end, b.slot, 0}))
+            if (attach(s, b.slot))
                 return FC_ENOMEM;
+            heap_push(s, (bnd){s->flow[b.slot].end, b.slot, 0});
         } else if ((rc = end_flow(s, b.slot, t)))
             return rc;
     }
@@ -667,7 +669,7 @@ static int step(fc__sweep *s, double t)
     label(s, &r);
     if (r.nomem)
         return FC_ENOMEM;
-    while (s->top_k > 0 && s->cnt_k[s->top_k] == 0)
+    while (s->cnt_k[s->top_k] == 0)
         s->top_k--;
     s->open = s->nact > 0;
     s->open_t = t;
