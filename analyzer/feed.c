@@ -1,6 +1,7 @@
 /* analyzer/feed.c: the reordering between the match and the sweep (feed.h): the flows not yet
  * given an id wait unordered; each watermark takes those that start before it and sorts them as
  * fc__match_trace orders them. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <flowcut/error.h>
@@ -21,12 +22,16 @@ typedef struct fent {
 
 /* Waiting flows in a slab of reused entries, and their entries in no order. A watermark releases
  * hundreds of flows at once, so sorting each release costs less than keeping a heap, whose every
- * pop walked its whole depth; and the flows come nearly in order, which the merge below skips. */
+ * pop walked its whole depth. */
+/* The sort of a release (sort_release): buckets of at most CROWD flows, spread up to SPREADS deep. */
+enum { CROWD = 16, SPREADS = 3 };
+
 typedef struct fqueue {
     fc_flow *slab;
     uint32_t *freed;
-    fent *h;   /* h[0 .. n): the waiting flows */
-    fent *out; /* a release, sorted; then out[cap ..] is the merge's scratch */
+    fent *h;       /* h[0 .. n): the waiting flows */
+    fent *out;     /* a release, sorted; then out[cap ..] is the sort's scratch */
+    uint32_t *bk;  /* the sort's buckets: per level, one per entry, then cap + 1 counts */
     size_t nslab, cap, nfreed, n;
     uint64_t next_id;
 } fqueue;
@@ -113,6 +118,7 @@ static void fqueue_free(fqueue *q)
     free(q->freed);
     free(q->h);
     free(q->out);
+    free(q->bk);
 }
 
 void fc__feed_free(fc__feed *f)
@@ -143,10 +149,13 @@ static int push(fqueue *q, const fc_flow *fl)
             fent *h = fr ? realloc(q->h, nc * sizeof *h) : NULL;
             if (h)
                 q->h = h;
-            fent *o = h ? realloc(q->out, (nc + nc / 2) * sizeof *o) : NULL;
-            if (o == NULL)
+            fent *o = h ? realloc(q->out, 2 * nc * sizeof *o) : NULL;
+            if (o)
+                q->out = o;
+            uint32_t *bk = o ? realloc(q->bk, SPREADS * (2 * nc + 1) * sizeof *bk) : NULL;
+            if (bk == NULL)
                 return fc__err(FC_ENOMEM, "out of memory ordering the flows");
-            q->out = o;
+            q->bk = bk;
             q->cap = nc;
         }
         ix = (uint32_t)q->nslab++;
@@ -156,19 +165,84 @@ static int push(fqueue *q, const fc_flow *fl)
     return 0;
 }
 
+/* The starts of a release are spread over its span (few are equal, and fewer than one in four
+ * follows its predecessor in order), so a comparison sort pays about log2(n) comparisons, and as
+ * many mispredictions, per flow. Instead, each flow goes to one of n buckets by where its start
+ * falls in the span, a bucket being a monotone function of the start: the buckets in order leave
+ * only the flows of one bucket to order among themselves, which an insertion pass does with about
+ * one comparison per flow. Starts come in bunches, so a crowded bucket is spread again over its own
+ * span, up to SPREADS deep. */
+/* Moves src[0 .. n) to dst[0 .. n) ordered by bucket, each of at most CROWD flows or sorted; src
+ * is then scratch. bk has room for 2n + 1 numbers per level of depth left. */
+static void spread(const fc_flow *slab, fent *src, fent *dst, size_t n, uint32_t *bk, int depth)
+{
+    double lo = src[0].start, hi = src[0].start;
+    for (size_t i = 1; i < n; i++) {
+        lo = src[i].start < lo ? src[i].start : lo;
+        hi = src[i].start > hi ? src[i].start : hi;
+    }
+    double scale = (double)n / (hi - lo), top = (double)(n - 1);
+    if (n <= CROWD || depth == 0 || !(scale < INFINITY)) { /* or all equal, or the span too wide */
+        memcpy(dst, src, n * sizeof *src);
+        sort_ents(slab, dst, n, src);
+        return;
+    }
+    uint32_t *cnt = bk + n;
+    memset(cnt, 0, (n + 1) * sizeof *cnt);
+    for (size_t i = 0; i < n; i++) {
+        double x = (src[i].start - lo) * scale; /* rounding keeps the order, never reverses it */
+        uint32_t b = (uint32_t)(x < top ? x : top);
+        bk[i] = b;
+        cnt[b + 1]++;
+    }
+    uint32_t most = 0;
+    for (size_t b = 1; b <= n; b++) {
+        most = cnt[b] > most ? cnt[b] : most;
+        cnt[b] += cnt[b - 1];
+    }
+    for (size_t i = 0; i < n; i++) /* stable, so that a bucket keeps the order of delivery */
+        dst[cnt[bk[i]]++] = src[i];
+    if (most > CROWD) /* cnt[b] is now where bucket b ends */
+        for (size_t b = 0, from = 0; b < n; from = cnt[b++]) {
+            size_t c = cnt[b] - from;
+            if (c > CROWD) {
+                memcpy(src + from, dst + from, c * sizeof *src);
+                spread(slab, src + from, dst + from, c, bk + 2 * n + 1, depth - 1);
+            }
+        }
+}
+
+/* Sorts src[0 .. n) into dst[0 .. n) in that order; src is then scratch. */
+static void sort_release(const fc_flow *slab, fent *src, fent *dst, size_t n, uint32_t *bk)
+{
+    spread(slab, src, dst, n, bk, SPREADS);
+    for (size_t i = 1; i < n; i++) {
+        if (!after(slab, &dst[i - 1], &dst[i]))
+            continue;
+        fent x = dst[i];
+        size_t j = i;
+        for (; j > 0 && after(slab, &dst[j - 1], &x); j--)
+            dst[j] = dst[j - 1];
+        dst[j] = x;
+    }
+}
+
 /* Moves the waiting flows that start before watermark (all of them with all) to out[0 .. return)
  * in order, and frees their slab entries, which stay readable until the next push. */
 static size_t release(fqueue *q, double watermark, int all)
 {
+    fent *in = q->out + q->cap;
     size_t k = 0, w = 0;
     for (size_t i = 0; i < q->n; i++) {
         if (all || q->h[i].start < watermark)
-            q->out[k++] = q->h[i];
+            in[k++] = q->h[i];
         else
             q->h[w++] = q->h[i];
     }
     q->n = w;
-    sort_ents(q->slab, q->out, k, q->out + q->cap);
+    if (k == 0)
+        return 0;
+    sort_release(q->slab, in, q->out, k, q->bk);
     for (size_t i = 0; i < k; i++)
         q->freed[q->nfreed++] = q->out[i].ix;
     return k;
