@@ -160,16 +160,18 @@ __attribute__((noinline)) static int keep_interval(fc__summary *s, const fc__swe
 static int on_interval(void *arg, const fc__sweep *sw, size_t index, double start, double end)
 {
     fc__summary *s = arg;
-    size_t nflows = fc__sweep_nactive(sw);
     uint32_t max_k = fc__sweep_max_k(sw);
     s->nintervals++;
-    /* Most intervals do not rank: one comparison with the least bad kept, and nothing gathered. */
+    /* Most intervals do not rank: one comparison with the least bad kept, and nothing gathered;
+     * the largest conflict alone nearly always settles it. */
     if (s->top && s->nworst == s->top) {
-        fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = nflows, .max_k = max_k};
+        if (max_k < s->worst[0].max_k)
+            return 0;
+        fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = fc__sweep_nactive(sw), .max_k = max_k};
         if (!iv_before(&cand, &s->worst[0]))
             return 0;
     }
-    return keep_interval(s, sw, index, start, end, nflows, max_k);
+    return keep_interval(s, sw, index, start, end, fc__sweep_nactive(sw), max_k);
 }
 
 /* ---- flows ---------------------------------------------------------------------------------- */
