@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <libdeflate.h>
 #include <zlib.h>
 #include "internal.h"
 #include "otf2.h"
@@ -496,7 +497,9 @@ static int scan_file(fc_trace *t, fc__rank *r, const char *file)
             rc = set_partial(t, r, "file cut inside a block", off);
             goto out;
         }
-        if ((uint32_t)crc32(0L, buf, b.stored) != crc) {
+        /* The same CRC-32 as zlib's crc32() (the tracer's), computed with carry-less
+         * multiplication where the CPU has it: several times faster on every block. */
+        if (libdeflate_crc32(0, buf, b.stored) != crc) {
             rc = CORRUPT(&w, "block crc mismatch");
             goto out;
         }
