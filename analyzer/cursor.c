@@ -182,6 +182,7 @@ struct fc_cursor {
     size_t ns;
     unsigned char *stored;
     size_t stcap;
+    struct libdeflate_decompressor *inflater; /* shared by the streams, made at the first block */
     reqmap reqs;
     uint64_t next_req;
     int failed;
@@ -229,7 +230,7 @@ static int load_block(fc_cursor *c, stream *s, const fc__blk *b)
     if (rc != 0)
         return fc__err(FC_EIO, "%s: offset %llu: %s", file, (unsigned long long)b->off,
                        rc < 0 ? strerror(errno) : "file shrank while being read");
-    if ((b->flags & FC_BLKF_ZLIB) && (rc = fc__inflate(src, b->stored, s->raw, b->raw)) < 0)
+    if ((b->flags & FC_BLKF_ZLIB) && (rc = fc__inflate(&c->inflater, src, b->stored, s->raw, b->raw)) < 0)
         return rc == FC_ENOMEM ? fc__err(rc, "%s: out of memory inflating a block", file)
                                : fc__err(FC_EZLIB, "%s: offset %llu: EVENTS block cannot be inflated", file,
                                          (unsigned long long)(b->off - FC_BLOCK_HEADER_SIZE));
@@ -238,7 +239,7 @@ static int load_block(fc_cursor *c, stream *s, const fc__blk *b)
     if (fc__chunk_header(&p, end, &thread, &count, &base) < 0)
         return fc__err(FC_ECORRUPT, "%s: offset %llu: EVENTS chunk header is malformed", file,
                        (unsigned long long)(b->off - FC_BLOCK_HEADER_SIZE));
-    fc_event_codec_reset(s->codec, base);
+    fc__codec_rewind(s->codec, base);
     s->p = p;
     s->end = end;
     s->left = count;
@@ -261,8 +262,11 @@ static int next_block(fc_cursor *c, stream *s)
     if (b == NULL)
         return 0;
     /* The codec is 11 KiB: only threads that have blocks get one. */
-    if (s->codec == NULL && (s->codec = malloc(sizeof *s->codec)) == NULL)
-        return fc__err(FC_ENOMEM, "%s: out of memory", c->r->pub.file);
+    if (s->codec == NULL) {
+        if ((s->codec = malloc(sizeof *s->codec)) == NULL)
+            return fc__err(FC_ENOMEM, "%s: out of memory", c->r->pub.file);
+        fc_event_codec_reset(s->codec, 0); /* once: each block rewinds it (internal.h) */
+    }
     int rc = load_block(c, s, b);
     return rc < 0 ? rc : 1;
 }
@@ -347,6 +351,7 @@ void fc_cursor_close(fc_cursor *c)
     }
     free(c->s);
     free(c->stored);
+    fc__inflate_end(c->inflater);
     req_free_all(&c->reqs);
     free(c);
 }

@@ -4,8 +4,10 @@
 
 #include <stdlib.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <flowcut/reader.h>
 
 /* Records the message of a failure for fc_errmsg() and returns code, so that callers can write
@@ -76,8 +78,29 @@ struct fc_trace {
 int fc__pread(int fd, void *buf, size_t n, uint64_t off, size_t *got);
 
 /* Inflates a zlib stream of stored bytes into out (exactly raw bytes expected). Returns 0,
- * FC_EZLIB (a stream that is damaged or does not fill raw bytes exactly) or FC_ENOMEM. */
-int fc__inflate(const unsigned char *in, size_t stored, unsigned char *out, size_t raw);
+ * FC_EZLIB (a stream that is damaged or does not fill raw bytes exactly) or FC_ENOMEM. With keep
+ * NULL, the decompressor is made for this call; else it is *keep, made at the first call and
+ * kept there for the next ones (free it with fc__inflate_end). */
+struct libdeflate_decompressor;
+int fc__inflate(struct libdeflate_decompressor **keep, const unsigned char *in, size_t stored,
+                unsigned char *out, size_t raw);
+void fc__inflate_end(struct libdeflate_decompressor *d);
+
+/* Readies c for a new chunk starting at base_ns as fc_event_codec_reset does, for a codec that
+ * has only decoded since its last reset. The decoder sets the kind of each entry of last[] it
+ * writes and puts back the one it fails on, so the entries that are not zero are entry 0 and
+ * those with a kind: a block of a few kinds costs a look at each entry rather than a fill of the
+ * whole 11 KiB. */
+static inline void fc__codec_rewind(fc_event_codec *c, uint64_t base_ns)
+{
+    memset(c, 0, offsetof(fc_event_codec, last));
+    memset(&c->last[0], 0, sizeof c->last[0]);
+    for (unsigned k = 1; k < FC_EV_MAX_; k++)
+        if (c->last[k].kind != 0)
+            memset(&c->last[k], 0, sizeof c->last[k]);
+    c->prev_t0 = base_ns;
+    c->prev_t1 = base_ns;
+}
 
 /* Parses the start of an EVENTS payload: thread, count and base_ns; advances *p. Returns 0 or -1. */
 int fc__chunk_header(const unsigned char **p, const unsigned char *end, uint64_t *thread, uint64_t *count,

@@ -274,7 +274,8 @@ static int parse_end(fc__rank *r, const unsigned char *p, const unsigned char *e
 }
 
 /* Reads the chunk header and the first record of an EVENTS block without inflating all of it. */
-static int preview_events(fc__rank *r, fc__blk *b, const unsigned char *payload, const where *w)
+static int preview_events(fc__rank *r, fc__blk *b, const unsigned char *payload, const where *w,
+                          fc_event_codec **codec)
 {
     unsigned char head[256];
     size_t n = b->raw < sizeof head ? b->raw : sizeof head;
@@ -307,14 +308,18 @@ static int preview_events(fc__rank *r, fc__blk *b, const unsigned char *payload,
         r->pub.threads = (uint32_t)thread + 1;
     r->pub.events += count;
     if (count > 0) {
-        fc_event_codec *c = malloc(sizeof *c); /* 11 KiB: too big for a library's stack frame */
+        /* 11 KiB: too big for a library's stack frame, and made once for the blocks of a file. */
+        fc_event_codec *c = *codec;
         fc_event ev = {0};
-        if (c == NULL)
-            return FC_ENOMEM;
-        fc_event_codec_reset(c, base);
+        if (c != NULL) {
+            fc__codec_rewind(c, base);
+        } else {
+            if ((c = *codec = malloc(sizeof *c)) == NULL)
+                return FC_ENOMEM;
+            fc_event_codec_reset(c, base);
+        }
         /* A first record longer than the preview falls back on base_ns, which is never later. */
         uint64_t t0 = fc_event_decode(c, &p, end, &ev) == 0 ? ev.t0 : base;
-        free(c);
         if (!r->pub.has_events || t0 < r->pub.first_t0) {
             r->pub.first_t0 = t0;
             r->pub.has_events = 1;
@@ -368,10 +373,10 @@ static int check_header(const unsigned char *h, size_t got, fc__rank *r, uint32_
 
 /* Parses one complete, crc-checked block. */
 static int dispatch(fc_trace *t, fc__rank *r, uint32_t kind, fc__blk *b, const unsigned char *stored,
-                    const where *w)
+                    const where *w, fc_event_codec **codec)
 {
     if (kind == FC_BLK_EVENTS) {
-        int rc = preview_events(r, b, stored, w);
+        int rc = preview_events(r, b, stored, w, codec);
         if (rc < 0)
             return rc;
         if (fc__grow((void **)&r->blks, &r->nblks, &r->bcap, sizeof *b) < 0)
@@ -388,7 +393,7 @@ static int dispatch(fc_trace *t, fc__rank *r, uint32_t kind, fc__blk *b, const u
     if (b->flags & FC_BLKF_ZLIB) {
         if ((raw = malloc(b->raw ? b->raw : 1)) == NULL)
             return FC_ENOMEM;
-        if ((rc = fc__inflate(stored, b->stored, raw, b->raw)) < 0) {
+        if ((rc = fc__inflate(NULL, stored, b->stored, raw, b->raw)) < 0) {
             rc = rc == FC_ENOMEM ? fc__err(rc, "%s: out of memory inflating a block", w->file)
                                  : fc__err(FC_EZLIB, "%s: offset %llu: block cannot be inflated", w->file,
                                            (unsigned long long)w->off);
@@ -426,6 +431,7 @@ static int scan_file(fc_trace *t, fc__rank *r, const char *file)
 {
     unsigned char h[FC_FILE_HEADER_SIZE], bh[FC_BLOCK_HEADER_SIZE];
     unsigned char *buf = NULL;
+    fc_event_codec *codec = NULL; /* for the first record of each EVENTS block */
     size_t got, cap = 0;
     uint32_t hsize = FC_FILE_HEADER_SIZE, seq = 0;
     int rc;
@@ -503,7 +509,7 @@ static int scan_file(fc_trace *t, fc__rank *r, const char *file)
             rc = CORRUPT(&w, "block crc mismatch");
             goto out;
         }
-        if ((rc = dispatch(t, r, kind, &b, buf, &w)) < 0)
+        if ((rc = dispatch(t, r, kind, &b, buf, &w, &codec)) < 0)
             goto out;
         seq++;
         off = b.off + b.stored;
@@ -531,6 +537,7 @@ out:
     if (fd >= 0)
         close(fd);
     free(buf);
+    free(codec);
     r->pub.comms = r->comms;
     r->pub.sites = r->sites;
     r->pub.modules = r->modules;

@@ -94,18 +94,29 @@ int fc__pread(int fd, void *buf, size_t n, uint64_t off, size_t *got)
     return done == n ? 0 : 1;
 }
 
-int fc__inflate(const unsigned char *in, size_t stored, unsigned char *out, size_t raw)
+int fc__inflate(struct libdeflate_decompressor **keep, const unsigned char *in, size_t stored,
+                unsigned char *out, size_t raw)
 {
     /* libdeflate reads the zlib streams the tracer writes at two to three times zlib's speed, and
      * inflating is most of what reading a trace costs. It checks the Adler-32 sum, and with no
      * actual size asked for it fails unless the stream fills exactly raw bytes: more or fewer
-     * means the block header lies. */
-    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-    if (d == NULL)
+     * means the block header lies. A decompressor holds 10 KiB of tables, which it fills anew
+     * for each stream: one is enough for all the blocks a reader inflates. */
+    struct libdeflate_decompressor *d = keep != NULL ? *keep : NULL;
+    if (d == NULL && (d = libdeflate_alloc_decompressor()) == NULL)
         return FC_ENOMEM;
     enum libdeflate_result r = libdeflate_zlib_decompress(d, in, stored, out, raw, NULL);
-    libdeflate_free_decompressor(d);
+    if (keep != NULL)
+        *keep = d;
+    else
+        libdeflate_free_decompressor(d);
     return r == LIBDEFLATE_SUCCESS ? 0 : FC_EZLIB;
+}
+
+void fc__inflate_end(struct libdeflate_decompressor *d)
+{
+    if (d != NULL)
+        libdeflate_free_decompressor(d);
 }
 
 int fc__chunk_header(const unsigned char **p, const unsigned char *end, uint64_t *thread, uint64_t *count,
