@@ -300,6 +300,16 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
     return e;
 }
 
+/* 1 when the record at p can be decoded with checked 0 (fc__event_decode). Inside a chunk in
+ * columns, away from the ends of its record and duration columns (the gaps, before the
+ * durations, are away from it too), no value of the record can run past its column, however
+ * damaged: the reads need no end checks. Readers that inline the decoding of the common case
+ * test this first, as fc_event_decode_ref does. */
+static inline int fc__event_unchecked(const fc_event_codec *c, const unsigned char *p)
+{
+    return c->cols == 2 && c->rend - p >= FC__EVENT_COLS_REC_MAX && c->dend - c->dur >= 10;
+}
+
 /* Decodes one record from [*p, end) and advances *p past it. Returns the record, held in c (its
  * thread field is not set) and valid until the next call with c, or NULL when the record is cut
  * short or malformed (then *p and c are unchanged). Reads both layouts: rows (format 1,
@@ -309,10 +319,7 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
 static inline const fc_event *fc_event_decode_ref(fc_event_codec *c, const unsigned char **p,
                                                   const unsigned char *end)
 {
-    /* Inside a chunk in columns, away from the ends of its record and duration columns (the
-     * gaps, before the durations, are away from it too), no value of the record can run past its
-     * column, however damaged: the reads need no end checks. */
-    if (c->cols == 2 && c->rend - *p >= FC__EVENT_COLS_REC_MAX && c->dend - c->dur >= 10)
+    if (fc__event_unchecked(c, *p))
         return fc__event_decode(c, p, end, 0);
     return fc__event_decode(c, p, end, 1);
 }
