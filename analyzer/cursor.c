@@ -272,11 +272,13 @@ static int next_block(fc_cursor *c, stream *s)
 }
 
 /* fc_event_decode_ref's rare case, near the ends of a chunk or in rows, kept out of line: inlined
- * too, it would crowd the common case out of registers. */
+ * too, it would crowd the common case out of registers. Both cases leave a failed record's entry
+ * of the codec as it falls (undo 0, event.h): a malformed record ends the cursor, which reads
+ * nothing more with the codec, so it need not copy the entry aside before each record. */
 static __attribute__((noinline)) const fc_event *decode_checked(fc_event_codec *c, const unsigned char **p,
                                                                 const unsigned char *end)
 {
-    return fc__event_decode(c, p, end, 1);
+    return fc__event_decode(c, p, end, 1, 0);
 }
 
 /* Moves s to its next record of a known kind (head NULL at the end). Inline, and forced so, so
@@ -298,7 +300,7 @@ static inline __attribute__((always_inline)) int advance(fc_cursor *c, stream *s
          * decoding below 16 instructions a record longer. */
         const fc_event_codec *k = s->codec;
         const fc_event *e = k->cols == 2 && k->rend - s->p >= FC__EVENT_COLS_REC_MAX && k->dend - k->dur >= 10
-                                ? fc__event_decode(s->codec, &s->p, s->end, 0)
+                                ? fc__event_decode(s->codec, &s->p, s->end, 0, 0)
                                 : decode_checked(s->codec, &s->p, s->end);
         if (e == NULL) {
             s->head = NULL;

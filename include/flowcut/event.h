@@ -200,10 +200,12 @@ static inline size_t fc_event_cols_finish(const fc_event_cols *o, unsigned char 
 #define FC__EVENT_COLS_REC_MAX (1 + 10 + 1 + 8 * 10)
 
 /* fc_event_decode_ref's work. With checked 0 the caller has made sure that no value can run past
- * its column whatever the bytes say (see there), and the value reads skip their end checks: with
- * checked a constant, the compiler keeps only the tests that apply. */
+ * its column whatever the bytes say (see there), and the value reads skip their end checks. With
+ * undo 0, a record that fails may leave its kind's entry of c->last half written: for a caller
+ * that reads nothing more with c after a failure, as fc_event_decode_ref's callers may. With
+ * checked and undo constants, the compiler keeps only the tests that apply. */
 static inline __attribute__((always_inline)) const fc_event *
-fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char *end, int checked)
+fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char *end, int checked, int undo)
 {
 /* A value at *pp, in a column that ends at lim. Unchecked, ten bytes stand in for the column. */
 #define FC__GET(pp, lim, out) fc_get_uvarint(pp, checked ? (lim) : *(pp) + 10, out)
@@ -256,7 +258,9 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
      * bytes2 (and peer and tag are zigzagged in both). */
     fc_event *e = &c->last[kind];
     if (mask != 0) {
-        const fc_event saved = *e;
+        fc_event saved;
+        if (undo)
+            saved = *e;
         uint64_t k = cols == 2;
 #define FC__FIELD(bit, expr)                                                                       \
     if (mask & (bit)) {                                                                            \
@@ -275,7 +279,8 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
 #undef FC__FIELD
         if (q > bend) {
         cut:
-            *e = saved;
+            if (undo)
+                *e = saved;
             return NULL;
         }
     } else if (q > bend) {
@@ -320,8 +325,8 @@ static inline const fc_event *fc_event_decode_ref(fc_event_codec *c, const unsig
                                                   const unsigned char *end)
 {
     if (fc__event_unchecked(c, *p))
-        return fc__event_decode(c, p, end, 0);
-    return fc__event_decode(c, p, end, 1);
+        return fc__event_decode(c, p, end, 0, 1);
+    return fc__event_decode(c, p, end, 1, 1);
 }
 
 /* Decodes one record from [*p, end) into ev (thread is left as it was) and advances *p past it.
