@@ -257,7 +257,16 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
      * the values, format 2 the differences to the last record for peer, tag, bytes, obj and
      * bytes2 (and peer and tag are zigzagged in both). */
     fc_event *e = &c->last[kind];
-    /* Without undo, no copy to save: a record without fields takes the same way, one test less. */
+    /* Without undo, what does not depend on the fields is stored at once, which frees registers
+     * for the fields; and with no copy to save, a record without fields takes the same way, one
+     * test less. */
+    if (!undo) {
+        e->kind = kind;
+        e->t0 = c->prev_t0 = t0;
+        e->t1 = c->prev_t1 = t0 + dur;
+        c->gap = g;
+        c->dur = d;
+    }
     if (!undo || mask != 0) {
         fc_event saved;
         if (undo)
@@ -288,19 +297,21 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
         return NULL;
     }
 #undef FC__GET
-    e->kind = kind;
-    e->t0 = t0;
-    e->t1 = t0 + dur;
-    c->prev_t0 = e->t0;
-    c->prev_t1 = e->t1;
+    if (undo) {
+        e->kind = kind;
+        e->t0 = t0;
+        e->t1 = t0 + dur;
+        c->prev_t0 = e->t0;
+        c->prev_t1 = e->t1;
+        c->gap = g;
+        c->dur = d;
+    }
     if (c->cols == 0) { /* the chunk's first record: where its columns are is known now */
         c->cols = cols;
         c->gend = gend;
         c->dend = dend;
         c->rend = rend;
     }
-    c->gap = g;
-    c->dur = d;
     /* Body bytes past the known fields belong to a newer minor version: skipped. */
     *p = cols == 2 && bend == rend ? dend : bend;
     return e;
