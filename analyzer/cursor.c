@@ -55,10 +55,9 @@ static reqent *req_find(reqmap *m, uint64_t handle)
     return e->handle == handle ? e : NULL;
 }
 
-/* Appends p to the queue of handle, creating the entry when needed. */
-static int req_push(reqmap *m, uint64_t handle, const pend *p)
+/* req_push's rare cases: a handle already queued, or a map to grow first. */
+static __attribute__((noinline)) int req_push_slow(reqmap *m, uint64_t handle, const pend *p, size_t j)
 {
-    size_t j = m->cap > 0 ? req_slot(m, handle) : 0;
     if (m->cap > 0 && m->slot[j].handle == handle) {
         reqent *e = &m->slot[j];
         if (fc__grow((void **)&e->more, &e->n, &e->cap, sizeof *e->more) < 0)
@@ -84,6 +83,21 @@ static int req_push(reqmap *m, uint64_t handle, const pend *p)
         m->cap = ncap;
         j = req_slot(m, handle);
     }
+    reqent *e = &m->slot[j];
+    memset(e, 0, sizeof *e);
+    e->handle = handle;
+    e->first = *p;
+    m->used++;
+    return 0;
+}
+
+/* Appends p to the queue of handle, creating the entry when needed. Inline for the common case,
+ * a new handle in a map with room: one per posted request. */
+static inline int req_push(reqmap *m, uint64_t handle, const pend *p)
+{
+    size_t j = m->cap > 0 ? req_slot(m, handle) : 0;
+    if (m->cap == 0 || m->slot[j].handle == handle || (m->used + 1) * 2 > m->cap)
+        return req_push_slow(m, handle, p, j);
     reqent *e = &m->slot[j];
     memset(e, 0, sizeof *e);
     e->handle = handle;
