@@ -201,9 +201,10 @@ static inline size_t fc_event_cols_finish(const fc_event_cols *o, unsigned char 
 
 /* fc_event_decode_ref's work. With checked 0 the caller has made sure that no value can run past
  * its column whatever the bytes say (see there), and the value reads skip their end checks. With
- * undo 0, a record that fails may leave its kind's entry of c->last half written: for a caller
- * that reads nothing more with c after a failure, as fc_event_decode_ref's callers may. With
- * checked and undo constants, the compiler keeps only the tests that apply. */
+ * undo 0, a record that fails may leave c half updated (its times, its column positions, its
+ * kind's entry of c->last), where fc_event_decode_ref leaves it unchanged: for a caller that
+ * reads nothing more with c after a failure. With checked and undo constants, the compiler keeps
+ * only the tests that apply. */
 static inline __attribute__((always_inline)) const fc_event *
 fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char *end, int checked, int undo)
 {
