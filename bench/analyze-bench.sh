@@ -3,7 +3,7 @@
 # second and peak memory for each, so that the speed and the growth of memory with trace length can
 # be read off. It asserts nothing about speed.
 #
-# Usage: analyze-bench.sh [-n EVENTS] [-r RANKS] [-N NODES] [-c ACTIVE] BUILDDIR
+# Usage: analyze-bench.sh [-n EVENTS] [-r RANKS] [-N NODES] [-c ACTIVE] [-B BASEDIR] BUILDDIR
 #
 # bench/gen-trace (built by `make analyze-bench`) writes a trace of EVENTS events (default 10^7) over
 # RANKS ranks (64) on NODES nodes (16), and one ten times shorter with the same shape. Each is
@@ -24,17 +24,23 @@
 # build already needs. Targets: >= 10 million events/s on one core; memory bounded by the flows in
 # flight plus the report, not by the trace length, so the peak of the long trace should be close to
 # that of the short one. The traces are written under $TMPDIR (default /tmp) and removed at exit.
+# With -B BASEDIR, the build of another version (an older commit, say) runs each command too, just
+# before BUILDDIR's, on the same traces, and each row of BUILDDIR is followed by BASEDIR's and the
+# ratio of their CPU times: a change is judged side by side in one run, not against figures taken
+# on another day on a shared machine.
 set -u
 
 events=10000000
 gen_args=()
+base=
 usage() {
-    echo "usage: analyze-bench.sh [-n EVENTS] [-r RANKS] [-N NODES] [-c ACTIVE] BUILDDIR" >&2
+    echo "usage: analyze-bench.sh [-n EVENTS] [-r RANKS] [-N NODES] [-c ACTIVE] [-B BASEDIR] BUILDDIR" >&2
     exit 2
 }
 while [ $# -gt 1 ]; do
     case $1 in
     -n) events=$2; shift 2 ;;
+    -B) base=$(cd "$2" && pwd) || usage; shift 2 ;;
     -r | -N | -c) gen_args+=("$1" "$2"); shift 2 ;;
     *) usage ;;
     esac
@@ -95,6 +101,10 @@ if [ ! -x "$build/analyzer/flowcut-analyze" ]; then
     echo "SKIP: $build/analyzer/flowcut-analyze is not built; no analyzer figures"
     exit 0
 fi
+if [ -n "$base" ] && [ ! -x "$base/analyzer/flowcut-analyze" ]; then
+    echo "analyze-bench: $base/analyzer/flowcut-analyze is not built" >&2
+    exit 1
+fi
 
 printf '%-6s %-6s %11s %8s %8s %13s %13s %10s\n' trace form events "wall s" "cpu s" "events/s" \
     "ev/cpu-s" "peak MiB"
@@ -111,6 +121,13 @@ for size in large small; do
             cmd=("$flowcut" analyze "$work/$size")
             ;;
         esac
+        bcpu=
+        if [ -n "$base" ]; then
+            # The same command through the base build's dispatcher and analyzer, first.
+            read -r bwall bcpu brss brc < <(FLOWCUT_EXEC_PATH="$base/analyzer:$base/tools" \
+                measure /dev/null "$base/tools/flowcut" "${cmd[@]:1}" 2>"$work/err")
+            [ "$brc" = 0 ] || bcpu=
+        fi
         read -r wall cpu rss rc < <(measure /dev/null "${cmd[@]}" 2>"$work/err")
         if [ "$rc" != 0 ]; then
             echo "analyze-bench: '${cmd[*]}' exited with $rc:" >&2
@@ -122,6 +139,11 @@ for size in large small; do
         awk -v s=$size -v f=$form -v e="${nev[$size]}" -v w="$wall" -v c="$cpu" -v m="$rss" 'BEGIN {
             printf "%-6s %-6s %11d %8.3f %8.3f %13.0f %13.0f %10.1f\n", s, f, e, w, c,
                    e / (w > 0 ? w : 1e-9), e / (c > 0 ? c : 1e-9), m / 1024 }'
+        [ -n "$bcpu" ] || continue
+        awk -v s=$size -v f=$form -v e="${nev[$size]}" -v w="$bwall" -v c="$bcpu" -v m="$brss" \
+            -v nc="$cpu" 'BEGIN {
+            printf "%-6s %-6s %11s %8.3f %8.3f %13.0f %13.0f %10.1f  base; cpu x%.2f\n", s, f, "", w, c,
+                   e / (w > 0 ? w : 1e-9), e / (c > 0 ? c : 1e-9), m / 1024, nc / (c > 0 ? c : 1e-9) }'
     done
 done
 for form in text csv json; do
