@@ -13,26 +13,29 @@ typedef struct viol {
     uint64_t delivered, id;
 } viol;
 
-/* A waiting flow's entry: its index in the slab, with its start, the first key of the order,
+/* A waiting flow's entry: where it is in the slab, with its start, the first key of the order,
  * beside it. Nearly every comparison is settled by the starts alone and never touches the slab. */
 typedef struct fent {
     double start;
-    uint32_t ix;
+    fc_flow *fl;
 } fent;
 
-/* Waiting flows in a slab of reused entries, and their entries in no order. A watermark releases
+/* Waiting flows in a slab of reused entries, and their entries in no order. The slab grows by
+ * chunks that never move, so that the sweep can keep the inter-node flows where they are
+ * (fc__sweep_lend) and give their entries back when done, instead of copying each one. A watermark releases
  * hundreds of flows at once, so sorting each release costs less than keeping a heap, whose every
  * pop walked its whole depth. */
 /* The sort of a release (sort_release): buckets of at most CROWD flows, spread up to SPREADS deep. */
 enum { CROWD = 16, SPREADS = 3 };
 
 typedef struct fqueue {
-    fc_flow *slab;
-    uint32_t *freed;
+    fc_flow **chunk;
+    size_t nchunk;
+    fc__sweep_back freed; /* the free entries; room for all */
     fent *h;       /* h[0 .. n): the waiting flows */
     fent *out;     /* a release, sorted; then out[cap ..] is the sort's scratch */
     uint32_t *bk;  /* the sort's buckets: per level, one per entry, then cap + 1 counts */
-    size_t nslab, cap, nfreed, n;
+    size_t cap, n;
     uint64_t next_id;
 } fqueue;
 
@@ -60,36 +63,36 @@ static int before(const fc_flow *x, const fc_flow *y)
 /* Whether entry a comes after entry b in that order: the first key is at hand in the entries;
  * only equal starts go on to the slab. The order is total (it ends with the order of delivery),
  * so any correct sort gives the one sequence. */
-static int after(const fc_flow *slab, const fent *a, const fent *b)
+static int after(const fent *a, const fent *b)
 {
     if (a->start != b->start)
         return a->start > b->start;
-    return before(&slab[b->ix], &slab[a->ix]);
+    return before(b->fl, a->fl);
 }
 
 /* Sorts v[0 .. n) into that order; tmp has room for n / 2 entries. A merge sort, by insertion
  * below 16 entries, that skips the merge of halves already in order. */
-static void sort_ents(const fc_flow *slab, fent *v, size_t n, fent *tmp)
+static void sort_ents(fent *v, size_t n, fent *tmp)
 {
     if (n <= 16) {
         for (size_t i = 1; i < n; i++) {
             fent x = v[i];
             size_t j = i;
-            for (; j > 0 && after(slab, &v[j - 1], &x); j--)
+            for (; j > 0 && after(&v[j - 1], &x); j--)
                 v[j] = v[j - 1];
             v[j] = x;
         }
         return;
     }
     size_t h = n / 2;
-    sort_ents(slab, v, h, tmp);
-    sort_ents(slab, v + h, n - h, tmp);
-    if (!after(slab, &v[h - 1], &v[h]))
+    sort_ents(v, h, tmp);
+    sort_ents(v + h, n - h, tmp);
+    if (!after(&v[h - 1], &v[h]))
         return;
     memcpy(tmp, v, h * sizeof *v);
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n)
-        v[k++] = after(slab, &tmp[i], &v[j]) ? v[j++] : tmp[i++];
+        v[k++] = after(&tmp[i], &v[j]) ? v[j++] : tmp[i++];
     while (i < h)
         v[k++] = tmp[i++];
 }
@@ -102,6 +105,7 @@ int fc__feed_new(const fc__sweep_ops *ops, fc__feed **out)
         free(f);
         return fc__err(FC_ENOMEM, "out of memory starting the flow feed");
     }
+    fc__sweep_lender(f->s, &f->inter.freed);
     *out = f;
     return 0;
 }
@@ -114,8 +118,10 @@ void fc__feed_intra(fc__feed *f, int (*fn)(void *arg, const fc_flow *fl), void *
 
 static void fqueue_free(fqueue *q)
 {
-    free(q->slab);
-    free(q->freed);
+    for (size_t i = 0; i < q->nchunk; i++)
+        free(q->chunk[i]);
+    free(q->chunk);
+    free(q->freed.v);
     free(q->h);
     free(q->out);
     free(q->bk);
@@ -132,36 +138,42 @@ void fc__feed_free(fc__feed *f)
     free(f);
 }
 
-static int push(fqueue *q, const fc_flow *fl)
+/* Doubles the slab with a new chunk, its entries free. Returns 0 or FC_ENOMEM. */
+static int grow(fqueue *q)
 {
-    uint32_t ix;
-    if (q->nfreed > 0)
-        ix = q->freed[--q->nfreed];
-    else {
-        if (q->nslab == q->cap) {
-            size_t nc = q->cap ? 2 * q->cap : 1024;
-            fc_flow *sl = nc < UINT32_MAX ? realloc(q->slab, nc * sizeof *sl) : NULL;
-            if (sl)
-                q->slab = sl;
-            uint32_t *fr = sl ? realloc(q->freed, nc * sizeof *fr) : NULL;
-            if (fr)
-                q->freed = fr;
-            fent *h = fr ? realloc(q->h, nc * sizeof *h) : NULL;
-            if (h)
-                q->h = h;
-            fent *o = h ? realloc(q->out, 2 * nc * sizeof *o) : NULL;
-            if (o)
-                q->out = o;
-            uint32_t *bk = o ? realloc(q->bk, SPREADS * (2 * nc + 1) * sizeof *bk) : NULL;
-            if (bk == NULL)
-                return fc__err(FC_ENOMEM, "out of memory ordering the flows");
-            q->bk = bk;
-            q->cap = nc;
-        }
-        ix = (uint32_t)q->nslab++;
-    }
-    q->slab[ix] = *fl;
-    q->h[q->n++] = (fent){fl->start, ix};
+    size_t nc = q->cap ? 2 * q->cap : 1024;
+    fc_flow **ch = nc < UINT32_MAX ? realloc(q->chunk, (q->nchunk + 1) * sizeof *ch) : NULL;
+    if (ch)
+        q->chunk = ch;
+    fc_flow *sl = ch ? malloc((nc - q->cap) * sizeof *sl) : NULL;
+    if (sl)
+        q->chunk[q->nchunk++] = sl;
+    fc_flow **fr = sl ? realloc(q->freed.v, nc * sizeof *fr) : NULL;
+    if (fr)
+        q->freed.v = fr;
+    fent *h = fr ? realloc(q->h, nc * sizeof *h) : NULL;
+    if (h)
+        q->h = h;
+    fent *o = h ? realloc(q->out, 2 * nc * sizeof *o) : NULL;
+    if (o)
+        q->out = o;
+    uint32_t *bk = o ? realloc(q->bk, SPREADS * (2 * nc + 1) * sizeof *bk) : NULL;
+    if (bk == NULL)
+        return fc__err(FC_ENOMEM, "out of memory ordering the flows");
+    q->bk = bk;
+    for (size_t i = nc - q->cap; i-- > 0;)
+        q->freed.v[q->freed.n++] = &sl[i];
+    q->cap = nc;
+    return 0;
+}
+
+static inline int push(fqueue *q, const fc_flow *fl)
+{
+    if (q->freed.n == 0 && grow(q))
+        return FC_ENOMEM;
+    fc_flow *e = q->freed.v[--q->freed.n];
+    *e = *fl;
+    q->h[q->n++] = (fent){fl->start, e};
     return 0;
 }
 
@@ -174,7 +186,7 @@ static int push(fqueue *q, const fc_flow *fl)
  * span, up to SPREADS deep. */
 /* Moves src[0 .. n) to dst[0 .. n) ordered by bucket, each of at most CROWD flows or sorted; src
  * is then scratch. bk has room for 2n + 1 numbers per level of depth left. */
-static void spread(const fc_flow *slab, fent *src, fent *dst, size_t n, uint32_t *bk, int depth)
+static void spread(fent *src, fent *dst, size_t n, uint32_t *bk, int depth)
 {
     double lo = src[0].start, hi = src[0].start;
     for (size_t i = 1; i < n; i++) {
@@ -184,7 +196,7 @@ static void spread(const fc_flow *slab, fent *src, fent *dst, size_t n, uint32_t
     double scale = (double)n / (hi - lo), top = (double)(n - 1);
     if (n <= CROWD || depth == 0 || !(scale < INFINITY)) { /* or all equal, or the span too wide */
         memcpy(dst, src, n * sizeof *src);
-        sort_ents(slab, dst, n, src);
+        sort_ents(dst, n, src);
         return;
     }
     uint32_t *cnt = bk + n;
@@ -207,29 +219,30 @@ static void spread(const fc_flow *slab, fent *src, fent *dst, size_t n, uint32_t
             size_t c = cnt[b] - from;
             if (c > CROWD) {
                 memcpy(src + from, dst + from, c * sizeof *src);
-                spread(slab, src + from, dst + from, c, bk + 2 * n + 1, depth - 1);
+                spread(src + from, dst + from, c, bk + 2 * n + 1, depth - 1);
             }
         }
 }
 
 /* Sorts src[0 .. n) into dst[0 .. n) in that order; src is then scratch. */
-static void sort_release(const fc_flow *slab, fent *src, fent *dst, size_t n, uint32_t *bk)
+static void sort_release(fent *src, fent *dst, size_t n, uint32_t *bk)
 {
-    spread(slab, src, dst, n, bk, SPREADS);
+    spread(src, dst, n, bk, SPREADS);
     for (size_t i = 1; i < n; i++) {
-        if (!after(slab, &dst[i - 1], &dst[i]))
+        if (!after(&dst[i - 1], &dst[i]))
             continue;
         fent x = dst[i];
         size_t j = i;
-        for (; j > 0 && after(slab, &dst[j - 1], &x); j--)
+        for (; j > 0 && after(&dst[j - 1], &x); j--)
             dst[j] = dst[j - 1];
         dst[j] = x;
     }
 }
 
 /* Moves the waiting flows that start before watermark (all of them with all) to out[0 .. return)
- * in order, and frees their slab entries, which stay readable until the next push. */
-static size_t release(fqueue *q, double watermark, int all)
+ * in order. With give, their slab entries are freed, and stay readable until the next push;
+ * otherwise they come back from the sweep. */
+static size_t release(fqueue *q, double watermark, int all, int give)
 {
     fent *in = q->out + q->cap;
     size_t k = 0, w = 0;
@@ -242,9 +255,10 @@ static size_t release(fqueue *q, double watermark, int all)
     q->n = w;
     if (k == 0)
         return 0;
-    sort_release(q->slab, in, q->out, k, q->bk);
-    for (size_t i = 0; i < k; i++)
-        q->freed[q->nfreed++] = q->out[i].ix;
+    sort_release(in, q->out, k, q->bk);
+    if (give)
+        for (size_t i = 0; i < k; i++)
+            q->freed.v[q->freed.n++] = q->out[i].fl;
     return k;
 }
 
@@ -266,7 +280,7 @@ static int pop_inter(fc__feed *f, fc_flow *fl)
         f->v[f->nv++] = (viol){fl->id, id};
     }
     fl->id = id;
-    return fc__sweep_add(f->s, fl);
+    return fc__sweep_lend(f->s, fl);
 }
 
 static int pop_intra(fc__feed *f, fc_flow *fl)
@@ -279,12 +293,12 @@ static int pop_intra(fc__feed *f, fc_flow *fl)
 static int release_all(fc__feed *f, double watermark, int all)
 {
     int rc = 0;
-    size_t k = release(&f->inter, watermark, all);
+    size_t k = release(&f->inter, watermark, all, 0);
     for (size_t i = 0; i < k && rc == 0; i++)
-        rc = pop_inter(f, &f->inter.slab[f->inter.out[i].ix]);
-    k = rc ? 0 : release(&f->intra, watermark, all);
+        rc = pop_inter(f, f->inter.out[i].fl);
+    k = rc ? 0 : release(&f->intra, watermark, all, 1);
     for (size_t i = 0; i < k && rc == 0; i++)
-        rc = pop_intra(f, &f->intra.slab[f->intra.out[i].ix]);
+        rc = pop_intra(f, f->intra.out[i].fl);
     return rc;
 }
 

@@ -32,7 +32,7 @@ typedef struct rvec {
 } rvec;
 
 /* What the labelling reads and writes of one active flow, side by side in 64 bytes (the whole
- * flow, read only for its end, its id and by the caller, stays in flow[]). A flow has been
+ * flow, read only for its end, its id and by the caller, stays where fp[] points). A flow has been
  * labelled once its history has a run: every active flow gets one in the step that starts it, and
  * its last run's label is its label from then on. */
 typedef struct slot {
@@ -40,7 +40,8 @@ typedef struct slot {
     uint32_t pos_out, pos_in, apos; /* places in out[src], in[dst] and the active set */
     uint32_t inset, seen;           /* stamps: in this relabelling, paired in it */
     fc_label lab;
-    uint8_t rem; /* left for the mixed rule (2 before the first label) */
+    uint8_t rem;  /* left for the mixed rule (2 before the first label) */
+    uint8_t lent; /* the flow is the lender's (fc__sweep_lend), not a copy in flow[] */
     rvec runs;
 } slot;
 _Static_assert(sizeof(slot) == 64, "a slot fills one cache line");
@@ -66,7 +67,9 @@ struct fc__sweep {
     double until; /* boundaries before it are applied; flows may not start earlier */
     /* Slots, one per flow between its fc__sweep_add and its end. */
     size_t nslots, cslots;
-    fc_flow *flow;
+    fc_flow *flow; /* copies of the flows given by fc__sweep_add */
+    fc_flow **fp;  /* each slot's flow: its copy in flow[] or the lender's */
+    fc__sweep_back *back;
     slot *sl;
     uint32_t *freed;
     size_t nfreed;
@@ -140,8 +143,8 @@ void fc__sweep_free(fc__sweep *s)
         free(s->nd[x].out.v);
         free(s->nd[x].in.v);
     }
-    void *all[] = {s->flow,  s->sl,   s->freed, s->nmap, s->dir,  s->nd,   s->act,
-                   s->heap,  s->fifo, s->queue, s->rems, s->chg,  s->cids, s->cnt_k};
+    void *all[] = {s->flow, s->fp,   s->sl,    s->freed, s->nmap, s->dir,  s->nd,   s->act,
+                   s->heap, s->fifo, s->queue, s->rems,  s->chg,  s->cids, s->cnt_k};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(s);
@@ -224,13 +227,9 @@ static inline int node_index(fc__sweep *s, uint32_t x, uint32_t *ix)
     return node_add(s, x, ix);
 }
 
-/* A free slot, the arrays grown to hold it. Returns 0 or FC_ENOMEM. */
-static int slot_get(fc__sweep *s, uint32_t *out)
+/* A new slot, the arrays grown to hold it. Returns 0 or FC_ENOMEM. */
+static int slot_new(fc__sweep *s, uint32_t *out)
 {
-    if (s->nfreed > 0) {
-        *out = s->freed[--s->nfreed];
-        return 0;
-    }
     size_t n = s->nslots;
     if (n + 1 > s->cslots) {
         size_t need = n + 1, c;
@@ -238,6 +237,7 @@ static int slot_get(fc__sweep *s, uint32_t *out)
             return FC_ENOMEM;
         /* Every array here grows by the same doubling rule, so they keep one capacity. */
         if ((c = s->cslots, fc__reserve(&s->flow, &c, need, sizeof *s->flow)) ||
+            (c = s->cslots, fc__reserve(&s->fp, &c, need, sizeof *s->fp)) ||
             (c = s->cslots, fc__reserve(&s->sl, &c, need, sizeof *s->sl)) ||
             (c = s->cslots, fc__reserve(&s->freed, &c, need, sizeof *s->freed)) ||
             (c = s->cslots, fc__reserve(&s->rems, &c, need, sizeof *s->rems)) ||
@@ -255,9 +255,22 @@ static int slot_get(fc__sweep *s, uint32_t *out)
             return FC_ENOMEM;
         s->cnt_k[0] = 1; /* no label has k 0: a sentinel for the search of the largest k */
         s->cslots = c;
+        for (size_t i = 0; i < n; i++) /* the copies may have moved: so do the pointers to them */
+            if (!s->sl[i].lent)
+                s->fp[i] = &s->flow[i];
     }
     *out = (uint32_t)s->nslots++;
     return 0;
+}
+
+/* A free slot (slot_new when none is). Returns 0 or FC_ENOMEM. */
+static inline int slot_get(fc__sweep *s, uint32_t *out)
+{
+    if (s->nfreed > 0) {
+        *out = s->freed[--s->nfreed];
+        return 0;
+    }
+    return slot_new(s, out);
 }
 
 static void slot_put(fc__sweep *s, uint32_t f)
@@ -532,7 +545,7 @@ static void label(fc__sweep *s, relabel *r)
             continue;
         uint32_t mn = f;
         for (uint32_t g = next_rem(s, f); g != f; g = next_rem(s, g))
-            if (s->flow[g].id < s->flow[mn].id)
+            if (s->fp[g]->id < s->fp[mn]->id)
                 mn = g;
         uint32_t g = mn;
         do {
@@ -555,21 +568,39 @@ static int live(const fc_flow *f)
     return !f->intra && f->src_node != f->dst_node && f->end > f->start;
 }
 
-int fc__sweep_add(fc__sweep *s, const fc_flow *f)
+/* Gives a flow the sweep is done with back to its lender. */
+static inline void give_back(fc__sweep *s, fc_flow *f)
+{
+    s->back->v[s->back->n++] = f;
+}
+
+/* fc__sweep_add and fc__sweep_lend: f is copied unless lent. */
+static inline __attribute__((always_inline)) int add(fc__sweep *s, const fc_flow *f, fc_flow *lent)
 {
     if (!f->intra && (!isfinite(f->start) || !isfinite(f->end)))
         return fc__err(FC_EINVAL, "flows: flow %llu: bad times [%g, %g)", (unsigned long long)f->id, f->start,
                        f->end);
-    if (!live(f))
-        return s->ops.flow_done ? s->ops.flow_done(s->ops.arg, f, NULL, 0) : 0;
+    if (!live(f)) {
+        int rc = s->ops.flow_done ? s->ops.flow_done(s->ops.arg, f, NULL, 0) : 0;
+        if (lent)
+            give_back(s, lent);
+        return rc;
+    }
     if (f->start < s->until)
         return fc__err(FC_EINVAL, "flows: flow %llu starts at %.9f, before the time already swept (%.9f)",
                        (unsigned long long)f->id, f->start, s->until);
     uint32_t f_slot, x, y;
     if (slot_get(s, &f_slot) || node_index(s, f->src_node, &x) || node_index(s, f->dst_node, &y))
         return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
-    s->flow[f_slot] = *f;
     slot *p = &s->sl[f_slot];
+    if (lent) {
+        s->fp[f_slot] = lent;
+        p->lent = 1;
+    } else {
+        s->flow[f_slot] = *f;
+        s->fp[f_slot] = &s->flow[f_slot];
+        p->lent = 0;
+    }
     p->src = x;
     p->dst = y;
     p->rem = 2; /* no label yet: its first relabelling counts as a change */
@@ -589,6 +620,21 @@ int fc__sweep_add(fc__sweep *s, const fc_flow *f)
     }
     heap_push(s, b);
     return 0;
+}
+
+int fc__sweep_add(fc__sweep *s, const fc_flow *f)
+{
+    return add(s, f, NULL);
+}
+
+void fc__sweep_lender(fc__sweep *s, fc__sweep_back *back)
+{
+    s->back = back;
+}
+
+int fc__sweep_lend(fc__sweep *s, fc_flow *f)
+{
+    return add(s, f, f);
 }
 
 /* The time of the next boundary, or INFINITY when none is pending. */
@@ -619,7 +665,10 @@ static int end_flow(fc__sweep *s, uint32_t f, double t)
     fc__label_run *r = &rv->v[rv->n - 1]; /* a flow active over an interval has a run */
     r->count = s->niv - r->first;
     r->end = t;
-    int rc = s->ops.flow_done ? s->ops.flow_done(s->ops.arg, &s->flow[f], rv->v, rv->n) : 0;
+    fc_flow *fl = s->fp[f];
+    int rc = s->ops.flow_done ? s->ops.flow_done(s->ops.arg, fl, rv->v, rv->n) : 0;
+    if (s->sl[f].lent)
+        give_back(s, fl);
     slot_put(s, f);
     return rc;
 }
@@ -659,7 +708,7 @@ static int step(fc__sweep *s, double t)
         if (b.start) {
             if (attach(s, b.slot))
                 return FC_ENOMEM;
-            heap_push(s, (bnd){s->flow[b.slot].end, b.slot, 0});
+            heap_push(s, (bnd){s->fp[b.slot]->end, b.slot, 0});
         } else if ((rc = end_flow(s, b.slot, t)))
             return rc;
     }
@@ -702,7 +751,7 @@ size_t fc__sweep_nactive(const fc__sweep *s)
 
 const fc_flow *fc__sweep_flow(const fc__sweep *s, size_t i)
 {
-    return &s->flow[s->act[i]];
+    return s->fp[s->act[i]];
 }
 
 const fc_label *fc__sweep_label(const fc__sweep *s, size_t i)
@@ -733,7 +782,7 @@ static int same_dir(const fc__sweep *s, uint32_t kind, uint32_t num, const slist
                     int (*fn)(void *, const fc__conflict *), void *arg)
 {
     for (size_t i = 0; i < l->n; i++)
-        s->cids[i] = s->flow[l->v[i]].id;
+        s->cids[i] = s->fp[l->v[i]]->id;
     if (l->n <= FC__ISORT_MAX)
         sort_ids(s->cids, l->n);
     else
@@ -766,8 +815,8 @@ int fc__sweep_conflicts(const fc__sweep *s, int (*fn)(void *arg, const fc__confl
             rc = same_dir(s, FC_CONFLICT_INCOMING, y->num, &y->in, fn, arg);
         }
         if (rc == 0 && s->sl[f].lab.kind == FC_CONFLICT_MIXED_IN) {
-            w->cids[0] = s->flow[f].id;
-            w->cids[1] = s->flow[y->out.v[0]].id;
+            w->cids[0] = s->fp[f]->id;
+            w->cids[1] = s->fp[y->out.v[0]]->id;
             fc__conflict c = {FC_CONFLICT_MIXED_IN, y->num, 2, s->cids};
             rc = fn(arg, &c);
         }

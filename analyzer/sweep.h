@@ -46,6 +46,21 @@ void fc__sweep_free(fc__sweep *s);
  * distinct. Returns 0, FC_ENOMEM, FC_EINVAL or what flow_done returned. */
 int fc__sweep_add(fc__sweep *s, const fc_flow *f);
 
+/* Where lent flows go back: the sweep appends each flow it is done with to v[n++] (the lender
+ * keeps room for all it lends). */
+typedef struct fc__sweep_back {
+    fc_flow **v;
+    size_t n;
+} fc__sweep_back;
+
+/* Before the first fc__sweep_lend: where its flows go back. back may move its v between calls. */
+void fc__sweep_lender(fc__sweep *s, fc__sweep_back *back);
+
+/* As fc__sweep_add, but f itself is kept, not copied: it must stay where it is, unchanged, until
+ * the sweep gives it back, right after handing it to flow_done. A flow whose add fails is not given
+ * back (the sweep is over then). Saves a copy of each flow, for a caller that keeps them anyway. */
+int fc__sweep_lend(fc__sweep *s, fc_flow *f);
+
 /* Applies every boundary earlier than until: the caller promises that no flow added later starts
  * before until. Intervals are delivered once their end is known, so the last one before until may
  * wait for a later call. Returns 0, FC_ENOMEM or what a caller's function returned. */
