@@ -146,14 +146,18 @@ __attribute__((noinline)) static int keep_interval(fc__summary *s, const fc__swe
         iv_release(&s->worst[0]);
         s->worst[0] = cand;
         ivh_down(NULL, s->worst, s->nworst, 0);
-        return 0;
+    } else {
+        if (fc__reserve(&s->worst, &s->cworst, s->nworst + 1, sizeof *s->worst)) {
+            iv_release(&cand);
+            return FC_ENOMEM;
+        }
+        s->worst[s->nworst++] = cand;
+        ivh_up(NULL, s->worst, s->nworst - 1);
     }
-    if (fc__reserve(&s->worst, &s->cworst, s->nworst + 1, sizeof *s->worst)) {
-        iv_release(&cand);
-        return FC_ENOMEM;
-    }
-    s->worst[s->nworst++] = cand;
-    ivh_up(NULL, s->worst, s->nworst - 1);
+    /* A full list takes no interval with a smaller largest conflict than its least bad one's: the
+     * sweep does not even hand those over. */
+    if (s->top && s->nworst == s->top)
+        s->min_k = s->worst[0].max_k;
     return 0;
 }
 
@@ -162,11 +166,9 @@ static int on_interval(void *arg, const fc__sweep *sw, size_t index, double star
     fc__summary *s = arg;
     uint32_t max_k = fc__sweep_max_k(sw);
     s->nintervals++;
-    /* Most intervals do not rank: one comparison with the least bad kept, and nothing gathered;
-     * the largest conflict alone nearly always settles it. */
+    /* Most intervals do not rank, and nothing is gathered for them; those whose largest conflict
+     * alone settles it (nearly all) were counted by the sweep instead (min_k). */
     if (s->top && s->nworst == s->top) {
-        if (max_k < s->worst[0].max_k)
-            return 0;
         fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = fc__sweep_nactive(sw), .max_k = max_k};
         if (!iv_before(&cand, &s->worst[0]))
             return 0;
@@ -343,7 +345,11 @@ void fc__summary_free(fc__summary *s)
 
 fc__sweep_ops fc__summary_ops(fc__summary *s)
 {
-    return (fc__sweep_ops){.arg = s, .interval = on_interval, .flow_done = on_flow};
+    return (fc__sweep_ops){.arg = s,
+                           .interval = on_interval,
+                           .flow_done = on_flow,
+                           .min_k = &s->min_k,
+                           .skipped = &s->nintervals};
 }
 
 void fc__summary_finish(fc__summary *s)

@@ -63,6 +63,7 @@ typedef struct fc__summary {
     size_t cworst, cwflows, cnodes, csites, ctime;
     size_t *site_ix; /* open-addressing table of sites: index + 1, 0 = empty */
     size_t site_cap;
+    uint32_t min_k; /* the sweep's min_k: the least bad interval's max_k once the list is full */
 } fc__summary;
 
 /* A new, empty summary keeping the top rows of each list (0: all) in *out, freed with

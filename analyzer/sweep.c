@@ -122,6 +122,10 @@ int fc__sweep_new(const fc__sweep_ops *ops, fc__sweep **out)
         return fc__err(FC_ENOMEM, "flows: out of memory starting the interval sweep");
     if (ops != NULL)
         s->ops = *ops;
+    if (s->ops.min_k == NULL) { /* no interval is below k 0 */
+        static const uint32_t zero;
+        s->ops.min_k = &zero;
+    }
     s->until = -INFINITY;
     s->wrap = fc__sweep_stamp_wrap;
     if (fc__reserve(&s->heap, &s->cheap, 1, sizeof *s->heap) || fc__reserve(&s->fifo, &s->fcap, 1, sizeof *s->fifo)) {
@@ -650,7 +654,9 @@ static int deliver(fc__sweep *s, double t)
     int rc = 0;
     if (!s->open)
         return 0;
-    if (s->ops.interval)
+    if (s->top_k < *s->ops.min_k)
+        ++*s->ops.skipped;
+    else if (s->ops.interval)
         rc = s->ops.interval(s->ops.arg, s, s->niv, s->open_t, t);
     s->niv++;
     s->open = 0;

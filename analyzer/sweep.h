@@ -29,6 +29,11 @@ typedef struct fc__sweep_ops {
      * as in fc__label_run). A flow that is never active (intra-node, a node to itself, end <=
      * start) is reported from fc__sweep_add with no runs. The pointers are valid during the call. */
     int (*flow_done)(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns);
+    /* Either NULL, or both set: an interval whose largest k (fc__sweep_max_k) is below *min_k, read
+     * at each interval, is not handed to interval but counted in *skipped. For a caller that keeps
+     * only the intervals of the largest conflicts, which most intervals then cannot join. */
+    const uint32_t *min_k;
+    size_t *skipped;
 } fc__sweep_ops;
 
 /* Where a new sweep's 32-bit visit stamps wrap (every mark is then cleared and they start again
