@@ -178,14 +178,16 @@ static int on_interval(void *arg, const fc__sweep *sw, size_t index, double star
 
 /* ---- flows ---------------------------------------------------------------------------------- */
 
-static void add_kind(fc__sum_row *r, uint32_t kind, double t)
+_Static_assert(offsetof(fc__sum_row, mixed) == offsetof(fc__sum_row, by) + 2 * sizeof(double),
+               "a row's times by kind are its by[]");
+
+/* A conflict kind's column in by[]: out, in, or mixed for both mixed roles. Looked up rather than
+ * branched on: the kinds of successive runs follow no pattern. */
+static const uint8_t kind_col[5] = {0, 0, 1, 2, 2};
+
+static inline void add_kind(fc__sum_row *r, uint32_t kind, double t)
 {
-    if (kind == FC_CONFLICT_OUTGOING)
-        r->out += t;
-    else if (kind == FC_CONFLICT_INCOMING)
-        r->in += t;
-    else
-        r->mixed += t;
+    r->by[kind_col[kind]] += t;
     r->total += t;
 }
 
@@ -250,14 +252,15 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
     for (size_t r = 0; r < nruns; r++) {
         const fc_label *l = &runs[r].label;
         double d = runs[r].end - runs[r].start;
-        if (l->k >= s->kslots) {
-            if (fc__reserve(&s->time, &s->ctime, 5 * ((size_t)l->k + 1), sizeof *s->time))
-                return FC_ENOMEM;
-            s->kslots = s->ctime / 5;
+        if (l->k > s->max_k) { /* kslots is above max_k: only a new largest k can need more */
+            if (l->k >= s->kslots) {
+                if (fc__reserve(&s->time, &s->ctime, 5 * ((size_t)l->k + 1), sizeof *s->time))
+                    return FC_ENOMEM;
+                s->kslots = s->ctime / 5;
+            }
+            s->max_k = l->k;
         }
         s->time[(size_t)l->k * 5 + l->kind] += d;
-        if (l->k > s->max_k)
-            s->max_k = l->k;
         if (l->kind == FC_CONFLICT_NONE)
             continue;
         if (l->node >= s->nnodes) {

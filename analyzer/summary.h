@@ -40,7 +40,13 @@ typedef struct fc__sum_row {
     uint64_t site;
     int send;
     uint64_t flows;
-    double out, in, mixed, total;
+    union {
+        struct {
+            double out, in, mixed;
+        };
+        double by[3]; /* the same three, by column (summary.c) */
+    };
+    double total;
 } fc__sum_row;
 
 typedef struct fc__summary {
