@@ -247,7 +247,7 @@ static inline size_t site_row(fc__summary *s, uint32_t rank, uint64_t site, int 
 static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
 {
     fc__summary *s = arg;
-    size_t rs = SIZE_MAX, rr = SIZE_MAX; /* the flow's call-site rows, found at its first conflict */
+    fc__sum_row *rs = NULL, *rr = NULL; /* the flow's call-site rows, found at its first conflict */
     s->nflows++;
     for (size_t r = 0; r < nruns; r++) {
         const fc_label *l = &runs[r].label;
@@ -272,16 +272,19 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
         }
         add_kind(&s->nodes[l->node], l->kind, d);
         /* Runs last longer than nothing, so a flow has conflict time exactly when it has a run in
-         * conflict: its rows are counted from that run on. */
-        if (rs == SIZE_MAX) {
-            if ((rs = site_row(s, f->src_rank, f->send_site, 1)) == SIZE_MAX ||
-                (rr = site_row(s, f->dst_rank, f->recv_site, 0)) == SIZE_MAX)
+         * conflict: its rows are counted from that run on. No row is added after that, so the
+         * rows stay where they are for the rest of the runs. */
+        if (rs == NULL) {
+            size_t is = site_row(s, f->src_rank, f->send_site, 1), ir;
+            if (is == SIZE_MAX || (ir = site_row(s, f->dst_rank, f->recv_site, 0)) == SIZE_MAX)
                 return FC_ENOMEM;
-            s->sites[rs].flows++;
-            s->sites[rr].flows++;
+            rs = &s->sites[is];
+            rr = &s->sites[ir];
+            rs->flows++;
+            rr->flows++;
         }
-        add_kind(&s->sites[rs], l->kind, d);
-        add_kind(&s->sites[rr], l->kind, d);
+        add_kind(rs, l->kind, d);
+        add_kind(rr, l->kind, d);
     }
     int full = s->top && s->nwflows == s->top;
     if (full && !flow_before(f, &s->wflows[0].flow))
