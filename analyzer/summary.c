@@ -241,6 +241,8 @@ static inline size_t site_row(fc__summary *s, uint32_t rank, uint64_t site, int 
     return site_new(s, h, rank, site, send);
 }
 
+static int keep_flow(fc__summary *s, const fc_flow *f, const fc__label_run *runs, size_t nruns);
+
 /* Flow f has passed its end. Each run's time goes to its label, its node and (for a flow with
  * conflict time) its call sites, in the order of the runs; only a flow that ranks among the worst
  * is copied, with its main label. */
@@ -286,9 +288,22 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
         add_kind(rs, l->kind, d);
         add_kind(rr, l->kind, d);
     }
+    /* Most flows do not rank: one comparison (flow_before's) with the least bad kept, whose rate is
+     * at hand, and nothing copied. */
+    if (s->wfull) {
+        double ra = per_byte(f);
+        if (ra != s->wrate ? !(ra > s->wrate) : !(f->id < s->wflows[0].flow.id))
+            return 0;
+    }
+    return keep_flow(s, f, runs, nruns);
+}
+
+/* Adds flow f, with its label history runs[0..nruns), which ranks among the worst. Out of line,
+ * as keep_interval. */
+__attribute__((noinline)) static int keep_flow(fc__summary *s, const fc_flow *f, const fc__label_run *runs,
+                                               size_t nruns)
+{
     int full = s->top && s->nwflows == s->top;
-    if (full && !flow_before(f, &s->wflows[0].flow))
-        return 0;
     fc__sum_flow cand = {.flow = *f};
     fc__runs_main(runs, nruns, &cand.main, &cand.conflict_s);
     if (nruns > 0) {
@@ -302,14 +317,18 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
         free(s->wflows[0].runs);
         s->wflows[0] = cand;
         flh_down(NULL, s->wflows, s->nwflows, 0);
-        return 0;
+    } else {
+        if (fc__reserve(&s->wflows, &s->cwflows, s->nwflows + 1, sizeof *s->wflows)) {
+            free(cand.runs);
+            return FC_ENOMEM;
+        }
+        s->wflows[s->nwflows++] = cand;
+        flh_up(NULL, s->wflows, s->nwflows - 1);
     }
-    if (fc__reserve(&s->wflows, &s->cwflows, s->nwflows + 1, sizeof *s->wflows)) {
-        free(cand.runs);
-        return FC_ENOMEM;
+    if (s->top && s->nwflows == s->top) {
+        s->wfull = 1;
+        s->wrate = per_byte(&s->wflows[0].flow);
     }
-    s->wflows[s->nwflows++] = cand;
-    flh_up(NULL, s->wflows, s->nwflows - 1);
     return 0;
 }
 

@@ -70,6 +70,8 @@ typedef struct fc__summary {
     size_t *site_ix; /* open-addressing table of sites: index + 1, 0 = empty */
     size_t site_cap;
     uint32_t min_k; /* the sweep's min_k: the least bad interval's max_k once the list is full */
+    int wfull;      /* the list of flows is full, and wrate is the least bad one's time per byte */
+    double wrate;
 } fc__summary;
 
 /* A new, empty summary keeping the top rows of each list (0: all) in *out, freed with
