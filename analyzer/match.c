@@ -426,6 +426,7 @@ typedef struct pairing {
     /* Wait-state rows of res->sites by (rank, site), the same way. */
     uint32_t *stab;
     size_t stcap, scap;
+    uint32_t *slast; /* per world rank: index + 1 of the row of its latest wait, or 0 */
     int nomem; /* a call could not be summed for want of memory */
 } pairing;
 
@@ -563,7 +564,8 @@ static uint32_t call_make(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
     return i;
 }
 
-static int site_add(pairing *p, uint32_t rank, uint64_t site, double ls, double lr);
+static inline __attribute__((always_inline)) int site_add(pairing *p, uint32_t rank, uint64_t site, double ls,
+                                                          double lr);
 
 /* Adds call i to the wait states of its site and forgets it. */
 static int call_flush(pairing *p, uint32_t i)
@@ -576,50 +578,64 @@ static int call_flush(pairing *p, uint32_t i)
     return site_add(p, c.rank, c.site, c.ls, c.lr);
 }
 
-/* Adds one call's wait states (ls, lr seconds) to its site and rank. */
-static int site_add(pairing *p, uint32_t rank, uint64_t site, double ls, double lr)
+/* The row of site (rank, site) in res->sites, made when new; NULL when out of memory. */
+static fc_wait_site *site_row(pairing *p, uint32_t rank, uint64_t site)
 {
     fc_match *res = p->res;
-    wcall c = {.rank = rank, .site = site, .ls = ls, .lr = lr};
-    if (c.ls <= 0 && c.lr <= 0)
-        return 0;
-    uint64_t h = call_hash(c.rank, c.site, 0);
+    uint64_t h = call_hash(rank, site, 0);
     size_t k = p->stcap ? h & (p->stcap - 1) : 0;
     for (; p->stcap && p->stab[k]; k = (k + 1) & (p->stcap - 1)) {
-        const fc_wait_site *d = &res->sites[p->stab[k] - 1];
-        if (d->rank == c.rank && d->site == c.site)
-            break;
+        fc_wait_site *d = &res->sites[p->stab[k] - 1];
+        if (d->rank == rank && d->site == site)
+            return d;
     }
+    if (2 * (res->nsites + 1) > p->stcap) {
+        size_t ncap = p->stcap ? 2 * p->stcap : 64;
+        uint32_t *t = calloc(ncap, sizeof *t);
+        if (t == NULL)
+            return NULL;
+        for (size_t q = 0; q < res->nsites; q++)
+            tab_put(t, ncap, call_hash(res->sites[q].rank, res->sites[q].site, 0), (uint32_t)q);
+        free(p->stab);
+        p->stab = t;
+        p->stcap = ncap;
+    }
+    if (fc__grow((void **)&res->sites, &res->nsites, &p->scap, sizeof *res->sites) < 0)
+        return NULL;
+    fc_wait_site *d = &res->sites[res->nsites];
+    memset(d, 0, sizeof *d);
+    d->rank = rank;
+    d->site = site;
+    tab_put(p->stab, p->stcap, h, (uint32_t)res->nsites++);
+    return d;
+}
+
+/* Adds one call's wait states (ls, lr seconds) to its site and rank. A rank's waits mostly come
+ * from the site of its previous one: that row is remembered per rank (rows keep their index until
+ * the final sort), and the table only asked on a change of site. */
+static inline __attribute__((always_inline)) int site_add(pairing *p, uint32_t rank, uint64_t site, double ls,
+                                                          double lr)
+{
+    fc_match *res = p->res;
+    if (ls <= 0 && lr <= 0)
+        return 0;
     fc_wait_site *d;
-    if (p->stcap && p->stab[k])
-        d = &res->sites[p->stab[k] - 1];
+    uint32_t last = rank < res->world ? p->slast[rank] : 0;
+    if (last != 0 && res->sites[last - 1].site == site)
+        d = &res->sites[last - 1];
     else {
-        if (2 * (res->nsites + 1) > p->stcap) {
-            size_t ncap = p->stcap ? 2 * p->stcap : 64;
-            uint32_t *t = calloc(ncap, sizeof *t);
-            if (t == NULL)
-                return FC_ENOMEM;
-            for (size_t q = 0; q < res->nsites; q++)
-                tab_put(t, ncap, call_hash(res->sites[q].rank, res->sites[q].site, 0), (uint32_t)q);
-            free(p->stab);
-            p->stab = t;
-            p->stcap = ncap;
-        }
-        if (fc__grow((void **)&res->sites, &res->nsites, &p->scap, sizeof *res->sites) < 0)
+        if ((d = site_row(p, rank, site)) == NULL)
             return FC_ENOMEM;
-        d = &res->sites[res->nsites];
-        memset(d, 0, sizeof *d);
-        d->rank = c.rank;
-        d->site = c.site;
-        tab_put(p->stab, p->stcap, h, (uint32_t)res->nsites++);
+        if (rank < res->world)
+            p->slast[rank] = (uint32_t)(d - res->sites) + 1;
     }
-    d->late_sender += c.ls;
-    d->late_receiver += c.lr;
-    d->n_late_sender += c.ls > 0;
-    d->n_late_receiver += c.lr > 0;
-    if (d->rank < res->world) {
-        res->late_sender[d->rank] += c.ls;
-        res->late_receiver[d->rank] += c.lr;
+    d->late_sender += ls;
+    d->late_receiver += lr;
+    d->n_late_sender += ls > 0;
+    d->n_late_receiver += lr > 0;
+    if (rank < res->world) {
+        res->late_sender[rank] += ls;
+        res->late_receiver[rank] += lr;
     }
     return 0;
 }
@@ -1507,6 +1523,7 @@ static void matcher_free(matcher *mt)
     free(mt->p.stab);
     free(mt->p.unc);
     free(mt->p.ropen);
+    free(mt->p.slast);
 }
 
 int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink *sink, fc_match **out)
@@ -1535,7 +1552,8 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     mt.st = calloc(w, sizeof *mt.st);
     mt.p.unc = calloc(w, sizeof *mt.p.unc);
     mt.p.ropen = calloc(w, sizeof *mt.p.ropen);
-    if (mt.p.ropen == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
+    mt.p.slast = calloc(w, sizeof *mt.p.slast);
+    if (mt.p.ropen == NULL || mt.p.slast == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
         mt.p.unc == NULL)
         goto out;
     if ((rc = number_nodes(t, res)) < 0)
