@@ -479,9 +479,11 @@ static void tab_put(uint32_t *t, size_t cap, uint64_t h, uint32_t i)
 }
 
 /* Removes index i (hash h) from table t, moving the entries after it back into the hole: the
- * tables are linear-probed, without tombstones. home(ctx, ix) is the hash of entry ix. */
-static void tab_del(uint32_t *t, size_t cap, uint64_t h, uint32_t i, uint64_t (*home)(const void *ctx, uint32_t ix),
-                    const void *ctx)
+ * tables are linear-probed, without tombstones. home(ctx, ix) is the hash of entry ix, a call
+ * made direct by inlining. */
+static inline __attribute__((always_inline)) void tab_del(uint32_t *t, size_t cap, uint64_t h, uint32_t i,
+                                                          uint64_t (*home)(const void *ctx, uint32_t ix),
+                                                          const void *ctx)
 {
     size_t mask = cap - 1, j = h & mask;
     while (t[j] != i + 1)
