@@ -391,7 +391,8 @@ typedef struct wcall {
     uint32_t rank;
     uint64_t site;
     int64_t t0;
-    uint64_t hash; /* call_hash of the above, kept for the table's moves */
+    uint64_t ord;  /* its place in the order of the calls' table (pairing) */
+    uint32_t prev, next; /* neighbours in its rank's list of live calls, + 1 (0: none) */
     double ls, lr;
     uint32_t refs; /* its messages still in flight */
     uint8_t open;  /* its thread has not started another call */
@@ -413,14 +414,23 @@ typedef struct pairing {
     int64_t origin;
     size_t nunm_cap;
     uint64_t *unc;  /* clock uncertainty (ns) per world rank */
-    /* Calls with waiting messages: dense entries (free ones listed), indexed by an open-addressing
-     * table on (rank, site, t0) holding index + 1. */
+    /* Calls with waiting messages: dense entries (free ones listed), listed per rank. Those still
+     * open at the end are summed in the slot order of a linear-probing table on call_hash (index +
+     * 1 by (rank, site, t0), growing by doubling from 256 slots while no more than half full): the
+     * order of addition decides the last bits of a rank's sums, and the results stay the ones that
+     * table has always given. That table is not kept: with
+     * deletions that move the entries after the hole back, its layout is the one its live entries
+     * give when inserted afresh in their order of insertion (ord), which call_order rebuilds when it
+     * would have grown (its rehash inserts in slot order) and at the end. Lookups go by the rank's
+     * list, and only when a call's t0 is not past every call the rank made (rmax). */
     wcall *calls;
     size_t ncalls, ccalls;
     uint32_t *cfree;
     size_t ncfree, ccfree;
-    uint32_t *ctab;
-    size_t ctcap, clive;
+    size_t ctcap, clive; /* the table's capacity; the live calls */
+    uint64_t cord;       /* the next ord */
+    uint32_t *rhead;     /* per world rank (and one for the others): its latest live call + 1 */
+    int64_t *rmax;       /* per the same: no live call of the list has a larger t0 */
     uint32_t *ropen; /* open calls per world rank: most calls close with none to find (a closed
                         one still live has messages in flight, so closing it again does nothing) */
     /* Wait-state rows of res->sites by (rank, site), the same way. */
@@ -502,11 +512,6 @@ static inline __attribute__((always_inline)) void tab_del(uint32_t *t, size_t ca
     t[j] = 0;
 }
 
-static uint64_t call_home(const void *ctx, uint32_t ix)
-{
-    return ((const pairing *)ctx)->calls[ix].hash;
-}
-
 /* 1 when entry i is the live call (rank, site, t0). */
 static int call_is(const pairing *p, uint32_t i, uint32_t rank, uint64_t site, int64_t t0)
 {
@@ -514,35 +519,95 @@ static int call_is(const pairing *p, uint32_t i, uint32_t rank, uint64_t site, i
     return c->live && c->rank == rank && c->site == site && c->t0 == t0;
 }
 
-/* The entry of call (rank, site, t0) of hash h, or NOMSG. */
-static uint32_t call_find(const pairing *p, uint32_t rank, uint64_t site, int64_t t0, uint64_t h)
+/* The index of rank's list in rhead and rmax. */
+static uint32_t call_list(const pairing *p, uint32_t rank)
 {
-    for (size_t j = p->ctcap ? h & (p->ctcap - 1) : 0; p->ctcap && p->ctab[j]; j = (j + 1) & (p->ctcap - 1)) {
-        const wcall *c = &p->calls[p->ctab[j] - 1];
+    return rank < p->res->world ? rank : p->res->world;
+}
+
+/* The entry of call (rank, site, t0), or NOMSG. */
+static uint32_t call_find(const pairing *p, uint32_t rank, uint64_t site, int64_t t0)
+{
+    uint32_t l = call_list(p, rank);
+    if (p->rhead[l] == 0 || t0 > p->rmax[l])
+        return NOMSG;
+    for (uint32_t i = p->rhead[l]; i != 0; i = p->calls[i - 1].next) {
+        const wcall *c = &p->calls[i - 1];
         if (c->rank == rank && c->site == site && c->t0 == t0)
-            return p->ctab[j] - 1;
+            return i - 1;
     }
     return NOMSG;
 }
 
-/* The entry of call (rank, site, t0), made when absent; NOMSG when out of memory. */
-static uint32_t call_make(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
+struct cord {
+    uint64_t ord;
+    uint32_t i;
+};
+
+static int cmp_cord(const void *a, const void *b)
 {
-    uint64_t h = call_hash(rank, site, t0);
-    uint32_t i = call_find(p, rank, site, t0, h);
+    const struct cord *x = a, *y = b;
+    return (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+/* Puts the n live calls ix[] in the slot order of the calls' table (pairing) at its present
+ * capacity; with renumber, their ord follows that order from now on (the table grows: its rehash
+ * inserts in that order). 0 or FC_ENOMEM. */
+static int call_order(pairing *p, uint32_t *ix, size_t n, int renumber)
+{
+    size_t cap = p->ctcap;
+    struct cord *o = malloc((n + 1) * sizeof *o);
+    uint32_t *t = calloc(cap ? cap : 1, sizeof *t);
+    if (o == NULL || t == NULL) {
+        free(o);
+        free(t);
+        return FC_ENOMEM;
+    }
+    for (size_t k = 0; k < n; k++)
+        o[k] = (struct cord){p->calls[ix[k]].ord, ix[k]};
+    fc__sort(o, n, sizeof *o, cmp_cord);
+    for (size_t k = 0; k < n; k++) {
+        const wcall *c = &p->calls[o[k].i];
+        tab_put(t, cap, call_hash(c->rank, c->site, c->t0), o[k].i);
+    }
+    n = 0;
+    for (size_t j = 0; j < cap; j++)
+        if (t[j]) {
+            ix[n++] = t[j] - 1;
+            if (renumber)
+                p->calls[t[j] - 1].ord = p->cord++;
+        }
+    free(o);
+    free(t);
+    return 0;
+}
+
+/* The live calls, in ix[] (room for clive), in the table's slot order (call_order). 0 or
+ * FC_ENOMEM. */
+static int call_live(pairing *p, uint32_t *ix, int renumber)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->ncalls; i++)
+        if (p->calls[i].live)
+            ix[n++] = (uint32_t)i;
+    return call_order(p, ix, n, renumber);
+}
+
+/* The entry of call (rank, site, t0), made when absent; NOMSG when out of memory. */
+static __attribute__((noinline)) uint32_t call_make(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
+{
+    uint32_t i = call_find(p, rank, site, t0), l = call_list(p, rank);
     if (i != NOMSG)
         return i;
     if (2 * (p->clive + 1) > p->ctcap) {
-        size_t ncap = p->ctcap ? 2 * p->ctcap : 256;
-        uint32_t *t = calloc(ncap, sizeof *t);
-        if (t == NULL)
+        /* The table's rehash inserts its entries in the order of its old slots. */
+        uint32_t *ix = malloc((p->clive + 1) * sizeof *ix);
+        if (ix == NULL || call_live(p, ix, 1) < 0) {
+            free(ix);
             return NOMSG;
-        for (size_t j = 0; j < p->ctcap; j++)
-            if (p->ctab[j])
-                tab_put(t, ncap, p->calls[p->ctab[j] - 1].hash, p->ctab[j] - 1);
-        free(p->ctab);
-        p->ctab = t;
-        p->ctcap = ncap;
+        }
+        free(ix);
+        p->ctcap = p->ctcap ? 2 * p->ctcap : 256;
     }
     if (p->ncfree > 0)
         i = p->cfree[--p->ncfree];
@@ -558,8 +623,13 @@ static uint32_t call_make(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
         }
         i = (uint32_t)p->ncalls++;
     }
-    p->calls[i] = (wcall){.rank = rank, .site = site, .t0 = t0, .hash = h, .open = 1, .live = 1};
-    tab_put(p->ctab, p->ctcap, h, i);
+    p->calls[i] = (wcall){.rank = rank, .site = site, .t0 = t0, .ord = p->cord++, .next = p->rhead[l], .open = 1,
+                          .live = 1};
+    if (p->rhead[l] != 0)
+        p->calls[p->rhead[l] - 1].prev = i + 1;
+    p->rhead[l] = i + 1;
+    if (p->calls[i].next == 0 || t0 > p->rmax[l])
+        p->rmax[l] = t0;
     p->clive++;
     if (rank < p->res->world)
         p->ropen[rank]++;
@@ -572,12 +642,18 @@ static inline __attribute__((always_inline)) int site_add(pairing *p, uint32_t r
 /* Adds call i to the wait states of its site and forgets it. */
 static int call_flush(pairing *p, uint32_t i)
 {
-    wcall c = p->calls[i];
-    tab_del(p->ctab, p->ctcap, c.hash, i, call_home, p);
-    p->calls[i].live = 0;
+    wcall *c = &p->calls[i];
+    uint32_t prev = c->prev, next = c->next;
+    if (prev != 0)
+        p->calls[prev - 1].next = next;
+    else
+        p->rhead[call_list(p, c->rank)] = next;
+    if (next != 0)
+        p->calls[next - 1].prev = prev;
+    c->live = 0;
     p->cfree[p->ncfree++] = i;
     p->clive--;
-    return site_add(p, c.rank, c.site, c.ls, c.lr);
+    return site_add(p, c->rank, c->site, c->ls, c->lr);
 }
 
 /* The row of site (rank, site) in res->sites, made when new; NULL when out of memory. */
@@ -650,7 +726,7 @@ static uint32_t waiter(const msg *m)
 
 /* Message m (just marked MF_WAITED) belongs to its waiting call until it leaves. *memo is the
  * thread's remembered entry of that call (thr.call), updated: a Waitall's messages find it there. */
-static int call_ref(pairing *p, msg *m, uint32_t *memo)
+static inline __attribute__((always_inline)) int call_ref(pairing *p, msg *m, uint32_t *memo)
 {
     uint32_t i = *memo - 1;
     if (*memo == 0 || !call_is(p, i, waiter(m), m->wait_site, m->wait_t0)) {
@@ -680,7 +756,7 @@ static int call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0, uint
     if (memo == 0 || !call_is(p, i, rank, site, t0)) {
         if (rank < p->res->world && p->ropen[rank] == 0)
             return 0;
-        if ((i = call_find(p, rank, site, t0, call_hash(rank, site, t0))) == NOMSG)
+        if ((i = call_find(p, rank, site, t0)) == NOMSG)
             return 0;
     }
     if (p->calls[i].open && rank < p->res->world)
@@ -1521,7 +1597,8 @@ static void matcher_free(matcher *mt)
     free(mt->tab);
     free(mt->p.calls);
     free(mt->p.cfree);
-    free(mt->p.ctab);
+    free(mt->p.rhead);
+    free(mt->p.rmax);
     free(mt->p.stab);
     free(mt->p.unc);
     free(mt->p.ropen);
@@ -1555,7 +1632,9 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     mt.p.unc = calloc(w, sizeof *mt.p.unc);
     mt.p.ropen = calloc(w, sizeof *mt.p.ropen);
     mt.p.slast = calloc(w, sizeof *mt.p.slast);
-    if (mt.p.ropen == NULL || mt.p.slast == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
+    mt.p.rhead = calloc(w + 1, sizeof *mt.p.rhead);
+    mt.p.rmax = calloc(w + 1, sizeof *mt.p.rmax);
+    if (mt.p.ropen == NULL || mt.p.slast == NULL || mt.p.rhead == NULL || mt.p.rmax == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
         mt.p.unc == NULL)
         goto out;
     if ((rc = number_nodes(t, res)) < 0)
@@ -1659,15 +1738,13 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     res->sends = mt.posted_sends - mt.cancelled_sends;
     res->recvs = mt.posted_recvs - mt.cancelled_recvs;
     /* Every message has left: the calls still open are summed, and the sites put in order. */
-    uint32_t *live = malloc((mt.p.clive + 1) * sizeof *live);
-    size_t nlive = 0;
-    if (live == NULL) {
+    size_t nlive = mt.p.clive;
+    uint32_t *live = malloc((nlive + 1) * sizeof *live);
+    if (live == NULL || call_live(&mt.p, live, 0) < 0) {
+        free(live);
         rc = FC_ENOMEM;
         goto out;
     }
-    for (size_t j = 0; j < mt.p.ctcap; j++)
-        if (mt.p.ctab[j])
-            live[nlive++] = mt.p.ctab[j] - 1;
     for (size_t j = 0; j < nlive && rc == 0; j++)
         rc = call_flush(&mt.p, live[j]);
     free(live);
