@@ -225,8 +225,33 @@ static struct rent *rmap_get(rmap *m, uint64_t req)
     return NULL;
 }
 
+/* rmap_put's entry for req, absent from m, when the table must grow first. */
+static __attribute__((noinline)) struct rent *rmap_grow(rmap *m, uint64_t req)
+{
+    size_t ncap = m->cap ? 2 * m->cap : 64;
+    struct rent *t = calloc(ncap, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->e[i].req) {
+            size_t k = req_hash(m->e[i].req) & (ncap - 1);
+            while (t[k].req)
+                k = (k + 1) & (ncap - 1);
+            t[k] = m->e[i];
+        }
+    free(m->e);
+    m->e = t;
+    m->cap = ncap;
+    size_t j = req_hash(req) & (m->cap - 1);
+    while (m->e[j].req)
+        j = (j + 1) & (m->cap - 1);
+    m->e[j].req = req;
+    m->n++;
+    return &m->e[j];
+}
+
 /* The entry of req in m, added (zeroed) when absent; NULL when out of memory. */
-static struct rent *rmap_put(rmap *m, uint64_t req)
+static inline __attribute__((always_inline)) struct rent *rmap_put(rmap *m, uint64_t req)
 {
     /* One probe finds the entry or the empty one where it goes, unless the table must grow. */
     size_t j = 0;
@@ -235,27 +260,9 @@ static struct rent *rmap_put(rmap *m, uint64_t req)
             if (m->e[j].req == req)
                 return &m->e[j];
     }
-    if (2 * (m->n + 1) > m->cap) {
-        size_t ncap = m->cap ? 2 * m->cap : 64;
-        struct rent *t = calloc(ncap, sizeof *t);
-        if (t == NULL)
-            return NULL;
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->e[i].req) {
-                size_t k = req_hash(m->e[i].req) & (ncap - 1);
-                while (t[k].req)
-                    k = (k + 1) & (ncap - 1);
-                t[k] = m->e[i];
-            }
-        free(m->e);
-        m->e = t;
-        m->cap = ncap;
-        j = req_hash(req) & (m->cap - 1);
-        while (m->e[j].req)
-            j = (j + 1) & (m->cap - 1);
-    }
-    memset(&m->e[j], 0, sizeof m->e[j]);
-    m->e[j].req = req;
+    if (2 * (m->n + 1) > m->cap)
+        return rmap_grow(m, req);
+    m->e[j] = (struct rent){.req = req};
     m->n++;
     return &m->e[j];
 }
