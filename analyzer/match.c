@@ -773,7 +773,7 @@ static int call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0, uint
 }
 
 /* A message waited ls (Late Sender) or lr (Late Receiver) seconds in its call. */
-static int add_wait(pairing *p, const msg *m, double ls, double lr)
+static inline __attribute__((always_inline)) int add_wait(pairing *p, const msg *m, double ls, double lr)
 {
     if (m->flags & MF_SOLE)
         return site_add(p, waiter(m), m->wait_site, ls, lr);
