@@ -268,7 +268,7 @@ static inline __attribute__((always_inline)) struct rent *rmap_put(rmap *m, uint
 }
 
 /* Removes entry e of m, moving the entries after it back into the hole. */
-static void rmap_del(rmap *m, struct rent *e)
+static inline __attribute__((always_inline)) void rmap_del(rmap *m, struct rent *e)
 {
     size_t mask = m->cap - 1, i = (size_t)(e - m->e);
     for (size_t k = i;;) {
@@ -1491,8 +1491,11 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
     if (rc < 0)
         return rc;
     if (k != FC_EV_COMPLETE && k != FC_EV_START) {
-        /* The thread's previous call takes no more completions. */
-        if ((rc = call_close(&mt->p, s->r->info.rank, th->site, th->t0, th->call)) < 0)
+        /* The thread's previous call takes no more completions. Most calls made no entry, and most
+         * ranks have none open then: call_close would find nothing. */
+        uint32_t rank = s->r->info.rank; /* below world: s is st[rank] */
+        if ((th->call != 0 || mt->p.ropen[rank] != 0) &&
+            (rc = call_close(&mt->p, rank, th->site, th->t0, th->call)) < 0)
             return rc;
         th->kind = k;
         th->call = memo;
