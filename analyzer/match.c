@@ -31,6 +31,7 @@ enum {
     MF_SOLE = 0x100,     /* the only message of its call (blocking Send, Recv...): its wait is
                             the call's, with no per-call entry to keep */
     MF_FINAL = 0x200,    /* not complete, and never will be: its rank's records are all read */
+    MF_BUFFERED = 0x400, /* a buffered send (buffered()): never a Late Receiver */
 };
 
 /* One send or receive instance. Times are aligned ns (rank 0's clock). */
@@ -312,19 +313,19 @@ static tmpl *tmpl_put(rstate *s, uint64_t req)
     return &s->tpl[e->ix];
 }
 
-static thr *thread_of(rstate *s, uint32_t t)
+/* The state of thread t of rank s, not seen yet: the array grows. NULL when out of memory. */
+static __attribute__((noinline)) thr *thread_new(rstate *s, uint32_t t)
 {
-    if (t >= s->nthr) {
-        size_t n = t + 1;
-        thr *p = realloc(s->thr, n * sizeof *p);
-        if (p == NULL)
-            return NULL;
-        memset(p + s->nthr, 0, (n - s->nthr) * sizeof *p);
-        s->thr = p;
-        s->nthr = n;
-    }
+    size_t n = (size_t)t + 1;
+    thr *p = realloc(s->thr, n * sizeof *p);
+    if (p == NULL)
+        return NULL;
+    memset(p + s->nthr, 0, (n - s->nthr) * sizeof *p);
+    s->thr = p;
+    s->nthr = n;
     return &s->thr[t];
 }
+
 
 /* A buffered send returns once its data is copied: it never waits for the receiver. */
 static int buffered(uint32_t k)
@@ -353,6 +354,8 @@ static inline __attribute__((always_inline)) void describe(msg *m, const rstate 
         m->flags |= MF_WILD;
     if (send && fc__is_sync_kind(rec->ev.kind))
         m->flags |= MF_SYNC;
+    if (send && buffered(rec->ev.kind))
+        m->flags |= MF_BUFFERED;
 }
 
 /* 1 when the record's peer is a real partner; PROC_NULL is counted, unmapped peers dropped. */
@@ -533,7 +536,8 @@ static uint32_t call_list(const pairing *p, uint32_t rank)
 }
 
 /* The entry of call (rank, site, t0), or NOMSG. */
-static uint32_t call_find(const pairing *p, uint32_t rank, uint64_t site, int64_t t0)
+static inline __attribute__((always_inline)) uint32_t call_find(const pairing *p, uint32_t rank, uint64_t site,
+                                                                int64_t t0)
 {
     uint32_t l = call_list(p, rank);
     if (p->rhead[l] == 0 || t0 > p->rmax[l])
@@ -844,7 +848,7 @@ static int pair(pairing *p, const msg *s, const msg *r)
     }
     /* Late Receiver: a send that must wait for the receive, entered before the receive was posted. */
     int64_t lr = (r->post < s->end ? r->post : s->end) - s->wait_t0;
-    int waits = ((s->flags & MF_SYNC) != 0) | (f->rendezvous & !buffered(s->kind));
+    int waits = ((s->flags & MF_SYNC) != 0) | (f->rendezvous & !(s->flags & MF_BUFFERED));
     if (waits & ((s->flags & MF_WAITED) != 0) & (lr > 0)) {
         int rc = add_wait(p, s, 0, (double)lr * 1e-9);
         if (rc < 0)
@@ -1379,8 +1383,10 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
     uint32_t k = rec->ev.kind;
     int rc = 0;
     uint32_t memo = 0; /* the entry of this call, when it makes one (a Sendrecv) */
-    thr *th = thread_of(s, rec->ev.thread);
-    if (th == NULL)
+    thr *th;
+    if (rec->ev.thread < s->nthr)
+        th = &s->thr[rec->ev.thread];
+    else if ((th = thread_new(s, rec->ev.thread)) == NULL)
         return FC_ENOMEM;
     msg *m;
     uint32_t ix;
