@@ -735,13 +735,15 @@ static uint32_t waiter(const msg *m)
     return (m->flags & MF_SEND) ? m->src : m->dst;
 }
 
-/* Message m (just marked MF_WAITED) belongs to its waiting call until it leaves. *memo is the
- * thread's remembered entry of that call (thr.call), updated: a Waitall's messages find it there. */
-static inline __attribute__((always_inline)) int call_ref(pairing *p, msg *m, uint32_t *memo)
+/* Message m (just marked MF_WAITED) belongs to its waiting call until it leaves. rank is waiter(m),
+ * the rank of the record at hand, given rather than chosen by side (a Waitall mixes sends and
+ * receives). *memo is the thread's remembered entry of that call (thr.call), updated: a Waitall's
+ * messages find it there. */
+static inline __attribute__((always_inline)) int call_ref(pairing *p, msg *m, uint32_t rank, uint32_t *memo)
 {
     uint32_t i = *memo - 1;
-    if (*memo == 0 || !call_is(p, i, waiter(m), m->wait_site, m->wait_t0)) {
-        if ((i = call_make(p, waiter(m), m->wait_site, m->wait_t0)) == NOMSG)
+    if (*memo == 0 || !call_is(p, i, rank, m->wait_site, m->wait_t0)) {
+        if ((i = call_make(p, rank, m->wait_site, m->wait_t0)) == NOMSG)
             return FC_ENOMEM;
         *memo = i + 1;
     }
@@ -1283,7 +1285,7 @@ static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, ui
     /* A blocking send or receive is its call's only message; a Sendrecv has two. */
     if (done && m->kind != FC_EV_MPI_Sendrecv && m->kind != FC_EV_MPI_Sendrecv_replace)
         m->flags |= MF_SOLE;
-    if (done && !(m->flags & MF_SOLE) && (rc = call_ref(&mt->p, m, memo)) < 0)
+    if (done && !(m->flags & MF_SOLE) && (rc = call_ref(&mt->p, m, s->r->info.rank, memo)) < 0)
         return rc;
     if (req != 0 && !done) {
         struct rent *e = rmap_put(&s->slot, req);
@@ -1320,7 +1322,7 @@ static int complete(matcher *mt, rstate *s, const fc_record *rec, thr *call)
     m->end = rec->t1;
     m->wait_t0 = call->t0;
     m->wait_site = call->site;
-    if (call_ref(&mt->p, m, &call->call) < 0)
+    if (call_ref(&mt->p, m, s->r->info.rank, &call->call) < 0)
         return FC_ENOMEM;
     if (rec->ev.flags & FC_EVF_CANCELLED)
         m->flags |= MF_CANCELLED;
