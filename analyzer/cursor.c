@@ -17,37 +17,49 @@ typedef struct pend {
 } pend;
 
 /* Nearly always a handle has one request outstanding: it is kept in the entry itself, so that a
- * post and its completion cost no allocation; only the requests behind it go to an array. */
+ * post and its completion cost no allocation; only the requests behind it go to a queue apart,
+ * which keeps the entries at 32 bytes, two to a cache line. */
 typedef struct reqent {
     uint64_t handle; /* 0: empty slot (obj 0 never names a request) */
-    pend first;      /* the oldest outstanding request of this handle */
-    pend *more;      /* the younger ones, oldest first: more[head..n) */
-    size_t head, n, cap;
+    uint64_t id, comm; /* the oldest outstanding request of this handle */
+    uint32_t persistent;
+    uint32_t more; /* 0, or 1 + the index in reqmap.q of the queue of the younger ones */
 } reqent;
+
+/* The younger requests of a handle, oldest first: v[head..n). Queues are kept for reuse once
+ * empty, linked by next_free. */
+typedef struct reqq {
+    pend *v;
+    size_t head, n, cap;
+    uint32_t next_free; /* 1 + index of the next free queue, 0 for none */
+} reqq;
 
 typedef struct reqmap {
     reqent *slot;
     size_t cap, used;
+    unsigned shift; /* 64 - log2(cap) */
+    reqq *q;
+    size_t nq, qcap;
+    uint32_t qfree; /* 1 + index of the first free queue, 0 for none */
 } reqmap;
 
-static size_t req_hash(uint64_t h, size_t cap)
+/* Fibonacci hashing: the top bits of the product depend on all the bits of the handle, whether
+ * handles count up (MPICH) or are aligned addresses (Open MPI). */
+static inline size_t req_hash(uint64_t h, unsigned shift)
 {
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    return (size_t)h & (cap - 1);
+    return (size_t)((h * UINT64_C(0x9e3779b97f4a7c15)) >> shift);
 }
 
 /* The slot of handle in m (which has slots): its entry, or the empty slot where it would go. */
-static size_t req_slot(const reqmap *m, uint64_t handle)
+static inline size_t req_slot(const reqmap *m, uint64_t handle)
 {
-    size_t i = req_hash(handle, m->cap);
+    size_t i = req_hash(handle, m->shift);
     while (m->slot[i].handle != 0 && m->slot[i].handle != handle)
         i = (i + 1) & (m->cap - 1);
     return i;
 }
 
-static reqent *req_find(reqmap *m, uint64_t handle)
+static inline reqent *req_find(reqmap *m, uint64_t handle)
 {
     if (m->cap == 0)
         return NULL;
@@ -56,24 +68,38 @@ static reqent *req_find(reqmap *m, uint64_t handle)
 }
 
 /* req_push's rare cases: a handle already queued, or a map to grow first. */
-static __attribute__((noinline)) int req_push_slow(reqmap *m, uint64_t handle, const pend *p, size_t j)
+static __attribute__((noinline)) int req_push_slow(reqmap *m, uint64_t handle, uint64_t id, uint64_t comm,
+                                                   int persistent, size_t j)
 {
     if (m->cap > 0 && m->slot[j].handle == handle) {
         reqent *e = &m->slot[j];
-        if (fc__grow((void **)&e->more, &e->n, &e->cap, sizeof *e->more) < 0)
+        if (e->more == 0) {
+            if (m->qfree != 0) {
+                e->more = m->qfree;
+                m->qfree = m->q[m->qfree - 1].next_free;
+            } else {
+                if (m->nq >= UINT32_MAX - 1 || fc__grow((void **)&m->q, &m->nq, &m->qcap, sizeof *m->q) < 0)
+                    return FC_ENOMEM;
+                memset(&m->q[m->nq], 0, sizeof *m->q);
+                e->more = (uint32_t)++m->nq;
+            }
+        }
+        reqq *q = &m->q[e->more - 1];
+        if (fc__grow((void **)&q->v, &q->n, &q->cap, sizeof *q->v) < 0)
             return FC_ENOMEM;
-        e->more[e->n++] = *p;
+        q->v[q->n++] = (pend){id, comm, persistent};
         return 0;
     }
     if ((m->used + 1) * 2 > m->cap) {
         size_t ncap = m->cap ? m->cap * 2 : 64;
+        unsigned nshift = m->cap ? m->shift - 1 : 64 - 6;
         reqent *ns = calloc(ncap, sizeof *ns);
         if (ns == NULL)
             return FC_ENOMEM;
         for (size_t i = 0; i < m->cap; i++) {
             if (m->slot[i].handle == 0)
                 continue;
-            size_t k = req_hash(m->slot[i].handle, ncap);
+            size_t k = req_hash(m->slot[i].handle, nshift);
             while (ns[k].handle != 0)
                 k = (k + 1) & (ncap - 1);
             ns[k] = m->slot[i];
@@ -81,74 +107,80 @@ static __attribute__((noinline)) int req_push_slow(reqmap *m, uint64_t handle, c
         free(m->slot);
         m->slot = ns;
         m->cap = ncap;
+        m->shift = nshift;
         j = req_slot(m, handle);
     }
-    reqent *e = &m->slot[j];
-    memset(e, 0, sizeof *e);
-    e->handle = handle;
-    e->first = *p;
+    m->slot[j] = (reqent){handle, id, comm, (uint32_t)persistent, 0};
     m->used++;
     return 0;
 }
 
-/* Appends p to the queue of handle, creating the entry when needed. Inline for the common case,
- * a new handle in a map with room: one per posted request. */
-static inline int req_push(reqmap *m, uint64_t handle, const pend *p)
+/* Appends a request to the queue of handle, creating the entry when needed. Inline for the common
+ * case, a new handle in a map with room: one per posted request. */
+static inline int req_push(reqmap *m, uint64_t handle, uint64_t id, uint64_t comm, int persistent)
 {
     size_t j = m->cap > 0 ? req_slot(m, handle) : 0;
     if (m->cap == 0 || m->slot[j].handle == handle || (m->used + 1) * 2 > m->cap)
-        return req_push_slow(m, handle, p, j);
-    reqent *e = &m->slot[j];
-    memset(e, 0, sizeof *e);
-    e->handle = handle;
-    e->first = *p;
+        return req_push_slow(m, handle, id, comm, persistent, j);
+    m->slot[j] = (reqent){handle, id, comm, (uint32_t)persistent, 0};
     m->used++;
     return 0;
 }
 
 /* Removes e by shifting back the entries of its probe run, so that no tombstones are needed. */
-static void req_del(reqmap *m, reqent *e)
+static inline void req_del(reqmap *m, reqent *e)
 {
     size_t i = (size_t)(e - m->slot), j = i;
-    if (e->more != NULL) /* rarely: most handles never have a second request */
-        free(e->more);
     for (;;) {
         j = (j + 1) & (m->cap - 1);
         if (m->slot[j].handle == 0)
             break;
-        size_t k = req_hash(m->slot[j].handle, m->cap);
+        size_t k = req_hash(m->slot[j].handle, m->shift);
         /* Move slot j into the hole at i unless its home k lies cyclically in (i, j]. */
         if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j))
             continue;
         m->slot[i] = m->slot[j];
         i = j;
     }
-    memset(&m->slot[i], 0, sizeof m->slot[i]);
+    m->slot[i].handle = 0;
     m->used--;
 }
 
-/* Drops the oldest request of e, and e itself when it was the last. The array behind the first
- * is compacted only when most of it is spent, so that a long queue costs O(1) per request. */
-static void req_pop(reqmap *m, reqent *e)
+/* req_pop's case of a handle with younger requests queued. The queue is compacted only when most
+ * of it is spent, so that a long queue costs O(1) per request. */
+static __attribute__((noinline)) void req_pop_more(reqmap *m, reqent *e)
 {
-    if (e->head == e->n) {
+    reqq *q = &m->q[e->more - 1];
+    const pend *p = &q->v[q->head++];
+    e->id = p->id;
+    e->comm = p->comm;
+    e->persistent = (uint32_t)p->persistent;
+    if (q->head == q->n) {
+        q->head = q->n = 0;
+        q->next_free = m->qfree;
+        m->qfree = e->more;
+        e->more = 0;
+    } else if (q->head >= 16 && q->head * 2 >= q->n) {
+        memmove(q->v, q->v + q->head, (q->n - q->head) * sizeof *q->v);
+        q->n -= q->head;
+        q->head = 0;
+    }
+}
+
+/* Drops the oldest request of e, and e itself when it was the last. */
+static inline void req_pop(reqmap *m, reqent *e)
+{
+    if (e->more == 0)
         req_del(m, e);
-        return;
-    }
-    e->first = e->more[e->head++];
-    if (e->head == e->n) {
-        e->head = e->n = 0;
-    } else if (e->head >= 16 && e->head * 2 >= e->n) {
-        memmove(e->more, e->more + e->head, (e->n - e->head) * sizeof *e->more);
-        e->n -= e->head;
-        e->head = 0;
-    }
+    else
+        req_pop_more(m, e);
 }
 
 static void req_free_all(reqmap *m)
 {
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->slot[i].more);
+    for (size_t i = 0; i < m->nq; i++)
+        free(m->q[i].v);
+    free(m->q);
     free(m->slot);
 }
 
@@ -397,20 +429,20 @@ static int join_request(fc_cursor *c, fc_record *rec)
     if (role == REQ_NONE || ev->obj == 0 || (role == REQ_COMPLETE && (ev->flags & FC_EVF_NULL)))
         return 0;
     if (role == REQ_POST || role == REQ_PINIT) {
-        pend p = {c->next_req++, ev->comm, role == REQ_PINIT};
-        rec->req = p.id;
-        return req_push(&c->reqs, ev->obj, &p);
+        uint64_t id = c->next_req++;
+        rec->req = id;
+        return req_push(&c->reqs, ev->obj, id, ev->comm, role == REQ_PINIT);
     }
     reqent *e = req_find(&c->reqs, ev->obj);
     if (e == NULL) {
-        pend p = {c->next_req++, ev->comm, 0};
-        rec->req = p.id;
-        return role == REQ_USE ? req_push(&c->reqs, ev->obj, &p) : 0;
+        uint64_t id = c->next_req++;
+        rec->req = id;
+        return role == REQ_USE ? req_push(&c->reqs, ev->obj, id, ev->comm, 0) : 0;
     }
-    rec->req = e->first.id;
+    rec->req = e->id;
     if (role == REQ_COMPLETE)
-        rec->comm = e->first.comm;
-    if (role == REQ_FREE || (role == REQ_COMPLETE && !e->first.persistent))
+        rec->comm = e->comm;
+    if (role == REQ_FREE || (role == REQ_COMPLETE && !e->persistent))
         req_pop(&c->reqs, e);
     return 0;
 }
