@@ -219,6 +219,9 @@ typedef struct stream {
     uint64_t left, blk_off; /* records left in the block; payload offset, for messages */
     fc_event_codec *codec;
     const fc_event *head;   /* the next record, held in codec (its thread unset); NULL at the end */
+    /* fc__event_unchecked's test as two comparisons: p <= rsafe and codec->dur <= dsafe. rsafe
+     * is the start of raw (which p is past) until the chunk is known to be in columns. */
+    const unsigned char *rsafe, *dsafe;
 } stream;
 
 struct fc_cursor {
@@ -287,6 +290,7 @@ static int load_block(fc_cursor *c, stream *s, const fc__blk *b)
                        (unsigned long long)(b->off - FC_BLOCK_HEADER_SIZE));
     fc__codec_rewind(s->codec, base);
     s->p = p;
+    s->rsafe = s->dsafe = s->raw;
     s->end = end;
     s->left = count;
     s->blk_off = b->off - FC_BLOCK_HEADER_SIZE;
@@ -327,6 +331,17 @@ static __attribute__((noinline)) const fc_event *decode_checked(fc_event_codec *
     return fc__event_decode(c, p, end, 1, 0);
 }
 
+/* Sets the limits of s's unchecked test once its chunk is known to be in columns: then, and only
+ * then, fc__event_unchecked(codec, p) is p <= rsafe && codec->dur <= dsafe. */
+static void set_safe(stream *s)
+{
+    const fc_event_codec *k = s->codec;
+    if (k->cols == 2 && k->rend - s->raw >= FC__EVENT_COLS_REC_MAX && k->dend - s->raw >= 10) {
+        s->rsafe = k->rend - FC__EVENT_COLS_REC_MAX;
+        s->dsafe = k->dend - 10;
+    }
+}
+
 /* Moves s to its next record of a known kind (head NULL at the end). Inline, and forced so, so
  * that the common case, the next record of the current block, costs no call: it runs for every
  * record. */
@@ -342,12 +357,14 @@ static inline __attribute__((always_inline)) int advance(fc_cursor *c, stream *s
             continue;
         }
         /* fc_event_decode_ref, with its common case decoded here without a call. The test is
-         * fc__event_unchecked's (event.h), spelled out: through the function, gcc 12 makes the
-         * decoding below 16 instructions a record longer. */
-        const fc_event_codec *k = s->codec;
-        const fc_event *e = k->cols == 2 && k->rend - s->p >= FC__EVENT_COLS_REC_MAX && k->dend - k->dur >= 10
-                                ? fc__event_decode(s->codec, &s->p, s->end, 0, 0)
-                                : decode_checked(s->codec, &s->p, s->end);
+         * fc__event_unchecked's (event.h), with its limits worked out once per chunk. */
+        const fc_event *e;
+        if (s->p <= s->rsafe && s->codec->dur <= s->dsafe) {
+            e = fc__event_decode(s->codec, &s->p, s->end, 0, 0);
+        } else {
+            e = decode_checked(s->codec, &s->p, s->end);
+            set_safe(s);
+        }
         if (e == NULL) {
             s->head = NULL;
             return fc__err(FC_ECORRUPT, "%s: offset %llu: EVENTS block has a malformed record", c->r->pub.file,

@@ -307,7 +307,7 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
         c->gap = g;
         c->dur = d;
     }
-    if (c->cols == 0) { /* the chunk's first record: where its columns are is known now */
+    if (checked && c->cols == 0) { /* the chunk's first record: where its columns are is known now */
         c->cols = cols;
         c->gend = gend;
         c->dend = dend;
