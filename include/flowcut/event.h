@@ -232,7 +232,7 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
             cols = 2;
         }
     }
-    if (q >= rend)
+    if (checked && q >= rend) /* unchecked, the record column goes on past q */
         return NULL;
     unsigned kind = *q++;
     if (kind >= FC_EV_MAX_ || FC__GET(&q, rend, &len) < 0 || len < 1 || len > (uint64_t)(rend - q))
