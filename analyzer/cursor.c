@@ -235,6 +235,7 @@ struct fc_cursor {
     reqmap reqs;
     uint64_t next_req;
     int failed;
+    stream *one; /* the stream of a rank with one thread until the cursor fails, else NULL */
     /* req_role of each kind, or KIND_UNKNOWN: a load per record instead of two switches. */
     unsigned char role[FC_EV_MAX_];
     /* What fc_rank_align and fc_rank_peer_world do for nearly every record, taken at open (see
@@ -413,6 +414,8 @@ int fc_cursor_open(fc_trace *t, size_t i, fc_cursor **out)
         if ((rc = advance(c, &c->s[k])) < 0)
             goto out;
     }
+    if (c->ns == 1)
+        c->one = &c->s[0];
 out:
     if (rc < 0)
         fc_cursor_close(c);
@@ -437,7 +440,7 @@ void fc_cursor_close(fc_cursor *c)
 }
 
 /* Gives rec its request id by the rule of reader.h, and the communicator its peer refers to. */
-static int join_request(fc_cursor *c, fc_record *rec)
+static inline __attribute__((always_inline)) int join_request(fc_cursor *c, fc_record *rec)
 {
     const fc_event *ev = &rec->ev;
     int role = c->role[ev->kind];
@@ -467,7 +470,7 @@ static int join_request(fc_cursor *c, fc_record *rec)
 /* Fills in rec's rank, aligned times and world peer as fc_rank_align and fc_rank_peer_world give
  * them (reader.h), with their common cases done here without a call: a constant clock offset, a
  * negative peer (FC_PEER_*, unchanged) and a peer in a defined MPI_COMM_WORLD (its local group). */
-static void derive(const fc_cursor *c, fc_record *rec)
+static inline __attribute__((always_inline)) void derive(const fc_cursor *c, fc_record *rec)
 {
     const fc_rank *r = &c->r->pub;
     rec->rank = r->info.rank;
@@ -488,30 +491,42 @@ static void derive(const fc_cursor *c, fc_record *rec)
         rec->peer = fc_rank_peer_world(r, rec->comm, rec->ev.peer);
 }
 
-int fc_cursor_next(fc_cursor *c, fc_record *rec)
+/* fc_cursor_next's work once the stream of the next record is chosen. */
+static inline __attribute__((always_inline)) int take(fc_cursor *c, stream *best, fc_record *rec)
 {
-    if (c->failed)
-        return c->failed;
-    stream *best = NULL;
-    if (c->ns == 1) { /* most ranks have one thread */
-        if (c->s[0].head != NULL)
-            best = &c->s[0];
-    } else {
-        for (size_t k = 0; k < c->ns; k++)
-            if (c->s[k].head != NULL && (best == NULL || c->s[k].head->t0 < best->head->t0))
-                best = &c->s[k];
-    }
-    if (best == NULL)
-        return 0;
     rec->ev = *best->head;
     rec->ev.thread = best->thread;
     int rc = advance(c, best);
     if (rc == 0 && (rc = join_request(c, rec)) == FC_ENOMEM)
         fc__err(rc, "%s: out of memory", c->r->pub.file);
-    if (rc < 0)
+    if (rc < 0) {
+        c->one = NULL;
         return c->failed = rc;
+    }
     derive(c, rec);
     return 1;
+}
+
+/* fc_cursor_next's cases other than a record of a rank with one thread. */
+static __attribute__((noinline)) int next_other(fc_cursor *c, fc_record *rec)
+{
+    if (c->failed)
+        return c->failed;
+    stream *best = NULL;
+    for (size_t k = 0; k < c->ns; k++)
+        if (c->s[k].head != NULL && (best == NULL || c->s[k].head->t0 < best->head->t0))
+            best = &c->s[k];
+    if (best == NULL)
+        return 0;
+    return take(c, best, rec);
+}
+
+int fc_cursor_next(fc_cursor *c, fc_record *rec)
+{
+    stream *s = c->one; /* most ranks have one thread */
+    if (s != NULL && s->head != NULL)
+        return take(c, s, rec);
+    return next_other(c, rec);
 }
 
 /* ---- the merge of ranks: a binary heap of cursors keyed by their next record ------------------ */
