@@ -209,7 +209,7 @@ static inline __attribute__((always_inline)) const fc_event *
 fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char *end, int checked, int undo)
 {
 /* A value at *pp, in a column that ends at lim. Unchecked, ten bytes stand in for the column. */
-#define FC__GET(pp, lim, out) fc_get_uvarint(pp, checked ? (lim) : *(pp) + 10, out)
+#define FC__GET(pp, lim, out) (checked ? fc_get_uvarint(pp, lim, out) : fc__get_uvarint_unchecked(pp, out))
     const unsigned char *q = *p, *rend = end;
     const unsigned char *g = c->gap, *gend = c->gend, *d = c->dur, *dend = c->dend;
     uint64_t len, dt, dur, v;
