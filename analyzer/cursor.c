@@ -491,11 +491,13 @@ static inline __attribute__((always_inline)) void derive(const fc_cursor *c, fc_
         rec->peer = fc_rank_peer_world(r, rec->comm, rec->ev.peer);
 }
 
-/* fc_cursor_next's work once the stream of the next record is chosen. */
-static inline __attribute__((always_inline)) int take(fc_cursor *c, stream *best, fc_record *rec)
+/* fc_cursor_next's work once the stream of the next record is chosen. With one 1, best is the
+ * only stream, thread 0, which the record held in the codec already has (nothing sets it there). */
+static inline __attribute__((always_inline)) int take(fc_cursor *c, stream *best, fc_record *rec, int one)
 {
     rec->ev = *best->head;
-    rec->ev.thread = best->thread;
+    if (!one)
+        rec->ev.thread = best->thread;
     int rc = advance(c, best);
     if (rc == 0 && (rc = join_request(c, rec)) == FC_ENOMEM)
         fc__err(rc, "%s: out of memory", c->r->pub.file);
@@ -518,14 +520,14 @@ static __attribute__((noinline)) int next_other(fc_cursor *c, fc_record *rec)
             best = &c->s[k];
     if (best == NULL)
         return 0;
-    return take(c, best, rec);
+    return take(c, best, rec, 0);
 }
 
 int fc_cursor_next(fc_cursor *c, fc_record *rec)
 {
     stream *s = c->one; /* most ranks have one thread */
     if (s != NULL && s->head != NULL)
-        return take(c, s, rec);
+        return take(c, s, rec, 1);
     return next_other(c, rec);
 }
 
