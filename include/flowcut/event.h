@@ -258,6 +258,11 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
      * the values, format 2 the differences to the last record for peer, tag, bytes, obj and
      * bytes2 (and peer and tag are zigzagged in both). */
     fc_event *e = &c->last[kind];
+#if defined(__GNUC__)
+    /* Opaque to the compiler, e is kept whole: gcc 12 otherwise keeps kind and works out
+     * c->last + kind * sizeof *e anew at each field, two instructions a field. */
+    __asm__("" : "+r"(e));
+#endif
     /* Without undo, what does not depend on the fields is stored at once, which frees registers
      * for the fields; and with no copy to save, a record without fields takes the same way, one
      * test less. */
