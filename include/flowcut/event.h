@@ -318,8 +318,11 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
         c->dend = dend;
         c->rend = rend;
     }
-    /* Body bytes past the known fields belong to a newer minor version: skipped. */
-    *p = cols == 2 && bend == rend ? dend : bend;
+    /* Body bytes past the known fields belong to a newer minor version: skipped. Unchecked and
+     * without undo (a reader that counts the records of a chunk, as the cursor does), *p stays
+     * at the end of the record column after the last one: a record read from there fails all
+     * the same as from the end of the chunk. */
+    *p = (checked || undo) && cols == 2 && bend == rend ? dend : bend;
     return e;
 }
 
