@@ -277,21 +277,46 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
         fc_event saved;
         if (undo)
             saved = *e;
-        uint64_t k = cols == 2;
 #define FC__FIELD(bit, expr)                                                                       \
     if (mask & (bit)) {                                                                            \
         if (FC__GET(&q, rend, &v) < 0)                                                             \
             goto cut;                                                                              \
         expr;                                                                                      \
     }
-        FC__FIELD(FC_EVM_PEER, e->peer = (int64_t)((uint64_t)fc_unzigzag(v) + k * (uint64_t)e->peer))
-        FC__FIELD(FC_EVM_TAG, e->tag = (int64_t)((uint64_t)fc_unzigzag(v) + k * (uint64_t)e->tag))
-        FC__FIELD(FC_EVM_COMM, e->comm = v)
-        FC__FIELD(FC_EVM_BYTES, e->bytes = k ? e->bytes + (uint64_t)fc_unzigzag(v) : v)
-        FC__FIELD(FC_EVM_OBJ, e->obj = k ? e->obj + (uint64_t)fc_unzigzag(v) : v)
-        FC__FIELD(FC_EVM_SITE, e->site = v)
-        FC__FIELD(FC_EVM_FLAGS, e->flags = v)
-        FC__FIELD(FC_EVM_BYTES2, e->bytes2 = k ? e->bytes2 + (uint64_t)fc_unzigzag(v) : v)
+/* A difference to the field's last value (columns, and so every unchecked record): read with
+ * fc__get_svarint_unchecked where it can be. */
+#define FC__DELTA(bit, field, type)                                                                \
+    if (mask & (bit)) {                                                                            \
+        if (checked) {                                                                             \
+            if (FC__GET(&q, rend, &v) < 0)                                                         \
+                goto cut;                                                                          \
+            sv = fc_unzigzag(v);                                                                   \
+        } else if (fc__get_svarint_unchecked(&q, &sv) < 0) {                                       \
+            goto cut;                                                                              \
+        }                                                                                          \
+        e->field = (type)((uint64_t)e->field + (uint64_t)sv);                                      \
+    }
+        if (cols == 2) {
+            int64_t sv;
+            FC__DELTA(FC_EVM_PEER, peer, int64_t)
+            FC__DELTA(FC_EVM_TAG, tag, int64_t)
+            FC__FIELD(FC_EVM_COMM, e->comm = v)
+            FC__DELTA(FC_EVM_BYTES, bytes, uint64_t)
+            FC__DELTA(FC_EVM_OBJ, obj, uint64_t)
+            FC__FIELD(FC_EVM_SITE, e->site = v)
+            FC__FIELD(FC_EVM_FLAGS, e->flags = v)
+            FC__DELTA(FC_EVM_BYTES2, bytes2, uint64_t)
+        } else {
+            FC__FIELD(FC_EVM_PEER, e->peer = fc_unzigzag(v))
+            FC__FIELD(FC_EVM_TAG, e->tag = fc_unzigzag(v))
+            FC__FIELD(FC_EVM_COMM, e->comm = v)
+            FC__FIELD(FC_EVM_BYTES, e->bytes = v)
+            FC__FIELD(FC_EVM_OBJ, e->obj = v)
+            FC__FIELD(FC_EVM_SITE, e->site = v)
+            FC__FIELD(FC_EVM_FLAGS, e->flags = v)
+            FC__FIELD(FC_EVM_BYTES2, e->bytes2 = v)
+        }
+#undef FC__DELTA
 #undef FC__FIELD
         if (q > bend) {
         cut:
