@@ -249,9 +249,17 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
             return NULL;
         t0 = c->prev_t0 + dt;
     } else {
-        if (FC__GET(&g, dend, &dt) < 0 || g > gend || FC__GET(&d, dend, &dur) < 0)
+        int64_t gap;
+        if (checked) {
+            if (FC__GET(&g, dend, &dt) < 0)
+                return NULL;
+            gap = fc_unzigzag(dt);
+        } else if (fc__get_svarint_unchecked(&g, &gap) < 0) {
             return NULL;
-        t0 = c->prev_t1 + (uint64_t)fc_unzigzag(dt);
+        }
+        if (g > gend || FC__GET(&d, dend, &dur) < 0)
+            return NULL;
+        t0 = c->prev_t1 + (uint64_t)gap;
     }
     /* The fields are decoded in place, into the kind's last record; a copy of it taken first puts
      * it back when the record turns out cut short, so that c is then as it was. Format 1 stores
