@@ -235,7 +235,8 @@ struct fc_cursor {
     reqmap reqs;
     uint64_t next_req;
     int failed;
-    stream *one; /* the stream of a rank with one thread until the cursor fails, else NULL */
+    stream *one; /* a rank with one thread: its stream while it has a record and the cursor has not
+                  * failed; NULL otherwise */
     /* req_role of each kind, or KIND_UNKNOWN: a load per record instead of two switches. */
     unsigned char role[FC_EV_MAX_];
     /* What fc_rank_align and fc_rank_peer_world do for nearly every record, taken at open (see
@@ -353,6 +354,7 @@ static inline __attribute__((always_inline)) int advance(fc_cursor *c, stream *s
             int rc = next_block(c, s);
             if (rc <= 0) {
                 s->head = NULL;
+                c->one = NULL; /* had s been the only stream, it has no record left */
                 return rc;
             }
             continue;
@@ -368,6 +370,7 @@ static inline __attribute__((always_inline)) int advance(fc_cursor *c, stream *s
         }
         if (e == NULL) {
             s->head = NULL;
+            c->one = NULL;
             return fc__err(FC_ECORRUPT, "%s: offset %llu: EVENTS block has a malformed record", c->r->pub.file,
                            (unsigned long long)s->blk_off);
         }
@@ -414,7 +417,7 @@ int fc_cursor_open(fc_trace *t, size_t i, fc_cursor **out)
         if ((rc = advance(c, &c->s[k])) < 0)
             goto out;
     }
-    if (c->ns == 1)
+    if (c->ns == 1 && c->s[0].head != NULL)
         c->one = &c->s[0];
 out:
     if (rc < 0)
@@ -526,7 +529,7 @@ static __attribute__((noinline)) int next_other(fc_cursor *c, fc_record *rec)
 int fc_cursor_next(fc_cursor *c, fc_record *rec)
 {
     stream *s = c->one; /* most ranks have one thread */
-    if (s != NULL && s->head != NULL)
+    if (s != NULL)
         return take(c, s, rec, 1);
     return next_other(c, rec);
 }
