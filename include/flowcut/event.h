@@ -35,7 +35,7 @@ typedef struct fc_event {
  * fc_event_codec_reset does exactly that. The decoder tells the two layouts apart by the chunk's
  * first byte, so one codec reads format 1 and format 2 files alike. */
 typedef struct fc_event_codec {
-    uint64_t prev_t0, prev_t1;
+    uint64_t prev_t0, prev_t1; /* prev_t0 is for rows: in columns the decoder may leave it behind */
     int cols;                        /* decoder: 0 before the first record, 1 rows, 2 columns */
     const unsigned char *gap, *gend; /* decoder, columns: next gap and end of the gap column */
     const unsigned char *dur, *dend; /* decoder, columns: next duration and end of the chunk */
@@ -276,7 +276,9 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
      * test less. */
     if (!undo) {
         e->kind = kind;
-        e->t0 = c->prev_t0 = t0;
+        e->t0 = t0;
+        if (checked) /* unchecked records are in columns, where prev_t0 is not read */
+            c->prev_t0 = t0;
         e->t1 = c->prev_t1 = t0 + dur;
         c->gap = g;
         c->dur = d;
