@@ -61,8 +61,6 @@ static inline size_t req_slot(const reqmap *m, uint64_t handle)
 
 static inline reqent *req_find(reqmap *m, uint64_t handle)
 {
-    if (m->cap == 0)
-        return NULL;
     reqent *e = &m->slot[req_slot(m, handle)];
     return e->handle == handle ? e : NULL;
 }
@@ -71,7 +69,7 @@ static inline reqent *req_find(reqmap *m, uint64_t handle)
 static __attribute__((noinline)) int req_push_slow(reqmap *m, uint64_t handle, uint64_t id, uint64_t comm,
                                                    int persistent, size_t j)
 {
-    if (m->cap > 0 && m->slot[j].handle == handle) {
+    if (m->slot[j].handle == handle) {
         reqent *e = &m->slot[j];
         if (e->more == 0) {
             if (m->qfree != 0) {
@@ -91,8 +89,8 @@ static __attribute__((noinline)) int req_push_slow(reqmap *m, uint64_t handle, u
         return 0;
     }
     if ((m->used + 1) * 2 > m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 64;
-        unsigned nshift = m->cap ? m->shift - 1 : 64 - 6;
+        size_t ncap = m->cap * 2;
+        unsigned nshift = m->shift - 1;
         reqent *ns = calloc(ncap, sizeof *ns);
         if (ns == NULL)
             return FC_ENOMEM;
@@ -115,12 +113,22 @@ static __attribute__((noinline)) int req_push_slow(reqmap *m, uint64_t handle, u
     return 0;
 }
 
+/* Gives m its first slots, so that the lookups need not test for none. */
+static int req_init(reqmap *m)
+{
+    if ((m->slot = calloc(64, sizeof *m->slot)) == NULL)
+        return FC_ENOMEM;
+    m->cap = 64;
+    m->shift = 64 - 6;
+    return 0;
+}
+
 /* Appends a request to the queue of handle, creating the entry when needed. Inline for the common
  * case, a new handle in a map with room: one per posted request. */
 static inline int req_push(reqmap *m, uint64_t handle, uint64_t id, uint64_t comm, int persistent)
 {
-    size_t j = m->cap > 0 ? req_slot(m, handle) : 0;
-    if (m->cap == 0 || m->slot[j].handle == handle || (m->used + 1) * 2 > m->cap)
+    size_t j = req_slot(m, handle);
+    if (m->slot[j].handle == handle || (m->used + 1) * 2 > m->cap)
         return req_push_slow(m, handle, id, comm, persistent, j);
     m->slot[j] = (reqent){handle, id, comm, (uint32_t)persistent, 0};
     m->used++;
@@ -408,7 +416,7 @@ int fc_cursor_open(fc_trace *t, size_t i, fc_cursor **out)
         c->world_ranks = world->local;
         c->world_size = world->local_size;
     }
-    if (c->ns > 0 && (c->s = calloc(c->ns, sizeof *c->s)) == NULL) {
+    if ((c->ns > 0 && (c->s = calloc(c->ns, sizeof *c->s)) == NULL) || req_init(&c->reqs) < 0) {
         rc = fc__err(FC_ENOMEM, "out of memory");
         goto out;
     }
@@ -431,7 +439,7 @@ void fc_cursor_close(fc_cursor *c)
 {
     if (c == NULL)
         return;
-    for (size_t k = 0; k < c->ns; k++) {
+    for (size_t k = 0; c->s != NULL && k < c->ns; k++) {
         free(c->s[k].raw);
         free(c->s[k].codec);
     }
