@@ -209,7 +209,8 @@ static inline __attribute__((always_inline)) const fc_event *
 fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char *end, int checked, int undo)
 {
 /* A value at *pp, in a column that ends at lim. Unchecked, ten bytes stand in for the column. */
-#define FC__GET(pp, lim, out) (checked ? fc_get_uvarint(pp, lim, out) : fc__get_uvarint_unchecked(pp, out))
+#define FC__GET(pp, lim, out)                                                                      \
+    (checked ? fc_get_uvarint(pp, lim, out) : fc__get_uvarint_unchecked(pp, out))
     const unsigned char *q = *p, *rend = end;
     const unsigned char *g = c->gap, *gend = c->gend, *d = c->dur, *dend = c->dend;
     uint64_t len, dt, dur, v;
@@ -347,7 +348,8 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
         c->gap = g;
         c->dur = d;
     }
-    if (checked && c->cols == 0) { /* the chunk's first record: where its columns are is known now */
+    /* The chunk's first record (read checked): where its columns are is known now. */
+    if (checked && c->cols == 0) {
         c->cols = cols;
         c->gend = gend;
         c->dend = dend;
