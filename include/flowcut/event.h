@@ -236,7 +236,10 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
     if (checked && q >= rend) /* unchecked, the record column goes on past q */
         return NULL;
     unsigned kind = *q++;
-    if (kind >= FC_EV_MAX_ || FC__GET(&q, rend, &len) < 0 || len < 1 || len > (uint64_t)(rend - q))
+    /* Marked rare, which lays the decoding out in one line. */
+    if (__builtin_expect(kind >= FC_EV_MAX_ || FC__GET(&q, rend, &len) < 0 || len < 1 ||
+                             len > (uint64_t)(rend - q),
+                         0))
         return NULL;
     const unsigned char *bend = q + len;
     unsigned mask = *q++;
