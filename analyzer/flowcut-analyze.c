@@ -164,23 +164,28 @@ int main(int argc, char **argv)
     }
     unsigned models[FC_NMODELS], nmodels = 0;
     int all = strcmp(model, "all") == 0, none = strcmp(model, "none") == 0, text = strcmp(format, "text") == 0;
-    if (strcmp(format, "csv") == 0 && none) {
-        /* The CSV rows are written as the flows are matched and swept, in the order of their ids,
-         * so that no flow is kept either: call sites and the output are needed first. */
+    if ((strcmp(format, "csv") == 0 || strcmp(format, "json") == 0) && none) {
+        /* The CSV rows and the JSON document are written as the flows are matched and swept, the
+         * CSV rows and the JSON flows in the order of their ids (rows and flows wait only for a
+         * lower id; the JSON flows and the intra-node messages wait in temporary files), so that
+         * neither flows nor intervals are kept: call sites and the output are needed first. */
+        int json = strcmp(format, "json") == 0;
         fc__csv_stream *cs = NULL;
+        fc__json_stream *js = NULL;
         if (open_report(t, output, &syms, &out) < 0)
             goto out;
         fc__analysis ca = {.trace_path = path, .trace = t, .syms = syms, .eager_source = eager_source,
                            .top = (size_t)top};
-        progress("matching messages and writing the flows");
-        rc = fc__csv_stream_new(out, &ca, &cs);
+        progress(json ? "matching messages and writing the document" : "matching messages and writing the flows");
+        rc = json ? fc__json_stream_new(out, &ca, &js) : fc__csv_stream_new(out, &ca, &cs);
         if (rc == 0) {
-            fc_match_sink sink = fc__csv_stream_sink(cs);
+            fc_match_sink sink = json ? fc__json_stream_sink(js) : fc__csv_stream_sink(cs);
             rc = fc__match_stream(t, have_eager ? eager : 0, &sink, &m);
             if (rc == 0)
-                rc = fc__csv_stream_finish(cs, m);
+                rc = json ? fc__json_stream_finish(js, m) : fc__csv_stream_finish(cs, m);
         }
         fc__csv_stream_free(cs);
+        fc__json_stream_free(js);
         if (rc < 0) {
             fprintf(stderr, "flowcut analyze: %s%s%s\n", output ? output : "", output ? ": " : "", fc_errmsg());
             goto out;

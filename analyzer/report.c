@@ -159,7 +159,8 @@ static void ob_secs(fc__obuf *o, double x)
 /* The flows and the intervals are nearly all of a JSON document: they go through the buffered
  * writer of numfmt.h, which writes the same bytes as stdio would at a fraction of its cost per
  * piece. The predictions (report-predict.c) write to the stream: the buffer is flushed first. */
-static void json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl)
+static void json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl, const fc__label_run *runs,
+                      size_t nruns)
 {
     const fc_match *m = a->match;
     FC__OB_LIT(o, "{\"id\": ");
@@ -190,10 +191,6 @@ static void json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl)
     FC__OB_LIT(o, ", \"recv_site\": ");
     fc__ob_json_str(o, fc__report_site(a, fl->dst_rank, fl->recv_site));
     if (!fl->intra) {
-        const fc__label_run *runs = NULL;
-        size_t nruns = 0;
-        if (fc__intervals_history(a->iv, fl->id, &runs, &nruns) < 0)
-            nruns = 0;
         FC__OB_LIT(o, ", \"conflict\": [");
         for (size_t r = 0; r < nruns; r++) {
             const fc_label *l = &runs[r].label;
@@ -221,6 +218,71 @@ static void json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl)
     fc__ob_char(o, '}');
 }
 
+/* The flow with the label history of the stored intervals (a->iv). */
+static void json_flow_stored(fc__obuf *o, const fc__analysis *a, const fc_flow *fl)
+{
+    const fc__label_run *runs = NULL;
+    size_t nruns = 0;
+    if (fl->intra || fc__intervals_history(a->iv, fl->id, &runs, &nruns) < 0)
+        nruns = 0;
+    json_flow(o, a, fl, runs, nruns);
+}
+
+/* Interval number i of the document, [start, end) with the ids[0..n) active (ascending) and its
+ * conflicts c[0..nc) (sorted by node then kind), after a comma unless it is the first. */
+static void json_interval(fc__obuf *o, const fc__analysis *a, size_t i, double start, double end, const uint64_t *ids,
+                          size_t n, const fc__conflict *c, size_t nc)
+{
+    if (i)
+        fc__ob_char(o, ',');
+    FC__OB_LIT(o, "\n    {\"start\": ");
+    ob_secs(o, start);
+    FC__OB_LIT(o, ", \"end\": ");
+    ob_secs(o, end);
+    FC__OB_LIT(o, ", \"flows\": [");
+    for (size_t j = 0; j < n; j++) {
+        if (j)
+            FC__OB_LIT(o, ", ");
+        fc__ob_u64(o, ids[j]);
+    }
+    FC__OB_LIT(o, "], \"conflicts\": [");
+    for (size_t j = 0; j < nc; j++) {
+        /* A mixed conflict is one conflict with two roles: it is named "mixed" here, its flows
+         * being {entering, leaving}. */
+        if (j)
+            FC__OB_LIT(o, ", ");
+        FC__OB_LIT(o, "{\"node\": ");
+        fc__ob_json_str(o, node_name(a->match, c[j].node));
+        FC__OB_LIT(o, ", \"kind\": \"");
+        const char *kn = c[j].kind == FC_CONFLICT_MIXED_IN ? "mixed" : fc__conflict_name(c[j].kind);
+        fc__ob_put(o, kn, strlen(kn));
+        FC__OB_LIT(o, "\", \"k\": ");
+        fc__ob_u64(o, c[j].k);
+        FC__OB_LIT(o, ", \"flows\": [");
+        for (uint32_t q = 0; q < c[j].k; q++) {
+            if (q)
+                FC__OB_LIT(o, ", ");
+            fc__ob_u64(o, c[j].flows[q]);
+        }
+        FC__OB_LIT(o, "]}");
+    }
+    fc__ob_char(o, ']');
+    if (a->pred != NULL) {
+        fc__ob_flush(o);
+        fc__report_json_interval_error(o->f, a, i);
+    }
+    fc__ob_char(o, '}');
+}
+
+/* The end of the intervals array, which holds n of them. */
+static void json_intervals_end(fc__obuf *o, size_t n)
+{
+    if (n)
+        FC__OB_LIT(o, "\n  ],\n");
+    else
+        FC__OB_LIT(o, "],\n");
+}
+
 static void json_intervals(fc__obuf *o, const fc__analysis *a)
 {
     size_t n = fc__intervals_count(a->iv);
@@ -229,66 +291,37 @@ static void json_intervals(fc__obuf *o, const fc__analysis *a)
         const fc_interval *in = fc__intervals_get(a->iv, i);
         const fc__conflict *c = NULL;
         size_t nc = fc__intervals_conflicts(a->iv, i, &c);
-        if (i)
-            fc__ob_char(o, ',');
-        FC__OB_LIT(o, "\n    {\"start\": ");
-        ob_secs(o, in->start);
-        FC__OB_LIT(o, ", \"end\": ");
-        ob_secs(o, in->end);
-        FC__OB_LIT(o, ", \"flows\": [");
-        for (size_t j = 0; j < in->nflows; j++) {
-            if (j)
-                FC__OB_LIT(o, ", ");
-            fc__ob_u64(o, in->flows[j]);
-        }
-        FC__OB_LIT(o, "], \"conflicts\": [");
-        for (size_t j = 0; j < nc; j++) {
-            /* A mixed conflict is one conflict with two roles: it is named "mixed" here, its
-             * flows being {entering, leaving}. */
-            if (j)
-                FC__OB_LIT(o, ", ");
-            FC__OB_LIT(o, "{\"node\": ");
-            fc__ob_json_str(o, node_name(a->match, c[j].node));
-            FC__OB_LIT(o, ", \"kind\": \"");
-            const char *kn = c[j].kind == FC_CONFLICT_MIXED_IN ? "mixed" : fc__conflict_name(c[j].kind);
-            fc__ob_put(o, kn, strlen(kn));
-            FC__OB_LIT(o, "\", \"k\": ");
-            fc__ob_u64(o, c[j].k);
-            FC__OB_LIT(o, ", \"flows\": [");
-            for (uint32_t q = 0; q < c[j].k; q++) {
-                if (q)
-                    FC__OB_LIT(o, ", ");
-                fc__ob_u64(o, c[j].flows[q]);
-            }
-            FC__OB_LIT(o, "]}");
-        }
-        fc__ob_char(o, ']');
-        if (a->pred != NULL) {
-            fc__ob_flush(o);
-            fc__report_json_interval_error(o->f, a, i);
-        }
-        fc__ob_char(o, '}');
+        json_interval(o, a, i, in->start, in->end, in->flows, in->nflows, c, nc);
     }
-    if (n)
-        FC__OB_LIT(o, "\n  ],\n");
-    else
-        FC__OB_LIT(o, "],\n");
+    json_intervals_end(o, n);
+}
+
+/* Flow-seconds under a label (kind, k), from the stored intervals or from a stream's sums. */
+typedef struct json_times {
+    double (*time)(const void *arg, uint32_t kind, uint32_t k);
+    const void *arg;
+    uint32_t max_k; /* the largest k of any label */
+} json_times;
+
+static double stored_time(const void *arg, uint32_t kind, uint32_t k)
+{
+    return fc__intervals_time(arg, kind, k);
 }
 
 /* One "kind": {"flow_s": x, "by_k": {...}} member of totals, summing the kinds given. */
-static void json_total(FILE *f, const fc__analysis *a, const char *name, uint32_t k1, uint32_t k2, int by_k)
+static void json_total(FILE *f, const json_times *tm, const char *name, uint32_t k1, uint32_t k2, int by_k)
 {
-    uint32_t maxk = fc__intervals_max_k(a->iv);
+    uint32_t maxk = tm->max_k;
     double sum = 0;
     int first = 1;
     for (uint32_t k = 1; k <= maxk; k++)
-        sum += fc__intervals_time(a->iv, k1, k) + (k2 != k1 ? fc__intervals_time(a->iv, k2, k) : 0);
+        sum += tm->time(tm->arg, k1, k) + (k2 != k1 ? tm->time(tm->arg, k2, k) : 0);
     fprintf(f, "\"%s\": {\"flow_s\": ", name);
     json_secs(f, sum);
     if (by_k) {
         fputs(", \"by_k\": {", f);
         for (uint32_t k = 2; k <= maxk; k++) {
-            double t = fc__intervals_time(a->iv, k1, k) + (k2 != k1 ? fc__intervals_time(a->iv, k2, k) : 0);
+            double t = tm->time(tm->arg, k1, k) + (k2 != k1 ? tm->time(tm->arg, k2, k) : 0);
             if (t <= 0)
                 continue;
             fprintf(f, "%s\"%" PRIu32 "\": ", first ? "" : ", ", k);
@@ -341,7 +374,14 @@ static void json_head(FILE *f, const fc__analysis *a)
     }
     fprintf(f, "],\n  \"eager_threshold\": %" PRIu64 ", \"eager_threshold_source\": ", m->eager_threshold);
     fc__json_str(f, a->eager_source);
-    fprintf(f, ",\n  \"clock\": {\"violations\": %" PRIu64 ", \"violations_beyond_uncertainty\": %" PRIu64
+    fputs(",\n", f);
+}
+
+/* The members known once every message is matched: the clock violations and the message counts. */
+static void json_counts(FILE *f, const fc__analysis *a)
+{
+    const fc_match *m = a->match;
+    fprintf(f, "  \"clock\": {\"violations\": %" PRIu64 ", \"violations_beyond_uncertainty\": %" PRIu64
                ", \"worst_s\": ",
             m->clock_violations, m->clock_violations_beyond);
     json_secs(f, m->clock_violations ? m->worst_violation : 0.0);
@@ -350,17 +390,18 @@ static void json_head(FILE *f, const fc__analysis *a)
             m->nflows, m->ninter, m->nflows - m->ninter, m->unmatched_sends, m->unmatched_recvs);
 }
 
-static void json_tail(FILE *f, const fc__analysis *a)
+static void json_tail(FILE *f, const fc__analysis *a, const json_times *tm)
 {
     const fc_match *m = a->match;
+    json_counts(f, a);
     fputs("  \"totals\": {", f);
-    json_total(f, a, "none", FC_CONFLICT_NONE, FC_CONFLICT_NONE, 0);
+    json_total(f, tm, "none", FC_CONFLICT_NONE, FC_CONFLICT_NONE, 0);
     fputs(", ", f);
-    json_total(f, a, "outgoing", FC_CONFLICT_OUTGOING, FC_CONFLICT_OUTGOING, 1);
+    json_total(f, tm, "outgoing", FC_CONFLICT_OUTGOING, FC_CONFLICT_OUTGOING, 1);
     fputs(", ", f);
-    json_total(f, a, "incoming", FC_CONFLICT_INCOMING, FC_CONFLICT_INCOMING, 1);
+    json_total(f, tm, "incoming", FC_CONFLICT_INCOMING, FC_CONFLICT_INCOMING, 1);
     fputs(", ", f);
-    json_total(f, a, "mixed", FC_CONFLICT_MIXED_IN, FC_CONFLICT_MIXED_OUT, 1);
+    json_total(f, tm, "mixed", FC_CONFLICT_MIXED_IN, FC_CONFLICT_MIXED_OUT, 1);
     fputs("},\n  \"wait_states\": {\"late_sender_s\": [", f);
     for (uint32_t r = 0; r < m->world; r++) {
         fputs(r ? ", " : "", f);
@@ -409,6 +450,9 @@ static int finish(FILE *f)
     return 0;
 }
 
+/* The document's members come in the order a streamed document can write them (fc__json_stream):
+ * what is known when matching starts, the intervals (as the sweep finds them), the flows and the
+ * intra-node messages (which wait in temporary files), then what is known only at the end. */
 int fc__report_json(FILE *f, const fc__analysis *a)
 {
     const fc_match *m = a->match;
@@ -418,12 +462,13 @@ int fc__report_json(FILE *f, const fc__analysis *a)
     if (o == NULL)
         return fc__err(FC_ENOMEM, "writing the report: out of memory");
     fc__ob_init(o, f);
+    json_intervals(o, a);
     FC__OB_LIT(o, "  \"flows\": [");
     for (size_t i = 0; i < m->ninter; i++) {
         if (i)
             fc__ob_char(o, ',');
         FC__OB_LIT(o, "\n    ");
-        json_flow(o, a, &m->flows[i]);
+        json_flow_stored(o, a, &m->flows[i]);
     }
     if (m->ninter)
         FC__OB_LIT(o, "\n  ],\n  \"intra\": [");
@@ -433,17 +478,356 @@ int fc__report_json(FILE *f, const fc__analysis *a)
         if (i > m->ninter)
             fc__ob_char(o, ',');
         FC__OB_LIT(o, "\n    ");
-        json_flow(o, a, &m->flows[i]);
+        json_flow_stored(o, a, &m->flows[i]);
     }
     if (m->nflows > m->ninter)
         FC__OB_LIT(o, "\n  ],\n");
     else
         FC__OB_LIT(o, "],\n");
-    json_intervals(o, a);
     fc__ob_flush(o);
     free(o);
-    json_tail(f, a);
+    json_times tm = {stored_time, a->iv, fc__intervals_max_k(a->iv)};
+    json_tail(f, a, &tm);
     return finish(f);
+}
+
+/* ---- JSON, streamed ------------------------------------------------------------------------- */
+
+/* An inter-node flow that waits for a lower id, with its label history (runs: malloc'd). */
+typedef struct jheld {
+    int used;
+    fc_flow fl;
+    fc__label_run *runs;
+    size_t nruns;
+} jheld;
+
+/* One active flow of an interval, to be put in order of id. */
+typedef struct jact {
+    uint64_t id;
+    fc_label lab;
+} jact;
+
+/* One conflict of an interval: its flows at off in the stream's ids. */
+typedef struct jconf {
+    uint32_t kind, node, k;
+    size_t off;
+} jconf;
+
+struct fc__json_stream {
+    FILE *out, *ftmp, *itmp; /* ftmp: the flows, in order of id; itmp: the intra-node messages */
+    fc__obuf *ob, *fb, *ib;  /* the buffers in front of out, ftmp and itmp */
+    fc__analysis a;
+    fc__feed *feed;
+    fc_match_sink inner;
+    int started;             /* the head is written */
+    size_t niv;              /* intervals written */
+    jheld *ring;             /* flows of ids base .. base + cap - 1 at [id & (cap - 1)] */
+    size_t cap;
+    uint64_t base;
+    /* Flow-seconds by label, time[k * 5 + kind] for k < ktop, summed in the order the stored
+     * intervals sum them (interval by interval), so that the totals are the same numbers. */
+    double *time;
+    size_t ktop;
+    uint32_t max_k;
+    /* Scratch of one interval. */
+    jact *act;
+    size_t cact;
+    jconf *conf;
+    size_t nconf, cconf;
+    uint64_t *ids;
+    size_t nids, cids;
+    fc__conflict *cv;
+    size_t ccv;
+};
+
+static double stream_time(const void *arg, uint32_t kind, uint32_t k)
+{
+    const fc__json_stream *js = arg;
+    return k < js->ktop ? js->time[(size_t)k * 5 + kind] : 0;
+}
+
+static int jact_less(const jact *x, const jact *y)
+{
+    return x->id < y->id;
+}
+
+static int cmp_jact(const void *x, const void *y)
+{
+    uint64_t a = ((const jact *)x)->id, b = ((const jact *)y)->id;
+    return (a > b) - (a < b);
+}
+
+static int cmp_jconf(const void *x, const void *y)
+{
+    const jconf *a = x, *b = y;
+    if (a->node != b->node)
+        return a->node < b->node ? -1 : 1;
+    return (a->kind > b->kind) - (a->kind < b->kind);
+}
+
+static int jconf_less(const jconf *x, const jconf *y)
+{
+    return cmp_jconf(x, y) < 0;
+}
+
+FC__ISORT(sort_jact, jact, jact_less)
+FC__ISORT(sort_jconf, jconf, jconf_less)
+
+static int js_start(void *arg, const fc_match *m)
+{
+    fc__json_stream *js = arg;
+    js->a.match = m;
+    /* Everything the head says is known now: ranks, nodes, the eager threshold. */
+    json_head(js->out, &js->a);
+    FC__OB_LIT(js->ob, "  \"intervals\": [");
+    js->started = 1;
+    return 0;
+}
+
+static int js_flow(void *arg, const fc_flow *fl)
+{
+    fc__json_stream *js = arg;
+    return js->inner.flow(js->inner.arg, fl);
+}
+
+static int js_advance(void *arg, double watermark)
+{
+    fc__json_stream *js = arg;
+    return js->inner.advance(js->inner.arg, watermark);
+}
+
+/* An intra-node message, numbered from 0 among them: one line of the temporary file, renumbered
+ * once the inter-node count is known (fc__json_stream_finish). */
+static int js_intra(void *arg, const fc_flow *fl)
+{
+    fc__json_stream *js = arg;
+    json_flow(js->ib, &js->a, fl, NULL, 0);
+    fc__ob_char(js->ib, '\n');
+    return 0;
+}
+
+static int keep_jconf(void *arg, const fc__conflict *c)
+{
+    fc__json_stream *js = arg;
+    if (fc__reserve(&js->conf, &js->cconf, js->nconf + 1, sizeof *js->conf) ||
+        fc__reserve(&js->ids, &js->cids, js->nids + c->k, sizeof *js->ids))
+        return FC_ENOMEM;
+    js->conf[js->nconf++] = (jconf){c->kind, c->node, c->k, js->nids};
+    memcpy(js->ids + js->nids, c->flows, c->k * sizeof *c->flows);
+    js->nids += c->k;
+    return 0;
+}
+
+/* An interval of the sweep (sweep.h): written at once, as fc__intervals_build would store it. */
+static int js_interval(void *arg, const fc__sweep *s, size_t index, double start, double end)
+{
+    fc__json_stream *js = arg;
+    size_t n = fc__sweep_nactive(s);
+    if (fc__reserve(&js->act, &js->cact, n, sizeof *js->act) ||
+        fc__reserve(&js->ids, &js->cids, n, sizeof *js->ids))
+        return fc__err(FC_ENOMEM, "out of memory writing the JSON intervals");
+    for (size_t j = 0; j < n; j++) {
+        js->act[j] = (jact){fc__sweep_flow(s, j)->id, *fc__sweep_label(s, j)};
+        if (js->act[j].lab.k >= js->ktop) {
+            size_t ntop = 2 * (size_t)js->act[j].lab.k + 2;
+            double *t = realloc(js->time, ntop * 5 * sizeof *t);
+            if (t == NULL)
+                return fc__err(FC_ENOMEM, "out of memory writing the JSON intervals");
+            memset(t + js->ktop * 5, 0, (ntop - js->ktop) * 5 * sizeof *t);
+            js->time = t;
+            js->ktop = ntop;
+        }
+        if (js->act[j].lab.k > js->max_k)
+            js->max_k = js->act[j].lab.k;
+    }
+    if (n <= FC__ISORT_MAX)
+        sort_jact(js->act, n);
+    else
+        fc__sort(js->act, n, sizeof *js->act, cmp_jact);
+    for (size_t j = 0; j < n; j++) {
+        js->ids[j] = js->act[j].id;
+        js->time[(size_t)js->act[j].lab.k * 5 + js->act[j].lab.kind] += end - start;
+    }
+    /* The conflicts' flow lists go after the active ids in the same array. */
+    js->nids = n;
+    js->nconf = 0;
+    int rc = fc__sweep_conflicts(s, keep_jconf, js);
+    if (rc)
+        return rc == FC_ENOMEM ? fc__err(rc, "out of memory writing the JSON intervals") : rc;
+    if (js->nconf > FC__ISORT_MAX)
+        fc__sort(js->conf, js->nconf, sizeof *js->conf, cmp_jconf);
+    else if (js->nconf > 1)
+        sort_jconf(js->conf, js->nconf);
+    if (fc__reserve(&js->cv, &js->ccv, js->nconf, sizeof *js->cv))
+        return fc__err(FC_ENOMEM, "out of memory writing the JSON intervals");
+    for (size_t j = 0; j < js->nconf; j++)
+        js->cv[j] = (fc__conflict){js->conf[j].kind, js->conf[j].node, js->conf[j].k, js->ids + js->conf[j].off};
+    json_interval(js->ob, &js->a, index, start, end, js->ids, n, js->cv, js->nconf);
+    js->niv = index + 1;
+    return 0;
+}
+
+/* Writes flow fl (the next id) to the flows' temporary file. */
+static void js_put_flow(fc__json_stream *js, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+{
+    if (fl->id)
+        fc__ob_char(js->fb, ',');
+    FC__OB_LIT(js->fb, "\n    ");
+    json_flow(js->fb, &js->a, fl, runs, nruns);
+}
+
+/* A flow has passed its end (sweep.h): it is written once every lower id has been. */
+static int js_done(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+{
+    fc__json_stream *js = arg;
+    for (size_t r = 0; r < nruns; r++)
+        if (runs[r].label.k > js->max_k)
+            js->max_k = runs[r].label.k;
+    if (fl->id == js->base) {
+        js_put_flow(js, fl, runs, nruns);
+        js->base++;
+        for (jheld *h; (h = &js->ring[js->base & (js->cap - 1)])->used && h->fl.id == js->base; js->base++) {
+            js_put_flow(js, &h->fl, h->runs, h->nruns);
+            free(h->runs);
+            h->runs = NULL;
+            h->used = 0;
+        }
+        return 0;
+    }
+    if (fl->id - js->base >= js->cap) {
+        size_t ncap = js->cap;
+        while (fl->id - js->base >= ncap)
+            ncap *= 2;
+        jheld *r = calloc(ncap, sizeof *r);
+        if (r == NULL)
+            return fc__err(FC_ENOMEM, "out of memory ordering the JSON flows");
+        for (size_t i = 0; i < js->cap; i++)
+            if (js->ring[i].used)
+                r[js->ring[i].fl.id & (ncap - 1)] = js->ring[i];
+        free(js->ring);
+        js->ring = r;
+        js->cap = ncap;
+    }
+    fc__label_run *copy = NULL;
+    if (nruns > 0) {
+        if ((copy = malloc(nruns * sizeof *copy)) == NULL)
+            return fc__err(FC_ENOMEM, "out of memory ordering the JSON flows");
+        memcpy(copy, runs, nruns * sizeof *copy);
+    }
+    js->ring[fl->id & (js->cap - 1)] = (jheld){1, *fl, copy, nruns};
+    return 0;
+}
+
+int fc__json_stream_new(FILE *out, const fc__analysis *a, fc__json_stream **out_js)
+{
+    fc__json_stream *js = calloc(1, sizeof *js);
+    *out_js = NULL;
+    if (js == NULL)
+        return fc__err(FC_ENOMEM, "out of memory starting the JSON report");
+    js->out = out;
+    js->a = *a;
+    js->a.pred = NULL;
+    js->a.iv = NULL;
+    js->cap = 1024;
+    js->ring = calloc(js->cap, sizeof *js->ring);
+    fc__sweep_ops ops = {.arg = js, .interval = js_interval, .flow_done = js_done};
+    js->ob = calloc(1, sizeof *js->ob); /* empty until initialised: fc__json_stream_free flushes them */
+    js->fb = calloc(1, sizeof *js->fb);
+    js->ib = calloc(1, sizeof *js->ib);
+    if (js->ring == NULL || js->ob == NULL || js->fb == NULL || js->ib == NULL || (js->ftmp = tmpfile()) == NULL ||
+        (js->itmp = tmpfile()) == NULL || fc__feed_new(&ops, &js->feed) < 0) {
+        fc__json_stream_free(js);
+        return fc__err(FC_ENOMEM, "cannot start the JSON report: out of memory or no temporary file");
+    }
+    fc__ob_init(js->ob, out);
+    fc__ob_init(js->fb, js->ftmp);
+    fc__ob_init(js->ib, js->itmp);
+    fc__feed_intra(js->feed, js_intra, js);
+    js->inner = fc__feed_sink(js->feed);
+    *out_js = js;
+    return 0;
+}
+
+fc_match_sink fc__json_stream_sink(fc__json_stream *js)
+{
+    return (fc_match_sink){.arg = js, .start = js_start, .flow = js_flow, .advance = js_advance};
+}
+
+/* Copies what tmp holds to out; with renumber, each line is an entry `{"id": K, ...}` that becomes
+ * one of the array's, its id K + add. Returns 0 or FC_EIO. */
+static int js_copy(FILE *out, FILE *tmp, int renumber, uint64_t add)
+{
+    static const char idkey[] = "{\"id\": ";
+    char buf[65536];
+    int at_start = 1, first = 1;
+    size_t got;
+    if (fflush(tmp) != 0 || ferror(tmp) || fseek(tmp, 0, SEEK_SET) != 0)
+        return fc__err(FC_EIO, "the JSON report's temporary file: %s", strerror(errno ? errno : EIO));
+    if (!renumber) {
+        while ((got = fread(buf, 1, sizeof buf, tmp)) > 0)
+            fwrite(buf, 1, got, out);
+    } else {
+        while (fgets(buf, sizeof buf, tmp) != NULL) {
+            char *rest = buf;
+            size_t len = strlen(buf);
+            int eol = len > 0 && buf[len - 1] == '\n';
+            if (eol)
+                buf[--len] = '\0';
+            if (at_start) {
+                uint64_t k = 0;
+                if (strncmp(buf, idkey, sizeof idkey - 1) == 0)
+                    k = strtoull(buf + sizeof idkey - 1, &rest, 10);
+                fprintf(out, "%s\n    %s%" PRIu64, first ? "" : ",", idkey, add + k);
+                first = 0;
+            }
+            fputs(rest, out);
+            at_start = eol; /* an entry longer than buf comes in pieces */
+        }
+    }
+    if (ferror(tmp))
+        return fc__err(FC_EIO, "the JSON report's temporary file: %s", strerror(errno ? errno : EIO));
+    return 0;
+}
+
+int fc__json_stream_finish(fc__json_stream *js, fc_match *m)
+{
+    int rc = fc__feed_finish(js->feed, m);
+    if (rc < 0)
+        return rc;
+    js->a.match = m;
+    json_intervals_end(js->ob, js->niv);
+    fc__ob_flush(js->ob);
+    fc__ob_flush(js->fb);
+    fc__ob_flush(js->ib);
+    fputs("  \"flows\": [", js->out);
+    if ((rc = js_copy(js->out, js->ftmp, 0, 0)) < 0)
+        return rc;
+    fputs(m->ninter ? "\n  ],\n  \"intra\": [" : "],\n  \"intra\": [", js->out);
+    if ((rc = js_copy(js->out, js->itmp, 1, m->ninter)) < 0)
+        return rc;
+    fputs(m->nflows > m->ninter ? "\n  ],\n" : "],\n", js->out);
+    json_times tm = {stream_time, js, js->max_k};
+    json_tail(js->out, &js->a, &tm);
+    return finish(js->out);
+}
+
+void fc__json_stream_free(fc__json_stream *js)
+{
+    if (js == NULL)
+        return;
+    fc__feed_free(js->feed);
+    if (js->ob != NULL) /* what was written is not lost when the analysis stops short */
+        fc__ob_flush(js->ob);
+    if (js->ftmp != NULL)
+        fclose(js->ftmp);
+    if (js->itmp != NULL)
+        fclose(js->itmp);
+    for (size_t i = 0; js->ring != NULL && i < js->cap; i++)
+        free(js->ring[i].runs);
+    void *all[] = {js->ring, js->ob, js->fb, js->ib, js->time, js->act, js->conf, js->ids, js->cv};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+    free(js);
 }
 
 /* ---- CSV --------------------------------------------------------------------------------------- */

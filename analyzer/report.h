@@ -53,6 +53,20 @@ fc_match_sink fc__csv_stream_sink(fc__csv_stream *cs);
 int fc__csv_stream_finish(fc__csv_stream *cs, fc_match *m);
 void fc__csv_stream_free(fc__csv_stream *cs);
 
+/* The JSON document written as the trace is matched, without storing the flows or the intervals:
+ * the same document as fc__report_json's (without predictions: a->pred and a->iv are ignored).
+ * The head is written when the match starts; each interval as the sweep finds it; the flows (in
+ * order of id) and the intra-node messages wait in temporary files, copied after the intervals,
+ * and what is known only at the end follows them. Memory follows the flows in flight. The
+ * functions and their errors are those of the CSV stream above: fc__json_stream_new (the caller
+ * owns *js, freed with fc__json_stream_free, which flushes what was written), the sink to give
+ * fc__match_stream, and fc__json_stream_finish once it returned m. */
+typedef struct fc__json_stream fc__json_stream;
+int fc__json_stream_new(FILE *out, const fc__analysis *a, fc__json_stream **js);
+fc_match_sink fc__json_stream_sink(fc__json_stream *js);
+int fc__json_stream_finish(fc__json_stream *js, fc_match *m);
+void fc__json_stream_free(fc__json_stream *js);
+
 /* The name of an FC_CONFLICT_* kind ("none", "outgoing", "incoming", "mixed-in", "mixed-out"),
  * or "unknown". */
 const char *fc__conflict_name(uint32_t kind);

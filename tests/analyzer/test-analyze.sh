@@ -444,9 +444,9 @@ assert j["messages"] == {"matched": 515, "inter_node": 0, "intra_node": 515, "un
 EOF
 
 # ---- the streamed text report against the stored one ---------------------------------------------
-# With --model none the text report and the CSV are built as the ranks are read (match, order,
-# sweep, summary or rows, nothing stored); with a model they come from the stored flows and
-# intervals. Apart from the predictions, the two must say the same, with every row (--top 0), on
+# With --model none the text report, the CSV and the JSON document are built as the ranks are read
+# (match, order, sweep, summary, rows or members, nothing stored); with a model they come from the
+# stored flows and intervals. Apart from the predictions, the two must say the same, with every row (--top 0), on
 # every case above.
 compared=0
 for d in "$scratch"/*/; do
@@ -461,6 +461,20 @@ for d in "$scratch"/*/; do
     "$FLOWCUT" analyze --format csv --model none "$d" >"$d.stream.csv" 2>/dev/null || fail "${d##*/}: streamed CSV exit $?"
     "$FLOWCUT" analyze --format csv --model linear "$d" 2>/dev/null | sed 's/,[^,]*$//' >"$d.stored.csv"
     cmp -s "$d.stream.csv" "$d.stored.csv" || fail "${d##*/}: streamed and stored CSV differ"
+    # The JSON document likewise, less the stored one's predictions, member order included.
+    "$FLOWCUT" analyze --format json --model none "$d" >"$d.stream.json" 2>/dev/null || fail "${d##*/}: streamed JSON exit $?"
+    "$FLOWCUT" analyze --format json --model linear "$d" >"$d.stored.json" 2>/dev/null
+    "$PY" - "$d.stream.json" "$d.stored.json" <<'PY' || fail "${d##*/}: streamed and stored JSON differ"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for k in ("platform", "errors"):
+    b.pop(k, None)
+for f in b["flows"]:
+    f.pop("predicted", None)
+for v in b["intervals"]:
+    v.pop("predicted_error_pct", None)
+sys.exit(0 if json.dumps(a) == json.dumps(b) else 1)
+PY
     compared=$((compared + 1))
 done
 [ "$compared" -ge 9 ] || fail "streamed against stored: only $compared cases compared"
