@@ -491,15 +491,92 @@ int fc__report_json(FILE *f, const fc__analysis *a)
     return finish(f);
 }
 
-/* ---- JSON, streamed ------------------------------------------------------------------------- */
+/* ---- flows in order of id ------------------------------------------------------------------ */
 
-/* An inter-node flow that waits for a lower id, with its label history (runs: malloc'd). */
-typedef struct jheld {
+/* The streamed documents list the flows by id, but the sweep hands each over when it ends: a flow
+ * waits here, with a copy of its label history, until every lower id has been written, so that
+ * what is held is the flows in flight, not the trace. */
+typedef struct held {
     int used;
     fc_flow fl;
-    fc__label_run *runs;
+    fc__label_run *runs; /* nruns of them: in inl when they fit, else malloc'd */
     size_t nruns;
-} jheld;
+    fc__label_run inl[4]; /* most flows change label a few times: no allocation for them */
+} held;
+
+typedef struct idorder {
+    held *ring; /* flows of ids base .. base + cap - 1 at [id & (cap - 1)] */
+    size_t cap;
+    uint64_t base;
+    void (*put)(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns);
+    void *arg;
+} idorder;
+
+static int order_init(idorder *o, void (*put)(void *, const fc_flow *, const fc__label_run *, size_t), void *arg)
+{
+    o->cap = 1024;
+    o->base = 0;
+    o->put = put;
+    o->arg = arg;
+    return (o->ring = calloc(o->cap, sizeof *o->ring)) == NULL ? FC_ENOMEM : 0;
+}
+
+static void order_free(idorder *o)
+{
+    for (size_t i = 0; o->ring != NULL && i < o->cap; i++)
+        if (o->ring[i].runs != o->ring[i].inl)
+            free(o->ring[i].runs);
+    free(o->ring);
+    o->ring = NULL;
+}
+
+/* Hands fl to put now if it is the next id, with every held flow that follows; else holds it.
+ * Returns 0 or FC_ENOMEM (message set). */
+static int order_flow(idorder *o, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+{
+    if (fl->id == o->base) {
+        o->put(o->arg, fl, runs, nruns);
+        o->base++;
+        for (held *h; (h = &o->ring[o->base & (o->cap - 1)])->used && h->fl.id == o->base; o->base++) {
+            o->put(o->arg, &h->fl, h->runs, h->nruns);
+            if (h->runs != h->inl)
+                free(h->runs);
+            h->runs = NULL;
+            h->used = 0;
+        }
+        return 0;
+    }
+    if (fl->id - o->base >= o->cap) {
+        size_t ncap = o->cap;
+        while (fl->id - o->base >= ncap)
+            ncap *= 2;
+        held *r = calloc(ncap, sizeof *r);
+        if (r == NULL)
+            return fc__err(FC_ENOMEM, "out of memory ordering the flows of the report");
+        for (size_t i = 0; i < o->cap; i++)
+            if (o->ring[i].used) {
+                held *h = &r[o->ring[i].fl.id & (ncap - 1)];
+                *h = o->ring[i];
+                if (o->ring[i].runs == o->ring[i].inl)
+                    h->runs = h->inl;
+            }
+        free(o->ring);
+        o->ring = r;
+        o->cap = ncap;
+    }
+    held *h = &o->ring[fl->id & (o->cap - 1)];
+    h->runs = h->inl;
+    if (nruns > sizeof h->inl / sizeof h->inl[0] && (h->runs = malloc(nruns * sizeof *h->runs)) == NULL)
+        return fc__err(FC_ENOMEM, "out of memory ordering the flows of the report");
+    if (nruns > 0)
+        memcpy(h->runs, runs, nruns * sizeof *h->runs);
+    h->used = 1;
+    h->fl = *fl;
+    h->nruns = nruns;
+    return 0;
+}
+
+/* ---- JSON, streamed ------------------------------------------------------------------------- */
 
 /* One active flow of an interval, to be put in order of id. */
 typedef struct jact {
@@ -519,11 +596,8 @@ struct fc__json_stream {
     fc__analysis a;
     fc__feed *feed;
     fc_match_sink inner;
-    int started;             /* the head is written */
     size_t niv;              /* intervals written */
-    jheld *ring;             /* flows of ids base .. base + cap - 1 at [id & (cap - 1)] */
-    size_t cap;
-    uint64_t base;
+    idorder order;           /* the flows, on their way to ftmp */
     /* Flow-seconds by label, time[k * 5 + kind] for k < ktop, summed in the order the stored
      * intervals sum them (interval by interval), so that the totals are the same numbers. */
     double *time;
@@ -580,7 +654,6 @@ static int js_start(void *arg, const fc_match *m)
     /* Everything the head says is known now: ranks, nodes, the eager threshold. */
     json_head(js->out, &js->a);
     FC__OB_LIT(js->ob, "  \"intervals\": [");
-    js->started = 1;
     return 0;
 }
 
@@ -668,8 +741,9 @@ static int js_interval(void *arg, const fc__sweep *s, size_t index, double start
 }
 
 /* Writes flow fl (the next id) to the flows' temporary file. */
-static void js_put_flow(fc__json_stream *js, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+static void js_put_flow(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
 {
+    fc__json_stream *js = arg;
     if (fl->id)
         fc__ob_char(js->fb, ',');
     FC__OB_LIT(js->fb, "\n    ");
@@ -683,39 +757,7 @@ static int js_done(void *arg, const fc_flow *fl, const fc__label_run *runs, size
     for (size_t r = 0; r < nruns; r++)
         if (runs[r].label.k > js->max_k)
             js->max_k = runs[r].label.k;
-    if (fl->id == js->base) {
-        js_put_flow(js, fl, runs, nruns);
-        js->base++;
-        for (jheld *h; (h = &js->ring[js->base & (js->cap - 1)])->used && h->fl.id == js->base; js->base++) {
-            js_put_flow(js, &h->fl, h->runs, h->nruns);
-            free(h->runs);
-            h->runs = NULL;
-            h->used = 0;
-        }
-        return 0;
-    }
-    if (fl->id - js->base >= js->cap) {
-        size_t ncap = js->cap;
-        while (fl->id - js->base >= ncap)
-            ncap *= 2;
-        jheld *r = calloc(ncap, sizeof *r);
-        if (r == NULL)
-            return fc__err(FC_ENOMEM, "out of memory ordering the JSON flows");
-        for (size_t i = 0; i < js->cap; i++)
-            if (js->ring[i].used)
-                r[js->ring[i].fl.id & (ncap - 1)] = js->ring[i];
-        free(js->ring);
-        js->ring = r;
-        js->cap = ncap;
-    }
-    fc__label_run *copy = NULL;
-    if (nruns > 0) {
-        if ((copy = malloc(nruns * sizeof *copy)) == NULL)
-            return fc__err(FC_ENOMEM, "out of memory ordering the JSON flows");
-        memcpy(copy, runs, nruns * sizeof *copy);
-    }
-    js->ring[fl->id & (js->cap - 1)] = (jheld){1, *fl, copy, nruns};
-    return 0;
+    return order_flow(&js->order, fl, runs, nruns);
 }
 
 int fc__json_stream_new(FILE *out, const fc__analysis *a, fc__json_stream **out_js)
@@ -728,13 +770,12 @@ int fc__json_stream_new(FILE *out, const fc__analysis *a, fc__json_stream **out_
     js->a = *a;
     js->a.pred = NULL;
     js->a.iv = NULL;
-    js->cap = 1024;
-    js->ring = calloc(js->cap, sizeof *js->ring);
+    int no_order = order_init(&js->order, js_put_flow, js);
     fc__sweep_ops ops = {.arg = js, .interval = js_interval, .flow_done = js_done};
     js->ob = calloc(1, sizeof *js->ob); /* empty until initialised: fc__json_stream_free flushes them */
     js->fb = calloc(1, sizeof *js->fb);
     js->ib = calloc(1, sizeof *js->ib);
-    if (js->ring == NULL || js->ob == NULL || js->fb == NULL || js->ib == NULL || (js->ftmp = tmpfile()) == NULL ||
+    if (no_order || js->ob == NULL || js->fb == NULL || js->ib == NULL || (js->ftmp = tmpfile()) == NULL ||
         (js->itmp = tmpfile()) == NULL || fc__feed_new(&ops, &js->feed) < 0) {
         fc__json_stream_free(js);
         return fc__err(FC_ENOMEM, "cannot start the JSON report: out of memory or no temporary file");
@@ -822,9 +863,8 @@ void fc__json_stream_free(fc__json_stream *js)
         fclose(js->ftmp);
     if (js->itmp != NULL)
         fclose(js->itmp);
-    for (size_t i = 0; js->ring != NULL && i < js->cap; i++)
-        free(js->ring[i].runs);
-    void *all[] = {js->ring, js->ob, js->fb, js->ib, js->time, js->act, js->conf, js->ids, js->cv};
+    order_free(&js->order);
+    void *all[] = {js->ob, js->fb, js->ib, js->time, js->act, js->conf, js->ids, js->cv};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(js);
@@ -928,13 +968,6 @@ int fc__report_csv(FILE *f, const fc__analysis *a)
 
 /* ---- CSV, streamed -------------------------------------------------------------------------- */
 
-/* An inter-node flow whose row waits for a lower id. */
-typedef struct held {
-    int used;
-    fc_flow fl;
-    fc_label main;
-} held;
-
 struct fc__csv_stream {
     FILE *out, *tmp; /* tmp: the intra-node rows, numbered from 0, until the inter-node count is known */
     fc__obuf *ob, *tb; /* the buffers in front of out and tmp */
@@ -942,9 +975,7 @@ struct fc__csv_stream {
     const fc_match *m;
     fc__feed *feed;
     fc_match_sink inner;
-    held *ring; /* rows of ids base .. base + cap - 1 at [id & (cap - 1)] */
-    size_t cap;
-    uint64_t base;
+    idorder order; /* the inter-node rows, on their way to out */
 };
 
 static int cs_start(void *arg, const fc_match *m)
@@ -973,38 +1004,21 @@ static int cs_intra(void *arg, const fc_flow *fl)
     return 0;
 }
 
-/* A flow has passed its end (sweep.h): its row is written once every lower id has been. */
-static int cs_done(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+/* Writes the row of inter-node flow fl (the next id). */
+static void cs_put_flow(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
 {
     fc__csv_stream *cs = arg;
     fc_label main;
     double conflict_s;
     fc__runs_main(runs, nruns, &main, &conflict_s);
-    if (fl->id == cs->base) {
-        csv_row(cs->ob, &cs->a, cs->m, fl, &main);
-        cs->base++;
-        for (held *h; (h = &cs->ring[cs->base & (cs->cap - 1)])->used && h->fl.id == cs->base; cs->base++) {
-            csv_row(cs->ob, &cs->a, cs->m, &h->fl, &h->main);
-            h->used = 0;
-        }
-        return 0;
-    }
-    if (fl->id - cs->base >= cs->cap) {
-        size_t ncap = cs->cap;
-        while (fl->id - cs->base >= ncap)
-            ncap *= 2;
-        held *r = calloc(ncap, sizeof *r);
-        if (r == NULL)
-            return fc__err(FC_ENOMEM, "out of memory ordering the CSV rows");
-        for (size_t i = 0; i < cs->cap; i++)
-            if (cs->ring[i].used)
-                r[cs->ring[i].fl.id & (ncap - 1)] = cs->ring[i];
-        free(cs->ring);
-        cs->ring = r;
-        cs->cap = ncap;
-    }
-    cs->ring[fl->id & (cs->cap - 1)] = (held){1, *fl, main};
-    return 0;
+    csv_row(cs->ob, &cs->a, cs->m, fl, &main);
+}
+
+/* A flow has passed its end (sweep.h): its row is written once every lower id has been. */
+static int cs_done(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+{
+    fc__csv_stream *cs = arg;
+    return order_flow(&cs->order, fl, runs, nruns);
 }
 
 int fc__csv_stream_new(FILE *out, const fc__analysis *a, fc__csv_stream **out_cs)
@@ -1015,12 +1029,11 @@ int fc__csv_stream_new(FILE *out, const fc__analysis *a, fc__csv_stream **out_cs
         return fc__err(FC_ENOMEM, "out of memory starting the CSV report");
     cs->out = out;
     cs->a = *a;
-    cs->cap = 1024;
-    cs->ring = calloc(cs->cap, sizeof *cs->ring);
+    int no_order = order_init(&cs->order, cs_put_flow, cs);
     fc__sweep_ops ops = {.arg = cs, .flow_done = cs_done};
     cs->ob = calloc(1, sizeof *cs->ob); /* empty until initialised: fc__csv_stream_free flushes it */
     cs->tb = calloc(1, sizeof *cs->tb);
-    if (cs->ring == NULL || cs->ob == NULL || cs->tb == NULL || (cs->tmp = tmpfile()) == NULL ||
+    if (no_order || cs->ob == NULL || cs->tb == NULL || (cs->tmp = tmpfile()) == NULL ||
         fc__feed_new(&ops, &cs->feed) < 0) {
         fc__csv_stream_free(cs);
         return fc__err(FC_ENOMEM, "cannot start the CSV report: out of memory or no temporary file");
@@ -1074,7 +1087,7 @@ void fc__csv_stream_free(fc__csv_stream *cs)
         fc__ob_flush(cs->ob);
     if (cs->tmp != NULL)
         fclose(cs->tmp);
-    free(cs->ring);
+    order_free(&cs->order);
     free(cs->ob);
     free(cs->tb);
     free(cs);
