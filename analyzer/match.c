@@ -48,6 +48,7 @@ typedef struct msg {
     uint32_t chan;        /* the channel it waits in, NOCHAN before */
     uint64_t req;         /* the request id it is bound to until complete, or 0 */
     uint32_t call;        /* its entry in the table of waiting calls (MF_WAITED, not MF_SOLE) */
+    uint32_t pad_[4];     /* to 128 bytes: an index becomes an offset by one shift */
 } msg;
 
 #define NOCHAN UINT32_MAX
