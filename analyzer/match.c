@@ -791,7 +791,7 @@ static inline __attribute__((always_inline)) int add_wait(pairing *p, const msg 
 }
 
 /* Turns a matched pair into a flow and its wait states. */
-static int pair(pairing *p, const msg *s, const msg *r)
+static inline __attribute__((always_inline)) int pair(pairing *p, const msg *s, const msg *r)
 {
     fc_match *res = p->res;
     if (!(r->flags & MF_DONE))
@@ -1200,18 +1200,64 @@ static int try_pair_all(matcher *mt, uint32_t ci, int final)
     return 0;
 }
 
-/* try_pair_all, with the common cases where nothing can pair answered here: receives waiting
- * without a send or with a send not complete yet at the head, sends waiting for a receiver still
- * to come. */
+/* 1 when the receiver of channel c still posts and completes receives (try_pair_all's GONE). */
+static inline __attribute__((always_inline)) int chan_rx_live(const matcher *mt, const chan *c)
+{
+    return c->dst < mt->res->world && mt->st[c->dst].r != NULL && !mt->st[c->dst].ended;
+}
+
+/* 1 when complete receive r may take the send at the head of its channel now: no earlier wildcard
+ * receive of its rank is unresolved (try_pair_all's test when none is pending, which it also
+ * answers by resetting the list). */
+static inline __attribute__((always_inline)) int no_wild_before(matcher *mt, const msg *r)
+{
+    if (r->dst >= mt->res->world)
+        return 0;
+    rstate *rs = &mt->st[r->dst];
+    if (rs->wh != rs->wn)
+        return 0;
+    rs->wh = rs->wn = 0;
+    return 1;
+}
+
+/* Sends si and receives ri, taken from the heads of channel ci (the caller has advanced them),
+ * pair as try_pair_all would; the channel is released when they were its last. */
+static int pair_heads(matcher *mt, uint32_t ci, uint32_t si, uint32_t ri)
+{
+    int rc = pair(&mt->p, &mt->pool[si], &mt->pool[ri]);
+    msg_free(mt, si);
+    msg_free(mt, ri);
+    if (rc < 0)
+        return rc;
+    const chan *c = &mt->ch[ci];
+    if (c->sh == c->sn && c->rh == c->rn && !c->listed)
+        return chan_release(mt, ci);
+    return 0;
+}
+
+/* try_pair_all, with the common cases answered here: receives waiting without a send or with a
+ * send not complete yet at the head, or a receive not complete yet at the head, sends waiting for
+ * a receiver still to come, and one complete send meeting one complete receive. */
 static inline __attribute__((always_inline)) int try_pair(matcher *mt, uint32_t ci, int final)
 {
-    const chan *c = &mt->ch[ci];
+    chan *c = &mt->ch[ci];
     if (final)
         return try_pair_all(mt, ci, final);
     if (c->rh < c->rn) {
-        if (c->sh == c->sn || !(mt->pool[c->sq[c->sh]].flags & (MF_DONE | MF_FINAL)))
+        if (c->sh == c->sn)
             return 0;
-    } else if (c->sh < c->sn && c->dst < mt->res->world && mt->st[c->dst].r != NULL && !mt->st[c->dst].ended)
+        const msg *s = &mt->pool[c->sq[c->sh]], *r = &mt->pool[c->rq[c->rh]];
+        if (!(s->flags & (MF_DONE | MF_FINAL)))
+            return 0;
+        if (!(r->flags & MF_DONE)) {
+            if (chan_rx_live(mt, c))
+                return 0;
+        } else if (c->sn - c->sh == 1 && c->rn - c->rh == 1 && !((s->flags | r->flags) & MF_CANCELLED) &&
+                   no_wild_before(mt, r)) {
+            uint32_t si = c->sq[c->sh++], ri = c->rq[c->rh++];
+            return pair_heads(mt, ci, si, ri);
+        }
+    } else if (c->sh < c->sn && chan_rx_live(mt, c))
         return 0;
     return try_pair_all(mt, ci, final);
 }
