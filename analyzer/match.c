@@ -1296,6 +1296,24 @@ static int enqueue(matcher *mt, uint32_t ix)
     m = &mt->pool[ix];
     m->chan = ci;
     chan *c = &mt->ch[ci];
+    /* The common meeting, a complete instance finding its one complete partner alone in the
+     * channel, pairs without queueing (try_pair's test, the instance standing at its queue's
+     * head): a send that pairs so never waits, nor holds back the watermark. */
+    if (m->flags & MF_SEND) {
+        if (c->sh == c->sn && c->rn - c->rh == 1 && (m->flags & (MF_DONE | MF_FINAL))) {
+            const msg *r = &mt->pool[c->rq[c->rh]];
+            if ((r->flags & MF_DONE) && !((m->flags | r->flags) & MF_CANCELLED) && no_wild_before(mt, r)) {
+                uint32_t ri = c->rq[c->rh++];
+                return pair_heads(mt, ci, ix, ri);
+            }
+        }
+    } else if (c->rh == c->rn && c->sn - c->sh == 1 && (m->flags & MF_DONE)) {
+        const msg *sm = &mt->pool[c->sq[c->sh]];
+        if ((sm->flags & (MF_DONE | MF_FINAL)) && !((m->flags | sm->flags) & MF_CANCELLED) && no_wild_before(mt, m)) {
+            uint32_t si = c->sq[c->sh++];
+            return pair_heads(mt, ci, si, ix);
+        }
+    }
     if (m->flags & MF_SEND) {
         rc = q_push(&c->sq, &c->sh, &c->sn, &c->scap, ix);
         if (rc == 0 && mt->p.sink->advance != NULL)
