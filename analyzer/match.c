@@ -1067,7 +1067,7 @@ static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64
 
 /* Forgets the empty channel ci: programs often use a new tag per step, so a trace can have as
  * many keys as messages, and only the keys in use are kept. */
-static int chan_release(matcher *mt, uint32_t ci)
+static inline __attribute__((always_inline)) int chan_release(matcher *mt, uint32_t ci)
 {
     tab_del(mt->tab, mt->tcap, chan_home(mt, ci), ci, chan_home, mt);
     mt->ch[ci].dead = 1;
