@@ -1771,22 +1771,29 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
             goto out;
     for (size_t left = nr; left > 0;) {
         int64_t end = from > INT64_MAX - span ? INT64_MAX : from + span;
+        /* The window takes the records with t0 < end, every one at the end of time: t0 <= last. */
+        int64_t last = end == INT64_MAX ? INT64_MAX : end - 1;
         uint64_t n = 0;
         left = 0;
         for (size_t i = 0; i < nr; i++) {
+            if (!have[i])
+                continue;
             /* A file's records all carry its rank. */
             uint32_t rk = fc_trace_rank(t, i)->info.rank;
             rstate *s = rk < res->world && mt.st[rk].r != NULL ? &mt.st[rk] : NULL;
             fc_record *r = &recs[i];
-            int more = have[i];
-            while (more && (r->t0 < end || end == INT64_MAX)) {
+            fc_cursor *c = cur[i];
+            int more = 1;
+            while (r->t0 <= last) {
                 if (s != NULL && (rc = on_record(&mt, s, r)) < 0)
                     goto out;
                 n++;
-                if ((rc = fc_cursor_next(cur[i], r)) < 0)
-                    goto out;
-                if (!(more = rc > 0) && (rc = file_ended(&mt, t, i)) < 0)
-                    goto out;
+                if ((rc = fc_cursor_next(c, r)) <= 0) {
+                    if (rc < 0 || (rc = file_ended(&mt, t, i)) < 0)
+                        goto out;
+                    more = 0;
+                    break;
+                }
             }
             have[i] = (uint8_t)more;
             left += more;
