@@ -1021,7 +1021,9 @@ static uint64_t chan_home(const void *ctx, uint32_t ix)
 /* The channel of a key, made when new. Returns 0 or FC_ENOMEM. */
 static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag, uint32_t *ci)
 {
-    if (2 * (mt->nch + 1) > mt->tcap) {
+    /* At most a quarter full (counting released channels): most keys are new, and find their
+     * empty slot at the first probe. */
+    if (4 * (mt->nch + 1) > mt->tcap) {
         size_t ncap = mt->tcap ? 2 * mt->tcap : 1024;
         uint32_t *t = calloc(ncap, sizeof *t);
         if (t == NULL)
