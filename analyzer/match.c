@@ -84,6 +84,7 @@ typedef struct rmap {
 /* What one rank's pass needs besides the global vectors. */
 typedef struct rstate {
     const fc_rank *r;
+    uint32_t rank;         /* r->info.rank, its index in the per-rank arrays (below world) */
     uint64_t *ckeys;       /* comm key by comm id */
     size_t nckeys;
     rmap slot;             /* outstanding nonblocking requests: their instance */
@@ -1352,7 +1353,7 @@ static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, ui
     /* A blocking send or receive is its call's only message; a Sendrecv has two. */
     if (done && m->kind != FC_EV_MPI_Sendrecv && m->kind != FC_EV_MPI_Sendrecv_replace)
         m->flags |= MF_SOLE;
-    if (done && !(m->flags & MF_SOLE) && (rc = call_ref(&mt->p, m, s->r->info.rank, memo)) < 0)
+    if (done && !(m->flags & MF_SOLE) && (rc = call_ref(&mt->p, m, s->rank, memo)) < 0)
         return rc;
     if (req != 0 && !done) {
         struct rent *e = rmap_put(&s->slot, req);
@@ -1389,7 +1390,7 @@ static int complete(matcher *mt, rstate *s, const fc_record *rec, thr *call)
     m->end = rec->t1;
     m->wait_t0 = call->t0;
     m->wait_site = call->site;
-    if (call_ref(&mt->p, m, s->r->info.rank, &call->call) < 0)
+    if (call_ref(&mt->p, m, s->rank, &call->call) < 0)
         return FC_ENOMEM;
     if (rec->ev.flags & FC_EVF_CANCELLED)
         m->flags |= MF_CANCELLED;
@@ -1568,7 +1569,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
     if (k != FC_EV_COMPLETE && k != FC_EV_START) {
         /* The thread's previous call takes no more completions. Most calls made no entry, and most
          * ranks have none open then: call_close would find nothing. */
-        uint32_t rank = s->r->info.rank; /* below world: s is st[rank] */
+        uint32_t rank = s->rank; /* below world: s is st[rank] */
         if ((th->call != 0 || mt->p.ropen[rank] != 0) &&
             (rc = call_close(&mt->p, rank, th->site, th->t0, th->call)) < 0)
             return rc;
@@ -1735,6 +1736,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
         rstate *s = &mt.st[r->info.rank];
         mt.p.unc[r->info.rank] = fc_rank_clock_uncertainty(r);
         s->r = r;
+        s->rank = r->info.rank;
         if ((rc = rank_keys(s)) < 0)
             goto out;
     }
