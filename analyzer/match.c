@@ -1332,13 +1332,12 @@ static int enqueue(matcher *mt, uint32_t ix)
     return rc < 0 ? rc : try_pair(mt, ci, 0);
 }
 
-/* Records posted instance ix (blocking or not, just filled in after msg_new) and binds it to its
+/* Records posted instance ix, m (blocking or not, just filled in after msg_new) and binds it to its
  * request id when it has one. memo is the remembered entry of its call (call_ref). */
-static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, uint32_t ix, int send, int done,
+static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, msg *m, uint32_t ix, int send, int done,
                                                      uint64_t req, uint32_t *memo)
 {
     int rc;
-    msg *m = &mt->pool[ix];
     m->flags |= MF_LIVE;
     m->seq = s->seq++;
     m->chan = NOCHAN;
@@ -1443,7 +1442,7 @@ static int on_complete(matcher *mt, rstate *s, const fc_record *rec, thr *th)
     m->kind = th->kind;
     m->site = m->wait_site = th->site;
     m->flags = MF_STATUS;
-    return post(mt, s, ix, 0, 1, 0, &th->call);
+    return post(mt, s, m, ix, 0, 1, 0, &th->call);
 }
 
 /* Applies one record of rank s. */
@@ -1471,7 +1470,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
             if ((m = msg_new(mt, &ix)) == NULL)
                 return FC_ENOMEM;
             describe(m, s, rec, 1);
-            rc = post(mt, s, ix, 1, 1, 0, &memo);
+            rc = post(mt, s, m, ix, 1, 1, 0, &memo);
         }
         break;
     case FC_EV_MPI_Recv: case FC_EV_MPI_Mrecv:
@@ -1480,7 +1479,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
                 return FC_ENOMEM;
             describe(m, s, rec, 0);
             m->flags = (m->flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
-            rc = post(mt, s, ix, 0, 1, 0, &memo);
+            rc = post(mt, s, m, ix, 0, 1, 0, &memo);
         }
         break;
     case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
@@ -1489,7 +1488,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
                 return FC_ENOMEM;
             describe(m, s, rec, 1);
             m->end = 0;
-            rc = post(mt, s, ix, 1, 0, rec->req, &memo);
+            rc = post(mt, s, m, ix, 1, 0, rec->req, &memo);
         }
         break;
     case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv:
@@ -1498,7 +1497,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
                 return FC_ENOMEM;
             describe(m, s, rec, 0);
             m->end = 0;
-            rc = post(mt, s, ix, 0, 0, rec->req, &memo);
+            rc = post(mt, s, m, ix, 0, 0, rec->req, &memo);
         }
         break;
     case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:
@@ -1506,7 +1505,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
             if ((m = msg_new(mt, &ix)) == NULL)
                 return FC_ENOMEM;
             describe(m, s, rec, 1);
-            rc = post(mt, s, ix, 1, 1, 0, &memo);
+            rc = post(mt, s, m, ix, 1, 1, 0, &memo);
         }
         break;
     case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
@@ -1533,7 +1532,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
                 *m = s->tpl[e->ix].m;
                 m->post = m->wait_t0 = k == FC_EV_START ? th->t0 : rec->t0;
                 m->end = 0;
-                rc = post(mt, s, ix, s->tpl[e->ix].used == 2, 0, rec->req, &memo);
+                rc = post(mt, s, m, ix, s->tpl[e->ix].used == 2, 0, rec->req, &memo);
             }
         }
         break;
