@@ -1288,15 +1288,13 @@ static int unblock(matcher *mt, rstate *rs)
     return rc;
 }
 
-/* Queues instance ix (resolved) in its channel and pairs what can be paired there. */
-static int enqueue(matcher *mt, uint32_t ix)
+/* Queues instance ix, m (resolved) in its channel and pairs what can be paired there. */
+static int enqueue(matcher *mt, msg *m, uint32_t ix)
 {
-    msg *m = &mt->pool[ix];
     uint32_t ci;
     int rc = chan_of(mt, m->comm, m->src, m->dst, m->tag, &ci);
     if (rc < 0)
         return rc;
-    m = &mt->pool[ix];
     m->chan = ci;
     chan *c = &mt->ch[ci];
     /* The common meeting, a complete instance finding its one complete partner alone in the
@@ -1372,7 +1370,7 @@ static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, ms
         s->wild[s->wn++] = (struct wild){ix, m->seq};
         return 0;
     }
-    return enqueue(mt, ix);
+    return enqueue(mt, m, ix);
 }
 
 /* A COMPLETE of a request: fills the instance it completes from the record and the call around it. */
@@ -1417,7 +1415,7 @@ static int complete(matcher *mt, rstate *s, const fc_record *rec, thr *call)
         rc = add_unmatched(&mt->p, m, 0, FC_UNMATCHED_NO_PARTNER);
         msg_free(mt, ix);
     } else {
-        rc = enqueue(mt, ix);
+        rc = enqueue(mt, m, ix);
     }
     return rc < 0 ? rc : unblock(mt, s);
 }
