@@ -954,12 +954,18 @@ static msg *msg_grow(matcher *mt, uint32_t *ix)
     return &mt->pool[*ix];
 }
 
+/* Frees instance ix, at m. */
+static inline __attribute__((always_inline)) void msg_drop(matcher *mt, msg *m, uint32_t ix)
+{
+    if ((m->flags & (MF_WAITED | MF_SOLE)) == MF_WAITED && call_unref(&mt->p, m) < 0)
+        mt->p.nomem = 1;
+    m->flags = 0;
+    mt->freed[mt->nfreed++] = ix;
+}
+
 static inline __attribute__((always_inline)) void msg_free(matcher *mt, uint32_t ix)
 {
-    if ((mt->pool[ix].flags & (MF_WAITED | MF_SOLE)) == MF_WAITED && call_unref(&mt->p, &mt->pool[ix]) < 0)
-        mt->p.nomem = 1;
-    mt->pool[ix].flags = 0;
-    mt->freed[mt->nfreed++] = ix;
+    msg_drop(mt, &mt->pool[ix], ix);
 }
 
 /* Queues the post of send ix, waiting in a channel, on its rank's list of waiting sends. A rank
@@ -1223,13 +1229,13 @@ static inline __attribute__((always_inline)) int no_wild_before(matcher *mt, con
     return 1;
 }
 
-/* Sends si and receives ri, taken from the heads of channel ci (the caller has advanced them),
- * pair as try_pair_all would; the channel is released when they were its last. */
-static int pair_heads(matcher *mt, uint32_t ci, uint32_t si, uint32_t ri)
+/* Send si (at sm) and receive ri (at rm), taken from the heads of channel ci (the caller has
+ * advanced them), pair as try_pair_all would; the channel is released when they were its last. */
+static int pair_heads(matcher *mt, uint32_t ci, msg *sm, uint32_t si, msg *rm, uint32_t ri)
 {
-    int rc = pair(&mt->p, &mt->pool[si], &mt->pool[ri]);
-    msg_free(mt, si);
-    msg_free(mt, ri);
+    int rc = pair(&mt->p, sm, rm);
+    msg_drop(mt, sm, si);
+    msg_drop(mt, rm, ri);
     if (rc < 0)
         return rc;
     const chan *c = &mt->ch[ci];
@@ -1249,7 +1255,8 @@ static inline __attribute__((always_inline)) int try_pair(matcher *mt, uint32_t 
     if (c->rh < c->rn) {
         if (c->sh == c->sn)
             return 0;
-        const msg *s = &mt->pool[c->sq[c->sh]], *r = &mt->pool[c->rq[c->rh]];
+        uint32_t si = c->sq[c->sh], ri = c->rq[c->rh];
+        msg *s = &mt->pool[si], *r = &mt->pool[ri];
         if (!(s->flags & (MF_DONE | MF_FINAL)))
             return 0;
         if (!(r->flags & MF_DONE)) {
@@ -1257,8 +1264,9 @@ static inline __attribute__((always_inline)) int try_pair(matcher *mt, uint32_t 
                 return 0;
         } else if (c->sn - c->sh == 1 && c->rn - c->rh == 1 && !((s->flags | r->flags) & MF_CANCELLED) &&
                    no_wild_before(mt, r)) {
-            uint32_t si = c->sq[c->sh++], ri = c->rq[c->rh++];
-            return pair_heads(mt, ci, si, ri);
+            c->sh++;
+            c->rh++;
+            return pair_heads(mt, ci, s, si, r, ri);
         }
     } else if (c->sh < c->sn && chan_rx_live(mt, c))
         return 0;
@@ -1302,17 +1310,19 @@ static int enqueue(matcher *mt, msg *m, uint32_t ix)
      * head): a send that pairs so never waits, nor holds back the watermark. */
     if (m->flags & MF_SEND) {
         if (c->sh == c->sn && c->rn - c->rh == 1 && (m->flags & (MF_DONE | MF_FINAL))) {
-            const msg *r = &mt->pool[c->rq[c->rh]];
+            uint32_t ri = c->rq[c->rh];
+            msg *r = &mt->pool[ri];
             if ((r->flags & MF_DONE) && !((m->flags | r->flags) & MF_CANCELLED) && no_wild_before(mt, r)) {
-                uint32_t ri = c->rq[c->rh++];
-                return pair_heads(mt, ci, ix, ri);
+                c->rh++;
+                return pair_heads(mt, ci, m, ix, r, ri);
             }
         }
     } else if (c->rh == c->rn && c->sn - c->sh == 1 && (m->flags & MF_DONE)) {
-        const msg *sm = &mt->pool[c->sq[c->sh]];
+        uint32_t si = c->sq[c->sh];
+        msg *sm = &mt->pool[si];
         if ((sm->flags & (MF_DONE | MF_FINAL)) && !((m->flags | sm->flags) & MF_CANCELLED) && no_wild_before(mt, m)) {
-            uint32_t si = c->sq[c->sh++];
-            return pair_heads(mt, ci, si, ix);
+            c->sh++;
+            return pair_heads(mt, ci, sm, si, m, ix);
         }
     }
     if (m->flags & MF_SEND) {
