@@ -968,13 +968,12 @@ static inline __attribute__((always_inline)) void msg_free(matcher *mt, uint32_t
     msg_drop(mt, &mt->pool[ix], ix);
 }
 
-/* Queues the post of send ix, waiting in a channel, on its rank's list of waiting sends. A rank
- * posts in the order of its records, so the list is kept sorted by post with at most a short walk
- * back: only a START sub-record (posting at its Startall's entry) or another thread's record can
- * come with an earlier post. Entries of sends gone since stay until they reach the head. */
-static int pend_push(matcher *mt, uint32_t ix)
+/* Queues the post of send ix (at m), waiting in a channel, on its rank's list of waiting sends. A
+ * rank posts in the order of its records, so the list is kept sorted by post with at most a short
+ * walk back: only a START sub-record (posting at its Startall's entry) or another thread's record
+ * can come with an earlier post. Entries of sends gone since stay until they reach the head. */
+static int pend_push(matcher *mt, const msg *m, uint32_t ix)
 {
-    const msg *m = &mt->pool[ix];
     rstate *rs = &mt->st[m->src];
     if (rs->ph > 0 && rs->ph >= rs->pn / 2) {
         memmove(rs->pq, rs->pq + rs->ph, (rs->pn - rs->ph) * sizeof *rs->pq);
@@ -1328,7 +1327,7 @@ static int enqueue(matcher *mt, msg *m, uint32_t ix)
     if (m->flags & MF_SEND) {
         rc = q_push(&c->sq, &c->sh, &c->sn, &c->scap, ix);
         if (rc == 0 && mt->p.sink->advance != NULL)
-            rc = pend_push(mt, ix);
+            rc = pend_push(mt, m, ix);
     } else {
         rc = q_push(&c->rq, &c->rh, &c->rn, &c->rcap, ix);
         /* A wildcard resolved late goes back to its posting order among the receives. */
