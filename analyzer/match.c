@@ -1466,8 +1466,13 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
         return FC_ENOMEM;
     msg *m;
     uint32_t ix;
+    /* The commonest record, a completion, ahead of the switch; it leaves its call open. */
+    if (k == FC_EV_COMPLETE) {
+        rc = on_complete(mt, s, rec, th);
+        return rc < 0 ? rc : 0;
+    }
     /* A call that returned an error posted nothing; its sub-records still name requests. */
-    if ((rec->ev.flags & FC_EVF_ERROR) && k != FC_EV_COMPLETE && k != FC_EV_START)
+    if ((rec->ev.flags & FC_EVF_ERROR) && k != FC_EV_START)
         k = 0;
     /* Sends and receives, blocking or not, each with their own copy of describe and post (inlined),
      * so that these test constants rather than branch again on what the switch found. */
@@ -1564,15 +1569,12 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
             }
         }
         break;
-    case FC_EV_COMPLETE:
-        rc = on_complete(mt, s, rec, th);
-        break;
     default:
         break;
     }
     if (rc < 0)
         return rc;
-    if (k != FC_EV_COMPLETE && k != FC_EV_START) {
+    if (k != FC_EV_START) {
         /* The thread's previous call takes no more completions. Most calls made no entry, and most
          * ranks have none open then: call_close would find nothing. */
         uint32_t rank = s->rank; /* below world: s is st[rank] */
