@@ -60,7 +60,7 @@ typedef struct thr {
     uint32_t call; /* its entry in the table of waiting calls + 1, or 0: a hint, checked before use
                       (another thread's call with the same site and t0 shares the entry) */
     int64_t t0, t1;
-    uint64_t site, comm;
+    uint64_t site;
 } thr;
 
 /* A persistent request's arguments, kept from its *_init until Request_free. */
