@@ -113,6 +113,7 @@ typedef struct rstate {
     } *pq;
     size_t ph, pn, pcap;
     int ended;         /* its records are all read: it posts and completes nothing more */
+    uint32_t pad_[2];  /* to 256 bytes: an index becomes an offset by one shift */
 } rstate;
 
 const char *fc__unmatched_reason(uint32_t reason)
