@@ -1343,7 +1343,7 @@ static int enqueue(matcher *mt, msg *m, uint32_t ix)
 /* Records posted instance ix, m (blocking or not, just filled in after msg_new) and binds it to its
  * request id when it has one. memo is the remembered entry of its call (call_ref). */
 static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, msg *m, uint32_t ix, int send, int done,
-                                                     uint64_t req, uint32_t *memo)
+                                                     int sole, uint64_t req, uint32_t *memo)
 {
     int rc;
     m->flags |= MF_LIVE;
@@ -1357,8 +1357,9 @@ static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, ms
         mt->posted_sends++;
     else
         mt->posted_recvs++;
-    /* A blocking send or receive is its call's only message; a Sendrecv has two. */
-    if (done && m->kind != FC_EV_MPI_Sendrecv && m->kind != FC_EV_MPI_Sendrecv_replace)
+    /* A blocking send or receive is its call's only message (sole, which the caller knows from
+     * the kind); a Sendrecv has two. */
+    if (done && sole)
         m->flags |= MF_SOLE;
     if (done && !(m->flags & MF_SOLE) && (rc = call_ref(&mt->p, m, s->rank, memo)) < 0)
         return rc;
@@ -1450,7 +1451,7 @@ static int on_complete(matcher *mt, rstate *s, const fc_record *rec, thr *th)
     m->kind = th->kind;
     m->site = m->wait_site = th->site;
     m->flags = MF_STATUS;
-    return post(mt, s, m, ix, 0, 1, 0, &th->call);
+    return post(mt, s, m, ix, 0, 1, 0, 0, &th->call);
 }
 
 /* Applies one record of rank s. */
@@ -1483,7 +1484,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
             if ((m = msg_new(mt, &ix)) == NULL)
                 return FC_ENOMEM;
             describe(m, s, rec, 1);
-            rc = post(mt, s, m, ix, 1, 1, 0, &memo);
+            rc = post(mt, s, m, ix, 1, 1, 1, 0, &memo);
         }
         break;
     case FC_EV_MPI_Recv: case FC_EV_MPI_Mrecv:
@@ -1492,7 +1493,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
                 return FC_ENOMEM;
             describe(m, s, rec, 0);
             m->flags = (m->flags & ~(uint32_t)MF_WILD) | MF_STATUS; /* actual envelope */
-            rc = post(mt, s, m, ix, 0, 1, 0, &memo);
+            rc = post(mt, s, m, ix, 0, 1, 1, 0, &memo);
         }
         break;
     case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
@@ -1501,7 +1502,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
                 return FC_ENOMEM;
             describe(m, s, rec, 1);
             m->end = 0;
-            rc = post(mt, s, m, ix, 1, 0, rec->req, &memo);
+            rc = post(mt, s, m, ix, 1, 0, 0, rec->req, &memo);
         }
         break;
     case FC_EV_MPI_Irecv: case FC_EV_MPI_Imrecv:
@@ -1510,7 +1511,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
                 return FC_ENOMEM;
             describe(m, s, rec, 0);
             m->end = 0;
-            rc = post(mt, s, m, ix, 0, 0, rec->req, &memo);
+            rc = post(mt, s, m, ix, 0, 0, 0, rec->req, &memo);
         }
         break;
     case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:
@@ -1518,7 +1519,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
             if ((m = msg_new(mt, &ix)) == NULL)
                 return FC_ENOMEM;
             describe(m, s, rec, 1);
-            rc = post(mt, s, m, ix, 1, 1, 0, &memo);
+            rc = post(mt, s, m, ix, 1, 1, 0, 0, &memo);
         }
         break;
     case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
@@ -1545,7 +1546,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
                 *m = s->tpl[e->ix].m;
                 m->post = m->wait_t0 = k == FC_EV_START ? th->t0 : rec->t0;
                 m->end = 0;
-                rc = post(mt, s, m, ix, s->tpl[e->ix].used == 2, 0, rec->req, &memo);
+                rc = post(mt, s, m, ix, s->tpl[e->ix].used == 2, 0, 0, rec->req, &memo);
             }
         }
         break;
