@@ -254,7 +254,8 @@ static __attribute__((noinline)) struct rent *rmap_grow(rmap *m, uint64_t req)
     return &m->e[j];
 }
 
-/* The entry of req in m, added (zeroed) when absent; NULL when out of memory. */
+/* The entry of req in m, added when absent (its ix for the caller to set); NULL when out of
+ * memory. */
 static inline __attribute__((always_inline)) struct rent *rmap_put(rmap *m, uint64_t req)
 {
     /* One probe finds the entry or the empty one where it goes, unless the table must grow. */
@@ -266,7 +267,7 @@ static inline __attribute__((always_inline)) struct rent *rmap_put(rmap *m, uint
     }
     if (2 * (m->n + 1) > m->cap)
         return rmap_grow(m, req);
-    m->e[j] = (struct rent){.req = req};
+    m->e[j].req = req;
     m->n++;
     return &m->e[j];
 }
