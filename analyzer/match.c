@@ -331,11 +331,14 @@ static __attribute__((noinline)) thr *thread_new(rstate *s, uint32_t t)
 }
 
 
-/* A buffered send returns once its data is copied: it never waits for the receiver. */
-static int buffered(uint32_t k)
-{
-    return k == FC_EV_MPI_Bsend || k == FC_EV_MPI_Ibsend || k == FC_EV_MPI_Bsend_init;
-}
+/* The flags a send takes from its kind, looked up rather than tested kind by kind: MF_SYNC for the
+ * synchronous ones (fc__is_sync_kind), MF_BUFFERED for the buffered ones, which return once their
+ * data is copied and never wait for the receiver. Kinds are below FC_EV_MAX_ (the decoder rejects
+ * others). */
+static const uint16_t send_flags[FC_EV_MAX_] = {
+    [FC_EV_MPI_Ssend] = MF_SYNC,      [FC_EV_MPI_Issend] = MF_SYNC,     [FC_EV_MPI_Ssend_init] = MF_SYNC,
+    [FC_EV_MPI_Bsend] = MF_BUFFERED, [FC_EV_MPI_Ibsend] = MF_BUFFERED, [FC_EV_MPI_Bsend_init] = MF_BUFFERED,
+};
 
 /* Fills *m with the message a call describes, before it is posted. */
 static inline __attribute__((always_inline)) void describe(msg *m, const rstate *s, const fc_record *rec, int send)
@@ -351,15 +354,12 @@ static inline __attribute__((always_inline)) void describe(msg *m, const rstate 
     m->wait_t0 = rec->t0;
     m->site = m->wait_site = rec->ev.site;
     m->kind = rec->ev.kind;
-    m->flags = 0;
     m->req = 0;
     m->call = 0;
-    if (!send && (rec->peer == FC_PEER_ANY || rec->ev.tag == FC_TAG_ANY))
-        m->flags |= MF_WILD;
-    if (send && fc__is_sync_kind(rec->ev.kind))
-        m->flags |= MF_SYNC;
-    if (send && buffered(rec->ev.kind))
-        m->flags |= MF_BUFFERED;
+    if (send)
+        m->flags = send_flags[rec->ev.kind & (FC_EV_MAX_ - 1)];
+    else
+        m->flags = rec->peer == FC_PEER_ANY || rec->ev.tag == FC_TAG_ANY ? MF_WILD : 0;
 }
 
 /* 1 when the record's peer is a real partner; PROC_NULL is counted, unmapped peers dropped. */
