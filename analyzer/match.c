@@ -113,7 +113,8 @@ typedef struct rstate {
     } *pq;
     size_t ph, pn, pcap;
     int ended;         /* its records are all read: it posts and completes nothing more */
-    uint32_t pad_[2];  /* to 256 bytes: an index becomes an offset by one shift */
+    int live;          /* it has a file (r) and has not ended: it still posts and completes */
+    uint32_t pad_[1];  /* to 256 bytes: an index becomes an offset by one shift */
 } rstate;
 
 const char *fc__unmatched_reason(uint32_t reason)
@@ -1213,7 +1214,7 @@ static int try_pair_all(matcher *mt, uint32_t ci, int final)
 /* 1 when the receiver of channel c still posts and completes receives (try_pair_all's GONE). */
 static inline __attribute__((always_inline)) int chan_rx_live(const matcher *mt, const chan *c)
 {
-    return c->dst < mt->res->world && mt->st[c->dst].r != NULL && !mt->st[c->dst].ended;
+    return c->dst < mt->res->world && mt->st[c->dst].live;
 }
 
 /* 1 when complete receive r may take the send at the head of its channel now: no earlier wildcard
@@ -1600,6 +1601,7 @@ static int rank_ended(matcher *mt, uint32_t w)
     rstate *rs = &mt->st[w];
     int rc = 0;
     rs->ended = 1;
+    rs->live = 0;
     /* Its sends still outstanding will not complete either: they pair as they are, as at the end
      * of the trace, instead of holding back every flow after them. */
     uint32_t *chans = rs->slot.n ? malloc(rs->slot.n * sizeof *chans) : NULL;
@@ -1748,6 +1750,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
         mt.p.unc[r->info.rank] = fc_rank_clock_uncertainty(r);
         s->r = r;
         s->rank = r->info.rank;
+        s->live = 1;
         if ((rc = rank_keys(s)) < 0)
             goto out;
     }
