@@ -1027,7 +1027,7 @@ static uint64_t chan_home(const void *ctx, uint32_t ix)
     return ((const matcher *)ctx)->ch[ix].hash;
 }
 
-/* The channel of a key, made when new. Returns 0 or FC_ENOMEM. */
+/* The channel of a key, made when new. Returns 0 when found, 1 when made, or FC_ENOMEM. */
 static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag, uint32_t *ci)
 {
     /* At most a quarter full (counting released channels): most keys are new, and find their
@@ -1073,7 +1073,7 @@ static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64
     c->sh = c->sn = c->rh = c->rn = 0;
     c->dead = 0;
     mt->tab[h] = *ci + 1;
-    return 0;
+    return 1;
 }
 
 /* Forgets the empty channel ci: programs often use a new tag per step, so a trace can have as
@@ -1307,6 +1307,18 @@ static int enqueue(matcher *mt, msg *m, uint32_t ix)
         return rc;
     m->chan = ci;
     chan *c = &mt->ch[ci];
+    if (rc > 0) {
+        /* A new channel: the instance waits alone (try_pair's answer without its tests), unless
+         * it is a send whose receiver is gone already. */
+        if (m->flags & MF_SEND) {
+            rc = q_push(&c->sq, &c->sh, &c->sn, &c->scap, ix);
+            if (rc == 0 && mt->p.sink->advance != NULL)
+                rc = pend_push(mt, m, ix);
+            return rc < 0 ? rc : chan_rx_live(mt, c) ? 0 : try_pair_all(mt, ci, 0);
+        }
+        rc = q_push(&c->rq, &c->rh, &c->rn, &c->rcap, ix);
+        return rc < 0 ? rc : 0;
+    }
     /* The common meeting, a complete instance finding its one complete partner alone in the
      * channel, pairs without queueing (try_pair's test, the instance standing at its queue's
      * head): a send that pairs so never waits, nor holds back the watermark. */
