@@ -1115,6 +1115,21 @@ static inline __attribute__((always_inline)) int q_push(uint32_t **q, uint32_t *
     return 0;
 }
 
+/* q_push to the empty queue q[0 .. 0) of a new channel. */
+static inline __attribute__((always_inline)) int q_first(uint32_t **q, uint32_t *n, uint32_t *cap, uint32_t ix)
+{
+    if (*cap == 0) {
+        uint32_t *p = malloc(4 * sizeof *p);
+        if (p == NULL)
+            return FC_ENOMEM;
+        *q = p;
+        *cap = 4;
+    }
+    (*q)[0] = ix;
+    *n = 1;
+    return 0;
+}
+
 /* The posting order of the oldest unresolved wildcard receive of rank rs, or UINT64_MAX. */
 static uint64_t wild_min(matcher *mt, rstate *rs, uint32_t rank)
 {
@@ -1311,13 +1326,12 @@ static int enqueue(matcher *mt, msg *m, uint32_t ix)
         /* A new channel: the instance waits alone (try_pair's answer without its tests), unless
          * it is a send whose receiver is gone already. */
         if (m->flags & MF_SEND) {
-            rc = q_push(&c->sq, &c->sh, &c->sn, &c->scap, ix);
+            rc = q_first(&c->sq, &c->sn, &c->scap, ix);
             if (rc == 0 && mt->p.sink->advance != NULL)
                 rc = pend_push(mt, m, ix);
             return rc < 0 ? rc : chan_rx_live(mt, c) ? 0 : try_pair_all(mt, ci, 0);
         }
-        rc = q_push(&c->rq, &c->rh, &c->rn, &c->rcap, ix);
-        return rc < 0 ? rc : 0;
+        return q_first(&c->rq, &c->rn, &c->rcap, ix);
     }
     /* The common meeting, a complete instance finding its one complete partner alone in the
      * channel, pairs without queueing (try_pair's test, the instance standing at its queue's
