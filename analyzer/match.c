@@ -1030,10 +1030,20 @@ static uint64_t chan_home(const void *ctx, uint32_t ix)
 /* The channel of a key, made when new. Returns 0 when found, 1 when made, or FC_ENOMEM. */
 static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag, uint32_t *ci)
 {
+    uint64_t hash = key_hash(comm, src, dst, tag);
+    size_t h = hash & (mt->tcap - 1); /* the table exists from the start */
+    while (mt->tab[h]) {
+        const chan *c = &mt->ch[mt->tab[h] - 1];
+        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag) {
+            *ci = mt->tab[h] - 1;
+            return 0;
+        }
+        h = (h + 1) & (mt->tcap - 1);
+    }
     /* At most a quarter full (counting released channels): most keys are new, and find their
      * empty slot at the first probe. */
     if (4 * (mt->nch + 1) > mt->tcap) {
-        size_t ncap = mt->tcap ? 2 * mt->tcap : 1024;
+        size_t ncap = 2 * mt->tcap;
         uint32_t *t = calloc(ncap, sizeof *t);
         if (t == NULL)
             return FC_ENOMEM;
@@ -1043,16 +1053,8 @@ static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64
         free(mt->tab);
         mt->tab = t;
         mt->tcap = ncap;
-    }
-    uint64_t hash = key_hash(comm, src, dst, tag);
-    size_t h = hash & (mt->tcap - 1);
-    while (mt->tab[h]) {
-        const chan *c = &mt->ch[mt->tab[h] - 1];
-        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag) {
-            *ci = mt->tab[h] - 1;
-            return 0;
-        }
-        h = (h + 1) & (mt->tcap - 1);
+        for (h = hash & (mt->tcap - 1); mt->tab[h];)
+            h = (h + 1) & (mt->tcap - 1);
     }
     chan *c;
     if (mt->nchfree > 0) {
@@ -1757,9 +1759,11 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     mt.p.unc = calloc(w, sizeof *mt.p.unc);
     mt.p.ropen = calloc(w, sizeof *mt.p.ropen);
     mt.p.slast = calloc(w, sizeof *mt.p.slast);
+    mt.tcap = 1024;
+    mt.tab = calloc(mt.tcap, sizeof *mt.tab);
     mt.p.rhead = calloc(w + 1, sizeof *mt.p.rhead);
     mt.p.rmax = calloc(w + 1, sizeof *mt.p.rmax);
-    if (mt.p.ropen == NULL || mt.p.slast == NULL || mt.p.rhead == NULL || mt.p.rmax == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
+    if (mt.tab == NULL || mt.p.ropen == NULL || mt.p.slast == NULL || mt.p.rhead == NULL || mt.p.rmax == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
         mt.p.unc == NULL)
         goto out;
     if ((rc = number_nodes(t, res)) < 0)
