@@ -1248,8 +1248,9 @@ static inline __attribute__((always_inline)) int no_wild_before(matcher *mt, con
     return 1;
 }
 
-/* Send si (at sm) and receive ri (at rm), taken from the heads of channel ci (the caller has
- * advanced them), pair as try_pair_all would; the channel is released when they were its last. */
+/* Send si (at sm) and receive ri (at rm), the last instances of channel ci (taken from its heads,
+ * which the caller has advanced), pair as try_pair_all would; the channel, empty now, is released
+ * unless its receiver's blocked list holds it. */
 static int pair_heads(matcher *mt, uint32_t ci, msg *sm, uint32_t si, msg *rm, uint32_t ri)
 {
     int rc = pair(&mt->p, sm, rm);
@@ -1257,10 +1258,7 @@ static int pair_heads(matcher *mt, uint32_t ci, msg *sm, uint32_t si, msg *rm, u
     msg_drop(mt, rm, ri);
     if (rc < 0)
         return rc;
-    const chan *c = &mt->ch[ci];
-    if (c->sh == c->sn && c->rh == c->rn && !c->listed)
-        return chan_release(mt, ci);
-    return 0;
+    return mt->ch[ci].listed ? 0 : chan_release(mt, ci);
 }
 
 /* try_pair_all, with the common cases answered here: receives waiting without a send or with a
