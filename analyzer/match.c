@@ -975,7 +975,7 @@ static inline __attribute__((always_inline)) void msg_free(matcher *mt, uint32_t
  * rank posts in the order of its records, so the list is kept sorted by post with at most a short
  * walk back: only a START sub-record (posting at its Startall's entry) or another thread's record
  * can come with an earlier post. Entries of sends gone since stay until they reach the head. */
-static int pend_push(matcher *mt, const msg *m, uint32_t ix)
+static inline __attribute__((always_inline)) int pend_push(matcher *mt, const msg *m, uint32_t ix)
 {
     rstate *rs = &mt->st[m->src];
     if (rs->ph > 0 && rs->ph >= rs->pn / 2) {
