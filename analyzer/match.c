@@ -1357,6 +1357,9 @@ static int enqueue(matcher *mt, msg *m, uint32_t ix)
         rc = q_push(&c->sq, &c->sh, &c->sn, &c->scap, ix);
         if (rc == 0 && mt->p.sink->advance != NULL)
             rc = pend_push(mt, m, ix);
+        /* An incomplete send at the head with receives waiting: try_pair's first answer. */
+        if (rc == 0 && c->rh < c->rn && c->sn - c->sh == 1 && !(m->flags & (MF_DONE | MF_FINAL)))
+            return 0;
     } else {
         rc = q_push(&c->rq, &c->rh, &c->rn, &c->rcap, ix);
         /* A wildcard resolved late goes back to its posting order among the receives. */
