@@ -909,6 +909,7 @@ typedef struct chan {
     uint32_t sh, sn, scap, rh, rn, rcap;
     int listed; /* in its receiving rank's blocked list */
     int dead;   /* released: on the free list, in no table entry */
+    uint32_t pad_[12]; /* to 128 bytes: an index becomes an offset by one shift */
 } chan;
 
 typedef struct matcher {
