@@ -723,13 +723,20 @@ static inline __attribute__((always_inline)) int site_add(pairing *p, uint32_t r
         if (rank < res->world)
             p->slast[rank] = (uint32_t)(d - res->sites) + 1;
     }
-    d->late_sender += ls;
-    d->late_receiver += lr;
-    d->n_late_sender += ls > 0;
-    d->n_late_receiver += lr > 0;
-    if (rank < res->world) {
-        res->late_sender[rank] += ls;
-        res->late_receiver[rank] += lr;
+    /* The waits are never negative, and the sums start at +0: a zero wait would leave them as
+     * they are, and a call mostly waits one way only (add_wait's constant 0 drops the other). */
+    int known = rank < res->world; /* a rank of the per-rank arrays */
+    if (ls > 0) {
+        d->late_sender += ls;
+        d->n_late_sender++;
+        if (known)
+            res->late_sender[rank] += ls;
+    }
+    if (lr > 0) {
+        d->late_receiver += lr;
+        d->n_late_receiver++;
+        if (known)
+            res->late_receiver[rank] += lr;
     }
     return 0;
 }
