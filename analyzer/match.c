@@ -1474,7 +1474,7 @@ static int complete(matcher *mt, rstate *s, const fc_record *rec, thr *call)
  * completion of a request. */
 static int on_complete(matcher *mt, rstate *s, const fc_record *rec, thr *th)
 {
-    if (rec->ev.obj != 0 || rec->req != 0 ||
+    if (rec->req != 0 || rec->ev.obj != 0 ||
         (th->kind != FC_EV_MPI_Sendrecv && th->kind != FC_EV_MPI_Sendrecv_replace))
         return complete(mt, s, rec, th);
     if (!real_peer(mt->res, rec, 0))
