@@ -219,11 +219,26 @@ static uint64_t req_hash(uint64_t req)
     return req ^ (req >> 29);
 }
 
+/* The table of a map that never held an entry: one empty slot, never written (rmap_put grows
+ * it first), so that lookups need no test of their own. */
+static struct rent rmap_none[1];
+
+static void rmap_init(rmap *m)
+{
+    m->e = rmap_none;
+    m->n = 0;
+    m->cap = 1;
+}
+
+static void rmap_free(rmap *m)
+{
+    if (m->e != rmap_none)
+        free(m->e);
+}
+
 /* The entry of req in m, or NULL. */
 static struct rent *rmap_get(rmap *m, uint64_t req)
 {
-    if (m->cap == 0)
-        return NULL;
     for (size_t j = req_hash(req) & (m->cap - 1); m->e[j].req; j = (j + 1) & (m->cap - 1))
         if (m->e[j].req == req)
             return &m->e[j];
@@ -233,7 +248,7 @@ static struct rent *rmap_get(rmap *m, uint64_t req)
 /* rmap_put's entry for req, absent from m, when the table must grow first. */
 static __attribute__((noinline)) struct rent *rmap_grow(rmap *m, uint64_t req)
 {
-    size_t ncap = m->cap ? 2 * m->cap : 64;
+    size_t ncap = m->cap > 1 ? 2 * m->cap : 64;
     struct rent *t = calloc(ncap, sizeof *t);
     if (t == NULL)
         return NULL;
@@ -244,7 +259,7 @@ static __attribute__((noinline)) struct rent *rmap_grow(rmap *m, uint64_t req)
                 k = (k + 1) & (ncap - 1);
             t[k] = m->e[i];
         }
-    free(m->e);
+    rmap_free(m);
     m->e = t;
     m->cap = ncap;
     size_t j = req_hash(req) & (m->cap - 1);
@@ -260,12 +275,10 @@ static __attribute__((noinline)) struct rent *rmap_grow(rmap *m, uint64_t req)
 static inline __attribute__((always_inline)) struct rent *rmap_put(rmap *m, uint64_t req)
 {
     /* One probe finds the entry or the empty one where it goes, unless the table must grow. */
-    size_t j = 0;
-    if (m->cap > 0) {
-        for (j = req_hash(req) & (m->cap - 1); m->e[j].req; j = (j + 1) & (m->cap - 1))
-            if (m->e[j].req == req)
-                return &m->e[j];
-    }
+    size_t j;
+    for (j = req_hash(req) & (m->cap - 1); m->e[j].req; j = (j + 1) & (m->cap - 1))
+        if (m->e[j].req == req)
+            return &m->e[j];
     if (2 * (m->n + 1) > m->cap)
         return rmap_grow(m, req);
     m->e[j].req = req;
@@ -1712,8 +1725,8 @@ static void matcher_free(matcher *mt)
     for (uint32_t w = 0; mt->st && w < mt->res->world; w++) {
         rstate *s = &mt->st[w];
         free(s->ckeys);
-        free(s->slot.e);
-        free(s->tmpls.e);
+        rmap_free(&s->slot);
+        rmap_free(&s->tmpls);
         free(s->tpl);
         free(s->tfree);
         free(s->thr);
@@ -1775,6 +1788,10 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     if (mt.tab == NULL || mt.p.ropen == NULL || mt.p.slast == NULL || mt.p.rhead == NULL || mt.p.rmax == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
         mt.p.unc == NULL)
         goto out;
+    for (size_t i = 0; i < w; i++) {
+        rmap_init(&mt.st[i].slot);
+        rmap_init(&mt.st[i].tmpls);
+    }
     if ((rc = number_nodes(t, res)) < 0)
         goto out;
     res->traffic_bytes = calloc(res->nnodes * res->nnodes + 1, sizeof *res->traffic_bytes);
