@@ -824,8 +824,9 @@ static inline __attribute__((always_inline)) int pair(pairing *p, const msg *s, 
     f->id = res->nflows; /* the order of delivery */
     f->src_rank = s->src;
     f->dst_rank = r->dst;
-    f->src_node = s->src < res->world ? res->rank_node[s->src] : FC_NODE_NONE;
-    f->dst_node = r->dst < res->world ? res->rank_node[r->dst] : FC_NODE_NONE;
+    /* A send's source and a receive's destination are the ranks that posted them: below world. */
+    f->src_node = res->rank_node[s->src];
+    f->dst_node = res->rank_node[r->dst];
     f->bytes = (r->flags & MF_STATUS) ? r->bytes : s->bytes;
     /* A send whose completion was never seen (freed, or still pending at the end) ends as it starts. */
     int64_t send_end = (s->flags & MF_DONE) ? s->end : s->post;
