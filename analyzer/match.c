@@ -726,30 +726,27 @@ static inline __attribute__((always_inline)) int site_add(pairing *p, uint32_t r
     fc_match *res = p->res;
     if (ls <= 0 && lr <= 0)
         return 0;
+    /* The rank that waited is the one whose record posted or completed the message: below world. */
     fc_wait_site *d;
-    uint32_t last = rank < res->world ? p->slast[rank] : 0;
+    uint32_t last = p->slast[rank];
     if (last != 0 && res->sites[last - 1].site == site)
         d = &res->sites[last - 1];
     else {
         if ((d = site_row(p, rank, site)) == NULL)
             return FC_ENOMEM;
-        if (rank < res->world)
-            p->slast[rank] = (uint32_t)(d - res->sites) + 1;
+        p->slast[rank] = (uint32_t)(d - res->sites) + 1;
     }
     /* The waits are never negative, and the sums start at +0: a zero wait would leave them as
      * they are, and a call mostly waits one way only (add_wait's constant 0 drops the other). */
-    int known = rank < res->world; /* a rank of the per-rank arrays */
     if (ls > 0) {
         d->late_sender += ls;
         d->n_late_sender++;
-        if (known)
-            res->late_sender[rank] += ls;
+        res->late_sender[rank] += ls;
     }
     if (lr > 0) {
         d->late_receiver += lr;
         d->n_late_receiver++;
-        if (known)
-            res->late_receiver[rank] += lr;
+        res->late_receiver[rank] += lr;
     }
     return 0;
 }
@@ -1261,9 +1258,7 @@ static inline __attribute__((always_inline)) int chan_rx_live(const matcher *mt,
  * answers by resetting the list). */
 static inline __attribute__((always_inline)) int no_wild_before(matcher *mt, const msg *r)
 {
-    if (r->dst >= mt->res->world)
-        return 0;
-    rstate *rs = &mt->st[r->dst];
+    rstate *rs = &mt->st[r->dst]; /* the receive's own rank: below world */
     if (rs->wh != rs->wn)
         return 0;
     rs->wh = rs->wn = 0;
