@@ -457,7 +457,8 @@ typedef struct pairing {
     size_t ncfree, ccfree;
     size_t ctcap, clive; /* the table's capacity; the live calls */
     uint64_t cord;       /* the next ord */
-    uint32_t *rhead;     /* per world rank (and one for the others): its latest live call + 1 */
+    uint32_t *rhead;     /* per world rank (a call's rank is the one whose record made it, below
+                            world): its latest live call + 1 */
     int64_t *rmax;       /* per the same: no live call of the list has a larger t0 */
     uint32_t *ropen; /* open calls per world rank: most calls close with none to find (a closed
                         one still live has messages in flight, so closing it again does nothing) */
@@ -547,20 +548,13 @@ static int call_is(const pairing *p, uint32_t i, uint32_t rank, uint64_t site, i
     return c->live && c->rank == rank && c->site == site && c->t0 == t0;
 }
 
-/* The index of rank's list in rhead and rmax. */
-static uint32_t call_list(const pairing *p, uint32_t rank)
-{
-    return rank < p->res->world ? rank : p->res->world;
-}
-
 /* The entry of call (rank, site, t0), or NOMSG. */
 static inline __attribute__((always_inline)) uint32_t call_find(const pairing *p, uint32_t rank, uint64_t site,
                                                                 int64_t t0)
 {
-    uint32_t l = call_list(p, rank);
-    if (p->rhead[l] == 0 || t0 > p->rmax[l])
+    if (p->rhead[rank] == 0 || t0 > p->rmax[rank])
         return NOMSG;
-    for (uint32_t i = p->rhead[l]; i != 0; i = p->calls[i - 1].next) {
+    for (uint32_t i = p->rhead[rank]; i != 0; i = p->calls[i - 1].next) {
         const wcall *c = &p->calls[i - 1];
         if (c->rank == rank && c->site == site && c->t0 == t0)
             return i - 1;
@@ -625,7 +619,7 @@ static int call_live(pairing *p, uint32_t *ix, int renumber)
 /* The entry of call (rank, site, t0), made when absent; NOMSG when out of memory. */
 static __attribute__((noinline)) uint32_t call_make(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
 {
-    uint32_t i = call_find(p, rank, site, t0), l = call_list(p, rank);
+    uint32_t i = call_find(p, rank, site, t0), l = rank; /* its list in rhead and rmax */
     if (i != NOMSG)
         return i;
     if (2 * (p->clive + 1) > p->ctcap) {
@@ -660,8 +654,7 @@ static __attribute__((noinline)) uint32_t call_make(pairing *p, uint32_t rank, u
     if (p->calls[i].next == 0 || t0 > p->rmax[l])
         p->rmax[l] = t0;
     p->clive++;
-    if (rank < p->res->world)
-        p->ropen[rank]++;
+    p->ropen[rank]++;
     return i;
 }
 
@@ -676,7 +669,7 @@ static int call_flush(pairing *p, uint32_t i)
     if (prev != 0)
         p->calls[prev - 1].next = next;
     else
-        p->rhead[call_list(p, c->rank)] = next;
+        p->rhead[c->rank] = next;
     if (next != 0)
         p->calls[next - 1].prev = prev;
     c->live = 0;
@@ -789,12 +782,12 @@ static int call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0, uint
 {
     uint32_t i = memo - 1;
     if (memo == 0 || !call_is(p, i, rank, site, t0)) {
-        if (rank < p->res->world && p->ropen[rank] == 0)
+        if (p->ropen[rank] == 0)
             return 0;
         if ((i = call_find(p, rank, site, t0)) == NOMSG)
             return 0;
     }
-    if (p->calls[i].open && rank < p->res->world)
+    if (p->calls[i].open)
         p->ropen[rank]--;
     p->calls[i].open = 0;
     return p->calls[i].refs == 0 ? call_flush(p, i) : 0;
