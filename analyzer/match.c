@@ -837,10 +837,9 @@ static inline __attribute__((always_inline)) int pair(pairing *p, const msg *s, 
     f->send_site = s->site;
     f->recv_site = r->site;
     f->intra = f->src_node == f->dst_node;
-    if (f->src_node < res->nnodes && f->dst_node < res->nnodes) {
-        res->traffic_bytes[f->src_node * res->nnodes + f->dst_node] += (double)f->bytes;
-        res->traffic_count[f->src_node * res->nnodes + f->dst_node]++;
-    }
+    /* Both ranks have files (they posted), so both have nodes. */
+    res->traffic_bytes[f->src_node * res->nnodes + f->dst_node] += (double)f->bytes;
+    res->traffic_count[f->src_node * res->nnodes + f->dst_node]++;
     if (r->end < s->post) {
         double v = (double)(s->post - r->end) * 1e-9;
         /* The order of delivery stands in for the id until the ids are given. */
