@@ -368,8 +368,8 @@ static inline __attribute__((always_inline)) void describe(msg *m, const rstate 
     m->wait_t0 = rec->t0;
     m->site = m->wait_site = rec->ev.site;
     m->kind = rec->ev.kind;
-    m->req = 0;
-    m->call = 0;
+    /* req is post's to set, and call is read only once call_ref has set it (MF_WAITED without
+     * MF_SOLE). */
     if (send)
         m->flags = send_flags[rec->ev.kind & (FC_EV_MAX_ - 1)];
     else
@@ -1403,12 +1403,11 @@ static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, ms
         m->flags |= MF_SOLE;
     if (done && !(m->flags & MF_SOLE) && (rc = call_ref(&mt->p, m, s->rank, memo)) < 0)
         return rc;
-    if (req != 0 && !done) {
+    if (!done && (m->req = req) != 0) { /* a complete one's req is never read */
         struct rent *e = rmap_put(&s->slot, req);
         if (e == NULL)
             return FC_ENOMEM;
         e->ix = ix;
-        m->req = req;
     }
     if (!send && (m->flags & MF_WILD)) {
         if (done) { /* completed, yet its envelope is unknown */
@@ -1540,8 +1539,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
         if (real_peer(res, rec, 1)) {
             if ((m = msg_new(mt, &ix)) == NULL)
                 return FC_ENOMEM;
-            describe(m, s, rec, 1);
-            m->end = 0;
+            describe(m, s, rec, 1); /* its end, read once complete, is set then */
             rc = post(mt, s, m, ix, 1, 0, 0, rec->req, &memo);
         }
         break;
@@ -1550,7 +1548,6 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
             if ((m = msg_new(mt, &ix)) == NULL)
                 return FC_ENOMEM;
             describe(m, s, rec, 0);
-            m->end = 0;
             rc = post(mt, s, m, ix, 0, 0, 0, rec->req, &memo);
         }
         break;
