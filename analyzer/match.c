@@ -1745,6 +1745,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     fc_cursor **cur = NULL;
     fc_record *recs = NULL;
     uint8_t *have = NULL;
+    rstate **fst = NULL; /* by file: the state of its rank, or NULL */
     size_t nr = 0;
     int rc = FC_ENOMEM;
     memset(&mt, 0, sizeof mt);
@@ -1809,9 +1810,14 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     cur = calloc(nr + 1, sizeof *cur);
     recs = calloc(nr + 1, sizeof *recs);
     have = calloc(nr + 1, 1);
-    if (cur == NULL || recs == NULL || have == NULL) {
+    fst = calloc(nr + 1, sizeof *fst);
+    if (cur == NULL || recs == NULL || have == NULL || fst == NULL) {
         rc = FC_ENOMEM;
         goto out;
+    }
+    for (size_t i = 0; i < nr; i++) { /* a file's records all carry its rank */
+        uint32_t rk = fc_trace_rank(t, i)->info.rank;
+        fst[i] = rk < res->world && mt.st[rk].r != NULL ? &mt.st[rk] : NULL;
     }
     int64_t from = INT64_MAX, span = 1000000; /* ns */
     /* Small windows keep the flows just matched in cache when the sweep takes them (about 3 CPU s
@@ -1837,9 +1843,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
         for (size_t i = 0; i < nr; i++) {
             if (!have[i])
                 continue;
-            /* A file's records all carry its rank. */
-            uint32_t rk = fc_trace_rank(t, i)->info.rank;
-            rstate *s = rk < res->world && mt.st[rk].r != NULL ? &mt.st[rk] : NULL;
+            rstate *s = fst[i];
             fc_record *r = &recs[i];
             fc_cursor *c = cur[i];
             int more = 1;
@@ -1912,6 +1916,7 @@ out:
     free(cur);
     free(recs);
     free(have);
+    free(fst);
     matcher_free(&mt);
     fc__match_free(res);
     return rc;
