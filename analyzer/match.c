@@ -937,6 +937,13 @@ typedef struct matcher {
     uint32_t *tab; /* channel index + 1 by key hash; 0 is an empty entry */
     size_t tcap;
     uint64_t posted_sends, posted_recvs, cancelled_sends, cancelled_recvs;
+    /* Sends that started waiting in a channel during this window, not yet on their rank's list
+     * (pend_push): most are paired before the window ends, and need never be listed. */
+    struct fresh {
+        uint32_t m, src;
+        uint64_t seq;
+    } *fresh;
+    size_t nfresh, cfresh;
 } matcher;
 
 static msg *msg_grow(matcher *mt, uint32_t *ix);
@@ -1003,11 +1010,33 @@ static inline __attribute__((always_inline)) int pend_push(matcher *mt, const ms
     return 0;
 }
 
+/* Send ix (at m) starts waiting in a channel: noted for pend_min, which lists it if it still
+ * waits then. */
+static inline __attribute__((always_inline)) int pend_note(matcher *mt, const msg *m, uint32_t ix)
+{
+    if (fc__reserve(&mt->fresh, &mt->cfresh, mt->nfresh + 1, sizeof *mt->fresh))
+        return FC_ENOMEM;
+    mt->fresh[mt->nfresh++] = (struct fresh){ix, m->src, m->seq};
+    return 0;
+}
+
 /* The earliest post of a send still waiting in a channel, or INT64_MAX: the earliest of each
- * rank's list, once the entries of sends gone since are dropped from its head. */
-static int64_t pend_min(matcher *mt)
+ * rank's list, once the sends noted since the last call and still waiting are added and the
+ * entries of sends gone since are dropped from its head. 0 or FC_ENOMEM in *rc. */
+static int64_t pend_min(matcher *mt, int *rc)
 {
     int64_t min = INT64_MAX;
+    *rc = 0;
+    for (size_t i = 0; i < mt->nfresh; i++) {
+        const struct fresh *e = &mt->fresh[i];
+        const msg *m = &mt->pool[e->m];
+        if ((m->flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND) && m->seq == e->seq && m->src == e->src &&
+            pend_push(mt, m, e->m) < 0) {
+            *rc = FC_ENOMEM;
+            return min;
+        }
+    }
+    mt->nfresh = 0;
     for (uint32_t w = 0; w < mt->res->world; w++) {
         rstate *rs = &mt->st[w];
         for (; rs->ph < rs->pn; rs->ph++) {
@@ -1337,7 +1366,7 @@ static int enqueue(matcher *mt, msg *m, uint32_t ix)
         if (m->flags & MF_SEND) {
             rc = q_first(&c->sq, &c->sn, &c->scap, ix);
             if (rc == 0 && mt->p.sink->advance != NULL)
-                rc = pend_push(mt, m, ix);
+                rc = pend_note(mt, m, ix);
             return rc < 0 ? rc : chan_rx_live(mt, c) ? 0 : try_pair_all(mt, ci, 0);
         }
         return q_first(&c->rq, &c->rn, &c->rcap, ix);
@@ -1365,7 +1394,7 @@ static int enqueue(matcher *mt, msg *m, uint32_t ix)
     if (m->flags & MF_SEND) {
         rc = q_push(&c->sq, &c->sh, &c->sn, &c->scap, ix);
         if (rc == 0 && mt->p.sink->advance != NULL)
-            rc = pend_push(mt, m, ix);
+            rc = pend_note(mt, m, ix);
         /* An incomplete send at the head with receives waiting: try_pair's first answer. */
         if (rc == 0 && c->rh < c->rn && c->sn - c->sh == 1 && !(m->flags & (MF_DONE | MF_FINAL)))
             return 0;
@@ -1729,6 +1758,7 @@ static void matcher_free(matcher *mt)
     free(mt->ch);
     free(mt->chfree);
     free(mt->tab);
+    free(mt->fresh);
     free(mt->p.calls);
     free(mt->p.cfree);
     free(mt->p.rhead);
@@ -1864,7 +1894,9 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
         /* Say how far the flows are known: none to come starts before the earliest waiting send,
          * nor before the records not read yet. */
         if (sink->advance != NULL) {
-            int64_t wm = pend_min(&mt);
+            int64_t wm = pend_min(&mt, &rc);
+            if (rc < 0)
+                goto out;
             if (end < wm)
                 wm = end;
             /* The START records of a Startall come at its exit, but post their sends at its entry:
