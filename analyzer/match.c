@@ -114,7 +114,9 @@ typedef struct rstate {
     size_t ph, pn, pcap;
     int ended;         /* its records are all read: it posts and completes nothing more */
     int live;          /* it has a file (r) and has not ended: it still posts and completes */
-    uint32_t pad_[1];  /* to 256 bytes: an index becomes an offset by one shift */
+    uint32_t nopen;    /* its open calls (pairing): most calls close with none to find (a closed one
+                          still live has messages in flight, so closing it again does nothing);
+                          256 bytes in all, so that an index becomes an offset by one shift */
 } rstate;
 
 const char *fc__unmatched_reason(uint32_t reason)
@@ -460,8 +462,7 @@ typedef struct pairing {
     uint32_t *rhead;     /* per world rank (a call's rank is the one whose record made it, below
                             world): its latest live call + 1 */
     int64_t *rmax;       /* per the same: no live call of the list has a larger t0 */
-    uint32_t *ropen; /* open calls per world rank: most calls close with none to find (a closed
-                        one still live has messages in flight, so closing it again does nothing) */
+    rstate *st;      /* the matcher's, by world rank: their open calls (nopen) */
     /* Wait-state rows of res->sites by (rank, site), the same way. */
     uint32_t *stab;
     size_t stcap, scap;
@@ -654,7 +655,7 @@ static __attribute__((noinline)) uint32_t call_make(pairing *p, uint32_t rank, u
     if (p->calls[i].next == 0 || t0 > p->rmax[l])
         p->rmax[l] = t0;
     p->clive++;
-    p->ropen[rank]++;
+    p->st[rank].nopen++;
     return i;
 }
 
@@ -782,13 +783,13 @@ static int call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0, uint
 {
     uint32_t i = memo - 1;
     if (memo == 0 || !call_is(p, i, rank, site, t0)) {
-        if (p->ropen[rank] == 0)
+        if (p->st[rank].nopen == 0)
             return 0;
         if ((i = call_find(p, rank, site, t0)) == NOMSG)
             return 0;
     }
     if (p->calls[i].open)
-        p->ropen[rank]--;
+        p->st[rank].nopen--;
     p->calls[i].open = 0;
     return p->calls[i].refs == 0 ? call_flush(p, i) : 0;
 }
@@ -1646,7 +1647,7 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
         /* The thread's previous call takes no more completions. Most calls made no entry, and most
          * ranks have none open then: call_close would find nothing. */
         uint32_t rank = s->rank; /* below world: s is st[rank] */
-        if ((th->call != 0 || mt->p.ropen[rank] != 0) &&
+        if ((th->call != 0 || s->nopen != 0) &&
             (rc = call_close(&mt->p, rank, th->site, th->t0, th->call)) < 0)
             return rc;
         th->kind = k;
@@ -1765,7 +1766,6 @@ static void matcher_free(matcher *mt)
     free(mt->p.rmax);
     free(mt->p.stab);
     free(mt->p.unc);
-    free(mt->p.ropen);
     free(mt->p.slast);
 }
 
@@ -1794,14 +1794,14 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     res->late_sender = calloc(w, sizeof *res->late_sender);
     res->late_receiver = calloc(w, sizeof *res->late_receiver);
     mt.st = calloc(w, sizeof *mt.st);
+    mt.p.st = mt.st;
     mt.p.unc = calloc(w, sizeof *mt.p.unc);
-    mt.p.ropen = calloc(w, sizeof *mt.p.ropen);
     mt.p.slast = calloc(w, sizeof *mt.p.slast);
     mt.tcap = 1024;
     mt.tab = calloc(mt.tcap, sizeof *mt.tab);
     mt.p.rhead = calloc(w + 1, sizeof *mt.p.rhead);
     mt.p.rmax = calloc(w + 1, sizeof *mt.p.rmax);
-    if (mt.tab == NULL || mt.p.ropen == NULL || mt.p.slast == NULL || mt.p.rhead == NULL || mt.p.rmax == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
+    if (mt.tab == NULL || mt.p.slast == NULL || mt.p.rhead == NULL || mt.p.rmax == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
         mt.p.unc == NULL)
         goto out;
     for (size_t i = 0; i < w; i++) {
