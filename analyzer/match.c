@@ -1054,12 +1054,24 @@ static int64_t pend_min(matcher *mt, int *rc)
     return min;
 }
 
+/* A key's source and destination ranks, adjacent in msg and chan, as one word (its layout is the
+ * machine's, the same for every key): one load, one compare. */
+_Static_assert(offsetof(msg, dst) == offsetof(msg, src) + 4, "msg: src and dst adjacent");
+_Static_assert(offsetof(chan, dst) == offsetof(chan, src) + 4, "chan: src and dst adjacent");
+
+static inline __attribute__((always_inline)) uint64_t ends_of(const void *src)
+{
+    uint64_t sd;
+    memcpy(&sd, src, sizeof sd);
+    return sd;
+}
+
 /* Two multiplications: the communicator key is a hash already, and each product's high half,
  * folded down, mixes every bit of its factor into the low bits that index the table. The table is
- * only looked up, never walked, so its layout decides nothing in the output. */
-static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
+ * only looked up, never walked, so its layout decides nothing in the output. sd is ends_of. */
+static uint64_t key_hash(uint64_t comm, uint64_t sd, int64_t tag)
 {
-    uint64_t h = (comm ^ ((uint64_t)src << 32 | dst)) * 0x9E3779B97F4A7C15ull ^ (uint64_t)tag * 0xBF58476D1CE4E5B9ull;
+    uint64_t h = (comm ^ sd) * 0x9E3779B97F4A7C15ull ^ (uint64_t)tag * 0xBF58476D1CE4E5B9ull;
     return h ^ (h >> 32);
 }
 
@@ -1069,13 +1081,13 @@ static uint64_t chan_home(const void *ctx, uint32_t ix)
 }
 
 /* The channel of a key, made when new. Returns 0 when found, 1 when made, or FC_ENOMEM. */
-static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag, uint32_t *ci)
+static int chan_of(matcher *mt, uint64_t comm, uint64_t sd, int64_t tag, uint32_t *ci)
 {
-    uint64_t hash = key_hash(comm, src, dst, tag);
+    uint64_t hash = key_hash(comm, sd, tag);
     size_t h = hash & (mt->tcap - 1); /* the table exists from the start */
     while (mt->tab[h]) {
         const chan *c = &mt->ch[mt->tab[h] - 1];
-        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag) {
+        if (c->comm == comm && ends_of((const char *)c + offsetof(chan, src)) == sd && c->tag == tag) {
             *ci = mt->tab[h] - 1;
             return 0;
         }
@@ -1109,8 +1121,7 @@ static int chan_of(matcher *mt, uint64_t comm, uint32_t src, uint32_t dst, int64
         *ci = (uint32_t)mt->nch++;
     }
     c->comm = comm;
-    c->src = src;
-    c->dst = dst;
+    memcpy((char *)c + offsetof(chan, src), &sd, sizeof sd); /* src and dst */
     c->tag = tag;
     c->hash = hash;
     c->sh = c->sn = c->rh = c->rn = 0;
@@ -1356,7 +1367,7 @@ static int unblock(matcher *mt, rstate *rs)
 static int enqueue(matcher *mt, msg *m, uint32_t ix)
 {
     uint32_t ci;
-    int rc = chan_of(mt, m->comm, m->src, m->dst, m->tag, &ci);
+    int rc = chan_of(mt, m->comm, ends_of((const char *)m + offsetof(msg, src)), m->tag, &ci);
     if (rc < 0)
         return rc;
     m->chan = ci;
