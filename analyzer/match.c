@@ -1116,6 +1116,13 @@ static int chan_of(matcher *mt, uint64_t comm, uint64_t sd, int64_t tag, uint32_
     } else {
         if (mt->nch >= NOCHAN - 1 || fc__grow((void **)&mt->ch, &mt->nch, &mt->cch, sizeof *mt->ch) < 0)
             return FC_ENOMEM;
+        if (mt->cchfree < mt->cch) { /* chfree[] never holds more than the channels */
+            uint32_t *f = realloc(mt->chfree, mt->cch * sizeof *f);
+            if (f == NULL)
+                return FC_ENOMEM;
+            mt->chfree = f;
+            mt->cchfree = mt->cch;
+        }
         c = &mt->ch[mt->nch];
         memset(c, 0, sizeof *c);
         *ci = (uint32_t)mt->nch++;
@@ -1136,15 +1143,7 @@ static inline __attribute__((always_inline)) int chan_release(matcher *mt, uint3
 {
     tab_del(mt->tab, mt->tcap, chan_home(mt, ci), ci, chan_home, mt);
     mt->ch[ci].dead = 1;
-    if (mt->nchfree == mt->cchfree) {
-        size_t nc = mt->cchfree ? 2 * mt->cchfree : 64;
-        uint32_t *f = realloc(mt->chfree, nc * sizeof *f);
-        if (f == NULL)
-            return FC_ENOMEM;
-        mt->chfree = f;
-        mt->cchfree = nc;
-    }
-    mt->chfree[mt->nchfree++] = ci;
+    mt->chfree[mt->nchfree++] = ci; /* as long as ch: never full */
     return 0;
 }
 
