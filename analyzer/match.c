@@ -1433,10 +1433,8 @@ static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, ms
         m->flags |= MF_DONE | MF_WAITED;
     if (send)
         m->flags |= MF_SEND;
-    if (send)
+    if (send) /* the receives are the rest of the posts, which seq counts */
         mt->posted_sends++;
-    else
-        mt->posted_recvs++;
     /* A blocking send or receive is its call's only message (sole, which the caller knows from
      * the kind); a Sendrecv has two. */
     if (done && sole)
@@ -1931,6 +1929,9 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
         goto out;
     res->cancelled = mt.cancelled_sends + mt.cancelled_recvs;
     res->sends = mt.posted_sends - mt.cancelled_sends;
+    for (uint32_t r = 0; r < res->world; r++)
+        mt.posted_recvs += mt.st[r].seq;
+    mt.posted_recvs -= mt.posted_sends;
     res->recvs = mt.posted_recvs - mt.cancelled_recvs;
     /* Every message has left: the calls still open are summed, and the sites put in order. */
     size_t nlive = mt.p.clive;
