@@ -872,9 +872,7 @@ static inline __attribute__((always_inline)) int pair(pairing *p, const msg *s, 
         if (rc < 0)
             return rc;
     }
-    res->nflows++;
-    if (!f->intra)
-        res->ninter++;
+    res->nflows++; /* ninter is counted at the end, from the traffic */
     return p->sink->flow(p->sink->arg, f);
 }
 
@@ -1927,6 +1925,10 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     rc = 0;
     if (rc < 0 || (rc = drain(&mt)) < 0)
         goto out;
+    /* The inter-node flows are those off the traffic's diagonal: each flow counts once there. */
+    res->ninter = res->nflows;
+    for (size_t d = 0; d < res->nnodes; d++)
+        res->ninter -= res->traffic_count[d * res->nnodes + d];
     res->cancelled = mt.cancelled_sends + mt.cancelled_recvs;
     res->sends = mt.posted_sends - mt.cancelled_sends;
     for (uint32_t r = 0; r < res->world; r++)
