@@ -1426,7 +1426,6 @@ static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, ms
     int rc;
     m->flags |= MF_LIVE;
     m->seq = s->seq++;
-    m->chan = NOCHAN;
     if (done)
         m->flags |= MF_DONE | MF_WAITED;
     if (send)
@@ -1454,6 +1453,7 @@ static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, ms
         if (fc__grow((void **)&s->wild, &s->wn, &s->wcap, sizeof *s->wild) < 0)
             return FC_ENOMEM;
         s->wild[s->wn++] = (struct wild){ix, m->seq};
+        m->chan = NOCHAN; /* until resolved (every other instance takes its channel now) */
         return 0;
     }
     return enqueue(mt, m, ix);
