@@ -1367,9 +1367,9 @@ static int enqueue(matcher *mt, msg *m, uint32_t ix)
     int rc = chan_of(mt, m->comm, ends_of((const char *)m + offsetof(msg, src)), m->tag, &ci);
     if (rc < 0)
         return rc;
-    m->chan = ci;
     chan *c = &mt->ch[ci];
     if (rc > 0) {
+        m->chan = ci;
         /* A new channel: the instance waits alone (try_pair's answer without its tests), unless
          * it is a send whose receiver is gone already. */
         if (m->flags & MF_SEND) {
@@ -1400,6 +1400,7 @@ static int enqueue(matcher *mt, msg *m, uint32_t ix)
             return pair_heads(mt, ci, sm, si, m, ix);
         }
     }
+    m->chan = ci; /* it waits there (one paired at once above needs none) */
     if (m->flags & MF_SEND) {
         rc = q_push(&c->sq, &c->sh, &c->sn, &c->scap, ix);
         if (rc == 0 && mt->p.sink->advance != NULL)
