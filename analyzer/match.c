@@ -441,6 +441,8 @@ static int cmp_site(const void *a, const void *b)
 typedef struct pairing {
     fc_match *res;
     const fc_match_sink *sink;
+    int (*flow)(void *arg, const fc_flow *f); /* the sink's, at hand */
+    void *arg;
     int64_t origin;
     size_t nunm_cap;
     uint64_t *unc;  /* clock uncertainty (ns) per world rank */
@@ -873,7 +875,7 @@ static inline __attribute__((always_inline)) int pair(pairing *p, const msg *s, 
             return rc;
     }
     res->nflows++; /* ninter is counted at the end, from the traffic */
-    return p->sink->flow(p->sink->arg, f);
+    return p->flow(p->arg, f);
 }
 
 /* Numbers the nodes in order of first appearance by world rank. */
@@ -1835,6 +1837,8 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     }
     mt.p.res = res;
     mt.p.sink = sink;
+    mt.p.flow = sink->flow;
+    mt.p.arg = sink->arg;
     mt.p.origin = fc_trace_origin(t);
     if (sink->start != NULL && (rc = sink->start(sink->arg, res)) != 0)
         goto out;
