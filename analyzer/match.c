@@ -945,6 +945,7 @@ typedef struct matcher {
         uint64_t seq;
     } *fresh;
     size_t nfresh, cfresh;
+    uint32_t world; /* res->world, at hand */
 } matcher;
 
 static msg *msg_grow(matcher *mt, uint32_t *ix);
@@ -1282,7 +1283,7 @@ static int try_pair_all(matcher *mt, uint32_t ci, int final)
 /* 1 when the receiver of channel c still posts and completes receives (try_pair_all's GONE). */
 static inline __attribute__((always_inline)) int chan_rx_live(const matcher *mt, const chan *c)
 {
-    return c->dst < mt->res->world && mt->st[c->dst].live;
+    return c->dst < mt->world && mt->st[c->dst].live;
 }
 
 /* 1 when complete receive r may take the send at the head of its channel now: no earlier wildcard
@@ -1799,6 +1800,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
         if (fc_trace_rank(t, i)->info.rank >= res->world)
             res->world = fc_trace_rank(t, i)->info.rank + 1;
     size_t w = res->world ? res->world : 1;
+    mt.world = res->world;
     res->rank_node = malloc(w * sizeof *res->rank_node);
     res->late_sender = calloc(w, sizeof *res->late_sender);
     res->late_receiver = calloc(w, sizeof *res->late_receiver);
