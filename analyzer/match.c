@@ -381,12 +381,12 @@ static inline __attribute__((always_inline)) void describe(msg *m, const rstate 
 /* 1 when the record's peer is a real partner; PROC_NULL is counted, unmapped peers dropped. */
 static int real_peer(fc_match *res, const fc_record *rec, int send)
 {
+    if (rec->peer >= 0) /* the common case first: PROC_NULL and ANY are negative */
+        return 1;
     if (rec->peer == FC_PEER_NULL) {
         res->proc_null++;
         return 0;
     }
-    if (rec->peer >= 0)
-        return 1;
     return !send && rec->peer == FC_PEER_ANY;
 }
 
