@@ -807,11 +807,12 @@ static inline __attribute__((always_inline)) int add_wait(pairing *p, const msg 
     return 0;
 }
 
-/* Turns a matched pair into a flow and its wait states. */
-static inline __attribute__((always_inline)) int pair(pairing *p, const msg *s, const msg *r)
+/* Turns a matched pair into a flow and its wait states; an incomplete receive is reported instead
+ * (rdone: the caller has seen it complete). */
+static inline __attribute__((always_inline)) int pair(pairing *p, const msg *s, const msg *r, int rdone)
 {
     fc_match *res = p->res;
-    if (!(r->flags & MF_DONE))
+    if (!rdone && !(r->flags & MF_DONE))
         return add_unmatched(p, r, 0, FC_UNMATCHED_INCOMPLETE);
     fc_flow fl, *f = &fl; /* every field set below */
     f->id = res->nflows; /* the order of delivery */
@@ -1254,7 +1255,7 @@ static int try_pair_all(matcher *mt, uint32_t ci, int final)
             }
             return 0;
         }
-        int rc = pair(&mt->p, s, r);
+        int rc = pair(&mt->p, s, r, 0);
         msg_free(mt, si);
         msg_free(mt, ri);
         c->sh++;
@@ -1298,12 +1299,12 @@ static inline __attribute__((always_inline)) int no_wild_before(matcher *mt, con
     return 1;
 }
 
-/* Send si (at sm) and receive ri (at rm), the last instances of channel ci (taken from its heads,
- * which the caller has advanced), pair as try_pair_all would; the channel, empty now, is released
+/* Send si (at sm) and complete receive ri (at rm), the last instances of channel ci (taken from its
+ * heads, which the caller has advanced), pair as try_pair_all would; the channel, empty now, is released
  * unless its receiver's blocked list holds it. */
 static int pair_heads(matcher *mt, uint32_t ci, msg *sm, uint32_t si, msg *rm, uint32_t ri)
 {
-    int rc = pair(&mt->p, sm, rm);
+    int rc = pair(&mt->p, sm, rm, 1); /* every caller saw rm complete */
     msg_drop(mt, sm, si);
     msg_drop(mt, rm, ri);
     if (rc < 0)
