@@ -441,17 +441,13 @@ static inline void note(fc__sweep *s, relabel *r, slot *p)
     run->label = p->lab;
 }
 
-/* Adds active flow f to the set (once) and gives it its same-direction label, final unless f is
- * left for the mixed rule. A flow that had no label yet (rem 2, see fc__sweep_add) counts as
- * changed. */
-static inline __attribute__((always_inline)) void take(fc__sweep *s, relabel *r, uint32_t f)
+/* Adds active flow f (slot p, not in the set yet, from node a with od flows out to node b with id
+ * flows in) to the set and gives it its same-direction label, final unless f is left for the mixed
+ * rule. A flow that had no label yet (rem 2, see fc__sweep_add) counts as changed. */
+static inline __attribute__((always_inline)) void take_at(fc__sweep *s, relabel *r, uint32_t f, slot *p,
+                                                         const node *a, const node *b, uint32_t od, uint32_t id)
 {
-    slot *p = &s->sl[f];
-    if (p->inset == s->stamp)
-        return;
     p->inset = s->stamp;
-    const node *a = &s->nd[p->src], *b = &s->nd[p->dst];
-    uint32_t od = a->out.n, id = b->in.n;
     uint8_t was = p->rem;
     if (od >= 2 && od >= id)
         p->lab = (fc_label){FC_CONFLICT_OUTGOING, a->num, od};
@@ -469,11 +465,44 @@ static inline __attribute__((always_inline)) void take(fc__sweep *s, relabel *r,
         note(s, r, p);
 }
 
-/* Takes the flows of list l: those of a list that changed. */
-static inline void take_list(fc__sweep *s, relabel *r, const slist *l)
+/* Adds active flow f to the set (once), as take_at. */
+static inline __attribute__((always_inline)) void take(fc__sweep *s, relabel *r, uint32_t f)
 {
-    for (size_t j = 0; j < l->n; j++)
-        take(s, r, l->v[j]);
+    slot *p = &s->sl[f];
+    if (p->inset == s->stamp)
+        return;
+    const node *a = &s->nd[p->src], *b = &s->nd[p->dst];
+    take_at(s, r, f, p, a, b, a->out.n, b->in.n);
+}
+
+/* Takes the flows leaving node a, whose list changed: they share a and its count. */
+static inline void take_out(fc__sweep *s, relabel *r, const node *a)
+{
+    uint32_t od = a->out.n;
+    const uint32_t *v = a->out.v;
+    for (size_t j = 0; j < od; j++) {
+        uint32_t f = v[j];
+        slot *p = &s->sl[f];
+        if (p->inset == s->stamp)
+            continue;
+        const node *b = &s->nd[p->dst];
+        take_at(s, r, f, p, a, b, od, b->in.n);
+    }
+}
+
+/* Takes the flows entering node b, whose list changed. */
+static inline void take_in(fc__sweep *s, relabel *r, const node *b)
+{
+    uint32_t id = b->in.n;
+    const uint32_t *v = b->in.v;
+    for (size_t j = 0; j < id; j++) {
+        uint32_t f = v[j];
+        slot *p = &s->sl[f];
+        if (p->inset == s->stamp)
+            continue;
+        const node *a = &s->nd[p->src];
+        take_at(s, r, f, p, a, b, a->out.n, id);
+    }
 }
 
 /* Takes the flow of list l when it is a lone rem flow. A rem flow is alone in its source's out
@@ -494,11 +523,11 @@ static void collect(fc__sweep *s, relabel *r, size_t nseed)
         node *a = &s->nd[s->queue[i]], *b = &s->nd[s->queue[i + 1]];
         if (a->mark != s->stamp) {
             a->mark = s->stamp;
-            take_list(s, r, &a->out);
+            take_out(s, r, a);
         }
         if (b->mark_in != s->stamp) {
             b->mark_in = s->stamp;
-            take_list(s, r, &b->in);
+            take_in(s, r, b);
         }
     }
     /* The rem flows linked at those nodes, through the lists that did not change. */
