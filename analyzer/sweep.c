@@ -519,21 +519,29 @@ static inline __attribute__((always_inline)) void take_lone_rem(fc__sweep *s, re
  * destinations are queue[0..nseed), in pairs (see above). */
 static void collect(fc__sweep *s, relabel *r, size_t nseed)
 {
-    for (size_t i = 0; i < nseed; i += 2) {
-        node *a = &s->nd[s->queue[i]], *b = &s->nd[s->queue[i + 1]];
-        if (a->mark != s->stamp) {
-            a->mark = s->stamp;
-            take_out(s, r, a);
+    if (nseed == 2) { /* the usual step, one boundary: its two lists are distinct, no mark needed */
+        node *a = &s->nd[s->queue[0]], *b = &s->nd[s->queue[1]];
+        take_out(s, r, a);
+        take_in(s, r, b);
+        take_lone_rem(s, r, &a->in);
+        take_lone_rem(s, r, &b->out);
+    } else {
+        for (size_t i = 0; i < nseed; i += 2) {
+            node *a = &s->nd[s->queue[i]], *b = &s->nd[s->queue[i + 1]];
+            if (a->mark != s->stamp) {
+                a->mark = s->stamp;
+                take_out(s, r, a);
+            }
+            if (b->mark_in != s->stamp) {
+                b->mark_in = s->stamp;
+                take_in(s, r, b);
+            }
         }
-        if (b->mark_in != s->stamp) {
-            b->mark_in = s->stamp;
-            take_in(s, r, b);
+        /* The rem flows linked at those nodes, through the lists that did not change. */
+        for (size_t i = 0; i < nseed; i += 2) {
+            take_lone_rem(s, r, &s->nd[s->queue[i]].in);
+            take_lone_rem(s, r, &s->nd[s->queue[i + 1]].out);
         }
-    }
-    /* The rem flows linked at those nodes, through the lists that did not change. */
-    for (size_t i = 0; i < nseed; i += 2) {
-        take_lone_rem(s, r, &s->nd[s->queue[i]].in);
-        take_lone_rem(s, r, &s->nd[s->queue[i + 1]].out);
     }
     /* The rem flows linked to those whose rem changed (the flows added here keep their rem, so the
      * list does not grow). */
