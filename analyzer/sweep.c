@@ -330,16 +330,19 @@ static void detach(fc__sweep *s, uint32_t f)
 static inline void heap_push(fc__sweep *s, bnd b)
 {
     bnd *h = s->heap;
-    size_t i = s->nheap++;
-    h[i + 1].t = INFINITY;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!(h[p].t > b.t))
+    size_t n = s->nheap++;
+    h[n + 1].t = INFINITY;
+    /* In byte offsets, as heap_pop. */
+    enum { B = sizeof *h };
+    char *base = (char *)h;
+    size_t i = n * B;
+    for (size_t p; i > 0; i = p) {
+        p = (i - B) / 2 & ~(size_t)(B - 1);
+        if (!(((const bnd *)(base + p))->t > b.t))
             break;
-        h[i] = h[p];
-        i = p;
+        *(bnd *)(base + i) = *(const bnd *)(base + p);
     }
-    h[i] = b;
+    *(bnd *)(base + i) = b;
 }
 
 /* Removes the first boundary. The hole left at the top goes down the path of smaller children to
