@@ -40,7 +40,7 @@ typedef struct slot {
     uint32_t pos_out, pos_in, apos; /* places in out[src], in[dst] and the active set */
     uint32_t inset, seen;           /* stamps: in this relabelling, paired in it */
     fc_label lab;
-    uint8_t rem;  /* left for the mixed rule (2 before the first label) */
+    uint8_t rem;  /* left for the mixed rule (0 before the first label) */
     uint8_t lent; /* the flow is the lender's (fc__sweep_lend), not a copy in flow[] */
     rvec runs;
 } slot;
@@ -454,7 +454,7 @@ static inline void note(fc__sweep *s, relabel *r, slot *p)
 
 /* Adds active flow f (slot p, not in the set yet, from node a with od flows out to node b with id
  * flows in) to the set and gives it its same-direction label, final unless f is left for the mixed
- * rule. A flow that had no label yet (rem 2, see fc__sweep_add) counts as changed. */
+ * rule. */
 static inline __attribute__((always_inline)) void take_at(fc__sweep *s, relabel *r, uint32_t f, slot *p,
                                                          const node *a, const node *b, uint32_t od, uint32_t id)
 {
@@ -655,7 +655,9 @@ static inline __attribute__((always_inline)) int add(fc__sweep *s, const fc_flow
     }
     p->src = x;
     p->dst = y;
-    p->rem = 2; /* no label yet: its first relabelling counts as a change */
+    /* No label yet. Its first one need not count as a change of rem: what that would gather, the
+     * lone rem flows at its ends, is gathered anyway, its ends being its step's seeds. */
+    p->rem = 0;
     p->runs.n = 0;
     bnd b = {f->start, f_slot, 1};
     if (s->fh == s->fn || f->start >= s->fifo[s->fn - 1].t) {
