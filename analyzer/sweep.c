@@ -95,7 +95,8 @@ struct fc__sweep {
     bnd *fifo; /* starts not decreasing, fifo[fh .. fn) */
     size_t fh, fn, fcap;
     /* Scratch. */
-    uint32_t *queue, *rems, *chg; /* rems and chg as long as the slots (struct relabel) */
+    uint32_t *queue, *rems; /* rems and chg as long as the slots (struct relabel) */
+    const slist **chg;
     size_t cqueue;
     uint64_t *cids;
     size_t ccids;
@@ -415,11 +416,12 @@ static void pair(fc__sweep *s, uint32_t g, uint32_t h)
  * whole paths and cycles of every rem flow among them; the rest keep their labels (a flow whose
  * lists did not change would get the same label and rem again). */
 
-/* One relabelling at time t: the flows left for the mixed rule (rems) and those whose rem flag
- * changed (chg), so that the later passes visit only those. Both arrays are as long as the slots:
- * a flow enters each at most once. */
+/* One relabelling at time t: the flows left for the mixed rule (rems) and, for those whose rem flag
+ * changed, the list at their far end (chg), so that the later passes visit only those. Both arrays
+ * are as long as the slots: a flow enters each at most once. */
 typedef struct relabel {
-    uint32_t *rems, *chg;
+    uint32_t *rems;
+    const slist **chg;
     size_t nrem, nchg;
     double t;
     int nomem; /* a history could not grow */
@@ -454,9 +456,12 @@ static inline void note(fc__sweep *s, relabel *r, slot *p)
 
 /* Adds active flow f (slot p, not in the set yet, from node a with od flows out to node b with id
  * flows in) to the set and gives it its same-direction label, final unless f is left for the mixed
- * rule. */
+ * rule. Only the flows of a changed list can change their rem (the others would get the same label
+ * and rem again); such a flow's near end is a seed, whose lone rem flows are taken anyway, so when
+ * its rem changes only the list at its far end, far, is noted. */
 static inline __attribute__((always_inline)) void take_at(fc__sweep *s, relabel *r, uint32_t f, slot *p,
-                                                         const node *a, const node *b, uint32_t od, uint32_t id)
+                                                         const node *a, const node *b, uint32_t od, uint32_t id,
+                                                         const slist *far)
 {
     p->inset = s->stamp;
     uint8_t was = p->rem;
@@ -468,22 +473,24 @@ static inline __attribute__((always_inline)) void take_at(fc__sweep *s, relabel 
         p->lab = (fc_label){FC_CONFLICT_NONE, 0, 1};
     uint8_t rem = p->lab.kind == FC_CONFLICT_NONE;
     p->rem = rem;
-    r->chg[r->nchg] = f; /* without a branch: whether rem changed is as good as random */
-    r->nchg += rem != was;
+    if (far) {
+        r->chg[r->nchg] = far; /* without a branch: whether rem changed is as good as random */
+        r->nchg += rem != was;
+    }
     if (rem)
         r->rems[r->nrem++] = f;
     else
         note(s, r, p);
 }
 
-/* Adds active flow f to the set (once), as take_at. */
+/* Adds active flow f, of no changed list, to the set (once), as take_at: its rem stays. */
 static inline __attribute__((always_inline)) void take(fc__sweep *s, relabel *r, uint32_t f)
 {
     slot *p = &s->sl[f];
     if (p->inset == s->stamp)
         return;
     const node *a = &s->nd[p->src], *b = &s->nd[p->dst];
-    take_at(s, r, f, p, a, b, a->out.n, b->in.n);
+    take_at(s, r, f, p, a, b, a->out.n, b->in.n, NULL);
 }
 
 /* Takes the flows leaving node a, whose list changed: they share a and its count. */
@@ -497,7 +504,7 @@ static inline void take_out(fc__sweep *s, relabel *r, const node *a)
         if (p->inset == s->stamp)
             continue;
         const node *b = &s->nd[p->dst];
-        take_at(s, r, f, p, a, b, od, b->in.n);
+        take_at(s, r, f, p, a, b, od, b->in.n, &b->out);
     }
 }
 
@@ -512,7 +519,7 @@ static inline void take_in(fc__sweep *s, relabel *r, const node *b)
         if (p->inset == s->stamp)
             continue;
         const node *a = &s->nd[p->src];
-        take_at(s, r, f, p, a, b, a->out.n, id);
+        take_at(s, r, f, p, a, b, a->out.n, id, &a->in);
     }
 }
 
@@ -554,13 +561,10 @@ static void collect(fc__sweep *s, relabel *r, size_t nseed)
             take_lone_rem(s, r, &s->nd[s->queue[i + 1]].out);
         }
     }
-    /* The rem flows linked to those whose rem changed (the flows added here keep their rem, so the
-     * list does not grow). */
-    for (size_t i = 0; i < r->nchg; i++) {
-        const slot *p = &s->sl[r->chg[i]];
-        take_lone_rem(s, r, &s->nd[p->src].in);
-        take_lone_rem(s, r, &s->nd[p->dst].out);
-    }
+    /* The rem flows linked to those whose rem changed, at their far ends (the flows added here
+     * keep their rem, so the list does not grow). */
+    for (size_t i = 0; i < r->nchg; i++)
+        take_lone_rem(s, r, r->chg[i]);
     /* Whole paths and cycles of the rem flows gathered, both ways. */
     size_t n0 = r->nrem;
     for (size_t i = 0; i < n0; i++) {
