@@ -565,15 +565,26 @@ static void collect(fc__sweep *s, relabel *r, size_t nseed)
      * keep their rem, so the list does not grow). */
     for (size_t i = 0; i < r->nchg; i++)
         take_lone_rem(s, r, r->chg[i]);
-    /* Whole paths and cycles of the rem flows gathered, both ways. */
-    size_t n0 = r->nrem;
+    /* Whole paths and cycles of the rem flows gathered, both ways. A flow linked to none (the usual
+     * rem flow) is a path of its own, whose NONE label is final: it is recorded here and leaves
+     * the set that label pairs, its place taken by the next flow kept. */
+    size_t n0 = r->nrem, kept = 0;
     for (size_t i = 0; i < n0; i++) {
-        uint32_t f = r->rems[i];
-        for (uint32_t g = next_rem(s, f); g != NIL && s->sl[g].inset != s->stamp; g = next_rem(s, g))
+        uint32_t f = r->rems[i], nx = next_rem(s, f), pv = prev_rem(s, f);
+        if (nx == NIL && pv == NIL) {
+            note(s, r, &s->sl[f]);
+            continue;
+        }
+        r->rems[kept++] = f;
+        for (uint32_t g = nx; g != NIL && s->sl[g].inset != s->stamp; g = next_rem(s, g))
             take(s, r, g);
-        for (uint32_t g = prev_rem(s, f); g != NIL && s->sl[g].inset != s->stamp; g = prev_rem(s, g))
+        for (uint32_t g = pv; g != NIL && s->sl[g].inset != s->stamp; g = prev_rem(s, g))
             take(s, r, g);
     }
+    /* The flows the walks took (seldom any) follow those kept. */
+    for (size_t i = n0; i < r->nrem; i++)
+        r->rems[kept++] = r->rems[i];
+    r->nrem = kept;
 }
 
 /* Pairs the rem flows of the set, a union of whole paths and cycles, by the rules of intervals.h,
