@@ -541,8 +541,12 @@ static void collect(fc__sweep *s, relabel *r, size_t nseed)
         node *a = &s->nd[s->queue[0]], *b = &s->nd[s->queue[1]];
         take_out(s, r, a);
         take_in(s, r, b);
-        take_lone_rem(s, r, &a->in);
-        take_lone_rem(s, r, &b->out);
+        /* A list of three flows or more had two or more before: it links its node neither then
+         * nor now, so the lone rem flow across the node keeps its path. */
+        if (a->out.n < 3)
+            take_lone_rem(s, r, &a->in);
+        if (b->in.n < 3)
+            take_lone_rem(s, r, &b->out);
     } else {
         for (size_t i = 0; i < nseed; i += 2) {
             node *a = &s->nd[s->queue[i]], *b = &s->nd[s->queue[i + 1]];
