@@ -179,14 +179,16 @@ static int grow32(void *p, uint32_t *cap, size_t sz)
 /* Node numbers below this are found directly (struct fc__sweep): at most 256 KiB. */
 #define DIR_MAX 65536
 
-/* Adds node number x, not in the table yet, as the next dense index. Returns 0 or FC_ENOMEM. */
-static int node_add(fc__sweep *s, uint32_t x, uint32_t *ix)
+/* Adds node number x, not in the table yet, as the next dense index, which it returns (NIL when
+ * out of memory). Indices, like slots, are returned rather than stored through a pointer, which
+ * would keep them out of registers. */
+static uint32_t node_add(fc__sweep *s, uint32_t x)
 {
     if (2 * (s->nnodes + 1) > s->mapcap) {
         size_t ncap = s->mapcap ? 2 * s->mapcap : 64;
         nent *m = calloc(ncap, sizeof *m);
         if (m == NULL)
-            return FC_ENOMEM;
+            return NIL;
         for (size_t i = 0; i < s->mapcap; i++)
             if (s->nmap[i].ix1) {
                 size_t h = hash32(s->nmap[i].num, ncap);
@@ -200,46 +202,41 @@ static int node_add(fc__sweep *s, uint32_t x, uint32_t *ix)
     }
     size_t n = s->nnodes;
     if (n >= UINT32_MAX - 1 || fc__reserve(&s->nd, &s->cnodes, n + 1, sizeof *s->nd))
-        return FC_ENOMEM;
+        return NIL;
     size_t h = hash32(x, s->mapcap);
     while (s->nmap[h].ix1)
         h = (h + 1) & (s->mapcap - 1);
     if (x < DIR_MAX && fc__reserve(&s->dir, &s->ndir, (size_t)x + 1, sizeof *s->dir))
-        return FC_ENOMEM;
+        return NIL;
     s->nmap[h] = (nent){x, (uint32_t)n + 1};
     if (x < DIR_MAX)
         s->dir[x] = (uint32_t)n + 1;
     s->nd[n].num = x;
     s->nnodes++;
-    *ix = (uint32_t)n;
-    return 0;
+    return (uint32_t)n;
 }
 
-/* The dense index of node number x, added when new. Returns 0 or FC_ENOMEM. Inline: every flow
+/* The dense index of node number x, added when new (NIL when out of memory). Inline: every flow
  * looks up both its nodes, and they are nearly always known. */
-static inline int node_index(fc__sweep *s, uint32_t x, uint32_t *ix)
+static inline uint32_t node_index(fc__sweep *s, uint32_t x)
 {
-    if (x < s->ndir && s->dir[x]) {
-        *ix = s->dir[x] - 1;
-        return 0;
-    }
+    if (x < s->ndir && s->dir[x])
+        return s->dir[x] - 1;
     if (s->mapcap > 0)
         for (size_t h = hash32(x, s->mapcap); s->nmap[h].ix1; h = (h + 1) & (s->mapcap - 1))
-            if (s->nmap[h].num == x) {
-                *ix = s->nmap[h].ix1 - 1;
-                return 0;
-            }
-    return node_add(s, x, ix);
+            if (s->nmap[h].num == x)
+                return s->nmap[h].ix1 - 1;
+    return node_add(s, x);
 }
 
-/* A new slot, the arrays grown to hold it. Returns 0 or FC_ENOMEM. */
-static int slot_new(fc__sweep *s, uint32_t *out)
+/* A new slot, the arrays grown to hold it (NIL when out of memory). */
+static uint32_t slot_new(fc__sweep *s)
 {
     size_t n = s->nslots;
     if (n + 1 > s->cslots) {
         size_t need = n + 1, c;
         if (need >= NIL)
-            return FC_ENOMEM;
+            return NIL;
         /* Every array here grows by the same doubling rule, so they keep one capacity. */
         if ((c = s->cslots, fc__reserve(&s->flow, &c, need, sizeof *s->flow)) ||
             (c = s->cslots, fc__reserve(&s->fp, &c, need, sizeof *s->fp)) ||
@@ -247,7 +244,7 @@ static int slot_new(fc__sweep *s, uint32_t *out)
             (c = s->cslots, fc__reserve(&s->freed, &c, need, sizeof *s->freed)) ||
             (c = s->cslots, fc__reserve(&s->rems, &c, need, sizeof *s->rems)) ||
             (c = s->cslots, fc__reserve(&s->chg, &c, need, sizeof *s->chg)))
-            return FC_ENOMEM;
+            return NIL;
         /* So are these, sized here once rather than at each boundary: a slot has one pending
          * boundary (in the heap, or the queue of starts) and is active at most once, so the heap
          * (and its sentinel), the active set, a step's seeds (two per boundary), the labels counted
@@ -257,25 +254,22 @@ static int slot_new(fc__sweep *s, uint32_t *out)
             fc__reserve(&s->queue, &s->cqueue, 2 * c, sizeof *s->queue) ||
             fc__reserve(&s->cnt_k, &s->ccnt_k, c + 3, sizeof *s->cnt_k) ||
             fc__reserve(&s->cids, &s->ccids, c + 3, sizeof *s->cids))
-            return FC_ENOMEM;
+            return NIL;
         s->cnt_k[0] = 1; /* no label has k 0: a sentinel for the search of the largest k */
         s->cslots = c;
         for (size_t i = 0; i < n; i++) /* the copies may have moved: so do the pointers to them */
             if (!s->sl[i].lent)
                 s->fp[i] = &s->flow[i];
     }
-    *out = (uint32_t)s->nslots++;
-    return 0;
+    return (uint32_t)s->nslots++;
 }
 
-/* A free slot (slot_new when none is). Returns 0 or FC_ENOMEM. */
-static inline int slot_get(fc__sweep *s, uint32_t *out)
+/* A free slot (slot_new when none is; NIL when out of memory). */
+static inline uint32_t slot_get(fc__sweep *s)
 {
-    if (s->nfreed > 0) {
-        *out = s->freed[--s->nfreed];
-        return 0;
-    }
-    return slot_new(s, out);
+    if (s->nfreed > 0)
+        return s->freed[--s->nfreed];
+    return slot_new(s);
 }
 
 static void slot_put(fc__sweep *s, uint32_t f)
@@ -660,8 +654,8 @@ static inline __attribute__((always_inline)) int add(fc__sweep *s, const fc_flow
     if (f->start < s->until)
         return fc__err(FC_EINVAL, "flows: flow %llu starts at %.9f, before the time already swept (%.9f)",
                        (unsigned long long)f->id, f->start, s->until);
-    uint32_t f_slot, x, y;
-    if (slot_get(s, &f_slot) || node_index(s, f->src_node, &x) || node_index(s, f->dst_node, &y))
+    uint32_t f_slot = slot_get(s), x = NIL, y = NIL;
+    if (f_slot == NIL || (x = node_index(s, f->src_node)) == NIL || (y = node_index(s, f->dst_node)) == NIL)
         return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
     slot *p = &s->sl[f_slot];
     if (lent) {
