@@ -674,13 +674,14 @@ static inline __attribute__((always_inline)) int add(fc__sweep *s, const fc_flow
     p->runs.n = 0;
     bnd b = {f->start, f_slot, 1};
     if (s->fh == s->fn || f->start >= s->fifo[s->fn - 1].t) {
-        if (s->fh > 0 && s->fh >= s->fn / 2) { /* reuse the consumed front */
-            memmove(s->fifo, s->fifo + s->fh, (s->fn - s->fh) * sizeof *s->fifo);
-            s->fn -= s->fh;
-            s->fh = 0;
+        if (s->fn + 2 > s->fcap) { /* full: reuse the consumed front when it is half, or grow */
+            if (s->fh > 0 && s->fh >= s->fn / 2) {
+                memmove(s->fifo, s->fifo + s->fh, (s->fn - s->fh) * sizeof *s->fifo);
+                s->fn -= s->fh;
+                s->fh = 0;
+            } else if (fc__reserve(&s->fifo, &s->fcap, s->fn + 2, sizeof *s->fifo))
+                return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
         }
-        if (fc__reserve(&s->fifo, &s->fcap, s->fn + 2, sizeof *s->fifo))
-            return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
         s->fifo[s->fn++] = b;
         s->fifo[s->fn].t = INFINITY;
         return 0;
