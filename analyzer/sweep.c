@@ -272,13 +272,13 @@ static inline uint32_t slot_get(fc__sweep *s)
     return slot_new(s);
 }
 
-static void slot_put(fc__sweep *s, uint32_t f)
+static inline __attribute__((always_inline)) void slot_put(fc__sweep *s, uint32_t f)
 {
     s->sl[f].runs.n = 0;
     s->freed[s->nfreed++] = f; /* freed[] is as long as the slots: never full */
 }
 
-static int slist_push(slist *l, uint32_t f, uint32_t *pos)
+static inline __attribute__((always_inline)) int slist_push(slist *l, uint32_t f, uint32_t *pos)
 {
     if (l->n == l->cap && grow32(&l->v, &l->cap, sizeof *l->v))
         return FC_ENOMEM;
@@ -287,7 +287,7 @@ static int slist_push(slist *l, uint32_t f, uint32_t *pos)
     return 0;
 }
 
-static int attach(fc__sweep *s, uint32_t f)
+static inline __attribute__((always_inline)) int attach(fc__sweep *s, uint32_t f)
 {
     slot *p = &s->sl[f];
     if (slist_push(&s->nd[p->src].out, f, &p->pos_out) || slist_push(&s->nd[p->dst].in, f, &p->pos_in))
@@ -298,7 +298,7 @@ static int attach(fc__sweep *s, uint32_t f)
 }
 
 /* Removes f from its nodes' lists and the active set by moving the last entry into its place. */
-static void detach(fc__sweep *s, uint32_t f)
+static inline __attribute__((always_inline)) void detach(fc__sweep *s, uint32_t f)
 {
     slot *p = &s->sl[f];
     slist *o = &s->nd[p->src].out, *i = &s->nd[p->dst].in;
@@ -529,7 +529,7 @@ static inline __attribute__((always_inline)) void take_lone_rem(fc__sweep *s, re
 
 /* Gathers and labels the flows to relabel for the boundaries whose flows' sources and
  * destinations are queue[0..nseed), in pairs (see above). */
-static void collect(fc__sweep *s, relabel *r, size_t nseed)
+static inline __attribute__((always_inline)) void collect(fc__sweep *s, relabel *r, size_t nseed)
 {
     if (nseed == 2) { /* the usual step, one boundary: its two lists are distinct, no mark needed */
         node *a = &s->nd[s->queue[0]], *b = &s->nd[s->queue[1]];
@@ -587,7 +587,7 @@ static void collect(fc__sweep *s, relabel *r, size_t nseed)
 
 /* Pairs the rem flows of the set, a union of whole paths and cycles, by the rules of intervals.h,
  * and records their labels. */
-static void label(fc__sweep *s, relabel *r)
+static inline __attribute__((always_inline)) void label(fc__sweep *s, relabel *r)
 {
     /* Paths, from their origins. */
     for (size_t i = 0; i < r->nrem; i++) {
@@ -713,7 +713,7 @@ static double next_time(const fc__sweep *s)
 }
 
 /* Delivers the open interval [open_t, t). */
-static int deliver(fc__sweep *s, double t)
+static inline __attribute__((always_inline)) int deliver(fc__sweep *s, double t)
 {
     int rc = 0;
     if (!s->open)
@@ -728,7 +728,7 @@ static int deliver(fc__sweep *s, double t)
 }
 
 /* Ends flow f at t: its last run closes and the caller has it. */
-static int end_flow(fc__sweep *s, uint32_t f, double t)
+static inline __attribute__((always_inline)) int end_flow(fc__sweep *s, uint32_t f, double t)
 {
     detach(s, f);
     rvec *rv = &s->sl[f].runs;
@@ -745,7 +745,7 @@ static int end_flow(fc__sweep *s, uint32_t f, double t)
 
 /* Takes a fresh stamp for a relabelling. When the 32-bit stamps wrap, every mark is cleared, so
  * that no mark left from long ago can equal a new stamp. */
-static void next_stamp(fc__sweep *s)
+static inline __attribute__((always_inline)) void next_stamp(fc__sweep *s)
 {
     if (++s->stamp != s->wrap)
         return;
@@ -756,19 +756,19 @@ static void next_stamp(fc__sweep *s)
     s->stamp = 1;
 }
 
-/* Applies the group of boundaries at time t, the next one. */
-static int step(fc__sweep *s, double t)
+/* Applies the group of boundaries at time t, the next one: one boundary unless many is set. */
+static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t, int many)
 {
     int rc = deliver(s, t);
     if (rc)
         return rc;
     next_stamp(s);
     size_t nseed = 0;
-    for (;;) {
+    do {
         bnd b;
         if (s->fifo[s->fh].t == t)
             b = s->fifo[s->fh++];
-        else if (s->heap[0].t == t)
+        else if (!many || s->heap[0].t == t)
             b = heap_pop(s);
         else
             break;
@@ -781,10 +781,10 @@ static int step(fc__sweep *s, double t)
             heap_push(s, (bnd){s->fp[b.slot]->end, b.slot, 0});
         } else if ((rc = end_flow(s, b.slot, t)))
             return rc;
-    }
+    } while (many);
     /* Nothing is active in an idle gap: no flow is relabelled and no interval opens. */
     relabel r = {.rems = s->rems, .chg = s->chg, .t = t};
-    collect(s, &r, nseed);
+    collect(s, &r, many ? nseed : 2);
     label(s, &r);
     if (r.nomem)
         return FC_ENOMEM;
@@ -795,11 +795,29 @@ static int step(fc__sweep *s, double t)
     return 0;
 }
 
+/* A step of several boundaries, apart from the usual one so that each is compiled for its case.
+ * What a step calls is forced inline into both: a call would take the relabelling's state out of
+ * registers. */
+static __attribute__((noinline)) int step_many(fc__sweep *s, double t)
+{
+    return step_at(s, t, 1);
+}
+
+/* Whether t, the next time, has one boundary only. Another would be the next start in the queue
+ * or, the heap being ordered, a child of its top (its sentinel is at infinity). */
+static inline int one_at(const fc__sweep *s, double t)
+{
+    const bnd *h = s->heap;
+    if (s->fifo[s->fh].t == t)
+        return s->fifo[s->fh + 1].t != t && h[0].t != t;
+    return h[1].t != t && (s->nheap <= 2 || h[2].t != t);
+}
+
 int fc__sweep_advance(fc__sweep *s, double until)
 {
     int rc = 0;
     for (double t; rc == 0 && (t = next_time(s)) < until;)
-        rc = step(s, t);
+        rc = one_at(s, t) ? step_at(s, t, 0) : step_many(s, t);
     if (rc == FC_ENOMEM)
         fc__err(rc, "flows: out of memory in the interval sweep");
     if (until > s->until)
