@@ -528,11 +528,13 @@ static inline __attribute__((always_inline)) void take_lone_rem(fc__sweep *s, re
 }
 
 /* Gathers and labels the flows to relabel for the boundaries whose flows' sources and
- * destinations are queue[0..nseed), in pairs (see above). */
-static inline __attribute__((always_inline)) void collect(fc__sweep *s, relabel *r, size_t nseed)
+ * destinations are queue[0..nseed), in pairs (see above), or with nseed 2 for the one boundary
+ * whose flow goes from node x to node y. */
+static inline __attribute__((always_inline)) void collect(fc__sweep *s, relabel *r, size_t nseed, uint32_t x,
+                                                         uint32_t y)
 {
     if (nseed == 2) { /* the usual step, one boundary: its two lists are distinct, no mark needed */
-        node *a = &s->nd[s->queue[0]], *b = &s->nd[s->queue[1]];
+        node *a = &s->nd[x], *b = &s->nd[y];
         take_out(s, r, a);
         take_in(s, r, b);
         /* A list of three flows or more had two or more before: it links its node neither then
@@ -764,6 +766,7 @@ static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t,
         return rc;
     next_stamp(s);
     size_t nseed = 0;
+    uint32_t x, y;
     do {
         bnd b;
         if (s->fifo[s->fh].t == t)
@@ -773,8 +776,12 @@ static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t,
         else
             break;
         const slot *p = &s->sl[b.slot];
-        s->queue[nseed++] = p->src; /* room for all (slot_get) */
-        s->queue[nseed++] = p->dst;
+        x = p->src;
+        y = p->dst;
+        if (many) {
+            s->queue[nseed++] = x; /* room for all (slot_get) */
+            s->queue[nseed++] = y;
+        }
         if (b.start) {
             if (attach(s, b.slot))
                 return FC_ENOMEM;
@@ -784,7 +791,7 @@ static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t,
     } while (many);
     /* Nothing is active in an idle gap: no flow is relabelled and no interval opens. */
     relabel r = {.rems = s->rems, .chg = s->chg, .t = t};
-    collect(s, &r, many ? nseed : 2);
+    collect(s, &r, many ? nseed : 2, x, y);
     label(s, &r);
     if (r.nomem)
         return FC_ENOMEM;
