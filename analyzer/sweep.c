@@ -811,13 +811,14 @@ static __attribute__((noinline)) int step_many(fc__sweep *s, double t)
 }
 
 /* Whether t, the next time, has one boundary only. Another would be the next start in the queue
- * or, the heap being ordered, a child of its top (its sentinel is at infinity). */
+ * or, the heap being ordered, a child of its top (its sentinel is at infinity). None is earlier
+ * than t, so later is the same as not equal, and one comparison. */
 static inline int one_at(const fc__sweep *s, double t)
 {
     const bnd *h = s->heap;
     if (s->fifo[s->fh].t == t)
-        return s->fifo[s->fh + 1].t != t && h[0].t != t;
-    return h[1].t != t && (s->nheap <= 2 || h[2].t != t);
+        return s->fifo[s->fh + 1].t > t && h[0].t > t;
+    return h[1].t > t && (s->nheap <= 2 || h[2].t > t);
 }
 
 int fc__sweep_advance(fc__sweep *s, double until)
