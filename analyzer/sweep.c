@@ -768,10 +768,10 @@ static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t,
     size_t nseed = 0;
     uint32_t x, y;
     do {
-        bnd b;
-        if (s->fifo[s->fh].t == t)
+        bnd b; /* no boundary is earlier than t: one at t is one not later */
+        if (s->fifo[s->fh].t <= t)
             b = s->fifo[s->fh++];
-        else if (!many || s->heap[0].t == t)
+        else if (!many || s->heap[0].t <= t)
             b = heap_pop(s);
         else
             break;
@@ -816,7 +816,7 @@ static __attribute__((noinline)) int step_many(fc__sweep *s, double t)
 static inline int one_at(const fc__sweep *s, double t)
 {
     const bnd *h = s->heap;
-    if (s->fifo[s->fh].t == t)
+    if (s->fifo[s->fh].t <= t)
         return s->fifo[s->fh + 1].t > t && h[0].t > t;
     return h[1].t > t && (s->nheap <= 2 || h[2].t > t);
 }
