@@ -274,8 +274,7 @@ static inline uint32_t slot_get(fc__sweep *s)
 
 static inline __attribute__((always_inline)) void slot_put(fc__sweep *s, uint32_t f)
 {
-    s->sl[f].runs.n = 0;
-    s->freed[s->nfreed++] = f; /* freed[] is as long as the slots: never full */
+    s->freed[s->nfreed++] = f; /* freed[] is as long as the slots: never full; add resets the runs */
 }
 
 static inline __attribute__((always_inline)) int slist_push(slist *l, uint32_t f, uint32_t *pos)
