@@ -590,30 +590,31 @@ static inline __attribute__((always_inline)) void collect(fc__sweep *s, relabel 
  * and records their labels. */
 static inline __attribute__((always_inline)) void label(fc__sweep *s, relabel *r)
 {
-    /* Paths, from their origins. */
-    for (size_t i = 0; i < r->nrem; i++) {
-        uint32_t g = r->rems[i];
-        if (prev_rem(s, g) != NIL)
-            continue;
-        while (g != NIL) {
-            s->sl[g].seen = s->stamp;
-            uint32_t h = next_rem(s, g);
-            if (h == NIL)
-                break;
-            pair(s, g, h);
-            g = next_rem(s, h);
-        }
-    }
-    /* What is left unseen lies on cycles: pair each from its smallest flow id. */
     for (size_t i = 0; i < r->nrem; i++) {
         uint32_t f = r->rems[i];
         if (s->sl[f].seen == s->stamp)
             continue;
+        /* Back to the origin of f's path, or round its cycle to f again. */
+        uint32_t o = f, g;
+        while ((g = prev_rem(s, o)) != NIL && g != f)
+            o = g;
+        if (g == NIL) { /* a path, paired from its origin */
+            for (g = o; g != NIL;) {
+                s->sl[g].seen = s->stamp;
+                uint32_t h = next_rem(s, g);
+                if (h == NIL)
+                    break;
+                pair(s, g, h);
+                g = next_rem(s, h);
+            }
+            continue;
+        }
+        /* A cycle: pair it from its smallest flow id. */
         uint32_t mn = f;
-        for (uint32_t g = next_rem(s, f); g != f; g = next_rem(s, g))
+        for (g = next_rem(s, f); g != f; g = next_rem(s, g))
             if (s->fp[g]->id < s->fp[mn]->id)
                 mn = g;
-        uint32_t g = mn;
+        g = mn;
         do {
             s->sl[g].seen = s->stamp;
             uint32_t h = next_rem(s, g);
