@@ -227,18 +227,57 @@ static size_t site_new(fc__summary *s, size_t h, uint32_t rank, uint64_t site, i
     return s->nsites - 1;
 }
 
+/* The row a rank's side used last. A rank sends and receives from a few call sites, in loops, so
+ * a flow's site is nearly always its rank's last one on that side: one comparison instead of a hash
+ * and a probe of the table. */
+struct fc__sum_last {
+    uint64_t site;
+    size_t row; /* index + 1, 0 = none yet */
+};
+
+/* Ranks beyond this are looked up in the table only (world ranks are dense: a trace of more ranks
+ * than this would be exotic, and still correct). */
+#define LAST_RANKS ((size_t)1 << 24)
+
+/* The index of the row of (rank, site, side) in the table, added when new; SIZE_MAX when out of
+ * memory. Remembered as the side's last row. Out of line: the last row is nearly always it. */
+__attribute__((noinline)) static size_t site_find(fc__summary *s, size_t c, uint32_t rank, uint64_t site, int send)
+{
+    size_t h = 0, i = SIZE_MAX;
+    if (s->site_cap > 0)
+        for (h = site_hash(rank, site, send) & (s->site_cap - 1); s->site_ix[h]; h = (h + 1) & (s->site_cap - 1)) {
+            const fc__sum_row *r = &s->sites[s->site_ix[h] - 1];
+            if (r->rank == rank && r->site == site && r->send == send) {
+                i = s->site_ix[h] - 1;
+                break;
+            }
+        }
+    if (i == SIZE_MAX && (i = site_new(s, h, rank, site, send)) == SIZE_MAX)
+        return SIZE_MAX;
+    if (c >= s->nlast && rank < LAST_RANKS) {
+        size_t n = s->nlast ? s->nlast : 64;
+        while (n <= c)
+            n *= 2;
+        struct fc__sum_last *l = realloc(s->last, n * sizeof *l);
+        if (l == NULL)
+            return i; /* only slower */
+        memset(l + s->nlast, 0, (n - s->nlast) * sizeof *l);
+        s->last = l;
+        s->nlast = n;
+    }
+    if (c < s->nlast)
+        s->last[c] = (struct fc__sum_last){site, i + 1};
+    return i;
+}
+
 /* The index of the row of (rank, site, side), added when new; SIZE_MAX when out of memory. An
  * index, not a pointer: adding a row can move the others. */
 static inline size_t site_row(fc__summary *s, uint32_t rank, uint64_t site, int send)
 {
-    size_t h = 0;
-    if (s->site_cap > 0)
-        for (h = site_hash(rank, site, send) & (s->site_cap - 1); s->site_ix[h]; h = (h + 1) & (s->site_cap - 1)) {
-            const fc__sum_row *r = &s->sites[s->site_ix[h] - 1];
-            if (r->rank == rank && r->site == site && r->send == send)
-                return s->site_ix[h] - 1;
-        }
-    return site_new(s, h, rank, site, send);
+    size_t c = (size_t)rank * 2 + (send != 0);
+    if (c < s->nlast && s->last[c].site == site && s->last[c].row)
+        return s->last[c].row - 1;
+    return site_find(s, c, rank, site, send);
 }
 
 static int keep_flow(fc__summary *s, const fc_flow *f, const fc__label_run *runs, size_t nruns);
@@ -364,6 +403,7 @@ void fc__summary_free(fc__summary *s)
     free(s->nodes);
     free(s->sites);
     free(s->site_ix);
+    free(s->last);
     free(s->time);
     free(s);
 }
@@ -389,9 +429,12 @@ void fc__summary_finish(fc__summary *s)
     s->nnodes = o;
     fc__sort(s->nodes, s->nnodes, sizeof *s->nodes, cmp_row);
     fc__sort(s->sites, s->nsites, sizeof *s->sites, cmp_row);
-    free(s->site_ix); /* the rows moved: the table no longer indexes them */
+    free(s->site_ix); /* the rows moved: neither the table nor the last rows index them */
     s->site_ix = NULL;
     s->site_cap = 0;
+    free(s->last);
+    s->last = NULL;
+    s->nlast = 0;
 }
 
 int fc__summary_build(const fc_flow *flows, size_t n, size_t top, fc__summary **out)

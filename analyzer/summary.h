@@ -69,6 +69,8 @@ typedef struct fc__summary {
     size_t cworst, cwflows, cnodes, csites, ctime;
     size_t *site_ix; /* open-addressing table of sites: index + 1, 0 = empty */
     size_t site_cap;
+    struct fc__sum_last *last; /* by rank * 2 + send: the site row that side last used */
+    size_t nlast;
     uint32_t min_k; /* the sweep's min_k: the least bad interval's max_k once the list is full */
     int wfull;      /* the list of flows is full, and wrate is the least bad one's time per byte */
     double wrate;
