@@ -25,8 +25,9 @@ typedef struct fent {
  * (fc__sweep_lend) and give their entries back when done, instead of copying each one. A watermark releases
  * hundreds of flows at once, so sorting each release costs less than keeping a heap, whose every
  * pop walked its whole depth. */
-/* The sort of a release (sort_release): buckets of at most CROWD flows, spread up to SPREADS deep. */
-enum { CROWD = 16, SPREADS = 3 };
+/* The sort of a release (sort_release): keys of two digits of DIGIT bits; releases of FEW flows
+ * or fewer are sorted by comparison. */
+enum { DIGIT = 10, RADIX = 1 << DIGIT, FEW = 32 };
 
 typedef struct fqueue {
     fc_flow **chunk;
@@ -34,7 +35,7 @@ typedef struct fqueue {
     fc__sweep_back freed; /* the free entries; room for all */
     fent *h;       /* h[0 .. n): the waiting flows */
     fent *out;     /* a release, sorted; then out[cap ..] is the sort's scratch */
-    uint32_t *bk;  /* the sort's buckets: per level, one per entry, then cap + 1 counts */
+    uint32_t *key; /* the sort's keys: two per entry, then RADIX counts per digit */
     size_t cap, n;
     uint64_t next_id;
 } fqueue;
@@ -124,7 +125,7 @@ static void fqueue_free(fqueue *q)
     free(q->freed.v);
     free(q->h);
     free(q->out);
-    free(q->bk);
+    free(q->key);
 }
 
 void fc__feed_free(fc__feed *f)
@@ -157,10 +158,10 @@ static int grow(fqueue *q)
     fent *o = h ? realloc(q->out, 2 * nc * sizeof *o) : NULL;
     if (o)
         q->out = o;
-    uint32_t *bk = o ? realloc(q->bk, SPREADS * (2 * nc + 1) * sizeof *bk) : NULL;
-    if (bk == NULL)
+    uint32_t *key = o ? realloc(q->key, (2 * nc + 2 * RADIX) * sizeof *key) : NULL;
+    if (key == NULL)
         return fc__err(FC_ENOMEM, "out of memory ordering the flows");
-    q->bk = bk;
+    q->key = key;
     for (size_t i = nc - q->cap; i-- > 0;)
         q->freed.v[q->freed.n++] = &sl[i];
     q->cap = nc;
@@ -177,65 +178,65 @@ static inline int push(fqueue *q, const fc_flow *fl)
     return 0;
 }
 
-/* The starts of a release are spread over its span (few are equal, and fewer than one in four
- * follows its predecessor in order), so a comparison sort pays about log2(n) comparisons, and as
- * many mispredictions, per flow. Instead, each flow goes to one of n buckets by where its start
- * falls in the span, a bucket being a monotone function of the start: the buckets in order leave
- * only the flows of one bucket to order among themselves, which an insertion pass does with about
- * one comparison per flow. Starts come in bunches, so a crowded bucket is spread again over its own
- * span, up to SPREADS deep. */
-/* Moves src[0 .. n) to dst[0 .. n) ordered by bucket, each of at most CROWD flows or sorted; src
- * is then scratch. bk has room for 2n + 1 numbers per level of depth left. */
-static void spread(fent *src, fent *dst, size_t n, uint32_t *bk, int depth)
+/* The starts of a release are spread over its span, few are equal, and fewer than one in four
+ * follows its predecessor in order, so a comparison sort pays about log2(n) comparisons, and as
+ * many mispredictions, per flow; and they come in tight bunches, which buckets by start leave
+ * crowded. Instead, each start is mapped onto a key of 2 DIGIT bits by where it falls in the span
+ * (a monotone map: rounding can make two starts equal, never reverse them), and the flows are
+ * sorted by key, least significant digit first, which is two stable passes whatever the bunches.
+ * Flows of distinct keys are then in order; only those of one key can be out of order among
+ * themselves, and a last pass sorts those (rarely any) by comparison. */
+#define KEY_TOP ((double)((1u << 2 * DIGIT) - 1))
+
+static inline uint32_t key_of(double start, double lo, double scale)
 {
-    double lo = src[0].start, hi = src[0].start;
-    for (size_t i = 1; i < n; i++) {
-        lo = src[i].start < lo ? src[i].start : lo;
-        hi = src[i].start > hi ? src[i].start : hi;
-    }
-    double scale = (double)n / (hi - lo), top = (double)(n - 1);
-    if (n <= CROWD || depth == 0 || !(scale < INFINITY)) { /* or all equal, or the span too wide */
-        memcpy(dst, src, n * sizeof *src);
-        sort_ents(dst, n, src);
-        return;
-    }
-    uint32_t *cnt = bk + n;
-    memset(cnt, 0, (n + 1) * sizeof *cnt);
-    for (size_t i = 0; i < n; i++) {
-        double x = (src[i].start - lo) * scale; /* rounding keeps the order, never reverses it */
-        uint32_t b = (uint32_t)(x < top ? x : top);
-        bk[i] = b;
-        cnt[b + 1]++;
-    }
-    uint32_t most = 0;
-    for (size_t b = 1; b <= n; b++) {
-        most = cnt[b] > most ? cnt[b] : most;
-        cnt[b] += cnt[b - 1];
-    }
-    for (size_t i = 0; i < n; i++) /* stable, so that a bucket keeps the order of delivery */
-        dst[cnt[bk[i]]++] = src[i];
-    if (most > CROWD) /* cnt[b] is now where bucket b ends */
-        for (size_t b = 0, from = 0; b < n; from = cnt[b++]) {
-            size_t c = cnt[b] - from;
-            if (c > CROWD) {
-                memcpy(src + from, dst + from, c * sizeof *src);
-                spread(src + from, dst + from, c, bk + 2 * n + 1, depth - 1);
-            }
-        }
+    double x = (start - lo) * scale;
+    return (uint32_t)(x < KEY_TOP ? x : KEY_TOP);
 }
 
-/* Sorts src[0 .. n) into dst[0 .. n) in that order; src is then scratch. */
-static void sort_release(fent *src, fent *dst, size_t n, uint32_t *bk)
+/* Sorts v[0 .. n), whose starts span [lo, hi], in that order; tmp (room for n entries) and key
+ * (room for 2n + 2 RADIX) are scratch. */
+static void sort_release(fent *v, size_t n, fent *tmp, uint32_t *key, double lo, double hi)
 {
-    spread(src, dst, n, bk, SPREADS);
+    double scale = (KEY_TOP + 1) / (hi - lo);
+    if (n <= FEW || !(scale < INFINITY)) { /* or all equal, or the span too wide */
+        sort_ents(v, n, tmp);
+        return;
+    }
+    uint32_t *k0 = key, *k1 = key + n, *c0 = key + 2 * n, *c1 = c0 + RADIX;
+    memset(c0, 0, 2 * RADIX * sizeof *c0);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = key_of(v[i].start, lo, scale);
+        k0[i] = k;
+        c0[k & (RADIX - 1)]++;
+        c1[k >> DIGIT]++;
+    }
+    for (uint32_t b = 0, s0 = 0, s1 = 0; b < RADIX; b++) { /* counts to where each digit starts */
+        uint32_t x0 = c0[b], x1 = c1[b];
+        c0[b] = s0;
+        c1[b] = s1;
+        s0 += x0;
+        s1 += x1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t j = c0[k0[i] & (RADIX - 1)]++;
+        tmp[j] = v[i];
+        k1[j] = k0[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        v[c1[k1[i] >> DIGIT]++] = tmp[i];
     for (size_t i = 1; i < n; i++) {
-        if (!after(&dst[i - 1], &dst[i]))
+        if (!after(&v[i - 1], &v[i]))
             continue;
-        fent x = dst[i];
-        size_t j = i;
-        for (; j > 0 && after(&dst[j - 1], &x); j--)
-            dst[j] = dst[j - 1];
-        dst[j] = x;
+        /* Both have one key: the flows of that key, sorted, end the disorder. */
+        uint32_t k = key_of(v[i].start, lo, scale);
+        size_t from = i - 1, to = i + 1;
+        while (from > 0 && key_of(v[from - 1].start, lo, scale) == k)
+            from--;
+        while (to < n && key_of(v[to].start, lo, scale) == k)
+            to++;
+        sort_ents(v + from, to - from, tmp);
+        i = to - 1;
     }
 }
 
@@ -244,18 +245,22 @@ static void sort_release(fent *src, fent *dst, size_t n, uint32_t *bk)
  * otherwise they come back from the sweep. */
 static size_t release(fqueue *q, double watermark, int all, int give)
 {
-    fent *in = q->out + q->cap;
+    fent *out = q->out;
     size_t k = 0, w = 0;
+    double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < q->n; i++) {
-        if (all || q->h[i].start < watermark)
-            in[k++] = q->h[i];
-        else
+        double x = q->h[i].start;
+        if (all || x < watermark) {
+            out[k++] = q->h[i];
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+        } else
             q->h[w++] = q->h[i];
     }
     q->n = w;
     if (k == 0)
         return 0;
-    sort_release(in, q->out, k, q->bk);
+    sort_release(out, k, out + q->cap, q->key, lo, hi);
     if (give)
         for (size_t i = 0; i < k; i++)
             q->freed.v[q->freed.n++] = q->out[i].fl;
