@@ -27,7 +27,7 @@ typedef struct fent {
  * pop walked its whole depth. */
 /* The sort of a release (sort_release): keys of two digits of DIGIT bits; releases of FEW flows
  * or fewer are sorted by comparison. */
-enum { DIGIT = 10, RADIX = 1 << DIGIT, FEW = 32 };
+enum { DIGIT = 9, RADIX = 1 << DIGIT, FEW = 32 };
 
 typedef struct fqueue {
     fc_flow **chunk;
