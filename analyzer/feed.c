@@ -226,7 +226,7 @@ static void sort_release(fent *v, size_t n, fent *tmp, uint32_t *key, double lo,
     for (size_t i = 0; i < n; i++)
         v[c1[k1[i] >> DIGIT]++] = tmp[i];
     for (size_t i = 1; i < n; i++) {
-        if (!after(&v[i - 1], &v[i]))
+        if (v[i - 1].start < v[i].start || !after(&v[i - 1], &v[i])) /* the first test, at hand */
             continue;
         /* Both have one key: the flows of that key, sorted, end the disorder. */
         uint32_t k = key_of(v[i].start, lo, scale);
