@@ -282,50 +282,73 @@ static inline size_t site_row(fc__summary *s, uint32_t rank, uint64_t site, int 
 
 static int keep_flow(fc__summary *s, const fc_flow *f, const fc__label_run *runs, size_t nruns);
 
+/* A label of a new largest k: room for its row of times (kslots is above max_k: only a new
+ * largest k can need more). Returns 0 or FC_ENOMEM. Out of line, as the one below. */
+__attribute__((noinline)) static int new_max_k(fc__summary *s, uint32_t k)
+{
+    if (k >= s->kslots) {
+        if (fc__reserve(&s->time, &s->ctime, 5 * ((size_t)k + 1), sizeof *s->time))
+            return FC_ENOMEM;
+        s->kslots = s->ctime / 5;
+    }
+    s->max_k = k;
+    return 0;
+}
+
+/* A conflict at a node beyond the rows: rows up to it. Returns 0 or FC_ENOMEM. */
+__attribute__((noinline)) static int new_node(fc__summary *s, uint32_t node)
+{
+    if (fc__reserve(&s->nodes, &s->cnodes, (size_t)node + 1, sizeof *s->nodes))
+        return FC_ENOMEM;
+    for (size_t x = s->nnodes; x <= node; x++)
+        s->nodes[x].node = (uint32_t)x;
+    s->nnodes = (size_t)node + 1;
+    return 0;
+}
+
+/* Adds the time of run to its label's. Returns 0 or FC_ENOMEM. */
+static inline int add_time(fc__summary *s, const fc__label_run *run, double d)
+{
+    if (run->label.k > s->max_k && new_max_k(s, run->label.k))
+        return FC_ENOMEM;
+    s->time[(size_t)run->label.k * 5 + run->label.kind] += d;
+    return 0;
+}
+
 /* Flow f has passed its end. Each run's time goes to its label, its node and (for a flow with
  * conflict time) its call sites, in the order of the runs; only a flow that ranks among the worst
  * is copied, with its main label. */
 static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
 {
     fc__summary *s = arg;
-    fc__sum_row *rs = NULL, *rr = NULL; /* the flow's call-site rows, found at its first conflict */
+    const fc__label_run *run = runs, *end = runs + nruns;
     s->nflows++;
-    for (size_t r = 0; r < nruns; r++) {
-        const fc_label *l = &runs[r].label;
-        double d = runs[r].end - runs[r].start;
-        if (l->k > s->max_k) { /* kslots is above max_k: only a new largest k can need more */
-            if (l->k >= s->kslots) {
-                if (fc__reserve(&s->time, &s->ctime, 5 * ((size_t)l->k + 1), sizeof *s->time))
-                    return FC_ENOMEM;
-                s->kslots = s->ctime / 5;
-            }
-            s->max_k = l->k;
-        }
-        s->time[(size_t)l->k * 5 + l->kind] += d;
-        if (l->kind == FC_CONFLICT_NONE)
-            continue;
-        if (l->node >= s->nnodes) {
-            if (fc__reserve(&s->nodes, &s->cnodes, (size_t)l->node + 1, sizeof *s->nodes))
+    /* Runs last longer than nothing, so a flow has conflict time exactly when it has a run in
+     * conflict: its call-site rows are counted from that run on. */
+    for (; run < end && run->label.kind == FC_CONFLICT_NONE; run++)
+        if (add_time(s, run, run->end - run->start))
+            return FC_ENOMEM;
+    if (run < end) {
+        size_t is = site_row(s, f->src_rank, f->send_site, 1), ir;
+        if (is == SIZE_MAX || (ir = site_row(s, f->dst_rank, f->recv_site, 0)) == SIZE_MAX)
+            return FC_ENOMEM;
+        /* No row is added from here on, so the rows stay where they are. */
+        fc__sum_row *rs = &s->sites[is], *rr = &s->sites[ir];
+        rs->flows++;
+        rr->flows++;
+        for (; run < end; run++) {
+            uint32_t kind = run->label.kind, node = run->label.node;
+            double d = run->end - run->start;
+            if (add_time(s, run, d))
                 return FC_ENOMEM;
-            for (size_t x = s->nnodes; x <= l->node; x++)
-                s->nodes[x].node = (uint32_t)x;
-            s->nnodes = (size_t)l->node + 1;
-        }
-        add_kind(&s->nodes[l->node], l->kind, d);
-        /* Runs last longer than nothing, so a flow has conflict time exactly when it has a run in
-         * conflict: its rows are counted from that run on. No row is added after that, so the
-         * rows stay where they are for the rest of the runs. */
-        if (rs == NULL) {
-            size_t is = site_row(s, f->src_rank, f->send_site, 1), ir;
-            if (is == SIZE_MAX || (ir = site_row(s, f->dst_rank, f->recv_site, 0)) == SIZE_MAX)
+            if (kind == FC_CONFLICT_NONE)
+                continue;
+            if (node >= s->nnodes && new_node(s, node))
                 return FC_ENOMEM;
-            rs = &s->sites[is];
-            rr = &s->sites[ir];
-            rs->flows++;
-            rr->flows++;
+            add_kind(&s->nodes[node], kind, d);
+            add_kind(rs, kind, d);
+            add_kind(rr, kind, d);
         }
-        add_kind(rs, l->kind, d);
-        add_kind(rr, l->kind, d);
     }
     /* Most flows do not rank: one comparison (flow_before's) with the least bad kept, whose rate is
      * at hand, and nothing copied. */
