@@ -202,19 +202,20 @@ static inline uint32_t key_of(double start, double lo, double scale)
     return (uint32_t)(x < KEY_TOP ? x : KEY_TOP);
 }
 
-/* Sorts v[0 .. n), whose starts span [lo, hi], in that order; tmp (room for n entries) and key
- * (room for 2n + 2 RADIX) are scratch. */
-static void sort_release(fent *v, size_t n, fent *tmp, uint32_t *key, double lo, double hi)
+/* Sorts src[0 .. n), whose starts span [lo, hi], into v[0 .. n) in that order; tmp (room for n
+ * entries) and key (room for 2n + 2 RADIX) are scratch. */
+static void sort_release(const fent *src, size_t n, fent *v, fent *tmp, uint32_t *key, double lo, double hi)
 {
     double scale = (KEY_TOP + 1) / (hi - lo);
     if (n <= FEW || !(scale < INFINITY)) { /* or all equal, or the span too wide */
+        memcpy(v, src, n * sizeof *v);
         sort_ents(v, n, tmp);
         return;
     }
     uint32_t *k0 = key, *k1 = key + n, *c0 = key + 2 * n, *c1 = c0 + RADIX;
     memset(c0, 0, 2 * RADIX * sizeof *c0);
     for (size_t i = 0; i < n; i++) {
-        uint32_t k = key_of(v[i].start, lo, scale);
+        uint32_t k = key_of(src[i].start, lo, scale);
         k0[i] = k;
         c0[k & (RADIX - 1)]++;
         c1[k >> DIGIT]++;
@@ -228,7 +229,7 @@ static void sort_release(fent *v, size_t n, fent *tmp, uint32_t *key, double lo,
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t j = c0[k0[i] & (RADIX - 1)]++;
-        tmp[j] = v[i];
+        tmp[j] = src[i];
         k1[j] = k0[i];
     }
     for (size_t i = 0; i < n; i++)
@@ -253,22 +254,32 @@ static void sort_release(fent *v, size_t n, fent *tmp, uint32_t *key, double lo,
  * otherwise they come back from the sweep. */
 static size_t release(fqueue *q, double watermark, int all, int give)
 {
-    fent *out = q->out;
-    size_t k = 0, w = 0;
+    fent *h = q->h;
+    size_t n = q->n, w = 0; /* w: the flows that stay */
     double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < q->n; i++) {
-        double x = q->h[i].start;
+    for (size_t i = 0; i < n; i++) {
+        double x = h[i].start;
         if (all || x < watermark) {
-            out[k++] = q->h[i];
             lo = x < lo ? x : lo;
             hi = x > hi ? x : hi;
         } else
-            q->h[w++] = q->h[i];
+            w++;
     }
+    /* A watermark nearly always releases every flow: those that stay are moved before the others
+     * only when there are any, and the others are sorted from where they are. The order they are
+     * left in does not matter: the order of ids is total. */
+    if (w > 0)
+        for (size_t i = 0, j = 0; j < w; i++)
+            if (!(h[i].start < watermark)) {
+                fent x = h[i];
+                h[i] = h[j];
+                h[j++] = x;
+            }
+    size_t k = n - w;
     q->n = w;
     if (k == 0)
         return 0;
-    sort_release(out, k, out + q->cap, q->key, lo, hi);
+    sort_release(h + w, k, q->out, q->out + q->cap, q->key, lo, hi);
     if (give)
         for (size_t i = 0; i < k; i++)
             q->freed.v[q->freed.n++] = q->out[i].fl;
