@@ -301,17 +301,33 @@ static int on_flow(void *arg, const fc_flow *fl)
     return 0;
 }
 
-/* Gives the next inter-node id to released flow fl and hands it to the sweep. */
-static int pop_inter(fc__feed *f, fc_flow *fl)
+/* Remembers that the clock-condition violation delivered as number delivered has id id, so that
+ * the worst one can be named by its id. Returns 0 or FC_ENOMEM. */
+__attribute__((noinline)) static int note_viol(fc__feed *f, uint64_t delivered, uint64_t id)
 {
-    uint64_t id = f->inter.next_id++;
-    if (fl->end < fl->send_start) { /* remembered so that the worst one can be named by its id */
-        if (fc__grow((void **)&f->v, &f->nv, &f->cv, sizeof *f->v) < 0)
-            return fc__err(FC_ENOMEM, "out of memory ordering the flows");
-        f->v[f->nv++] = (viol){fl->id, id};
+    if (fc__grow((void **)&f->v, &f->nv, &f->cv, sizeof *f->v) < 0)
+        return fc__err(FC_ENOMEM, "out of memory ordering the flows");
+    f->v[f->nv++] = (viol){delivered, id};
+    return 0;
+}
+
+/* Gives the next inter-node ids to the released flows out[0 .. k) and hands them to the sweep. The
+ * count of ids is kept here during the loop: the sweep's calls could, for all the compiler knows,
+ * change it. */
+static int pop_inter(fc__feed *f, const fent *out, size_t k)
+{
+    fc__sweep *s = f->s;
+    uint64_t id = f->inter.next_id;
+    int rc = 0;
+    for (size_t i = 0; i < k && rc == 0; i++, id++) {
+        fc_flow *fl = out[i].fl;
+        if (fl->end < fl->send_start && (rc = note_viol(f, fl->id, id)) != 0)
+            break;
+        fl->id = id;
+        rc = fc__sweep_lend(s, fl);
     }
-    fl->id = id;
-    return fc__sweep_lend(f->s, fl);
+    f->inter.next_id = id;
+    return rc;
 }
 
 static int pop_intra(fc__feed *f, fc_flow *fl)
@@ -325,8 +341,8 @@ static int release_all(fc__feed *f, double watermark, int all)
 {
     int rc = 0;
     size_t k = release(&f->inter, watermark, all, 0);
-    for (size_t i = 0; i < k && rc == 0; i++)
-        rc = pop_inter(f, f->inter.out[i].fl);
+    if (k > 0)
+        rc = pop_inter(f, f->inter.out, k);
     k = rc ? 0 : release(&f->intra, watermark, all, 1);
     for (size_t i = 0; i < k && rc == 0; i++)
         rc = pop_intra(f, f->intra.out[i].fl);
