@@ -164,16 +164,25 @@ __attribute__((noinline)) static int keep_interval(fc__summary *s, const fc__swe
 static int on_interval(void *arg, const fc__sweep *sw, size_t index, double start, double end)
 {
     fc__summary *s = arg;
-    uint32_t max_k = fc__sweep_max_k(sw);
     s->nintervals++;
     /* Most intervals do not rank, and nothing is gathered for them; those whose largest conflict
-     * alone settles it (nearly all) were counted by the sweep instead (min_k). */
+     * alone settles it (nearly all) were counted by the sweep instead (min_k). Of the others, most
+     * are settled by their largest conflict or their flows, which are asked for only as needed. */
     if (s->top && s->nworst == s->top) {
-        fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = fc__sweep_nactive(sw), .max_k = max_k};
-        if (!iv_before(&cand, &s->worst[0]))
+        const fc__sum_interval *w = &s->worst[0];
+        uint32_t max_k = fc__sweep_max_k(sw);
+        if (max_k < w->max_k)
             return 0;
+        if (max_k == w->max_k) {
+            size_t nflows = fc__sweep_nactive(sw);
+            if (nflows < w->nflows)
+                return 0;
+            fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = nflows, .max_k = max_k};
+            if (nflows == w->nflows && !iv_before(&cand, w))
+                return 0;
+        }
     }
-    return keep_interval(s, sw, index, start, end, fc__sweep_nactive(sw), max_k);
+    return keep_interval(s, sw, index, start, end, fc__sweep_nactive(sw), fc__sweep_max_k(sw));
 }
 
 /* ---- flows ---------------------------------------------------------------------------------- */
