@@ -256,25 +256,35 @@ static size_t release(fqueue *q, double watermark, int all, int give)
 {
     fent *h = q->h;
     size_t n = q->n, w = 0; /* w: the flows that stay */
-    double lo = INFINITY, hi = -INFINITY;
+    double lo = INFINITY, hi = -INFINITY, inf = 0;
     for (size_t i = 0; i < n; i++) {
         double x = h[i].start;
-        if (all || x < watermark) {
-            lo = x < lo ? x : lo;
-            hi = x > hi ? x : hi;
-        } else
-            w++;
+        lo = lo < x ? lo : x; /* in this order, one instruction each */
+        hi = hi > x ? hi : x;
+        inf += x - x; /* 0 while every start is finite */
     }
-    /* A watermark nearly always releases every flow: those that stay are moved before the others
-     * only when there are any, and the others are sorted from where they are. The order they are
-     * left in does not matter: the order of ids is total. */
-    if (w > 0)
+    /* A watermark nearly always releases every flow, as the span of the starts shows at once (when
+     * they are finite: a start that is not stays until all). Those that stay are moved before the
+     * others only when there are any, and the others are sorted from where they are. The order
+     * they are left in does not matter: the order of ids is total. */
+    if (!all && !(hi < watermark && inf == 0)) {
+        lo = INFINITY;
+        hi = -INFINITY;
+        for (size_t i = 0; i < n; i++) {
+            double x = h[i].start;
+            if (x < watermark) {
+                lo = x < lo ? x : lo;
+                hi = x > hi ? x : hi;
+            } else
+                w++;
+        }
         for (size_t i = 0, j = 0; j < w; i++)
             if (!(h[i].start < watermark)) {
                 fent x = h[i];
                 h[i] = h[j];
                 h[j++] = x;
             }
+    }
     size_t k = n - w;
     q->n = w;
     if (k == 0)
