@@ -204,7 +204,8 @@ static inline uint32_t key_of(double start, double lo, double scale)
 
 /* Sorts src[0 .. n), whose starts span [lo, hi], into v[0 .. n) in that order; tmp (room for n
  * entries) and key (room for 2n + 2 RADIX) are scratch. */
-static void sort_release(const fent *src, size_t n, fent *v, fent *tmp, uint32_t *key, double lo, double hi)
+static void sort_release(const fent *src, size_t n, fent *v, fent *tmp, uint32_t *key, double lo,
+                         double hi)
 {
     double scale = (KEY_TOP + 1) / (hi - lo);
     if (n <= FEW || !(scale < INFINITY)) { /* or all equal, or the span too wide */

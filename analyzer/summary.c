@@ -250,7 +250,8 @@ struct fc__sum_last {
 
 /* The index of the row of (rank, site, side) in the table, added when new; SIZE_MAX when out of
  * memory. Remembered as the side's last row. Out of line: the last row is nearly always it. */
-__attribute__((noinline)) static size_t site_find(fc__summary *s, size_t c, uint32_t rank, uint64_t site, int send)
+__attribute__((noinline)) static size_t site_find(fc__summary *s, uint64_t c, uint32_t rank,
+                                                  uint64_t site, int send)
 {
     size_t h = 0, i = SIZE_MAX;
     if (s->site_cap > 0)
@@ -283,7 +284,7 @@ __attribute__((noinline)) static size_t site_find(fc__summary *s, size_t c, uint
  * index, not a pointer: adding a row can move the others. */
 static inline size_t site_row(fc__summary *s, uint32_t rank, uint64_t site, int send)
 {
-    size_t c = (size_t)rank * 2 + (send != 0);
+    uint64_t c = (uint64_t)rank * 2 + (send != 0); /* no wrap where size_t is narrower */
     if (c < s->nlast && s->last[c].site == site && s->last[c].row)
         return s->last[c].row - 1;
     return site_find(s, c, rank, site, send);
