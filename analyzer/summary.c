@@ -325,17 +325,30 @@ static inline int add_time(fc__summary *s, const fc__label_run *run, double d)
     return 0;
 }
 
-/* Flow f has passed its end. Each run's time goes to its label, its node and (for a flow with
- * conflict time) its call sites, in the order of the runs; only a flow that ranks among the worst
- * is copied, with its main label. */
-static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
+/* The end of on_flow: most flows do not rank, which one comparison (flow_before's) with the least
+ * bad kept, whose rate is at hand, tells, and nothing is copied. */
+static inline int flow_end(fc__summary *s, const fc_flow *f, const fc__label_run *runs, size_t nruns)
 {
-    fc__summary *s = arg;
-    const fc__label_run *run = runs, *end = runs + nruns;
-    s->nflows++;
+    if (s->wfull) {
+        double ra = per_byte(f);
+        if (ra != s->wrate ? !(ra > s->wrate) : !(f->id < s->wflows[0].flow.id))
+            return 0;
+    }
+    return keep_flow(s, f, runs, nruns);
+}
+
+/* The rest of on_flow from run r on, the general way, where a label needs room not yet made or a
+ * call site is not its rank's last: counted tells whether the flow's call-site rows have been
+ * counted. Each run's time goes to its label, its node and (for a flow with conflict time) its
+ * call sites, in the order of the runs. */
+__attribute__((noinline)) static int flow_rest(fc__summary *s, const fc_flow *f,
+                                               const fc__label_run *runs, size_t nruns, size_t r,
+                                               int counted)
+{
+    const fc__label_run *run = runs + r, *end = runs + nruns;
     /* Runs last longer than nothing, so a flow has conflict time exactly when it has a run in
      * conflict: its call-site rows are counted from that run on. */
-    for (; run < end && run->label.kind == FC_CONFLICT_NONE; run++)
+    for (; run < end && run->label.kind == FC_CONFLICT_NONE && !counted; run++)
         if (add_time(s, run, run->end - run->start))
             return FC_ENOMEM;
     if (run < end) {
@@ -344,8 +357,10 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
             return FC_ENOMEM;
         /* No row is added from here on, so the rows stay where they are. */
         fc__sum_row *rs = &s->sites[is], *rr = &s->sites[ir];
-        rs->flows++;
-        rr->flows++;
+        if (!counted) {
+            rs->flows++;
+            rr->flows++;
+        }
         for (; run < end; run++) {
             uint32_t kind = run->label.kind, node = run->label.node;
             double d = run->end - run->start;
@@ -360,14 +375,45 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
             add_kind(rr, kind, d);
         }
     }
-    /* Most flows do not rank: one comparison (flow_before's) with the least bad kept, whose rate is
-     * at hand, and nothing copied. */
-    if (s->wfull) {
-        double ra = per_byte(f);
-        if (ra != s->wrate ? !(ra > s->wrate) : !(f->id < s->wflows[0].flow.id))
-            return 0;
+    return flow_end(s, f, runs, nruns);
+}
+
+/* Flow f has passed its end: as flow_rest, which it hands the flow to at the first run or call
+ * site that needs more than an addition. Nearly every flow needs none, and then this calls
+ * nothing (but keep_flow, last), so that it saves no registers. Only a flow that ranks among the
+ * worst is copied, with its main label. */
+static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
+{
+    fc__summary *s = arg;
+    const fc__label_run *run = runs, *end = runs + nruns;
+    s->nflows++;
+    for (; run < end && run->label.kind == FC_CONFLICT_NONE; run++) {
+        if (run->label.k > s->max_k)
+            return flow_rest(s, f, runs, nruns, (size_t)(run - runs), 0);
+        s->time[(size_t)run->label.k * 5 + FC_CONFLICT_NONE] += run->end - run->start;
     }
-    return keep_flow(s, f, runs, nruns);
+    if (run < end) {
+        uint64_t cs = (uint64_t)f->src_rank * 2 + 1, cr = (uint64_t)f->dst_rank * 2;
+        if (!(cs < s->nlast && s->last[cs].site == f->send_site && s->last[cs].row &&
+              cr < s->nlast && s->last[cr].site == f->recv_site && s->last[cr].row))
+            return flow_rest(s, f, runs, nruns, (size_t)(run - runs), 0);
+        fc__sum_row *rs = &s->sites[s->last[cs].row - 1], *rr = &s->sites[s->last[cr].row - 1];
+        rs->flows++;
+        rr->flows++;
+        for (; run < end; run++) {
+            uint32_t k = run->label.k, kind = run->label.kind, node = run->label.node;
+            if (k > s->max_k || (kind != FC_CONFLICT_NONE && node >= s->nnodes))
+                return flow_rest(s, f, runs, nruns, (size_t)(run - runs), 1);
+            double d = run->end - run->start;
+            s->time[(size_t)k * 5 + kind] += d;
+            if (kind == FC_CONFLICT_NONE)
+                continue;
+            add_kind(&s->nodes[node], kind, d);
+            add_kind(rs, kind, d);
+            add_kind(rr, kind, d);
+        }
+    }
+    return flow_end(s, f, runs, nruns);
 }
 
 /* Adds flow f, with its label history runs[0..nruns), which ranks among the worst. Out of line,
