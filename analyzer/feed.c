@@ -245,7 +245,12 @@ static void sort_release(const fent *src, size_t n, fent *v, fent *tmp, uint32_t
             from--;
         while (to < n && key_of(v[to].start, lo, scale) == k)
             to++;
-        sort_ents(v + from, to - from, tmp);
+        if (to - from == 2) { /* as most often: the two, swapped */
+            fent x = v[from];
+            v[from] = v[i];
+            v[i] = x;
+        } else
+            sort_ents(v + from, to - from, tmp);
         i = to - 1;
     }
 }
