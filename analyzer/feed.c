@@ -269,16 +269,17 @@ static size_t release(fqueue *q, double watermark, int all, int give)
         hi = hi > x ? hi : x;
         inf += x - x; /* 0 while every start is finite */
     }
-    /* A watermark nearly always releases every flow, as the span of the starts shows at once (when
-     * they are finite: a start that is not stays until all). Those that stay are moved before the
-     * others only when there are any, and the others are sorted from where they are. The order
-     * they are left in does not matter: the order of ids is total. */
-    if (!all && !(hi < watermark && inf == 0)) {
+    /* A watermark nearly always releases every flow, as the span of the starts shows at once, when
+     * they are finite. Otherwise the span is taken again, of the flows released (a start that is
+     * not a number stays until all, and counts in no span: the minimum above can be wrong then),
+     * and those that stay are moved before the others. The others are sorted from where they are;
+     * the order they are left in does not matter: the order of ids is total. */
+    if (inf != 0 || (!all && !(hi < watermark))) {
         lo = INFINITY;
         hi = -INFINITY;
         for (size_t i = 0; i < n; i++) {
             double x = h[i].start;
-            if (x < watermark) {
+            if (all || x < watermark) {
                 lo = x < lo ? x : lo;
                 hi = x > hi ? x : hi;
             } else
