@@ -2,8 +2,9 @@
  * sweep (sweep.h) as it goes, so that neither the intervals nor the flows' label histories are
  * kept: flow-seconds by conflict kind and k, the worst intervals and flows (the report's top N,
  * with their conflicts and histories), and the conflict time by node and by call site. Memory is
- * the top N plus one row per node and call site, whatever the length of the trace; with top = 0
- * (every row wanted) the lists keep everything. Internal to libflowcut-analyzer. */
+ * the top N plus one row per node and call site and two small slots per rank, whatever the
+ * length of the trace; with top = 0 (every row wanted) the lists keep everything. Internal to
+ * libflowcut-analyzer. */
 #ifndef FLOWCUT_ANALYZER_SUMMARY_H
 #define FLOWCUT_ANALYZER_SUMMARY_H
 
