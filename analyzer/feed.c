@@ -15,10 +15,7 @@ typedef struct viol {
 
 /* A waiting flow's entry: where it is in the slab, with its start, the first key of the order,
  * beside it. Nearly every comparison is settled by the starts alone and never touches the slab. */
-typedef struct fent {
-    double start;
-    fc_flow *fl;
-} fent;
+typedef fc__sweep_loan fent; /* so that a release is lent to the sweep as it is */
 
 /* Waiting flows in a slab of reused entries, and their entries in no order. The slab grows by
  * chunks that never move, so that the sweep can keep the inter-node flows where they are
@@ -328,23 +325,19 @@ __attribute__((noinline)) static int note_viol(fc__feed *f, uint64_t delivered, 
     return 0;
 }
 
-/* Gives the next inter-node ids to the released flows out[0 .. k) and hands them to the sweep. The
- * count of ids is kept here during the loop: the sweep's calls could, for all the compiler knows,
- * change it. */
+/* Gives the next inter-node ids to the released flows out[0 .. k) and lends them to the sweep, in
+ * one batch. */
 static int pop_inter(fc__feed *f, const fent *out, size_t k)
 {
-    fc__sweep *s = f->s;
     uint64_t id = f->inter.next_id;
-    int rc = 0;
-    for (size_t i = 0; i < k && rc == 0; i++, id++) {
+    for (size_t i = 0; i < k; i++, id++) {
         fc_flow *fl = out[i].fl;
-        if (fl->end < fl->send_start && (rc = note_viol(f, fl->id, id)) != 0)
-            break;
+        if (fl->end < fl->send_start && note_viol(f, fl->id, id) != 0)
+            return FC_ENOMEM;
         fl->id = id;
-        rc = fc__sweep_lend(s, fl);
     }
     f->inter.next_id = id;
-    return rc;
+    return fc__sweep_lend_all(f->s, out, k);
 }
 
 static int pop_intra(fc__feed *f, fc_flow *fl)

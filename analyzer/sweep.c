@@ -3,6 +3,7 @@
  * graph (flows linked through shared nodes) that hold a flow that started or ended are relabelled
  * (the rules are in intervals.h). Flows live in slots that are reused once they end, so every
  * array here is as long as the largest active set, not the trace. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -705,6 +706,50 @@ void fc__sweep_lender(fc__sweep *s, fc__sweep_back *back)
 int fc__sweep_lend(fc__sweep *s, fc_flow *f)
 {
     return add(s, f, f);
+}
+
+int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
+{
+    /* Room in the queue for every start first, so that a start in order is appended without a
+     * test; the last start queued is kept at hand (-infinity: none pending, which any start
+     * follows, as add tells). */
+    if (s->fn + n + 2 > s->fcap) {
+        if (s->fh > 0 && s->fh >= s->fn / 2) {
+            memmove(s->fifo, s->fifo + s->fh, (s->fn - s->fh) * sizeof *s->fifo);
+            s->fn -= s->fh;
+            s->fh = 0;
+        }
+        if (s->fn + n + 2 > s->fcap && fc__reserve(&s->fifo, &s->fcap, s->fn + n + 2, sizeof *s->fifo))
+            return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
+    }
+    /* A start not below lo is finite and not before the time swept. */
+    double lo = s->until > -INFINITY ? s->until : -DBL_MAX;
+    for (size_t i = 0; i < n; i++) {
+        fc_flow *f = v[i].fl;
+        double t = v[i].start, last = s->fh == s->fn ? -INFINITY : s->fifo[s->fn - 1].t;
+        uint32_t f_slot = NIL, x = NIL, y = NIL;
+        /* The usual flow, active, finite and in order, in one test; any other (or a failure to
+         * grow) the general way. */
+        if (!f->intra && f->src_node != f->dst_node && t >= lo && f->end > t && f->end <= DBL_MAX &&
+            t >= last && s->nfreed > 0 && f->src_node < s->ndir && (x = s->dir[f->src_node]) != 0 &&
+            f->dst_node < s->ndir && (y = s->dir[f->dst_node]) != 0) {
+            f_slot = s->freed[--s->nfreed];
+            slot *p = &s->sl[f_slot];
+            s->fp[f_slot] = f;
+            p->lent = 1;
+            p->src = x - 1;
+            p->dst = y - 1;
+            p->rem = 0; /* as add */
+            p->runs.n = 0;
+            s->fifo[s->fn++] = (bnd){t, f_slot, 1};
+            s->fifo[s->fn].t = INFINITY;
+            continue;
+        }
+        int rc = add(s, f, f);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 /* The time of the next boundary, or INFINITY when none is pending. */

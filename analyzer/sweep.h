@@ -66,6 +66,17 @@ void fc__sweep_lender(fc__sweep *s, fc__sweep_back *back);
  * back (the sweep is over then). Saves a copy of each flow, for a caller that keeps them anyway. */
 int fc__sweep_lend(fc__sweep *s, fc_flow *f);
 
+/* A flow to lend in a batch, with its start beside it (as the lender keeps them to sort them). */
+typedef struct fc__sweep_loan {
+    double start; /* fl->start */
+    fc_flow *fl;
+} fc__sweep_loan;
+
+/* fc__sweep_lend of v[0].fl, v[1].fl ... v[n - 1].fl in turn, up to the first that fails, whose
+ * return it returns (0 when none does). One call per batch, in which the usual flow (valid, and
+ * starting no earlier than the one before) takes the shortest way. */
+int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n);
+
 /* Applies every boundary earlier than until: the caller promises that no flow added later starts
  * before until. Intervals are delivered once their end is known, so the last one before until may
  * wait for a later call. Returns 0, FC_ENOMEM or what a caller's function returned. */
