@@ -722,32 +722,48 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
         if (s->fn + n + 2 > s->fcap && fc__reserve(&s->fifo, &s->fcap, s->fn + n + 2, sizeof *s->fifo))
             return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
     }
-    /* A start not below lo is finite and not before the time swept. */
+    /* A start not below lo is finite and not before the time swept. The arrays and counts the
+     * usual flow touches are held here, where its stores (a byte among them) cannot reach them,
+     * and put back around the general way. */
     double lo = s->until > -INFINITY ? s->until : -DBL_MAX;
-    for (size_t i = 0; i < n; i++) {
-        fc_flow *f = v[i].fl;
-        double t = v[i].start, last = s->fh == s->fn ? -INFINITY : s->fifo[s->fn - 1].t;
-        uint32_t f_slot = NIL, x = NIL, y = NIL;
-        /* The usual flow, active, finite and in order, in one test; any other (or a failure to
-         * grow) the general way. */
-        if (!f->intra && f->src_node != f->dst_node && t >= lo && f->end > t && f->end <= DBL_MAX &&
-            t >= last && s->nfreed > 0 && f->src_node < s->ndir && (x = s->dir[f->src_node]) != 0 &&
-            f->dst_node < s->ndir && (y = s->dir[f->dst_node]) != 0) {
-            f_slot = s->freed[--s->nfreed];
-            slot *p = &s->sl[f_slot];
-            s->fp[f_slot] = f;
+    size_t i = 0;
+    while (i < n) {
+        bnd *fifo = s->fifo;
+        size_t fn = s->fn, nfreed = s->nfreed, ndir = s->ndir;
+        const uint32_t *freed = s->freed, *dir = s->dir;
+        slot *sl = s->sl;
+        fc_flow **fp = s->fp;
+        double last = s->fh == fn ? -INFINITY : fifo[fn - 1].t;
+        for (; i < n; i++) {
+            fc_flow *f = v[i].fl;
+            double t = v[i].start;
+            uint32_t x, y;
+            /* The usual flow, active, finite and in order, with a free slot and known nodes; any
+             * other the general way. */
+            if (!(!f->intra && f->src_node != f->dst_node && t >= lo && f->end > t && f->end <= DBL_MAX &&
+                  t >= last && nfreed > 0 && f->src_node < ndir && (x = dir[f->src_node]) != 0 &&
+                  f->dst_node < ndir && (y = dir[f->dst_node]) != 0))
+                break;
+            uint32_t f_slot = freed[--nfreed];
+            slot *p = &sl[f_slot];
+            fp[f_slot] = f;
             p->lent = 1;
             p->src = x - 1;
             p->dst = y - 1;
             p->rem = 0; /* as add */
             p->runs.n = 0;
-            s->fifo[s->fn++] = (bnd){t, f_slot, 1};
-            s->fifo[s->fn].t = INFINITY;
-            continue;
+            fifo[fn++] = (bnd){t, f_slot, 1};
+            fifo[fn].t = INFINITY;
+            last = t;
         }
-        int rc = add(s, f, f);
-        if (rc)
-            return rc;
+        s->fn = fn;
+        s->nfreed = nfreed;
+        if (i < n) {
+            int rc = add(s, v[i].fl, v[i].fl);
+            if (rc)
+                return rc;
+            i++;
+        }
     }
     return 0;
 }
