@@ -768,13 +768,6 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
     return 0;
 }
 
-/* The time of the next boundary, or INFINITY when none is pending. */
-static double next_time(const fc__sweep *s)
-{
-    double t = s->heap[0].t, u = s->fifo[s->fh].t;
-    return u < t ? u : t;
-}
-
 /* Delivers the open interval [open_t, t). */
 static inline __attribute__((always_inline)) int deliver(fc__sweep *s, double t)
 {
@@ -819,8 +812,9 @@ static inline __attribute__((always_inline)) void next_stamp(fc__sweep *s)
     s->stamp = 1;
 }
 
-/* Applies the group of boundaries at time t, the next one: one boundary unless many is set. */
-static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t, int many)
+/* Applies the group of boundaries at time t, the next one: one boundary unless many is set, the
+ * first start queued when in_fifo is set (the caller knows), else the top of the heap. */
+static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t, int many, int in_fifo)
 {
     int rc = deliver(s, t);
     if (rc)
@@ -830,7 +824,7 @@ static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t,
     uint32_t x, y;
     do {
         bnd b; /* no boundary is earlier than t: one at t is one not later */
-        if (s->fifo[s->fh].t <= t)
+        if (many ? s->fifo[s->fh].t <= t : in_fifo)
             b = s->fifo[s->fh++];
         else if (!many || s->heap[0].t <= t)
             b = heap_pop(s);
@@ -868,25 +862,29 @@ static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t,
  * registers. */
 static __attribute__((noinline)) int step_many(fc__sweep *s, double t)
 {
-    return step_at(s, t, 1);
-}
-
-/* Whether t, the next time, has one boundary only. Another would be the next start in the queue
- * or, the heap being ordered, a child of its top (its sentinel is at infinity). None is earlier
- * than t, so later is the same as not equal, and one comparison. */
-static inline int one_at(const fc__sweep *s, double t)
-{
-    const bnd *h = s->heap;
-    if (s->fifo[s->fh].t <= t)
-        return s->fifo[s->fh + 1].t > t && h[0].t > t;
-    return h[1].t > t && (s->nheap <= 2 || h[2].t > t);
+    return step_at(s, t, 1, 0);
 }
 
 int fc__sweep_advance(fc__sweep *s, double until)
 {
     int rc = 0;
-    for (double t; rc == 0 && (t = next_time(s)) < until;)
-        rc = one_at(s, t) ? step_at(s, t, 0) : step_many(s, t);
+    while (rc == 0) {
+        /* The next time t (INFINITY when none is pending), from the queue of starts on a tie, and
+         * whether it has one boundary only. Another would be the next start in the queue or, the
+         * heap being ordered, a child of its top (its sentinel is at infinity). None is earlier
+         * than t, so later is the same as not equal, and one comparison. */
+        const bnd *h = s->heap;
+        double t = h[0].t, u = s->fifo[s->fh].t;
+        int in_fifo = u <= t, one;
+        if (in_fifo) {
+            t = u;
+            one = s->fifo[s->fh + 1].t > t && h[0].t > t;
+        } else
+            one = h[1].t > t && (s->nheap <= 2 || h[2].t > t);
+        if (!(t < until))
+            break;
+        rc = one ? step_at(s, t, 0, in_fifo) : step_many(s, t);
+    }
     if (rc == FC_ENOMEM)
         fc__err(rc, "flows: out of memory in the interval sweep");
     if (until > s->until)
