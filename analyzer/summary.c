@@ -154,10 +154,12 @@ __attribute__((noinline)) static int keep_interval(fc__summary *s, const fc__swe
         s->worst[s->nworst++] = cand;
         ivh_up(NULL, s->worst, s->nworst - 1);
     }
-    /* A full list takes no interval with a smaller largest conflict than its least bad one's: the
-     * sweep does not even hand those over. */
-    if (s->top && s->nworst == s->top)
+    /* A full list takes no interval with a smaller largest conflict than its least bad one's, nor
+     * with as large a one and fewer flows: the sweep does not even hand those over. */
+    if (s->top && s->nworst == s->top) {
         s->min_k = s->worst[0].max_k;
+        s->min_n = s->worst[0].nflows;
+    }
     return 0;
 }
 
@@ -166,8 +168,8 @@ static int on_interval(void *arg, const fc__sweep *sw, size_t index, double star
     fc__summary *s = arg;
     s->nintervals++;
     /* Most intervals do not rank, and nothing is gathered for them; those whose largest conflict
-     * alone settles it (nearly all) were counted by the sweep instead (min_k). Of the others, most
-     * are settled by their largest conflict or their flows, which are asked for only as needed. */
+     * or else their flows settle it (nearly all) were counted by the sweep instead (min_k, min_n).
+     * Of the others, most are settled by the same, which are asked for only as needed. */
     if (s->top && s->nworst == s->top) {
         const fc__sum_interval *w = &s->worst[0];
         uint32_t max_k = fc__sweep_max_k(sw);
@@ -493,7 +495,8 @@ fc__sweep_ops fc__summary_ops(fc__summary *s)
                            .interval = on_interval,
                            .flow_done = on_flow,
                            .min_k = &s->min_k,
-                           .skipped = &s->nintervals};
+                           .skipped = &s->nintervals,
+                           .min_n = &s->min_n};
 }
 
 void fc__summary_finish(fc__summary *s)

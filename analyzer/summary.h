@@ -73,6 +73,7 @@ typedef struct fc__summary {
     struct fc__sum_last *last; /* by rank * 2 + send: the site row that side last used */
     size_t nlast;
     uint32_t min_k; /* the sweep's min_k: the least bad interval's max_k once the list is full */
+    size_t min_n;   /* the sweep's min_n: that interval's flows then */
     int wfull;      /* the list of flows is full, and wrate is the least bad one's time per byte */
     double wrate;
 } fc__summary;

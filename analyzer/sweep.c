@@ -128,6 +128,10 @@ int fc__sweep_new(const fc__sweep_ops *ops, fc__sweep **out)
         static const uint32_t zero;
         s->ops.min_k = &zero;
     }
+    if (s->ops.min_n == NULL) { /* nor below no flows */
+        static const size_t none;
+        s->ops.min_n = &none;
+    }
     s->until = -INFINITY;
     s->wrap = fc__sweep_stamp_wrap;
     if (fc__reserve(&s->heap, &s->cheap, 1, sizeof *s->heap) || fc__reserve(&s->fifo, &s->fcap, 1, sizeof *s->fifo)) {
@@ -774,7 +778,8 @@ static inline __attribute__((always_inline)) int deliver(fc__sweep *s, double t)
     int rc = 0;
     if (!s->open)
         return 0;
-    if (s->top_k < *s->ops.min_k)
+    uint32_t min_k = *s->ops.min_k;
+    if (s->top_k < min_k || (s->top_k == min_k && s->nact < *s->ops.min_n))
         ++*s->ops.skipped;
     else if (s->ops.interval)
         rc = s->ops.interval(s->ops.arg, s, s->niv, s->open_t, t);

@@ -34,6 +34,9 @@ typedef struct fc__sweep_ops {
      * only the intervals of the largest conflicts, which most intervals then cannot join. */
     const uint32_t *min_k;
     size_t *skipped;
+    /* NULL, or with min_k: an interval whose largest k is *min_k and whose active flows are fewer
+     * than *min_n is skipped too, for a caller that ranks intervals next by their flows. */
+    const size_t *min_n;
 } fc__sweep_ops;
 
 /* Where a new sweep's 32-bit visit stamps wrap (every mark is then cleared and they start again
