@@ -103,9 +103,9 @@ struct fc__sweep {
     size_t ccids;
     uint32_t stamp, cstamp; /* 32 bits to keep a slot small; reset when they wrap (next_stamp) */
     uint32_t wrap;          /* where they wrap: fc__sweep_stamp_wrap */
-    /* Intervals: the number delivered, and the open one (active set not empty since open_t). */
+    /* Intervals: the number delivered, and the open one, since open_t, the last step's time, when
+     * the active set is not empty (it changes in steps only). */
     size_t niv;
-    int open;
     double open_t;
     /* Labelled flows by label k, and the largest k among them, for fc__sweep_max_k. */
     size_t *cnt_k;
@@ -776,7 +776,7 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
 static inline __attribute__((always_inline)) int deliver(fc__sweep *s, double t)
 {
     int rc = 0;
-    if (!s->open)
+    if (s->nact == 0)
         return 0;
     uint32_t min_k = *s->ops.min_k;
     if (s->top_k < min_k || (s->top_k == min_k && s->nact < *s->ops.min_n))
@@ -784,7 +784,6 @@ static inline __attribute__((always_inline)) int deliver(fc__sweep *s, double t)
     else if (s->ops.interval)
         rc = s->ops.interval(s->ops.arg, s, s->niv, s->open_t, t);
     s->niv++;
-    s->open = 0;
     return rc;
 }
 
@@ -857,7 +856,6 @@ static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t,
         return FC_ENOMEM;
     while (s->cnt_k[s->top_k] == 0)
         s->top_k--;
-    s->open = s->nact > 0;
     s->open_t = t;
     return 0;
 }
