@@ -315,8 +315,7 @@ static inline __attribute__((always_inline)) void detach(fc__sweep *s, uint32_t 
     last = s->act[--s->nact];
     s->act[p->apos] = last;
     s->sl[last].apos = p->apos;
-    if (p->runs.n > 0)
-        s->cnt_k[p->lab.k]--;
+    s->cnt_k[p->lab.k]--; /* it has a label: end_flow's flow has been active */
 }
 
 /* ---- the boundary heap ---------------------------------------------------------------------- */
