@@ -157,8 +157,7 @@ __attribute__((noinline)) static int keep_interval(fc__summary *s, const fc__swe
     /* A full list takes no interval with a smaller largest conflict than its least bad one's, nor
      * with as large a one and fewer flows: the sweep does not even hand those over. */
     if (s->top && s->nworst == s->top) {
-        s->min_k = s->worst[0].max_k;
-        s->min_n = s->worst[0].nflows;
+        s->min_kn = (uint64_t)s->worst[0].max_k << 32 | s->worst[0].nflows; /* nflows < 2^32 */
     }
     return 0;
 }
@@ -168,7 +167,7 @@ static int on_interval(void *arg, const fc__sweep *sw, size_t index, double star
     fc__summary *s = arg;
     s->nintervals++;
     /* Most intervals do not rank, and nothing is gathered for them; those whose largest conflict
-     * or else their flows settle it (nearly all) were counted by the sweep instead (min_k, min_n).
+     * or else their flows settle it (nearly all) were counted by the sweep instead (min_kn).
      * Of the others, most are settled by the same, which are asked for only as needed. */
     if (s->top && s->nworst == s->top) {
         const fc__sum_interval *w = &s->worst[0];
@@ -494,9 +493,8 @@ fc__sweep_ops fc__summary_ops(fc__summary *s)
     return (fc__sweep_ops){.arg = s,
                            .interval = on_interval,
                            .flow_done = on_flow,
-                           .min_k = &s->min_k,
-                           .skipped = &s->nintervals,
-                           .min_n = &s->min_n};
+                           .min_kn = &s->min_kn,
+                           .skipped = &s->nintervals};
 }
 
 void fc__summary_finish(fc__summary *s)

@@ -72,8 +72,7 @@ typedef struct fc__summary {
     size_t site_cap;
     struct fc__sum_last *last; /* by rank * 2 + send: the site row that side last used */
     size_t nlast;
-    uint32_t min_k; /* the sweep's min_k: the least bad interval's max_k once the list is full */
-    size_t min_n;   /* the sweep's min_n: that interval's flows then */
+    uint64_t min_kn; /* the sweep's: the least bad interval's max_k << 32 | flows once the list is full */
     int wfull;      /* the list of flows is full, and wrate is the least bad one's time per byte */
     double wrate;
 } fc__summary;

@@ -124,13 +124,9 @@ int fc__sweep_new(const fc__sweep_ops *ops, fc__sweep **out)
         return fc__err(FC_ENOMEM, "flows: out of memory starting the interval sweep");
     if (ops != NULL)
         s->ops = *ops;
-    if (s->ops.min_k == NULL) { /* no interval is below k 0 */
-        static const uint32_t zero;
-        s->ops.min_k = &zero;
-    }
-    if (s->ops.min_n == NULL) { /* nor below no flows */
-        static const size_t none;
-        s->ops.min_n = &none;
+    if (s->ops.min_kn == NULL) { /* no interval is below k 0 and no flows */
+        static const uint64_t zero;
+        s->ops.min_kn = &zero;
     }
     s->until = -INFINITY;
     s->wrap = fc__sweep_stamp_wrap;
@@ -777,8 +773,7 @@ static inline __attribute__((always_inline)) int deliver(fc__sweep *s, double t)
     int rc = 0;
     if (s->nact == 0)
         return 0;
-    uint32_t min_k = *s->ops.min_k;
-    if (s->top_k < min_k || (s->top_k == min_k && s->nact < *s->ops.min_n))
+    if (((uint64_t)s->top_k << 32 | s->nact) < *s->ops.min_kn) /* nact < NIL (slot_new) */
         ++*s->ops.skipped;
     else if (s->ops.interval)
         rc = s->ops.interval(s->ops.arg, s, s->niv, s->open_t, t);

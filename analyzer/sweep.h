@@ -29,14 +29,13 @@ typedef struct fc__sweep_ops {
      * as in fc__label_run). A flow that is never active (intra-node, a node to itself, end <=
      * start) is reported from fc__sweep_add with no runs. The pointers are valid during the call. */
     int (*flow_done)(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns);
-    /* Either NULL, or both set: an interval whose largest k (fc__sweep_max_k) is below *min_k, read
-     * at each interval, is not handed to interval but counted in *skipped. For a caller that keeps
-     * only the intervals of the largest conflicts, which most intervals then cannot join. */
-    const uint32_t *min_k;
+    /* Either NULL, or both set: an interval whose largest k (fc__sweep_max_k) and active flows
+     * (fc__sweep_nactive, below 2^32), as the number k << 32 | flows, are below *min_kn, read at
+     * each interval, is not handed to interval but counted in *skipped. For a caller that keeps
+     * only the intervals of the largest conflicts, then of the most flows, which most intervals
+     * then cannot join. */
+    const uint64_t *min_kn;
     size_t *skipped;
-    /* NULL, or with min_k: an interval whose largest k is *min_k and whose active flows are fewer
-     * than *min_n is skipped too, for a caller that ranks intervals next by their flows. */
-    const size_t *min_n;
 } fc__sweep_ops;
 
 /* Where a new sweep's 32-bit visit stamps wrap (every mark is then cleared and they start again
