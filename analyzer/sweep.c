@@ -740,15 +740,17 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
         const uint32_t *freed = s->freed, *dir = s->dir;
         slot *sl = s->sl;
         fc_flow **fp = s->fp;
-        double last = s->fh == fn ? -INFINITY : fifo[fn - 1].t;
+        /* The last start queued is not below lo (it is pending: not before the time swept), so a
+         * start not below last is not below lo either. */
+        double last = s->fh == fn ? lo : fifo[fn - 1].t;
         for (; i < n; i++) {
             fc_flow *f = v[i].fl;
             double t = v[i].start;
             uint32_t x, y;
             /* The usual flow, active, finite and in order, with a free slot and known nodes; any
              * other the general way. */
-            if (!(!f->intra && f->src_node != f->dst_node && t >= lo && f->end > t && f->end <= DBL_MAX &&
-                  t >= last && nfreed > 0 && f->src_node < ndir && (x = dir[f->src_node]) != 0 &&
+            if (!(!f->intra && f->src_node != f->dst_node && t >= last && f->end > t && f->end <= DBL_MAX &&
+                  nfreed > 0 && f->src_node < ndir && (x = dir[f->src_node]) != 0 &&
                   f->dst_node < ndir && (y = dir[f->dst_node]) != 0))
                 break;
             uint32_t f_slot = freed[--nfreed];
