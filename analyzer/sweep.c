@@ -90,7 +90,8 @@ struct fc__sweep {
      * and fc__sweep_flows give them so), other starts and every end in a min-heap on time, which
      * then holds little more than the active flows. Each array has a sentinel at infinity after its
      * last entry (heap[nheap], fifo[fn]), so that the next time is read without a test for empty,
-     * and a node of the heap with one child compares that child with it. */
+     * and a node of the heap with one child compares that child with it; the heap has a second
+     * (heap[nheap + 1]), so that the top's two children are read without a test either. */
     bnd *heap;
     size_t nheap, cheap;
     bnd *fifo; /* starts not decreasing, fifo[fh .. fn) */
@@ -138,11 +139,11 @@ int fc__sweep_new(const fc__sweep_ops *ops, fc__sweep **out)
     }
     s->until = -INFINITY;
     s->wrap = fc__sweep_stamp_wrap;
-    if (fc__reserve(&s->heap, &s->cheap, 1, sizeof *s->heap) || fc__reserve(&s->fifo, &s->fcap, 1, sizeof *s->fifo)) {
+    if (fc__reserve(&s->heap, &s->cheap, 2, sizeof *s->heap) || fc__reserve(&s->fifo, &s->fcap, 1, sizeof *s->fifo)) {
         fc__sweep_free(s);
         return fc__err(FC_ENOMEM, "flows: out of memory starting the interval sweep");
     }
-    s->heap[0].t = s->fifo[0].t = INFINITY;
+    s->heap[0].t = s->heap[1].t = s->fifo[0].t = INFINITY;
     *out = s;
     return 0;
 }
@@ -256,9 +257,9 @@ static uint32_t slot_new(fc__sweep *s)
             return NIL;
         /* So are these, sized here once rather than at each boundary: a slot has one pending
          * boundary (in the heap, or the queue of starts) and is active at most once, so the heap
-         * (and its sentinel), the active set, a step's seeds (two per boundary), the labels counted
+         * (and its sentinels), the active set, a step's seeds (two per boundary), the labels counted
          * by k and a conflict's list (k is at most the flows active) all fit. */
-        if (fc__reserve(&s->heap, &s->cheap, c + 1, sizeof *s->heap) ||
+        if (fc__reserve(&s->heap, &s->cheap, c + 2, sizeof *s->heap) ||
             fc__reserve(&s->act, &s->cact, c, sizeof *s->act) ||
             fc__reserve(&s->queue, &s->cqueue, 2 * c, sizeof *s->queue) ||
             fc__reserve(&s->cnt_k, &s->ccnt_k, c + 3, sizeof *s->cnt_k) ||
@@ -328,12 +329,12 @@ static inline __attribute__((always_inline)) void detach(fc__sweep *s, uint32_t 
  * caller (flows ending together are handed to flow_done in it): the heap must keep every order of
  * the plain binary heap (internal.h's FC__HEAP on the time), which it does. */
 
-/* The heap has room for b and the sentinel (slot_get). */
+/* The heap has room for b and the sentinels (slot_get); the first new one was the second. */
 static inline void heap_push(fc__sweep *s, bnd b)
 {
     bnd *h = s->heap;
     size_t n = s->nheap++;
-    h[n + 1].t = INFINITY;
+    h[n + 2].t = INFINITY;
     /* In byte offsets, as heap_pop. */
     enum { B = sizeof *h };
     char *base = (char *)h;
@@ -878,7 +879,7 @@ int fc__sweep_advance(fc__sweep *s, double until)
     while (rc == 0) {
         /* The next time t (INFINITY when none is pending), from the queue of starts on a tie, and
          * whether it has one boundary only. Another would be the next start in the queue or, the
-         * heap being ordered, a child of its top (its sentinel is at infinity). None is earlier
+         * heap being ordered, a child of its top (its sentinels are at infinity). None is earlier
          * than t, so later is the same as not equal, and one comparison. */
         const bnd *h = s->heap;
         double t = h[0].t, u = s->fifo[s->fh].t;
@@ -887,7 +888,7 @@ int fc__sweep_advance(fc__sweep *s, double until)
             t = u;
             one = s->fifo[s->fh + 1].t > t && h[0].t > t;
         } else
-            one = h[1].t > t && (s->nheap <= 2 || h[2].t > t);
+            one = h[1].t > t && h[2].t > t;
         if (!(t < until))
             break;
         rc = one ? step_at(s, t, 0, in_fifo) : step_many(s, t);
