@@ -723,7 +723,9 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
      * follows, as add tells). */
     if (s->fn + n + 2 > s->fcap) {
         if (s->fh > 0 && s->fh >= s->fn / 2) {
-            memmove(s->fifo, s->fifo + s->fh, (s->fn - s->fh) * sizeof *s->fifo);
+            /* The sentinel moves too: the flows below may all go elsewhere (to the heap, or
+             * straight to flow_done) and append nothing behind which to set it again. */
+            memmove(s->fifo, s->fifo + s->fh, (s->fn - s->fh + 1) * sizeof *s->fifo);
             s->fn -= s->fh;
             s->fh = 0;
         }
