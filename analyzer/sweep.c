@@ -886,13 +886,16 @@ int fc__sweep_advance(fc__sweep *s, double until)
         const bnd *h = s->heap;
         double t = h[0].t, u = s->fifo[s->fh].t;
         int in_fifo = u <= t, one;
-        if (in_fifo) {
+        if (in_fifo)
             t = u;
-            one = s->fifo[s->fh + 1].t > t && h[0].t > t;
-        } else
-            one = h[1].t > t && h[2].t > t;
+        /* Only below until is t a boundary, whose neighbours are in the arrays (with nothing
+         * pending, the entry after the queue's sentinel is not). */
         if (!(t < until))
             break;
+        if (in_fifo)
+            one = s->fifo[s->fh + 1].t > t && h[0].t > t;
+        else
+            one = h[1].t > t && h[2].t > t;
         rc = one ? step_at(s, t, 0, in_fifo) : step_many(s, t);
     }
     if (rc == FC_ENOMEM)

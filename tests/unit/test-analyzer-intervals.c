@@ -562,6 +562,95 @@ static void test_random(void **state)
     random_case(2000, 4000, 12, 5);
 }
 
+/* fc__sweep_lend_all, which the streamed analysis feeds, against fc__intervals_build (a sweep fed
+ * one flow at a time, in order of start): random flows lent in batches of 1 to 9, each batch after
+ * an advance to its earliest start, with some pairs swapped inside a batch (starts out of order,
+ * which wait in the heap) and zero-length and intra flows (never queued), so that the queue of
+ * starts is compacted before batches that append nothing to it. Each interval delivered must be
+ * the build's: same bounds, same active flows, same labels. */
+typedef struct lend_check {
+    const fc__intervals *iv;
+    size_t seen;
+} lend_check;
+
+static int lend_interval(void *arg, const fc__sweep *s, size_t index, double start, double end)
+{
+    lend_check *lc = arg;
+    assert_int_equal(index, lc->seen);
+    assert_true(index < fc__intervals_count(lc->iv));
+    const fc_interval *in = fc__intervals_get(lc->iv, index);
+    assert_true(in->start == start && in->end == end);
+    assert_int_equal(fc__sweep_nactive(s), in->nflows);
+    for (size_t j = 0; j < fc__sweep_nactive(s); j++) {
+        const fc_label *w = fc__interval_label(in, fc__sweep_flow(s, j)->id), *got = fc__sweep_label(s, j);
+        assert_non_null(w);
+        assert_int_equal(got->kind, w->kind);
+        assert_int_equal(got->k, w->k);
+        if (w->kind != NONE)
+            assert_int_equal(got->node, w->node);
+    }
+    lc->seen++;
+    return 0;
+}
+
+static int cmp_start_id(const void *x, const void *y)
+{
+    const fc_flow *a = x, *b = y;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+static void lend_case(size_t n, uint32_t span, uint32_t maxdur)
+{
+    fc_flow *f = malloc(n * sizeof *f);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t a = rnd(8), b = rnd(8), t = rnd(span), len = rnd(6) == 0 ? 0 : 1 + rnd(maxdur);
+        f[i] = mk(i, a, b, t, t + len);
+        f[i].intra = rnd(9) == 0;
+    }
+    qsort(f, n, sizeof *f, cmp_start_id);
+    fc__intervals *iv;
+    assert_int_equal(fc__intervals_build(f, n, &iv), 0);
+    lend_check lc = {iv, 0};
+    fc__sweep_ops ops = {.arg = &lc, .interval = lend_interval};
+    fc__sweep *s;
+    assert_int_equal(fc__sweep_new(&ops, &s), 0);
+    fc__sweep_back back = {malloc(n * sizeof(fc_flow *)), 0};
+    fc__sweep_lender(s, &back);
+    fc__sweep_loan v[9];
+    for (size_t i = 0; i < n;) {
+        size_t m = 1 + rnd(9);
+        if (m > n - i)
+            m = n - i;
+        assert_int_equal(fc__sweep_advance(s, f[i].start), 0);
+        for (size_t j = 0; j < m; j++)
+            v[j] = (fc__sweep_loan){f[i + j].start, &f[i + j]};
+        for (size_t j = 0; j + 1 < m; j += 2)
+            if (rnd(3) == 0) {
+                fc__sweep_loan t = v[j];
+                v[j] = v[j + 1];
+                v[j + 1] = t;
+            }
+        assert_int_equal(fc__sweep_lend_all(s, v, m), 0);
+        i += m;
+    }
+    assert_int_equal(fc__sweep_finish(s), 0);
+    assert_int_equal(lc.seen, fc__intervals_count(iv));
+    assert_int_equal(back.n, n); /* every flow given back */
+    fc__sweep_free(s);
+    fc__intervals_free(iv);
+    free(back.v);
+    free(f);
+}
+
+static void test_lend_all(void **state)
+{
+    (void)state;
+    for (int r = 0; r < 20; r++)
+        lend_case(3000, 6000, 8 + 4 * (uint32_t)r);
+}
+
 /* The sweep's visit stamps are 32 bits and every mark is cleared when they wrap; a stale mark
  * equal to a fresh stamp would skip a flow that needs relabelling or a conflict to report. With
  * the stamps wrapping every second step (1, 2, 1, ...), the random cases (thousands of steps, a
@@ -582,7 +671,7 @@ int main(void)
         cmocka_unit_test(test_tie_and_degree), cmocka_unit_test(test_cycles),
         cmocka_unit_test(test_asynchronous),   cmocka_unit_test(test_edges),
         cmocka_unit_test(test_random),         cmocka_unit_test(test_label_set),
-        cmocka_unit_test(test_stamp_wrap),
+        cmocka_unit_test(test_stamp_wrap),     cmocka_unit_test(test_lend_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
