@@ -31,7 +31,7 @@ enum {
     MF_SOLE = 0x100,     /* the only message of its call (blocking Send, Recv...): its wait is
                             the call's, with no per-call entry to keep */
     MF_FINAL = 0x200,    /* not complete, and never will be: its rank's records are all read */
-    MF_BUFFERED = 0x400, /* a buffered send (buffered()): never a Late Receiver */
+    MF_BUFFERED = 0x400, /* a buffered send (send_flags): never a Late Receiver */
 };
 
 /* One send or receive instance. Times are aligned ns (rank 0's clock). */
@@ -45,7 +45,8 @@ typedef struct msg {
     int64_t wait_t0;      /* entry of the call that waited for it (blocking: the call itself) */
     uint64_t site, wait_site;
     uint32_t kind, flags;
-    uint32_t chan;        /* the channel it waits in, NOCHAN before */
+    uint32_t chan;        /* the channel it waits in, once enqueue queues it; NOCHAN for an
+                             unresolved wildcard receive, which waits in none */
     uint64_t req;         /* the request id it is bound to until complete, or 0 */
     uint32_t call;        /* its entry in the table of waiting calls (MF_WAITED, not MF_SOLE) */
     uint32_t pad_[4];     /* to 128 bytes: an index becomes an offset by one shift */
@@ -619,6 +620,24 @@ static int call_live(pairing *p, uint32_t *ix, int renumber)
     return call_order(p, ix, n, renumber);
 }
 
+/* Room for one more entry at the end of a pool (*v, *n entries, *cap allocated, of sz bytes) whose
+ * free entries are listed in *fv (*cf allocated): the list never holds more than the pool, so it
+ * grows with it and a free never needs room. Returns 0, or -1 when out of memory or the pool
+ * already holds limit - 1 entries (indices up to limit - 2; limit itself means none). */
+static int pool_room(void **v, size_t *n, size_t *cap, size_t sz, uint32_t **fv, size_t *cf, uint32_t limit)
+{
+    if (*n >= (size_t)limit - 1 || fc__grow(v, n, cap, sz) < 0)
+        return -1;
+    if (*cf < *cap) {
+        uint32_t *f = realloc(*fv, *cap * sizeof *f);
+        if (f == NULL)
+            return -1;
+        *fv = f;
+        *cf = *cap;
+    }
+    return 0;
+}
+
 /* The entry of call (rank, site, t0), made when absent; NOMSG when out of memory. */
 static __attribute__((noinline)) uint32_t call_make(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
 {
@@ -638,15 +657,8 @@ static __attribute__((noinline)) uint32_t call_make(pairing *p, uint32_t rank, u
     if (p->ncfree > 0)
         i = p->cfree[--p->ncfree];
     else {
-        if (p->ncalls >= NOMSG - 1 || fc__grow((void **)&p->calls, &p->ncalls, &p->ccalls, sizeof *p->calls) < 0)
+        if (pool_room((void **)&p->calls, &p->ncalls, &p->ccalls, sizeof *p->calls, &p->cfree, &p->ccfree, NOMSG) < 0)
             return NOMSG;
-        if (p->ccfree < p->ccalls) { /* cfree[] never holds more than the calls */
-            uint32_t *f = realloc(p->cfree, p->ccalls * sizeof *f);
-            if (f == NULL)
-                return NOMSG;
-            p->cfree = f;
-            p->ccfree = p->ccalls;
-        }
         i = (uint32_t)p->ncalls++;
     }
     p->calls[i] = (wcall){.rank = rank, .site = site, .t0 = t0, .ord = p->cord++, .next = p->rhead[l], .open = 1,
@@ -964,17 +976,9 @@ static inline __attribute__((always_inline)) msg *msg_new(matcher *mt, uint32_t 
 /* msg_new with no entry free: the pool grows. */
 static msg *msg_grow(matcher *mt, uint32_t *ix)
 {
-    if (mt->npool >= NOMSG - 1 || fc__grow((void **)&mt->pool, &mt->npool, &mt->cpool, sizeof *mt->pool) < 0)
+    if (pool_room((void **)&mt->pool, &mt->npool, &mt->cpool, sizeof *mt->pool, &mt->freed, &mt->cfreed, NOMSG) < 0)
         return NULL;
     *ix = (uint32_t)mt->npool++;
-    /* freed[] never holds more than the pool: grow it alongside. */
-    if (mt->cfreed < mt->cpool) {
-        uint32_t *f = realloc(mt->freed, mt->cpool * sizeof *f);
-        if (f == NULL)
-            return NULL;
-        mt->freed = f;
-        mt->cfreed = mt->cpool;
-    }
     return &mt->pool[*ix];
 }
 
@@ -1116,15 +1120,8 @@ static int chan_of(matcher *mt, uint64_t comm, uint64_t sd, int64_t tag, uint32_
         *ci = mt->chfree[--mt->nchfree];
         c = &mt->ch[*ci];
     } else {
-        if (mt->nch >= NOCHAN - 1 || fc__grow((void **)&mt->ch, &mt->nch, &mt->cch, sizeof *mt->ch) < 0)
+        if (pool_room((void **)&mt->ch, &mt->nch, &mt->cch, sizeof *mt->ch, &mt->chfree, &mt->cchfree, NOCHAN) < 0)
             return FC_ENOMEM;
-        if (mt->cchfree < mt->cch) { /* chfree[] never holds more than the channels */
-            uint32_t *f = realloc(mt->chfree, mt->cch * sizeof *f);
-            if (f == NULL)
-                return FC_ENOMEM;
-            mt->chfree = f;
-            mt->cchfree = mt->cch;
-        }
         c = &mt->ch[mt->nch];
         memset(c, 0, sizeof *c);
         *ci = (uint32_t)mt->nch++;

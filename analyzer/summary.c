@@ -166,24 +166,17 @@ static int on_interval(void *arg, const fc__sweep *sw, size_t index, double star
 {
     fc__summary *s = arg;
     s->nintervals++;
-    /* Most intervals do not rank, and nothing is gathered for them; those whose largest conflict
-     * or else their flows settle it (nearly all) were counted by the sweep instead (min_kn).
-     * Of the others, most are settled by the same, which are asked for only as needed. */
+    /* Most intervals do not rank, and nothing is gathered for them: those below the least bad
+     * kept one on their largest conflict or else their flows (nearly all) were counted by the sweep
+     * instead (min_kn); a tie on both is settled here. */
+    uint32_t max_k = fc__sweep_max_k(sw);
+    size_t nflows = fc__sweep_nactive(sw);
     if (s->top && s->nworst == s->top) {
-        const fc__sum_interval *w = &s->worst[0];
-        uint32_t max_k = fc__sweep_max_k(sw);
-        if (max_k < w->max_k)
+        fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = nflows, .max_k = max_k};
+        if (!iv_before(&cand, &s->worst[0]))
             return 0;
-        if (max_k == w->max_k) {
-            size_t nflows = fc__sweep_nactive(sw);
-            if (nflows < w->nflows)
-                return 0;
-            fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = nflows, .max_k = max_k};
-            if (nflows == w->nflows && !iv_before(&cand, w))
-                return 0;
-        }
     }
-    return keep_interval(s, sw, index, start, end, fc__sweep_nactive(sw), fc__sweep_max_k(sw));
+    return keep_interval(s, sw, index, start, end, nflows, max_k);
 }
 
 /* ---- flows ---------------------------------------------------------------------------------- */
@@ -265,17 +258,8 @@ __attribute__((noinline)) static size_t site_find(fc__summary *s, uint64_t c, ui
         }
     if (i == SIZE_MAX && (i = site_new(s, h, rank, site, send)) == SIZE_MAX)
         return SIZE_MAX;
-    if (c >= s->nlast && rank < LAST_RANKS) {
-        size_t n = s->nlast ? s->nlast : 64;
-        while (n <= c)
-            n *= 2;
-        struct fc__sum_last *l = realloc(s->last, n * sizeof *l);
-        if (l == NULL)
-            return i; /* only slower */
-        memset(l + s->nlast, 0, (n - s->nlast) * sizeof *l);
-        s->last = l;
-        s->nlast = n;
-    }
+    if (c >= s->nlast && rank < LAST_RANKS && fc__reserve(&s->last, &s->nlast, c + 1, sizeof *s->last))
+        return i; /* out of memory: only slower */
     if (c < s->nlast)
         s->last[c] = (struct fc__sum_last){site, i + 1};
     return i;

@@ -370,7 +370,8 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
  * columns, away from the ends of its record and duration columns (the gaps, before the
  * durations, are away from it too), no value of the record can run past its column, however
  * damaged: the reads need no end checks. Readers that inline the decoding of the common case
- * test this first, as fc_event_decode_ref does. */
+ * test this first, as fc_event_decode_ref does; the analyzer's cursor tests the same against
+ * limits it sets once per chunk (set_safe in analyzer/cursor.c), which must stay equivalent. */
 static inline int fc__event_unchecked(const fc_event_codec *c, const unsigned char *p)
 {
     return c->cols == 2 && c->rend - p >= FC__EVENT_COLS_REC_MAX && c->dend - c->dur >= 10;
