@@ -273,6 +273,27 @@ static int parse_end(fc__rank *r, const unsigned char *p, const unsigned char *e
     return 0;
 }
 
+/* Bytes of a preview inflated first: a chunk header (three uvarints, at most 30 bytes) and a
+ * column directory (FC_EVENT_COLS_DIR). */
+#define PREVIEW_FIRST 40
+
+/* 1 when the first bytes of a chunk, head[0 .. got), settle what a preview of want bytes would
+ * find: a chunk without records, or one in columns whose record and gap columns run past want, so
+ * that the first record cannot be decoded from the preview (fc_event_decode refuses it). A header
+ * that does not parse is refused alike from either. */
+static int preview_enough(const unsigned char *head, size_t got, size_t want)
+{
+    const unsigned char *p = head, *end = head + got;
+    uint64_t thread, count, base;
+    if (fc__chunk_header(&p, end, &thread, &count, &base) < 0 || count == 0)
+        return 1;
+    size_t at = (size_t)(p - head);
+    if (got - at < FC_EVENT_COLS_DIR || *p != FC_EVENT_COLS_MARK)
+        return 0;
+    uint64_t rl = fc_get_u32(p + 1), gl = fc_get_u32(p + 5);
+    return rl + gl > want - at - FC_EVENT_COLS_DIR;
+}
+
 /* Reads the chunk header and the first record of an EVENTS block without inflating all of it. */
 static int preview_events(fc__rank *r, fc__blk *b, const unsigned char *payload, const where *w,
                           fc_event_codec **codec)
@@ -287,8 +308,17 @@ static int preview_events(fc__rank *r, fc__blk *b, const unsigned char *payload,
         zs.next_in = (unsigned char *)payload;
         zs.avail_in = b->stored;
         zs.next_out = head;
-        zs.avail_out = (uInt)n;
+        /* zlib gives its first bytes slowly, a few dozen instructions each: the chunk header and a
+         * column directory come first, and for a large chunk in columns they are all this preview
+         * can use (its first record's gap lies past the record column, out of reach of the full
+         * preview too), so the rest is inflated only when it may be needed. */
+        size_t first = n < PREVIEW_FIRST ? n : PREVIEW_FIRST;
+        zs.avail_out = (uInt)first;
         int rc = inflate(&zs, Z_SYNC_FLUSH);
+        if (rc == Z_OK && zs.total_out == first && first < n && !preview_enough(head, first, n)) {
+            zs.avail_out = (uInt)(n - first);
+            rc = inflate(&zs, Z_SYNC_FLUSH);
+        }
         n = zs.total_out;
         inflateEnd(&zs);
         if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
