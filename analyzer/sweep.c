@@ -43,7 +43,7 @@ typedef struct slot {
     fc_label lab;
     uint8_t rem;  /* left for the mixed rule (0 before the first label) */
     uint8_t lent; /* the flow is the lender's (fc__sweep_lend), not a copy in flow[] */
-    rvec runs;
+    rvec runs;    /* while active only: from rpool at its start, back there at its end */
 } slot;
 _Static_assert(sizeof(slot) == 64, "a slot fills one cache line");
 
@@ -74,6 +74,12 @@ struct fc__sweep {
     slot *sl;
     uint32_t *freed;
     size_t nfreed;
+    /* Label histories not in use, emptied. A history goes with a flow from its start to its end
+     * and not with its slot: a release lends hundreds of flows at once, each with a slot, so that
+     * histories kept by their slots would be written round a much larger set than the few
+     * dozen active at a time, and miss the cache at nearly every run. */
+    rvec *rpool;
+    size_t nrpool;
     /* Nodes, numbered densely in order of appearance through an open-addressing table; small node
      * numbers (nodes are usually numbered from 0) are also found directly in dir (index + 1, 0 for
      * none), which every flow's two look-ups try first. */
@@ -152,14 +158,17 @@ void fc__sweep_free(fc__sweep *s)
 {
     if (s == NULL)
         return;
-    for (size_t i = 0; i < s->cslots; i++)
-        free(s->sl[i].runs.v);
+    /* Every history is an active flow's or in the pool (a free slot keeps a stale copy). */
+    for (size_t i = 0; i < s->nact; i++)
+        free(s->sl[s->act[i]].runs.v);
+    for (size_t i = 0; i < s->nrpool; i++)
+        free(s->rpool[i].v);
     for (size_t x = 0; x < s->cnodes; x++) {
         free(s->nd[x].out.v);
         free(s->nd[x].in.v);
     }
-    void *all[] = {s->flow, s->fp,   s->sl,    s->freed, s->nmap, s->dir,  s->nd,   s->act,
-                   s->heap, s->fifo, s->queue, s->rems,  s->chg,  s->cids, s->cnt_k};
+    void *all[] = {s->flow, s->fp,   s->sl,    s->freed, s->rpool, s->nmap, s->dir,   s->nd,
+                   s->act,  s->heap, s->fifo, s->queue, s->rems,  s->chg,  s->cids, s->cnt_k};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(s);
@@ -252,6 +261,7 @@ static uint32_t slot_new(fc__sweep *s)
             (c = s->cslots, fc__reserve(&s->fp, &c, need, sizeof *s->fp)) ||
             (c = s->cslots, fc__reserve(&s->sl, &c, need, sizeof *s->sl)) ||
             (c = s->cslots, fc__reserve(&s->freed, &c, need, sizeof *s->freed)) ||
+            (c = s->cslots, fc__reserve(&s->rpool, &c, need, sizeof *s->rpool)) ||
             (c = s->cslots, fc__reserve(&s->rems, &c, need, sizeof *s->rems)) ||
             (c = s->cslots, fc__reserve(&s->chg, &c, need, sizeof *s->chg)))
             return NIL;
@@ -284,7 +294,7 @@ static inline uint32_t slot_get(fc__sweep *s)
 
 static inline __attribute__((always_inline)) void slot_put(fc__sweep *s, uint32_t f)
 {
-    s->freed[s->nfreed++] = f; /* freed[] is as long as the slots: never full; add resets the runs */
+    s->freed[s->nfreed++] = f; /* freed[] is as long as the slots: never full */
 }
 
 static inline __attribute__((always_inline)) int slist_push(slist *l, uint32_t f, uint32_t *pos)
@@ -303,6 +313,9 @@ static inline __attribute__((always_inline)) int attach(fc__sweep *s, uint32_t f
         return FC_ENOMEM;
     p->apos = (uint32_t)s->nact;
     s->act[s->nact++] = f;
+    /* An empty history, one used before when the pool has one. The pool cannot overflow: every
+     * history is an active flow's or in it, and they number at most the most flows ever active. */
+    p->runs = s->nrpool > 0 ? s->rpool[--s->nrpool] : (rvec){NULL, 0, 0};
     return 0;
 }
 
@@ -682,7 +695,6 @@ static inline __attribute__((always_inline)) int add(fc__sweep *s, const fc_flow
     /* No label yet. Its first one need not count as a change of rem: what that would gather, the
      * lone rem flows at its ends, is gathered anyway, its ends being its step's seeds. */
     p->rem = 0;
-    p->runs.n = 0;
     bnd b = {f->start, f_slot, 1};
     if (s->fh == s->fn || f->start >= s->fifo[s->fn - 1].t) {
         if (s->fn + 2 > s->fcap) { /* full: reuse the consumed front when it is half, or grow */
@@ -763,7 +775,6 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
             p->src = x - 1;
             p->dst = y - 1;
             p->rem = 0; /* as add */
-            p->runs.n = 0;
             fifo[fn++] = (bnd){t, f_slot, 1};
             fifo[fn].t = INFINITY;
             last = t;
@@ -804,6 +815,8 @@ static inline __attribute__((always_inline)) int end_flow(fc__sweep *s, uint32_t
     r->end = t;
     fc_flow *fl = s->fp[f];
     int rc = s->ops.flow_done(s->ops.arg, fl, rv->v, rv->n);
+    rv->n = 0;
+    s->rpool[s->nrpool++] = *rv; /* room for it: see attach */
     if (s->sl[f].lent)
         give_back(s, fl);
     slot_put(s, f);
