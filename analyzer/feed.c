@@ -326,18 +326,25 @@ __attribute__((noinline)) static int note_viol(fc__feed *f, uint64_t delivered, 
 }
 
 /* Gives the next inter-node ids to the released flows out[0 .. k) and lends them to the sweep, in
- * one batch. */
+ * batches small enough that the flows numbered are still in cache when the sweep reads them. */
 static int pop_inter(fc__feed *f, const fent *out, size_t k)
 {
+    enum { BATCH = 64 };
     uint64_t id = f->inter.next_id;
-    for (size_t i = 0; i < k; i++, id++) {
-        fc_flow *fl = out[i].fl;
-        if (fl->end < fl->send_start && note_viol(f, fl->id, id) != 0)
-            return FC_ENOMEM;
-        fl->id = id;
+    for (size_t i0 = 0; i0 < k; i0 += BATCH) {
+        size_t n = k - i0 < BATCH ? k - i0 : BATCH;
+        for (size_t i = i0; i < i0 + n; i++, id++) {
+            fc_flow *fl = out[i].fl;
+            if (fl->end < fl->send_start && note_viol(f, fl->id, id) != 0)
+                return FC_ENOMEM;
+            fl->id = id;
+        }
+        f->inter.next_id = id;
+        int rc = fc__sweep_lend_all(f->s, out + i0, n);
+        if (rc)
+            return rc;
     }
-    f->inter.next_id = id;
-    return fc__sweep_lend_all(f->s, out, k);
+    return 0;
 }
 
 static int pop_intra(fc__feed *f, fc_flow *fl)

@@ -8,23 +8,27 @@
 #include <stdint.h>
 
 /* One matched message. Times are seconds on rank 0's clock (aligned), relative to the trace's
- * origin (fc_trace_origin). Node numbers index the trace's node list (fc_nodes below). */
+ * origin (fc_trace_origin). Node numbers index the trace's node list (fc_nodes below). The fields
+ * are in the order the analysis reads them: the first 64 bytes hold all that the ordering of the
+ * flows and the interval sweep read, the next 64 what the summary reads besides, so that a flow
+ * passed along costs one or two cache lines rather than three. */
 typedef struct fc_flow {
-    uint64_t id;                /* 0, 1, 2 ... in order of start, then source rank */
+    uint64_t id;                 /* 0, 1, 2 ... in order of start, then source rank */
     uint32_t src_rank, dst_rank; /* world ranks */
     uint32_t src_node, dst_node;
-    uint64_t bytes;              /* bytes received */
+    int intra;                   /* 1 when src_node == dst_node: kept apart from the flows */
+    int rendezvous;              /* 1 when bytes >= the eager threshold: start = max(send, post) */
+    double start, end;           /* when the transfer could begin, and the receive's completion */
     double send_start, send_end; /* the send call (or the post of a nonblocking send and the
                                     completion of its request) */
-    double recv_post, recv_end;  /* the receive post (Recv entry or Irecv) and its completion */
-    double start, end;           /* when the transfer could begin, and the receive's completion */
+    uint64_t bytes;              /* bytes received */
     double observed;             /* end - start */
-    int rendezvous;              /* 1 when bytes >= the eager threshold: start = max(send, post) */
+    uint64_t send_site, recv_site; /* call-site ids on the source and destination rank */
+    double recv_post, recv_end;  /* the receive post (Recv entry or Irecv) and its completion */
     int64_t tag;
     uint64_t send_kind, recv_kind; /* FC_EV_* of the calls that sent and received */
-    uint64_t send_site, recv_site; /* call-site ids on the source and destination rank */
-    int intra;                   /* 1 when src_node == dst_node: kept apart from the flows */
 } fc_flow;
+_Static_assert(offsetof(fc_flow, send_start) + sizeof(double) <= 64, "what the sweep reads fits one line");
 
 /* Conflict kinds of Martinasso & Mehaut (section 5.1). MIXED_IN and MIXED_OUT are the two roles
  * of a flow in a mixed conflict at a node: entering it or leaving it. */
