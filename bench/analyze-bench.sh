@@ -3,7 +3,7 @@
 # second and peak memory for each, so that the speed and the growth of memory with trace length can
 # be read off. It asserts nothing about speed.
 #
-# Usage: analyze-bench.sh [-n EVENTS] [-r RANKS] [-N NODES] [-c ACTIVE] [-B BASEDIR] BUILDDIR
+# Usage: analyze-bench.sh [-n EVENTS] [-r RANKS] [-N NODES] [-c ACTIVE] [-B BASEDIR [-P ROUNDS]] BUILDDIR
 #
 # bench/gen-trace (built by `make analyze-bench`) writes a trace of EVENTS events (default 10^7) over
 # RANKS ranks (64) on NODES nodes (16), and one ten times shorter with the same shape. Each is
@@ -28,20 +28,27 @@
 # With -B BASEDIR, the build of another version (an older commit, say) runs each command too, just
 # before BUILDDIR's, on the same traces, and each row of BUILDDIR is followed by BASEDIR's and the
 # ratio of their CPU times: a change is judged side by side in one run, not against figures taken
-# on another day on a shared machine.
+# on another day on a shared machine. On such a machine one pair of runs still varies by 10 % or
+# more, which hides the few per cent a change is worth. With -P ROUNDS, the text report of the long
+# trace is then run ROUNDS times by both builds at once, each pinned to a core of its own (cores
+# and start order swapped each round, so that a multiple of 4 rounds balances them): the load of the
+# other tenants then falls on both alike, and the geometric mean of the ratios of their CPU times,
+# printed with its standard error, comes within 1-2 % in 16 rounds.
 set -u
 
 events=10000000
 gen_args=()
 base=
+rounds=0
 usage() {
-    echo "usage: analyze-bench.sh [-n EVENTS] [-r RANKS] [-N NODES] [-c ACTIVE] [-B BASEDIR] BUILDDIR" >&2
+    echo "usage: analyze-bench.sh [-n EVENTS] [-r RANKS] [-N NODES] [-c ACTIVE] [-B BASEDIR [-P ROUNDS]] BUILDDIR" >&2
     exit 2
 }
 while [ $# -gt 1 ]; do
     case $1 in
     -n) events=$2; shift 2 ;;
     -B) base=$(cd "$2" && pwd) || usage; shift 2 ;;
+    -P) rounds=$2; shift 2 ;;
     -r | -N | -c) gen_args+=("$1" "$2"); shift 2 ;;
     *) usage ;;
     esac
@@ -49,6 +56,8 @@ done
 [ $# -eq 1 ] || usage
 build=$(cd "$1" && pwd) || usage
 case $events in '' | *[!0-9]*) usage ;; esac
+case $rounds in '' | *[!0-9]*) usage ;; esac
+[ "$rounds" = 0 ] || [ -n "$base" ] || usage
 [ "$events" -ge 10 ] || usage
 
 gen="$build/bench/gen-trace"
@@ -155,4 +164,54 @@ for form in text csv json; do
                f, l / s, el / es, (l - s) * 1024 / (el - es) }'
 done
 echo "target: >= 10000000 events/s on one core (ev/cpu-s); memory flat (text, csv, json)"
+[ "$rounds" -gt 0 ] || exit $failed
+
+# paired ROUNDS -- NEWCMD... -- BASECMD...: runs both commands at once, each pinned to its own
+# core, ROUNDS times, and prints each round's ratio of CPU times and their geometric mean.
+paired() {
+    "$python" - "$@" <<'PY'
+import math, os, sys
+rounds = int(sys.argv[1])
+rest = sys.argv[3:]
+cut = rest.index("--")
+cmds = {"new": rest[:cut], "base": rest[cut + 1:]}
+cpus = sorted(os.sched_getaffinity(0))
+if len(cpus) < 2:
+    print("paired: SKIP: one core only; the builds cannot run side by side")
+    sys.exit(0)
+def start(cmd, cpu):
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        try:
+            os.sched_setaffinity(0, {cpu})
+            os.execvp(cmd[0], cmd)
+        finally:
+            os._exit(127)
+    return pid
+logs = []
+for r in range(rounds):
+    order = ["new", "base"] if r % 2 == 0 else ["base", "new"]
+    core = {order[0]: cpus[r // 2 % 2], order[1]: cpus[1 - r // 2 % 2]}
+    pids = {start(cmds[k], core[k]): k for k in order}
+    cpu = {}
+    for _ in order:
+        pid, status, ru = os.wait4(-1, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            print("paired: the %s build's run failed" % pids[pid])
+            sys.exit(1)
+        cpu[pids[pid]] = ru.ru_utime + ru.ru_stime
+    logs.append(math.log(cpu["new"] / cpu["base"]))
+    print("paired: round %d: new %.3f s, base %.3f s, cpu x%.3f" % (r + 1, cpu["new"], cpu["base"], math.exp(logs[-1])))
+mean = sum(logs) / len(logs)
+sd = (sum((x - mean) ** 2 for x in logs) / (len(logs) - 1)) ** 0.5 if len(logs) > 1 else 0.0
+print("paired: text, large trace: cpu x%.3f new/base (geometric mean of %d rounds; "
+      "standard error x%.3f)" % (math.exp(mean), len(logs), math.exp(sd / len(logs) ** 0.5)))
+PY
+}
+paired "$rounds" -- "$flowcut" analyze --model none "$work/large" -- \
+    env FLOWCUT_EXEC_PATH="$base/analyzer:$base/tools" "$base/tools/flowcut" analyze --model none "$work/large" ||
+    failed=1
 exit $failed
