@@ -196,13 +196,15 @@ for r in range(rounds):
     order = ["new", "base"] if r % 2 == 0 else ["base", "new"]
     core = {order[0]: cpus[r // 2 % 2], order[1]: cpus[1 - r // 2 % 2]}
     pids = {start(cmds[k], core[k]): k for k in order}
-    cpu = {}
-    for _ in order:
+    cpu, failed = {}, []
+    for _ in order:  # both are waited for, so that neither outlives a failure of the other
         pid, status, ru = os.wait4(-1, 0)
         if os.waitstatus_to_exitcode(status) != 0:
-            print("paired: the %s build's run failed" % pids[pid])
-            sys.exit(1)
+            failed.append(pids[pid])
         cpu[pids[pid]] = ru.ru_utime + ru.ru_stime
+    if failed:
+        print("paired: the %s build's run failed" % " and ".join(failed))
+        sys.exit(1)
     logs.append(math.log(cpu["new"] / cpu["base"]))
     print("paired: round %d: new %.3f s, base %.3f s, cpu x%.3f" % (r + 1, cpu["new"], cpu["base"], math.exp(logs[-1])))
 mean = sum(logs) / len(logs)
