@@ -453,10 +453,13 @@ static int maxrate(const cal_opts *o, const cal_layout *L, fc__profile *p, char 
 }
 
 /* IMB's multi-mode ping-pong between nodes 0 and 1 (two pairs: their first two ranks each), at
- * sizes from 32 KiB up by 4, and Hager & Wellein's model fitted to the aggregated bandwidths. The
- * IMB settings are scaled down from the standard 40 MB / 1000 to 4 MiB / 100 (1 MiB / 20 with
- * --quick): a standard sample moves 80 MB through each link, 3 s at 200 Mbit/s; the model takes
- * the settings as parameters, so the fit is the same model at other settings. */
+ * sizes from 32 KiB up by 2, and Hager & Wellein's model fitted to the aggregated bandwidths. The
+ * model has three parameters (chunk, B_r, T_1): with sizes up by 4, --quick measured only three,
+ * the fit passed through all of them, and a size slowed by CPU contention moved B_r by 30 %; six
+ * sizes (eight without --quick) overdetermine it. The IMB settings are scaled down from the
+ * standard 40 MB / 1000 to 4 MiB / 100 (1 MiB / 20 with --quick): a standard sample moves 80 MB
+ * through each link, 3 s at 200 Mbit/s; the model takes the settings as parameters, so the fit is
+ * the same model at other settings. */
 static int imb(const cal_opts *o, const cal_layout *L, fc__profile *p, char *notes, size_t nn)
 {
     if (L->first[1] - L->first[0] < 2 || L->first[2] - L->first[1] < 2) {
@@ -470,7 +473,7 @@ static int imb(const cal_opts *o, const cal_layout *L, fc__profile *p, char *not
     double x[8], b[8];
     size_t n = 0;
     uint64_t top = o->max_size < 4194304 ? o->max_size : 4194304;
-    for (uint64_t s = 32768; s <= top && n < 8; s *= 4) {
+    for (uint64_t s = 32768; s <= top && n < 8; s *= 2) {
         int reps = (int)fc__imb_n(&m, (double)s);
         cal_stat st = cal_multi_pingpong(o, &f, s, reps);
         if (!(st.mean > 0))
