@@ -49,6 +49,9 @@ typedef struct cal_flows {
 typedef struct cal_layout {
     int nranks, nnodes, rpn;
     int *node_of, *members, *first;
+    /* The most ranks that share one host (its processor name, whatever node they emulate) and the
+     * CPUs they may run on there; crowded when some host has more ranks than CPUs. */
+    int host_ranks, host_cpus, crowded;
 } cal_layout;
 
 /* ---- sweep.c: the measurements and the summary --------------------------------------------------- */
@@ -81,6 +84,12 @@ cal_stat cal_pingpong(const cal_opts *o, int peer, uint64_t bytes);
  * of each repetition ended. Repetitions stop when every flow's mean has reached o->eps, within the
  * counts and the time budget. */
 void cal_run_flows(const cal_opts *o, const cal_flows *f, uint64_t bytes, cal_stat *per, cal_stat *all);
+
+/* Every rank, before measuring: whether ranks share CPUs (cal_layout.crowded). Crowded ranks nap
+ * CAL_NAP_PP microseconds between polls in the multi-pair ping-pong instead of polling busily as
+ * IMB does (measure.c says why). */
+#define CAL_NAP_PP 20
+void cal_set_crowded(int crowded);
 
 /* Rank 0: IMB's multi-mode ping-pong: pair i's initiator f->src[i] and responder f->dst[i] all
  * start together and each initiator runs reps round trips of bytes; one sample is the time until

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,47 @@ static int parse_args(int argc, char **argv, cal_opts *o, char *msg, size_t n)
 
 /* ---- the layout of ranks on nodes --------------------------------------------------------------- */
 
+/* The CPUs this process may run on (its affinity), or the online ones if that is unknown. */
+static int usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Fills L's host_ranks, host_cpus and crowded from the real host names (not FLOWCUT_NODE: the
+ * emulated nodes are one host), every rank alike. Returns 0 or -1 (out of memory). Collective. */
+static int find_crowding(cal_layout *L)
+{
+    char name[MPI_MAX_PROCESSOR_NAME + 1] = "";
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    char *names = calloc((size_t)L->nranks, sizeof name);
+    int ok = names != NULL, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!all) {
+        free(names);
+        return -1;
+    }
+    MPI_Allgather(name, (int)sizeof name, MPI_CHAR, names, (int)sizeof name, MPI_CHAR, MPI_COMM_WORLD);
+    int mine = 0;
+    for (int r = 0; r < L->nranks; r++)
+        mine += strncmp(names + (size_t)r * sizeof name, name, sizeof name) == 0;
+    free(names);
+    /* The host with the most ranks beyond its CPUs decides; its figures go to the notes. */
+    int cpus = usable_cpus(), over[2] = {mine - cpus, 0}, top[2];
+    MPI_Comm_rank(MPI_COMM_WORLD, &over[1]);
+    MPI_Allreduce(over, top, 1, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD);
+    int fig[2] = {mine, cpus};
+    MPI_Bcast(fig, 2, MPI_INT, top[1], MPI_COMM_WORLD);
+    L->host_ranks = fig[0];
+    L->host_cpus = fig[1];
+    L->crowded = top[0] > 0;
+    return 0;
+}
+
 /* Finds the nodes, numbered in order of their lowest rank, and their ranks. A node is a processor
  * name (the host name), or the FLOWCUT_NODE that `flowcut cluster mpiexec` gives each rank: the
  * emulated nodes share one host name, and MPI's shared-memory split cannot tell them apart either
@@ -245,7 +287,9 @@ int main(int argc, char **argv)
         return finish(2);
     }
     cal_layout L = {0};
-    int ok = find_nodes(&L) == 0 && cal_init(o.max_size > o.cut_size ? o.max_size : o.cut_size) == 0;
+    int ok = find_nodes(&L) == 0;
+    ok = find_crowding(&L) == 0 && ok; /* collective: every rank calls it */
+    ok = ok && cal_init(o.max_size > o.cut_size ? o.max_size : o.cut_size) == 0;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     if (!ok) {
         if (me == 0)
@@ -273,6 +317,7 @@ int main(int argc, char **argv)
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok)
         return finish(1);
+    cal_set_crowded(L.crowded);
     if (me != 0) {
         cal_serve();
         return finish(0);

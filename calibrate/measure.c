@@ -34,9 +34,10 @@ int cal_init(uint64_t max_bytes)
  * cores to those that measure: 8 ranks share 2 cores on the emulated cluster), for a start
  * signal (the nap bounds the start skew of a flow set), and for data (the kernel's socket buffers
  * keep the link busy meanwhile: 100 us is 2.5 KB at 200 Mbit/s), and within a multi-pair
- * ping-pong, where each message waits for the nap that ends after it (shorter: 20 us against
- * the 1.3 ms that the smallest message, 32 KiB, takes at 200 Mbit/s). */
-enum { NAP_CMD = 1000, NAP_GO = 100, NAP_DATA = 100, NAP_PP = 20 };
+ * ping-pong on crowded CPUs, where each step of a message's protocol waits for the nap that ends
+ * after it (shorter: 20 us, about 70 us with the kernel's default timer slack, against the 1.3 ms
+ * that the smallest message, 32 KiB, takes at 200 Mbit/s). */
+enum { NAP_CMD = 1000, NAP_GO = 100, NAP_DATA = 100, NAP_PP = CAL_NAP_PP };
 
 /* Waits for req, sleeping nap_us between polls. */
 static void wait_sleepy(MPI_Request *req, MPI_Status *st, long nap_us)
@@ -171,13 +172,29 @@ static void serve_flows(const cmd *c, int me)
     }
 }
 
+static int crowded;
+
+void cal_set_crowded(int c)
+{
+    crowded = c;
+}
+
+/* Waits for req as IMB does, polling, or, when ranks share CPUs, napping NAP_PP between polls. */
+static void wait_pp(MPI_Request *req)
+{
+    if (crowded)
+        wait_sleepy(req, MPI_STATUS_IGNORE, NAP_PP);
+    else
+        MPI_Wait(req, MPI_STATUS_IGNORE);
+}
+
 /* This rank's part in one multi-pair ping-pong: pair i's initiator (src) sends and receives reps
  * times, its responder (dst) answers; the initiator's elapsed time goes to rank 0. IMB polls
- * busily, but here the four ranks of two pairs would share the 2 cores of the emulated cluster:
- * a busy rank waiting for its pong takes the core its peer needs to answer, and the time
- * slices lost that way went into the fit as a slower link. So the waits nap, NAP_PP at a time.
- * A nap delays each step of a message's protocol, but far less than the lost slices did: on an
- * idle emulated cluster the fitted T_1 fell from 0.8-1.1 ms to 0.3-0.7 ms. */
+ * busily, and so do the ranks here when each has a CPU of its own. On the emulated cluster the
+ * four ranks of two pairs share 2 cores: a rank polling for its pong takes the core its peer needs
+ * to answer, and the time slices lost that way went into the fit as a slower link. There the
+ * waits nap: a nap delays each step of a message's protocol, but far less than the lost slices
+ * did (the fitted T_1 of a --quick run on an idle machine fell from 0.8-1.1 ms to 0.3-0.7 ms). */
 static double mpp_part(const cal_flows *f, int i, int initiator, uint64_t bytes, int reps)
 {
     int peer = initiator ? f->dst[i] : f->src[i];
@@ -186,14 +203,14 @@ static double mpp_part(const cal_flows *f, int i, int initiator, uint64_t bytes,
         MPI_Request req;
         if (initiator) {
             MPI_Isend(sbuf, (int)bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, &req);
-            wait_sleepy(&req, MPI_STATUS_IGNORE, NAP_PP);
+            wait_pp(&req);
             MPI_Irecv(rbuf, (int)bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, &req);
-            wait_sleepy(&req, MPI_STATUS_IGNORE, NAP_PP);
+            wait_pp(&req);
         } else {
             MPI_Irecv(rbuf, (int)bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, &req);
-            wait_sleepy(&req, MPI_STATUS_IGNORE, NAP_PP);
+            wait_pp(&req);
             MPI_Isend(sbuf, (int)bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, &req);
-            wait_sleepy(&req, MPI_STATUS_IGNORE, NAP_PP);
+            wait_pp(&req);
         }
     }
     return MPI_Wtime() - t0;

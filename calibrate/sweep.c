@@ -455,11 +455,11 @@ static int maxrate(const cal_opts *o, const cal_layout *L, fc__profile *p, char 
 /* IMB's multi-mode ping-pong between nodes 0 and 1 (two pairs: their first two ranks each), at
  * sizes from 32 KiB up by 2, and Hager & Wellein's model fitted to the aggregated bandwidths. The
  * model has three parameters (chunk, B_r, T_1): with sizes up by 4, --quick measured only three,
- * the fit passed through all of them, and a size slowed by CPU contention moved B_r by 30 %; six
- * sizes (eight without --quick) overdetermine it. The IMB settings are scaled down from the
- * standard 40 MB / 1000 to 4 MiB / 100 (1 MiB / 20 with --quick): a standard sample moves 80 MB
- * through each link, 3 s at 200 Mbit/s; the model takes the settings as parameters, so the fit is
- * the same model at other settings. */
+ * which all but determined the fit, and a size slowed by CPU contention moved B_r by 30 %; six
+ * sizes up to --quick's 1 MiB (eight up to 4 MiB) overdetermine it. The IMB settings are scaled
+ * down from the standard 40 MB / 1000 to 4 MiB / 100 (1 MiB / 20 with --quick): a standard sample
+ * moves 80 MB through each link, 3 s at 200 Mbit/s; the model takes the settings as parameters, so
+ * the fit is the same model at other settings. */
 static int imb(const cal_opts *o, const cal_layout *L, fc__profile *p, char *notes, size_t nn)
 {
     if (L->first[1] - L->first[0] < 2 || L->first[2] - L->first[1] < 2) {
@@ -499,6 +499,11 @@ static int imb(const cal_opts *o, const cal_layout *L, fc__profile *p, char *not
     note(notes, nn, "imb: IMB multi-mode ping-pong, 2 pairs between nodes 0 and 1, %zu sizes from 32 KiB, "
          "OVERALL_VOL %.0f, MSGSPERSAMPLE %.0f; Hager & Wellein's model fitted to the aggregated bandwidth "
          "(relative residual %.3f)", n, m.overall_vol, m.msgs_per_sample, resid);
+    if (L->crowded)
+        note(notes, nn, "imb: %d ranks share a host of %d CPUs, so the pairs' ranks napped %d us between "
+             "polls where IMB polls busily; T_1 includes those naps", L->host_ranks, L->host_cpus, CAL_NAP_PP);
+    else
+        note(notes, nn, "imb: the pairs' ranks polled busily, as IMB does");
     return 0;
 }
 
