@@ -194,7 +194,7 @@ static void wait_pp(MPI_Request *req)
  * four ranks of two pairs share 2 cores: a rank polling for its pong takes the core its peer needs
  * to answer, and the time slices lost that way went into the fit as a slower link. There the
  * waits nap: a nap delays each step of a message's protocol, but far less than the lost slices
- * did (the fitted T_1 of a --quick run on an idle machine fell from 0.8-1.1 ms to 0.3-0.7 ms). */
+ * did (the fitted T_1 of a --quick run on an idle machine fell from 0.8-1.1 ms to 0.2-0.7 ms). */
 static double mpp_part(const cal_flows *f, int i, int initiator, uint64_t bytes, int reps)
 {
     int peer = initiator ? f->dst[i] : f->src[i];
