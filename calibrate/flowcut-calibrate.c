@@ -149,24 +149,36 @@ static int usable_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
-/* Fills L's host_ranks, host_cpus and crowded from the real host names (not FLOWCUT_NODE: the
- * emulated nodes are one host), every rank alike. Returns 0 or -1 (out of memory). Collective. */
-static int find_crowding(cal_layout *L)
+/* Every rank's name of NAME_LEN bytes, in rank order, gathered from all nranks ranks: a buffer the
+ * caller frees, or NULL on every rank alike when any rank is out of memory (so that no rank is
+ * left alone in the gather). Collective. */
+enum { NAME_LEN = MPI_MAX_PROCESSOR_NAME + 1 };
+static char *gather_names(const char *name, int nranks)
 {
-    char name[MPI_MAX_PROCESSOR_NAME + 1] = "";
-    int len = 0;
-    MPI_Get_processor_name(name, &len);
-    char *names = calloc((size_t)L->nranks, sizeof name);
+    char *names = calloc((size_t)nranks, NAME_LEN);
     int ok = names != NULL, all;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     if (!all) {
         free(names);
-        return -1;
+        return NULL;
     }
-    MPI_Allgather(name, (int)sizeof name, MPI_CHAR, names, (int)sizeof name, MPI_CHAR, MPI_COMM_WORLD);
+    MPI_Allgather(name, NAME_LEN, MPI_CHAR, names, NAME_LEN, MPI_CHAR, MPI_COMM_WORLD);
+    return names;
+}
+
+/* Fills L's host_ranks, host_cpus and crowded from the real host names (not FLOWCUT_NODE: the
+ * emulated nodes are one host), every rank alike. Returns 0 or -1 (out of memory). Collective. */
+static int find_crowding(cal_layout *L)
+{
+    char name[NAME_LEN] = "";
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    char *names = gather_names(name, L->nranks);
+    if (names == NULL)
+        return -1;
     int mine = 0;
     for (int r = 0; r < L->nranks; r++)
-        mine += strncmp(names + (size_t)r * sizeof name, name, sizeof name) == 0;
+        mine += strncmp(names + (size_t)r * NAME_LEN, name, NAME_LEN) == 0;
     free(names);
     /* The host with the most ranks beyond its CPUs decides; its figures go to the notes. */
     int cpus = usable_cpus(), over[2] = {mine - cpus, 0}, top[2];
@@ -187,7 +199,7 @@ static int find_crowding(cal_layout *L)
 static int find_nodes(cal_layout *L)
 {
     int me, leader = -1, len = 0;
-    char name[MPI_MAX_PROCESSOR_NAME + 1] = "";
+    char name[NAME_LEN] = "";
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &L->nranks);
     const char *emu = getenv("FLOWCUT_NODE");
@@ -195,12 +207,11 @@ static int find_nodes(cal_layout *L)
         snprintf(name, sizeof name, "flowcut-cluster:%s", emu);
     else
         MPI_Get_processor_name(name, &len);
-    char *names = calloc((size_t)L->nranks, sizeof name);
+    char *names = gather_names(name, L->nranks);
     if (names == NULL)
         return -1;
-    MPI_Allgather(name, (int)sizeof name, MPI_CHAR, names, (int)sizeof name, MPI_CHAR, MPI_COMM_WORLD);
     for (int r = 0; r <= me && leader < 0; r++)
-        if (strncmp(names + (size_t)r * sizeof name, name, sizeof name) == 0)
+        if (strncmp(names + (size_t)r * NAME_LEN, name, NAME_LEN) == 0)
             leader = r;
     free(names);
     int *leaders = malloc((size_t)L->nranks * sizeof *leaders);
