@@ -17,12 +17,6 @@ typedef struct rawconf {
     size_t off;
 } rawconf;
 
-/* A label run while building, tagged with its flow (by rank of id) to group the runs per flow. */
-typedef struct rawrun {
-    size_t f;
-    fc__label_run r;
-} rawrun;
-
 typedef struct idpos {
     uint64_t id;
     size_t pos;
@@ -44,7 +38,10 @@ struct fc__intervals {
     uint64_t *conf_ids;
     uint64_t *flow_ids; /* every flow given to build, ascending: index = flow rank */
     size_t nflows;
-    size_t *run_first; /* runs of flow rank r: runs[run_first[r] .. run_first[r + 1]) */
+    /* The runs of flow rank r: runs[run_off[r] .. run_off[r] + run_n[r]). A flow's runs are
+     * appended together when it ends, so the pool is written once, in order of end, and not
+     * copied to be grouped by flow. */
+    size_t *run_off, *run_n;
     fc__label_run *runs;
     double *time; /* flow-seconds by label: time[kind * kslots + k] */
     size_t kslots;
@@ -52,9 +49,11 @@ struct fc__intervals {
 };
 
 /* What the build keeps of the sweep's deliveries (sweep.h): everything, since fc__intervals
- * answers questions about any interval and any flow. */
+ * answers questions about any interval and any flow, or, when lean, all but each interval's flows,
+ * labels and conflicts. */
 typedef struct keep {
     fc__intervals *iv;
+    int lean;
     size_t civ, *iv_off, civ_off;
     uint64_t *ids;
     fc_label *labels;
@@ -63,8 +62,7 @@ typedef struct keep {
     size_t nconf, cconf, *conf_first, cconf_first;
     uint64_t *conf_ids;
     size_t nconf_ids, cconf_ids;
-    rawrun *runs;
-    size_t nruns, cruns;
+    size_t nruns, cruns; /* in iv->runs */
     idlab *act;
     size_t cact;
 } keep;
@@ -136,11 +134,31 @@ static int keep_conf(void *arg, const fc__conflict *c)
     return 0;
 }
 
+/* A lean build's interval: its span, its number of flows and their time under each label. Each
+ * of its flows adds the same length, so the sums do not depend on the order of the active set,
+ * and come out as a full build's. */
+static int keep_span(keep *kp, const fc__sweep *s, size_t i, double start, double end)
+{
+    fc__intervals *iv = kp->iv;
+    size_t n = fc__sweep_nactive(s);
+    if (fc__reserve(&iv->iv, &kp->civ, i + 1, sizeof *iv->iv))
+        return FC_ENOMEM;
+    iv->iv[i] = (fc_interval){.start = start, .end = end, .nflows = n};
+    for (size_t j = 0; j < n; j++) {
+        const fc_label *l = fc__sweep_label(s, j);
+        iv->time[l->kind * iv->kslots + l->k] += end - start;
+    }
+    iv->niv = i + 1;
+    return 0;
+}
+
 static int keep_interval(void *arg, const fc__sweep *s, size_t i, double start, double end)
 {
     keep *kp = arg;
     fc__intervals *iv = kp->iv;
     size_t n = fc__sweep_nactive(s);
+    if (kp->lean)
+        return keep_span(kp, s, i, start, end);
     if (fc__reserve(&iv->iv, &kp->civ, i + 1, sizeof *iv->iv) || fc__reserve(&kp->iv_off, &kp->civ_off, i + 2, sizeof *kp->iv_off) ||
         fc__reserve(&kp->conf_first, &kp->cconf_first, i + 2, sizeof *kp->conf_first) ||
         fc__reserve(&kp->ids, &kp->cids, kp->nids + n, sizeof *kp->ids) ||
@@ -177,34 +195,39 @@ static int keep_interval(void *arg, const fc__sweep *s, size_t i, double start, 
 static int keep_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
 {
     keep *kp = arg;
-    const uint64_t *p = bsearch(&f->id, kp->iv->flow_ids, kp->iv->nflows, sizeof f->id, cmp_u64);
-    if (fc__reserve(&kp->runs, &kp->cruns, kp->nruns + nruns, sizeof *kp->runs))
+    fc__intervals *iv = kp->iv;
+    const uint64_t *p = bsearch(&f->id, iv->flow_ids, iv->nflows, sizeof f->id, cmp_u64);
+    size_t r = (size_t)(p - iv->flow_ids);
+    if (fc__reserve(&iv->runs, &kp->cruns, kp->nruns + nruns, sizeof *iv->runs))
         return FC_ENOMEM;
-    for (size_t r = 0; r < nruns; r++)
-        kp->runs[kp->nruns++] = (rawrun){(size_t)(p - kp->iv->flow_ids), runs[r]};
+    iv->run_off[r] = kp->nruns;
+    iv->run_n[r] = nruns;
+    for (size_t j = 0; j < nruns; j++) {
+        iv->runs[kp->nruns++] = runs[j];
+        if (runs[j].label.k > iv->max_k)
+            iv->max_k = runs[j].label.k;
+    }
     return 0;
 }
 
 static void keep_free(keep *kp)
 {
-    void *all[] = {kp->iv_off, kp->ids, kp->labels, kp->conf, kp->conf_first, kp->conf_ids, kp->runs, kp->act};
+    void *all[] = {kp->iv_off, kp->ids, kp->labels, kp->conf, kp->conf_first, kp->conf_ids, kp->act};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
 }
 
-/* Moves what was kept into iv, turning offsets into pointers and grouping the runs per flow. */
+/* Moves what was kept into iv, turning offsets into pointers. */
 static int finish(keep *kp, fc__intervals *iv)
 {
-    size_t nf = iv->nflows;
     iv->conf = malloc((kp->nconf ? kp->nconf : 1) * sizeof *iv->conf);
-    iv->run_first = calloc(nf + 1, sizeof *iv->run_first);
-    iv->runs = malloc((kp->nruns ? kp->nruns : 1) * sizeof *iv->runs);
-    size_t *fill = malloc((nf ? nf : 1) * sizeof *fill);
-    if (iv->conf == NULL || iv->run_first == NULL || iv->runs == NULL || fill == NULL) {
-        free(fill);
+    if (iv->conf == NULL)
         return FC_ENOMEM;
-    }
-    /* The pools grew by doubling: give back the slack, which can be most of the memory. */
+    shrink(&iv->runs, kp->nruns, sizeof *iv->runs);
+    /* The pools grew by doubling: give back the slack, which can be most of the memory. A lean
+     * build has no pools: its intervals keep NULL flows and labels, and conf_first stays NULL. */
+    if (kp->lean)
+        shrink(&iv->iv, iv->niv, sizeof *iv->iv);
     shrink(&kp->ids, kp->nids, sizeof *kp->ids);
     shrink(&kp->labels, kp->nids, sizeof *kp->labels);
     shrink(&kp->conf_ids, kp->nconf_ids, sizeof *kp->conf_ids);
@@ -212,9 +235,9 @@ static int finish(keep *kp, fc__intervals *iv)
     iv->labels = kp->labels, kp->labels = NULL;
     iv->conf_ids = kp->conf_ids, kp->conf_ids = NULL;
     iv->conf_first = kp->conf_first, kp->conf_first = NULL;
-    if (iv->niv > 0)
+    if (iv->niv > 0 && !kp->lean)
         iv->conf_first[iv->niv] = kp->nconf;
-    for (size_t i = 0; i < iv->niv; i++) {
+    for (size_t i = 0; i < iv->niv && !kp->lean; i++) {
         iv->iv[i].flows = iv->ids + kp->iv_off[i];
         iv->iv[i].labels = iv->labels + kp->iv_off[i];
     }
@@ -222,24 +245,12 @@ static int finish(keep *kp, fc__intervals *iv)
         const rawconf *c = &kp->conf[i];
         iv->conf[i] = (fc__conflict){c->kind, c->node, c->k, iv->conf_ids + c->off};
     }
-    /* Group the runs per flow, keeping their time order (a counting sort). */
-    for (size_t i = 0; i < kp->nruns; i++)
-        iv->run_first[kp->runs[i].f + 1]++;
-    for (size_t r = 0; r < nf; r++)
-        iv->run_first[r + 1] += iv->run_first[r];
-    memcpy(fill, iv->run_first, nf * sizeof *fill);
-    for (size_t i = 0; i < kp->nruns; i++) {
-        iv->runs[fill[kp->runs[i].f]++] = kp->runs[i].r;
-        if (kp->runs[i].r.label.k > iv->max_k)
-            iv->max_k = kp->runs[i].r.label.k;
-    }
-    free(fill);
     return 0;
 }
 
-int fc__intervals_build(const fc_flow *flows, size_t n, fc__intervals **out)
+static int build(const fc_flow *flows, size_t n, int lean, fc__intervals **out)
 {
-    keep kp = {0};
+    keep kp = {.lean = lean};
     idpos *ip = NULL;
     int rc = FC_EINVAL;
     *out = NULL;
@@ -254,8 +265,12 @@ int fc__intervals_build(const fc_flow *flows, size_t n, fc__intervals **out)
     iv->kslots = n + 2; /* k never exceeds the number of flows */
     iv->flow_ids = malloc(n1 * sizeof *iv->flow_ids);
     iv->time = calloc(5 * iv->kslots, sizeof *iv->time);
+    iv->run_off = calloc(n1, sizeof *iv->run_off); /* a flow never active has no runs */
+    iv->run_n = calloc(n1, sizeof *iv->run_n);
     ip = malloc(n1 * sizeof *ip);
-    if (iv->flow_ids == NULL || iv->time == NULL || ip == NULL)
+    /* The pool has room for one run from the start, so that a history is never NULL + 0. */
+    if (iv->flow_ids == NULL || iv->time == NULL || iv->run_off == NULL || iv->run_n == NULL || ip == NULL ||
+        fc__reserve(&iv->runs, &kp.cruns, 1, sizeof *iv->runs))
         goto out;
     for (size_t i = 0; i < n; i++)
         ip[i] = (idpos){flows[i].id, i};
@@ -283,6 +298,16 @@ out:
     free(ip);
     fc__intervals_free(iv);
     return rc;
+}
+
+int fc__intervals_build(const fc_flow *flows, size_t n, fc__intervals **out)
+{
+    return build(flows, n, 0, out);
+}
+
+int fc__intervals_build_lean(const fc_flow *flows, size_t n, fc__intervals **out)
+{
+    return build(flows, n, 1, out);
 }
 
 /* The node index of node number x in the sorted, unique nodes[0..n). */
@@ -417,7 +442,8 @@ void fc__intervals_free(fc__intervals *iv)
     free(iv->conf_first);
     free(iv->conf_ids);
     free(iv->flow_ids);
-    free(iv->run_first);
+    free(iv->run_off);
+    free(iv->run_n);
     free(iv->runs);
     free(iv->time);
     free(iv);
@@ -441,7 +467,7 @@ const fc_label *fc__interval_label(const fc_interval *in, uint64_t id)
 
 size_t fc__intervals_conflicts(const fc__intervals *iv, size_t i, const fc__conflict **out)
 {
-    if (i >= iv->niv) {
+    if (i >= iv->niv || iv->conf_first == NULL) { /* lean: none kept */
         *out = NULL;
         return 0;
     }
@@ -456,8 +482,8 @@ int fc__intervals_history(const fc__intervals *iv, uint64_t id, const fc__label_
     if (p == NULL)
         return fc__err(FC_EINVAL, "flows: no flow has id %llu", (unsigned long long)id);
     size_t r = (size_t)(p - iv->flow_ids);
-    *runs = iv->runs + iv->run_first[r];
-    *nruns = iv->run_first[r + 1] - iv->run_first[r];
+    *runs = iv->runs + iv->run_off[r];
+    *nruns = iv->run_n[r];
     return 0;
 }
 

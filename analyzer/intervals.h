@@ -64,11 +64,19 @@ typedef struct fc__label_run {
  * matching counts and reports) is never active, like a flow of zero length. */
 int fc__intervals_build(const fc_flow *flows, size_t n, fc__intervals **out);
 
+/* As fc__intervals_build, but keeps of each interval only its span and its number of flows: the
+ * flows and labels of fc__intervals_get's intervals are NULL (fc__interval_label must not be
+ * called on them) and fc__intervals_conflicts finds none; the histories, the flow-seconds by label
+ * and the largest k are those of a full build. Memory O(flows + intervals) instead of O(A), for
+ * callers that need no interval's flows: A grows with the flows in flight at once, and reaches
+ * gigabytes for a long trace. */
+int fc__intervals_build_lean(const fc_flow *flows, size_t n, fc__intervals **out);
+
 /* Frees everything the handle owns; NULL is a no-op. */
 void fc__intervals_free(fc__intervals *iv);
 
-/* The number of intervals, and interval i (0 <= i < count), in time order. The pointers stay
- * valid until fc__intervals_free. */
+/* The number of intervals, and interval i (0 <= i < count; NULL otherwise), in time order. The
+ * pointers stay valid until fc__intervals_free. */
 size_t fc__intervals_count(const fc__intervals *iv);
 const fc_interval *fc__intervals_get(const fc__intervals *iv, size_t i);
 

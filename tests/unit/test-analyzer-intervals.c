@@ -221,6 +221,47 @@ static void test_asynchronous(void **state)
     fc__intervals_free(iv);
 }
 
+/* test_asynchronous's flows, built lean: the same spans, histories and flow-seconds, worked out
+ * by hand as there, with no interval's flows, labels or conflicts kept. */
+static void test_lean(void **state)
+{
+    (void)state;
+    fc_flow f[] = {mk(0, 0, 2, 0, 3), mk(1, 1, 2, 1, 5), mk(2, 2, 3, 2, 4), mk(3, 4, 5, 3.5, 6)};
+    fc__intervals *iv;
+    assert_int_equal(fc__intervals_build_lean(f, 4, &iv), 0);
+    assert_int_equal(fc__intervals_count(iv), 7);
+    static const double bounds[8] = {0, 1, 2, 3, 3.5, 4, 5, 6};
+    static const size_t nflows[7] = {1, 2, 3, 2, 3, 2, 1};
+    for (size_t i = 0; i < 7; i++) {
+        const fc_interval *in = fc__intervals_get(iv, i);
+        const fc__conflict *c;
+        assert_true(in->start == bounds[i] && in->end == bounds[i + 1]);
+        assert_int_equal(in->nflows, nflows[i]);
+        assert_null(in->flows);
+        assert_null(in->labels);
+        assert_int_equal(fc__intervals_conflicts(iv, i, &c), 0);
+    }
+    assert_null(fc__intervals_get(iv, 7));
+    const fc__label_run *r;
+    size_t nr;
+    assert_int_equal(fc__intervals_history(iv, 1, &r, &nr), 0);
+    assert_int_equal(nr, 3);
+    assert_true(r[0].first == 1 && r[0].count == 2 && r[0].start == 1 && r[0].end == 3);
+    assert_true(r[0].label.kind == IN && r[0].label.k == 2 && r[0].label.node == 2);
+    assert_true(r[1].first == 3 && r[1].count == 2 && r[1].start == 3 && r[1].end == 4);
+    assert_true(r[1].label.kind == MIN && r[1].label.node == 2);
+    assert_true(r[2].first == 5 && r[2].count == 1 && r[2].start == 4 && r[2].end == 5);
+    assert_true(r[2].label.kind == NONE);
+    assert_true(fc__intervals_time(iv, NONE, 1) == 5.5);
+    assert_true(fc__intervals_time(iv, IN, 2) == 4);
+    assert_true(fc__intervals_time(iv, MIN, 2) == 1);
+    assert_true(fc__intervals_time(iv, MOUT, 2) == 1);
+    assert_true(fc__intervals_time(iv, OUT, 2) == 0);
+    assert_int_equal(fc__intervals_max_k(iv), 2);
+    assert_int_equal(fc__intervals_history(iv, 99, &r, &nr), FC_EINVAL);
+    fc__intervals_free(iv);
+}
+
 /* Zero-length spans and flows, flows ending where others start, gaps, intra flows, bad input. */
 static void test_edges(void **state)
 {
@@ -510,6 +551,34 @@ static void random_case(size_t n, uint32_t span, uint32_t maxdur, uint32_t ring)
     assert_int_equal(fc__intervals_max_k(iv), maxk);
     for (size_t i = 0; i < n; i++)
         check_history(&rs, iv, &rs.f[i]);
+    /* A lean build of the same flows keeps what was just checked, the spans, flow-seconds,
+     * largest k and histories, as they are: compared with the full build's. */
+    fc__intervals *lean;
+    assert_int_equal(fc__intervals_build_lean(rs.f, n, &lean), 0);
+    assert_int_equal(fc__intervals_count(lean), k);
+    for (size_t i = 0; i < k; i++) {
+        const fc_interval *a = fc__intervals_get(iv, i), *l = fc__intervals_get(lean, i);
+        assert_true(a->start == l->start && a->end == l->end);
+        assert_int_equal(a->nflows, l->nflows);
+        assert_null(l->flows);
+    }
+    for (uint32_t kind = NONE; kind <= MOUT; kind++)
+        for (size_t d = 0; d < kslots; d++)
+            assert_true(fc__intervals_time(lean, kind, (uint32_t)d) == fc__intervals_time(iv, kind, (uint32_t)d));
+    assert_int_equal(fc__intervals_max_k(lean), maxk);
+    for (size_t i = 0; i < n; i++) {
+        const fc__label_run *ra, *rl;
+        size_t na, nl;
+        assert_int_equal(fc__intervals_history(iv, rs.f[i].id, &ra, &na), 0);
+        assert_int_equal(fc__intervals_history(lean, rs.f[i].id, &rl, &nl), 0);
+        assert_int_equal(na, nl);
+        for (size_t j = 0; j < na; j++) { /* field by field: a run has padding */
+            assert_true(ra[j].first == rl[j].first && ra[j].count == rl[j].count);
+            assert_true(ra[j].start == rl[j].start && ra[j].end == rl[j].end);
+            assert_memory_equal(&ra[j].label, &rl[j].label, sizeof ra[j].label);
+        }
+    }
+    fc__intervals_free(lean);
     fc__intervals_free(iv);
     free(time);
     free(b);
@@ -672,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_asynchronous),   cmocka_unit_test(test_edges),
         cmocka_unit_test(test_random),         cmocka_unit_test(test_label_set),
         cmocka_unit_test(test_stamp_wrap),     cmocka_unit_test(test_lend_all),
+        cmocka_unit_test(test_lean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
