@@ -9,6 +9,7 @@
 #include "fit.h"
 #include "internal.h"
 #include "prediction.h"
+#include "sweep.h"
 
 /* Least squares of t = lat + b * per_byte over n points (fc__fit_line); when the points hold a
  * single size, or the fitted latency is negative (noise on a narrow size range), the line goes
@@ -231,28 +232,80 @@ void fc__prediction_free(fc__prediction *pr)
     free(pr);
 }
 
-/* Mean absolute error of the flows of each interval. */
-static int interval_errors(const fc_match *m, const fc__intervals *iv, const double *pred, double **out)
+/* The mean absolute error (%) of the flows active in each interval, for every model at once:
+ * err[q][v] for model q's predictions pred[q] (indexed by flow id). The intervals are swept again
+ * rather than read from iv, which may be lean (fc__intervals_build_lean) and keep no interval's
+ * flows: a sweep holds only the flows in flight. Each interval's flows are summed in ascending id,
+ * the order in which a full build lists them, so the figures do not depend on how iv was built. */
+typedef struct iverr {
+    const fc_match *m;
+    double *const *pred;
+    double **err;
+    unsigned nq;
+    size_t niv;
+    uint64_t *ids; /* the active flows' ids, sorted */
+    size_t cids;
+} iverr;
+
+static int u64_less(const uint64_t *a, const uint64_t *b)
 {
-    size_t niv = fc__intervals_count(iv);
-    double *e = malloc((niv ? niv : 1) * sizeof *e);
-    if (e == NULL)
-        return FC_ENOMEM;
-    for (size_t v = 0; v < niv; v++) {
-        const fc_interval *in = fc__intervals_get(iv, v);
+    return *a < *b;
+}
+
+FC__ISORT(sort_ids, uint64_t, u64_less)
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int iverr_interval(void *arg, const fc__sweep *s, size_t v, double start, double end)
+{
+    iverr *x = arg;
+    size_t n = fc__sweep_nactive(s);
+    (void)start, (void)end;
+    /* The same flows swept the same way give the same intervals as the build. */
+    if (v >= x->niv)
+        return fc__err(FC_EINVAL, "prediction: interval %zu beyond the %zu of the flows", v, x->niv);
+    if (fc__reserve(&x->ids, &x->cids, n ? n : 1, sizeof *x->ids))
+        return fc__err(FC_ENOMEM, "prediction: out of memory");
+    for (size_t j = 0; j < n; j++)
+        x->ids[j] = fc__sweep_flow(s, j)->id;
+    if (n <= FC__ISORT_MAX)
+        sort_ids(x->ids, n);
+    else
+        fc__sort(x->ids, n, sizeof *x->ids, cmp_u64);
+    for (unsigned q = 0; q < x->nq; q++) {
+        const double *pred = x->pred[q];
         double sum = 0;
-        size_t n = 0;
-        for (size_t j = 0; j < in->nflows; j++) {
-            const fc_flow *f = &m->flows[in->flows[j]];
+        size_t used = 0;
+        for (size_t j = 0; j < n; j++) {
+            const fc_flow *f = &x->m->flows[x->ids[j]];
             if (f->observed > 0 && isfinite(pred[f->id])) {
                 sum += fabs(pred[f->id] - f->observed) / f->observed * 100;
-                n++;
+                used++;
             }
         }
-        e[v] = n ? sum / n : NAN;
+        x->err[q][v] = used ? sum / used : NAN;
     }
-    *out = e;
     return 0;
+}
+
+static int interval_errors(const fc_match *m, const fc__intervals *iv, double *const *pred, unsigned nq,
+                           double **err)
+{
+    iverr x = {.m = m, .pred = pred, .err = err, .nq = nq, .niv = fc__intervals_count(iv)};
+    for (unsigned q = 0; q < nq; q++) {
+        if ((err[q] = malloc((x.niv ? x.niv : 1) * sizeof *err[q])) == NULL)
+            return fc__err(FC_ENOMEM, "prediction: out of memory");
+        for (size_t v = 0; v < x.niv; v++)
+            err[q][v] = NAN;
+    }
+    fc__sweep_ops ops = {.arg = &x, .interval = iverr_interval};
+    int rc = nq ? fc__sweep_flows(m->flows, m->ninter, &ops) : 0;
+    free(x.ids);
+    return rc;
 }
 
 int fc__prediction_run(const fc_match *m, const fc__intervals *iv, fc__profile *p, const unsigned *models,
@@ -294,11 +347,11 @@ int fc__prediction_run(const fc_match *m, const fc__intervals *iv, fc__profile *
             goto out;
         rc = FC_ENOMEM;
         fc__errors_compute(obs, pr->pred[q], NULL, m->ninter, &pr->err[q]);
-        if (interval_errors(m, iv, pr->pred[q], &pr->iv_err[q]) < 0)
-            goto out;
         pr->model[q] = md;
         pr->nmodels++;
     }
+    if ((rc = interval_errors(m, iv, pr->pred, pr->nmodels, pr->iv_err)) < 0)
+        goto out;
     *out = pr;
     pr = NULL;
     rc = 0;

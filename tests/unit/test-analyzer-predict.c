@@ -135,6 +135,23 @@ static void prediction_errors_by_hand(void **state)
         }
     }
     fc__prediction_free(pr);
+    /* The same with intervals built lean, which keep no interval's flows: the interval errors are
+     * the same, worked out by hand for both intervals (flow 0 alone on [0, obs), then the pair). */
+    fc__intervals *lean;
+    assert_int_equal(fc__intervals_build_lean(f, 3, &lean), 0);
+    assert_int_equal(fc__intervals_count(lean), 2);
+    fc__profile *pl = fc__profile_new();
+    assert_non_null(pl);
+    pl->inter = malloc(sizeof *pl->inter);
+    assert_non_null(pl->inter);
+    pl->inter[0] = (fc__segment){0, UINT64_MAX, LAT, PB, 0};
+    pl->ninter = 1;
+    assert_int_equal(fc__prediction_run(m, lean, pl, models, 1, 0, &pr), 0);
+    assert_int_equal(pr->nmodels, 1);
+    assert_true(fabs(pr->iv_err[0][0]) < 1e-6);
+    assert_true(fabs(pr->iv_err[0][1] - (obs_pair - lin_pair) / obs_pair * 100) < 1e-6);
+    fc__prediction_free(pr);
+    fc__intervals_free(lean);
     /* Asked for by name, a model the profile cannot serve is an error. */
     fc__profile *p2 = fc__profile_new();
     assert_non_null(p2);
