@@ -283,18 +283,9 @@ static void json_intervals_end(fc__obuf *o, size_t n)
         FC__OB_LIT(o, "],\n");
 }
 
-static void json_intervals(fc__obuf *o, const fc__analysis *a)
-{
-    size_t n = fc__intervals_count(a->iv);
-    FC__OB_LIT(o, "  \"intervals\": [");
-    for (size_t i = 0; i < n; i++) {
-        const fc_interval *in = fc__intervals_get(a->iv, i);
-        const fc__conflict *c = NULL;
-        size_t nc = fc__intervals_conflicts(a->iv, i, &c);
-        json_interval(o, a, i, in->start, in->end, in->flows, in->nflows, c, nc);
-    }
-    json_intervals_end(o, n);
-}
+/* Writes the intervals array of a->match's flows (below, with the stream's interval writer).
+ * Returns 0, FC_ENOMEM or FC_EINVAL (message in fc_errmsg). */
+static int json_intervals(fc__obuf *o, const fc__analysis *a);
 
 /* Flow-seconds under a label (kind, k), from the stored intervals or from a stream's sums. */
 typedef struct json_times {
@@ -462,7 +453,12 @@ int fc__report_json(FILE *f, const fc__analysis *a)
     if (o == NULL)
         return fc__err(FC_ENOMEM, "writing the report: out of memory");
     fc__ob_init(o, f);
-    json_intervals(o, a);
+    int rc = json_intervals(o, a);
+    if (rc < 0) {
+        fc__ob_flush(o); /* what was written stays written */
+        free(o);
+        return rc;
+    }
     FC__OB_LIT(o, "  \"flows\": [");
     for (size_t i = 0; i < m->ninter; i++) {
         if (i)
@@ -738,6 +734,29 @@ static int js_interval(void *arg, const fc__sweep *s, size_t index, double start
     json_interval(js->ob, &js->a, index, start, end, js->ids, n, js->cv, js->nconf);
     js->niv = index + 1;
     return 0;
+}
+
+/* The intervals of an analysis whose flows are all matched are swept again and written as a
+ * stream writes them, rather than read from a->iv: a full build (fc__intervals_build) would hold
+ * every interval's flows and conflicts at once, which for a long trace takes gigabytes, where the
+ * sweep holds the flows in flight. Only js's interval scratch and the writer's fields are used. */
+static int json_intervals(fc__obuf *o, const fc__analysis *a)
+{
+    fc__json_stream *js = calloc(1, sizeof *js);
+    if (js == NULL)
+        return fc__err(FC_ENOMEM, "out of memory writing the JSON intervals");
+    js->ob = o;
+    js->a = *a;
+    FC__OB_LIT(o, "  \"intervals\": [");
+    fc__sweep_ops ops = {.arg = js, .interval = js_interval};
+    int rc = fc__sweep_flows(a->match->flows, a->match->ninter, &ops);
+    if (rc == 0)
+        json_intervals_end(o, js->niv);
+    void *all[] = {js->time, js->act, js->conf, js->ids, js->cv};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+    free(js);
+    return rc;
 }
 
 /* Writes flow fl (the next id) to the flows' temporary file. */

@@ -23,7 +23,10 @@ typedef struct fc__analysis {
     const char *trace_path;   /* as given on the command line */
     const fc_trace *trace;
     const fc_match *match;    /* fc__match_trace of trace */
-    const fc__intervals *iv;  /* fc__intervals_build of match->flows[0 .. match->ninter); JSON,
+    const fc__intervals *iv;  /* fc__intervals_build or _build_lean of match->flows[0 ..
+                                 match->ninter): the flows' label histories, each interval's span
+                                 and the flow-seconds by label (no report reads an interval's
+                                 flows from it: the JSON document sweeps match->flows again); JSON,
                                  CSV and predictions need it, the text report does not */
     const struct fc__summary *sum; /* fc__summary_build of the same flows: the text report's */
     const fc_symbols *syms;   /* call-site texts, or NULL to show none */
@@ -35,7 +38,8 @@ typedef struct fc__analysis {
 /* The text report: sections with headings and aligned columns, long lists cut to a->top rows.
  * Needs a->sum, built with the same top; a->iv only with predictions. */
 int fc__report_text(FILE *f, const fc__analysis *a);
-/* One JSON object (schema version 1) with every flow, intra-node message and interval. */
+/* One JSON object (schema version 1) with every flow, intra-node message and interval. Also
+ * FC_EINVAL when a flow's time is not finite (fc__sweep_flows). */
 int fc__report_json(FILE *f, const fc__analysis *a);
 /* A header line and one row per message: the inter-node flows, then the intra-node ones. */
 int fc__report_csv(FILE *f, const fc__analysis *a);
