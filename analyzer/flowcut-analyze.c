@@ -223,12 +223,16 @@ int main(int argc, char **argv)
         }
         progress("splitting flows into intervals");
         /* The text report keeps only its summary of the intervals, so that its memory does not
-         * grow with their number; the JSON and CSV documents and the predictions need all of them. */
+         * grow with their number. The reports and the predictions read the flows' label
+         * histories and each interval's span, which a lean build keeps in memory that grows with
+         * the flows and intervals, not with the flows in flight in each interval as well; what
+         * needs an interval's flows (the JSON document's intervals, the errors per interval)
+         * sweeps the flows again. */
         if (text && fc__summary_build(m->flows, m->ninter, (size_t)top, &sum) < 0) {
             fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
             goto out;
         }
-        if (fc__intervals_build(m->flows, m->ninter, &iv) < 0) {
+        if (fc__intervals_build_lean(m->flows, m->ninter, &iv) < 0) {
             fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
             goto out;
         }

@@ -329,7 +329,7 @@ int main(int argc, char **argv)
         }
         rc = fc__match_trace(ct, eager, &m);
         if (rc == 0)
-            rc = fc__intervals_build(m->flows, m->ninter, &iv);
+            rc = fc__intervals_build_lean(m->flows, m->ninter, &iv);
         if (rc == 0)
             rc = fc__selfcal(m, iv, &prof, note, sizeof note);
         if (ct != t)

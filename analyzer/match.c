@@ -1999,7 +1999,10 @@ int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
         return rc;
     }
     fc_match *res = *out;
-    res->flows = k.flows;
+    /* The array grew by doubling: give back the slack, up to half of what the flows take, which
+     * the analysis keeps to its end. */
+    fc_flow *fit = k.n > 0 && k.n < k.cap ? realloc(k.flows, k.n * sizeof *k.flows) : NULL;
+    res->flows = fit != NULL ? fit : k.flows;
     /* Order the flows and give ids; the worst violation's index is remapped through a marker. */
     if (res->clock_violations)
         res->flows[res->worst_flow].id = UINT64_MAX;

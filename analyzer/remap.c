@@ -386,7 +386,7 @@ static int conflicts(search *s, const uint32_t *pl, uint32_t nodes, fc__remap_ca
     int rc = fc__replay_run(s->rp, pl, nodes, &ro, &res);
     if (rc < 0)
         return rc;
-    if ((rc = fc__intervals_build(res.flows, res.nflows, &iv)) == 0) {
+    if ((rc = fc__intervals_build_lean(res.flows, res.nflows, &iv)) == 0) {
         uint32_t maxk = fc__intervals_max_k(iv);
         for (uint32_t kind = 1; kind < 5; kind++)
             for (uint32_t k = 2; k <= maxk; k++)
