@@ -43,8 +43,8 @@ struct fc__intervals {
      * copied to be grouped by flow. */
     size_t *run_off, *run_n;
     fc__label_run *runs;
-    double *time; /* flow-seconds by label: time[kind * kslots + k] */
-    size_t kslots;
+    double *time; /* flow-seconds by label: time[k * 5 + kind] for k < kslots */
+    size_t kslots; /* grown to the largest k seen: k can reach the flows in flight, not more */
     uint32_t max_k;
 };
 
@@ -134,6 +134,29 @@ static int keep_conf(void *arg, const fc__conflict *c)
     return 0;
 }
 
+/* Room in iv->time for labels of k up to at least k. Returns 0 or FC_ENOMEM. */
+static int time_rows(fc__intervals *iv, size_t k)
+{
+    size_t rows = 2 * k + 2;
+    double *t = realloc(iv->time, rows * 5 * sizeof *t);
+    if (t == NULL)
+        return FC_ENOMEM;
+    memset(t + iv->kslots * 5, 0, (rows - iv->kslots) * 5 * sizeof *t);
+    iv->time = t;
+    iv->kslots = rows;
+    return 0;
+}
+
+/* Adds secs to the flow-seconds of label l, growing iv->time to hold its k. Returns 0 or
+ * FC_ENOMEM. */
+static inline int add_time(fc__intervals *iv, const fc_label *l, double secs)
+{
+    if (l->k >= iv->kslots && time_rows(iv, l->k))
+        return FC_ENOMEM;
+    iv->time[(size_t)l->k * 5 + l->kind] += secs;
+    return 0;
+}
+
 /* A lean build's interval: its span, its number of flows and their time under each label. Each
  * of its flows adds the same length, so the sums do not depend on the order of the active set,
  * and come out as a full build's. */
@@ -144,10 +167,9 @@ static int keep_span(keep *kp, const fc__sweep *s, size_t i, double start, doubl
     if (fc__reserve(&iv->iv, &kp->civ, i + 1, sizeof *iv->iv))
         return FC_ENOMEM;
     iv->iv[i] = (fc_interval){.start = start, .end = end, .nflows = n};
-    for (size_t j = 0; j < n; j++) {
-        const fc_label *l = fc__sweep_label(s, j);
-        iv->time[l->kind * iv->kslots + l->k] += end - start;
-    }
+    for (size_t j = 0; j < n; j++)
+        if (add_time(iv, fc__sweep_label(s, j), end - start))
+            return FC_ENOMEM;
     iv->niv = i + 1;
     return 0;
 }
@@ -177,7 +199,8 @@ static int keep_interval(void *arg, const fc__sweep *s, size_t i, double start, 
     for (size_t j = 0; j < n; j++) {
         kp->ids[kp->nids + j] = kp->act[j].id;
         kp->labels[kp->nids + j] = kp->act[j].lab;
-        iv->time[kp->act[j].lab.kind * iv->kslots + kp->act[j].lab.k] += end - start;
+        if (add_time(iv, &kp->act[j].lab, end - start))
+            return FC_ENOMEM;
     }
     kp->nids += n;
     int rc = fc__sweep_conflicts(s, keep_conf, kp);
@@ -262,14 +285,12 @@ static int build(const fc_flow *flows, size_t n, int lean, fc__intervals **out)
     if (iv == NULL)
         goto out;
     iv->nflows = n;
-    iv->kslots = n + 2; /* k never exceeds the number of flows */
     iv->flow_ids = malloc(n1 * sizeof *iv->flow_ids);
-    iv->time = calloc(5 * iv->kslots, sizeof *iv->time);
     iv->run_off = calloc(n1, sizeof *iv->run_off); /* a flow never active has no runs */
     iv->run_n = calloc(n1, sizeof *iv->run_n);
     ip = malloc(n1 * sizeof *ip);
     /* The pool has room for one run from the start, so that a history is never NULL + 0. */
-    if (iv->flow_ids == NULL || iv->time == NULL || iv->run_off == NULL || iv->run_n == NULL || ip == NULL ||
+    if (iv->flow_ids == NULL || iv->run_off == NULL || iv->run_n == NULL || ip == NULL ||
         fc__reserve(&iv->runs, &kp.cruns, 1, sizeof *iv->runs))
         goto out;
     for (size_t i = 0; i < n; i++)
@@ -491,7 +512,7 @@ double fc__intervals_time(const fc__intervals *iv, uint32_t kind, uint32_t k)
 {
     if (kind > FC_CONFLICT_MIXED_OUT || k >= iv->kslots)
         return 0;
-    return iv->time[kind * iv->kslots + k];
+    return iv->time[(size_t)k * 5 + kind];
 }
 
 uint32_t fc__intervals_max_k(const fc__intervals *iv)
