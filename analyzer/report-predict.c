@@ -137,6 +137,34 @@ static int cmp_ranked(const void *x, const void *y)
     return (p->i > q->i) - (p->i < q->i);
 }
 
+static int ranked_below(const void *ctx, const ranked *x, const ranked *y)
+{
+    (void)ctx;
+    return cmp_ranked(x, y) < 0;
+}
+
+FC__HEAP(rh, ranked, ranked_below)
+
+/* Puts the first `show` of r[0..n) in cmp_ranked's order (a total order: ties go by index) in
+ * r[0..show), sorted, as a sort of the whole array would. Only `show` rows are printed, so when
+ * they are few the others are passed over through a heap of the ones kept (the last of them on
+ * top): O(n log show) instead of sorting hundreds of thousands of flows and intervals. */
+static void rank_first(ranked *r, size_t n, size_t show)
+{
+    if (show == 0 || show >= n / 2) {
+        qsort(r, n, sizeof *r, cmp_ranked);
+        return;
+    }
+    for (size_t i = 1; i < show; i++)
+        rh_up(NULL, r, i);
+    for (size_t i = show; i < n; i++)
+        if (cmp_ranked(&r[i], &r[0]) < 0) {
+            r[0] = r[i];
+            rh_down(NULL, r, show, 0);
+        }
+    qsort(r, show, sizeof *r, cmp_ranked);
+}
+
 /* The model the per-flow and per-interval lists are ranked by: flowcut when it ran. */
 static unsigned lead_model(const fc__prediction *pr)
 {
@@ -193,8 +221,8 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
     for (size_t i = 0; i < m->ninter; i++)
         if (m->flows[i].observed > 0)
             r[nr++] = (ranked){i, fabs(pr->pred[lead][i] - m->flows[i].observed) / m->flows[i].observed};
-    qsort(r, nr, sizeof *r, cmp_ranked);
     size_t show = a->top && a->top < nr ? a->top : nr;
+    rank_first(r, nr, show);
     fprintf(f, "\nflows where %s and the observation part most (seconds):\n", fc__model_name(pr->model[lead]));
     fprintf(f, "%6s  %-21s %10s %10s", "flow", "src > dst", "bytes", "observed");
     for (unsigned j = 0; j < pr->nmodels; j++)
@@ -222,8 +250,8 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
     for (size_t v = 0; v < niv; v++)
         if (isfinite(pr->iv_err[lead][v]))
             r[nr++] = (ranked){v, pr->iv_err[lead][v]};
-    qsort(r, nr, sizeof *r, cmp_ranked);
     show = a->top && a->top < nr ? a->top : nr;
+    rank_first(r, nr, show);
     fprintf(f, "\nintervals whose flows %s predicts worst (mean |error| of the flows active in them):\n",
             fc__model_name(pr->model[lead]));
     for (size_t q = 0; q < show; q++) {

@@ -354,6 +354,17 @@ for i in range(n):
     print("\n".join(out[i]))
 EOF
 gen random <"$scratch/random.spec"
+# The predicted-versus-observed lists of a few rows are picked from hundreds of flows and intervals
+# without sorting them all: their rows must be the first rows of the whole lists (--top 0).
+"$FLOWCUT" analyze --model fairshare --top 0 "$scratch/random" >"$scratch/random.all.txt" || fail "random: exit $?"
+"$FLOWCUT" analyze --model fairshare --top 3 "$scratch/random" >"$scratch/random.top3.txt" || fail "random: exit $?"
+for what in "flows where" "intervals whose flows"; do
+    all=$(sed -n "/^$what/,/^\$/p" "$scratch/random.all.txt" | grep -Ev '^$|more .*--top' | head -5)
+    top=$(sed -n "/^$what/,/^\$/p" "$scratch/random.top3.txt" | grep -Ev '^$|more .*--top')
+    rows=$(printf '%s\n' "$all" | wc -l)
+    [ "$rows" -eq 5 ] && [ "$top" = "$(printf '%s\n' "$all" | head -n "$(printf '%s\n' "$top" | wc -l)")" ] &&
+        [ "$(printf '%s\n' "$top" | wc -l)" -ge 4 ] || fail "random: --top 3 '$what' rows are not the first of --top 0's"
+done
 
 # ---- persistent sends started together --------------------------------------------------------
 # A Startall's START records come at its exit (1500 us) but post their sends at its entry (500 us),
