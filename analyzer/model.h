@@ -87,6 +87,16 @@ double fc__net_next(const fc__net *n);
  * with `while ((rc = fc__net_pop(...)) > 0)`. */
 int fc__net_pop(fc__net *n, double *t, uint64_t *key);
 
+/* Advances the simulation to time until (INFINITY: until nothing is left in flight) and, when a
+ * message completes no later than until, stops at the first completion and removes that message
+ * as fc__net_pop does (*t, *key). Returns 1 then, 0 once the simulation is at until with no
+ * completion left at or before it (fc__net_start(n, until, ...) is then valid), or a negative
+ * FC_E* code: FC_EINVAL when until is before fc__net_now(n) or NAN, or the failure above. The
+ * same figures as fc__net_next and fc__net_pop, without simulating the stretch up to the next
+ * completion twice when a message starts before it: loop with
+ * `while ((rc = fc__net_advance(n, t, ...)) > 0)` before starting a message at t. */
+int fc__net_advance(fc__net *n, double until, double *t, uint64_t *key);
+
 /* ---- predicted versus observed ----------------------------------------------------------------- */
 
 /* The asynchronous, heterogeneous prediction of every inter-node flow of m (flows[0 .. ninter)):

@@ -362,14 +362,18 @@ static void step(state *s, double e)
 
 /* run() stopped, with strict set, before a completion earlier than `until`. */
 #define RUN_LATE 1
+/* run()'s strict argument for a run that stops at the first completion no later than `until`,
+ * the state at that completion (fc__net_advance). */
+#define RUN_TO_DONE 2
 
 /* Runs the state through its internal events up to time `until` (then moves the work to until
- * without a re-solve: nothing changed), or, with until = INFINITY, up to the first completion.
- * With strict, a completion before until stops it (RUN_LATE), the state part-way. */
+ * without a re-solve: nothing changed), or, with until = INFINITY or strict = RUN_TO_DONE, up to
+ * the first completion if it comes first. With strict = 1, a completion before until stops it
+ * (RUN_LATE), the state part-way. */
 static int run(const fc__net *n, aux *a, state *s, double until, int strict)
 {
     for (;;) {
-        if (s->ndone > 0 && isinf(until))
+        if (s->ndone > 0 && (isinf(until) || strict == RUN_TO_DONE))
             return 0;
         double e = INFINITY, efin = INFINITY;
         for (size_t i = 0; i < s->n; i++) {
@@ -383,7 +387,7 @@ static int run(const fc__net *n, aux *a, state *s, double until, int strict)
             e = efin;
         if (!(e <= until) || isinf(e))
             break;
-        if (strict && efin == e && e < until)
+        if (strict == 1 && efin == e && e < until)
             return RUN_LATE;
         step(s, e);
         int rc = solve(n, a, s);
@@ -638,6 +642,19 @@ late:
                               "completion at %.9g s (pop it first)", key, t, fc__net_next(n));
 }
 
+/* Removes the first completed message of the state (there is one), storing its time and key. */
+static void take_done(fc__net *n, double *t, uint64_t *key)
+{
+    size_t i = 0;
+    while (n->s.v[i].phase != PH_DONE)
+        i++;
+    *t = n->s.v[i].fin;
+    *key = n->s.v[i].key;
+    memmove(&n->s.v[i], &n->s.v[i + 1], (n->s.n - i - 1) * sizeof *n->s.v);
+    n->s.n--;
+    n->s.ndone--;
+}
+
 int fc__net_pop(fc__net *n, double *t, uint64_t *key)
 {
     aux *a = n->a;
@@ -653,13 +670,40 @@ int fc__net_pop(fc__net *n, double *t, uint64_t *key)
         a->look = tmp;
     }
     a->valid = 0;
-    size_t i = 0;
-    while (n->s.v[i].phase != PH_DONE)
-        i++;
-    *t = n->s.v[i].fin;
-    *key = n->s.v[i].key;
-    memmove(&n->s.v[i], &n->s.v[i + 1], (n->s.n - i - 1) * sizeof *n->s.v);
-    n->s.n--;
-    n->s.ndone--;
+    take_done(n, t, key);
+    return 1;
+}
+
+/* The state goes through the same events, in the same order, with the same re-solves, as
+ * fc__net_next's look-ahead followed by fc__net_pop or by fc__net_start's run to its time, so the
+ * figures are the same; but on the state itself, once: the look-ahead runs to the first
+ * completion, usually well after the next start, and is thrown away at that start, after which
+ * the state runs again through the latency ends the look-ahead had already solved. */
+int fc__net_advance(fc__net *n, double until, double *t, uint64_t *key)
+{
+    aux *a = n->a;
+    if (a->err)
+        return a->err;
+    if (isnan(until) || until < n->s.now)
+        return fc__err(FC_EINVAL, "model: cannot advance to %.9g s, before the simulation's time %.9g s", until,
+                       n->s.now);
+    if (n->s.ndone == 0) {
+        if (a->valid && a->next <= until) {
+            state tmp = n->s; /* a look-ahead made already: adopted, as fc__net_pop does */
+            n->s = a->look;
+            a->look = tmp;
+        } else {
+            int rc = run(n, a, &n->s, until, RUN_TO_DONE);
+            if (rc) {
+                a->err = rc;
+                return rc;
+            }
+        }
+        a->valid = 0;
+        if (n->s.ndone == 0)
+            return 0;
+    }
+    a->valid = 0;
+    take_done(n, t, key);
     return 1;
 }

@@ -28,17 +28,12 @@ static int cmp_start(const void *x, const void *y)
  * as another begins is not counted in conflict with it for a zero-length interval. */
 static int drain(fc__net *net, const fc_flow *f, double t0, double until, double *pred)
 {
-    while (fc__net_next(net) <= until) {
-        double t;
-        uint64_t key;
-        int rc = fc__net_pop(net, &t, &key);
-        if (rc < 0)
-            return rc;
-        if (rc == 0)
-            break;
+    double t;
+    uint64_t key;
+    int rc;
+    while ((rc = fc__net_advance(net, until, &t, &key)) > 0)
         pred[key] = t - (f[key].start - t0);
-    }
-    return 0;
+    return rc;
 }
 
 int fc__predict(const fc_match *m, const fc__profile *p, unsigned model, double *pred)

@@ -272,6 +272,50 @@ static void test_ties_and_empty(void **state)
     fc__profile_free(p);
 }
 
+static void expect_advance(fc__net *n, double until, uint64_t key, double t)
+{
+    double got;
+    uint64_t k;
+    assert_int_equal(fc__net_advance(n, until, &got, &k), 1);
+    assert_int_equal(k, key);
+    assert_near(got, t, 1e-12 * (1 + fabs(t)));
+}
+
+/* test_async_flowcut's messages driven by fc__net_advance, with the times worked out there: a
+ * completion no later than the next start comes back first, one at or before until at all, and
+ * the simulation then stands at until, where the next message may start. */
+static void test_advance(void **state)
+{
+    (void)state;
+    fc__profile *p = mkprof(0);
+    fc__net *n;
+    double t;
+    uint64_t k;
+    assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+    assert_int_equal(fc__net_advance(n, 0, &t, &k), 0); /* nothing in flight */
+    assert_int_equal(fc__net_start(n, 0, 0, 1, 4 * MIB, 0), 0);
+    assert_int_equal(fc__net_advance(n, 1, &t, &k), 0);
+    assert_true(fc__net_now(n) == 1);
+    assert_int_equal(fc__net_start(n, 1, 0, 2, 2 * MIB, 1), 0);
+    assert_int_equal(fc__net_advance(n, 2, &t, &k), 0);
+    assert_int_equal(fc__net_start(n, 2, 3, 0, 1 * MIB, 2), 0);
+    expect_advance(n, 4, 2, 3);
+    assert_true(fc__net_now(n) == 3);
+    assert_int_equal(fc__net_advance(n, 4, &t, &k), 0);
+    assert_true(fc__net_now(n) == 4);
+    assert_int_equal(fc__net_advance(n, 3.5, &t, &k), FC_EINVAL); /* behind the simulation */
+    assert_int_equal(fc__net_start(n, 4, 5, 6, MIB, 3), 0);
+    assert_int_equal(fc__net_advance(n, 4.5, &t, &k), 0);
+    assert_int_equal(fc__net_start(n, 4.5, 6, 7, MIB, 4), 0);
+    expect_advance(n, 5, 3, 5); /* at until itself */
+    expect_advance(n, INFINITY, 4, 5.875);
+    expect_advance(n, INFINITY, 0, 7);
+    expect_advance(n, INFINITY, 1, 7.5);
+    assert_int_equal(fc__net_advance(n, INFINITY, &t, &k), 0);
+    fc__net_free(n);
+    fc__profile_free(p);
+}
+
 /* Many flows: every model finishes and every message comes back exactly once, in time order. */
 static void test_many(void **state)
 {
@@ -281,6 +325,9 @@ static void test_many(void **state)
     p->maxrate = (fc__maxrate){.s = 1e-5, .r_nic = 1.5 * MIB, .r_core_base = MIB,
                                .r_core_incr = 0.25 * MIB};
     enum { NF = 3000 };
+    uint64_t *order = malloc(NF * sizeof *order); /* the completions of the run by fc__net_pop */
+    double *when = malloc(NF * sizeof *when);
+    assert_true(order != NULL && when != NULL);
     for (unsigned model = 0; model < FC_NMODELS; model++) {
         fc__net *n;
         assert_int_equal(fc__net_create(p, model, &n), 0);
@@ -297,7 +344,8 @@ static void test_many(void **state)
                 assert_true(te >= last && k < NF && !seen[k]);
                 seen[k] = 1;
                 last = te;
-                got++;
+                order[got] = k;
+                when[got++] = te;
             }
             x = x * 1103515245u + 12345u;
             uint32_t src = (x >> 8) % 8, dst = (x >> 16) % 8;
@@ -310,13 +358,36 @@ static void test_many(void **state)
             assert_true(te >= last && k < NF && !seen[k]);
             seen[k] = 1;
             last = te;
-            got++;
+            order[got] = k;
+            when[got++] = te;
         }
         assert_int_equal(rc, 0);
         assert_int_equal(got, NF);
         free(seen);
         fc__net_free(n);
+        /* The same messages driven by fc__net_advance: the same completions, in the same order,
+         * at the same times to the last bit (the same events and re-solves, run once). */
+        assert_int_equal(fc__net_create(p, model, &n), 0);
+        x = 12345;
+        size_t again = 0;
+        for (uint64_t i = 0; i <= NF; i++) {
+            double t = i < NF ? (double)i * 1e-3 : INFINITY;
+            while ((rc = fc__net_advance(n, t, &te, &k)) > 0) {
+                assert_true(again < NF && k == order[again] && te == when[again]);
+                again++;
+            }
+            assert_int_equal(rc, 0);
+            if (i == NF)
+                break;
+            x = x * 1103515245u + 12345u;
+            uint32_t src = (x >> 8) % 8, dst = (x >> 16) % 8;
+            assert_int_equal(fc__net_start(n, t, src, dst, 1000 + (x >> 20) % 50000, i), 0);
+        }
+        assert_int_equal(again, NF);
+        fc__net_free(n);
     }
+    free(order);
+    free(when);
     fc__profile_free(p);
 }
 
@@ -327,7 +398,7 @@ int main(void)
         cmocka_unit_test(test_fairshare_outgoing), cmocka_unit_test(test_fairshare_maxmin),
         cmocka_unit_test(test_maxrate_gropp),     cmocka_unit_test(test_async_flowcut),
         cmocka_unit_test(test_latency_phase),     cmocka_unit_test(test_ties_and_empty),
-        cmocka_unit_test(test_many),
+        cmocka_unit_test(test_many),              cmocka_unit_test(test_advance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
