@@ -499,7 +499,11 @@ size_t fc__intervals_conflicts(const fc__intervals *iv, size_t i, const fc__conf
 int fc__intervals_history(const fc__intervals *iv, uint64_t id, const fc__label_run **runs,
                           size_t *nruns)
 {
-    const uint64_t *p = bsearch(&id, iv->flow_ids, iv->nflows, sizeof id, cmp_u64);
+    /* Matched flows are numbered 0, 1, 2 ...: then the id is its own rank, found without a
+     * search (self-calibration asks for every flow's history once per label it fits). */
+    const uint64_t *p = id < iv->nflows && iv->flow_ids[id] == id
+                            ? &iv->flow_ids[id]
+                            : bsearch(&id, iv->flow_ids, iv->nflows, sizeof id, cmp_u64);
     if (p == NULL)
         return fc__err(FC_EINVAL, "flows: no flow has id %llu", (unsigned long long)id);
     size_t r = (size_t)(p - iv->flow_ids);
