@@ -1022,7 +1022,12 @@ int fc__sweep_flows(const fc_flow *flows, size_t n, const fc__sweep_ops *ops)
     if (rc == 0) {
         for (size_t i = 0; i < n; i++)
             order[i] = i;
-        if (n > 1)
+        /* Matched flows come in this order already (one pass tells): an analysis sweeps them
+         * several times, and sorting each time would cost as much as the sweep. */
+        size_t in_order = 1;
+        while (in_order < n && cmp_start(&order[in_order - 1], &order[in_order], (void *)flows) < 0)
+            in_order++;
+        if (in_order < n)
             qsort_r(order, n, sizeof *order, cmp_start, (void *)flows);
         for (size_t r = 0; r < n && rc == 0; r++) {
             const fc_flow *f = &flows[order[r]];
