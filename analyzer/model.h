@@ -97,6 +97,17 @@ int fc__net_pop(fc__net *n, double *t, uint64_t *key);
  * `while ((rc = fc__net_advance(n, t, ...)) > 0)` before starting a message at t. */
 int fc__net_advance(fc__net *n, double until, double *t, uint64_t *key);
 
+/* For a caller whose own events interleave with the completions, a completion at the time of
+ * one of its events coming after it (a replay's ranks): runs the simulation's events up to time
+ * until (latency ends and the re-solves they cause), stopping at the first completion. When a
+ * message has completed before until (or at any time, with until = INFINITY), removes it as
+ * fc__net_pop does (*t, *key) and returns 1; otherwise returns 0, and a completion at until itself
+ * waits for the next call. The clock is left where the events left it, so the figures are those
+ * of fc__net_next, fc__net_pop and fc__net_start called in the same order, without the stretch up
+ * to the next completion simulated twice; fc__net_start(n, until, ...) is valid after a return of
+ * 0. Returns a negative FC_E* code on failure (above), FC_EINVAL for until = NAN. */
+int fc__net_settle(fc__net *n, double until, double *t, uint64_t *key);
+
 /* ---- predicted versus observed ----------------------------------------------------------------- */
 
 /* The asynchronous, heterogeneous prediction of every inter-node flow of m (flows[0 .. ninter)):

@@ -365,6 +365,9 @@ static void step(state *s, double e)
 /* run()'s strict argument for a run that stops at the first completion no later than `until`,
  * the state at that completion (fc__net_advance). */
 #define RUN_TO_DONE 2
+/* As RUN_TO_DONE, but without the final move to `until` when no completion comes first: the
+ * state stays at its last event (fc__net_settle). */
+#define RUN_EVENTS 3
 
 /* Runs the state through its internal events up to time `until` (then moves the work to until
  * without a re-solve: nothing changed), or, with until = INFINITY or strict = RUN_TO_DONE, up to
@@ -373,7 +376,7 @@ static void step(state *s, double e)
 static int run(const fc__net *n, aux *a, state *s, double until, int strict)
 {
     for (;;) {
-        if (s->ndone > 0 && (isinf(until) || strict == RUN_TO_DONE))
+        if (s->ndone > 0 && (isinf(until) || strict >= RUN_TO_DONE))
             return 0;
         double e = INFINITY, efin = INFINITY;
         for (size_t i = 0; i < s->n; i++) {
@@ -394,7 +397,7 @@ static int run(const fc__net *n, aux *a, state *s, double until, int strict)
         if (rc)
             return rc;
     }
-    if (isfinite(until) && until > s->now) {
+    if (isfinite(until) && until > s->now && strict != RUN_EVENTS) {
         double dt = until - s->now;
         for (size_t i = 0; i < s->n; i++) {
             msg *m = &s->v[i];
@@ -410,6 +413,7 @@ static int run(const fc__net *n, aux *a, state *s, double until, int strict)
 }
 
 /* ---- the handle -------------------------------------------------------------------------------- */
+
 
 int fc__net_create(const fc__profile *p, unsigned model, fc__net **out)
 {
@@ -703,6 +707,38 @@ int fc__net_advance(fc__net *n, double until, double *t, uint64_t *key)
         if (n->s.ndone == 0)
             return 0;
     }
+    a->valid = 0;
+    take_done(n, t, key);
+    return 1;
+}
+
+/* The state runs through the events a look-ahead would, in the same order (fc__net_advance), but
+ * its clock is left at the last of them: fc__net_next and fc__net_pop move it only to a
+ * completion, and fc__net_start to its own time, and moving it anywhere else would round the work
+ * left differently (two subtractions instead of one). */
+int fc__net_settle(fc__net *n, double until, double *t, uint64_t *key)
+{
+    aux *a = n->a;
+    if (a->err)
+        return a->err;
+    if (isnan(until))
+        return fc__err(FC_EINVAL, "model: cannot settle the simulation up to NAN");
+    if (n->s.ndone == 0) {
+        if (a->valid && a->next <= until) {
+            state tmp = n->s; /* a look-ahead to a completion by until: adopted, as fc__net_pop does */
+            n->s = a->look;
+            a->look = tmp;
+        } else {
+            int rc = run(n, a, &n->s, until, RUN_EVENTS);
+            if (rc) {
+                a->err = rc;
+                return rc;
+            }
+        }
+        a->valid = 0;
+    }
+    if (n->s.ndone == 0 || !(n->s.now < until || isinf(until)))
+        return 0;
     a->valid = 0;
     take_done(n, t, key);
     return 1;

@@ -185,7 +185,7 @@ int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nno
     }
     for (;;) {
         long best = -1;
-        double tb = INFINITY, tn = fc__net_next(s.net);
+        double tb = INFINITY;
         for (uint32_t r = 0; r < rp->nranks; r++) {
             const rank_st *q = &s.rs[r];
             if (q->done || q->blocked)
@@ -197,16 +197,23 @@ int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nno
                 best = r;
             }
         }
-        if (best >= 0 && tb <= tn) {
-            if ((rc = exec(&s, (uint32_t)best, tb)) < 0)
-                goto out;
+        /* A message that completes before the next rank event arrives first; one that completes
+         * at its very time after it. */
+        double t;
+        uint64_t key;
+        int got = fc__net_settle(s.net, tb, &t, &key);
+        if (got < 0) {
+            rc = got;
+            goto out;
+        }
+        if (got == 1) {
+            if (key < rp->nmsgs)
+                arrive(&s, (uint32_t)key, t);
             continue;
         }
-        if (isfinite(tn)) {
-            double t;
-            uint64_t key;
-            if (fc__net_pop(s.net, &t, &key) == 1 && key < rp->nmsgs)
-                arrive(&s, (uint32_t)key, t);
+        if (best >= 0) {
+            if ((rc = exec(&s, (uint32_t)best, tb)) < 0)
+                goto out;
             continue;
         }
         /* Nothing runs and nothing is in flight: the ranks still blocked wait for messages that
