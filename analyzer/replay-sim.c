@@ -23,6 +23,18 @@ typedef struct msg_st {
     int started, arrived;
 } msg_st;
 
+/* The ranks by the time of their next op, in a binary heap indexed by rank: the next rank to run
+ * is the one of the earliest time, the lowest rank on a tie, as a scan of all ranks in order would
+ * pick it, found in O(1) and kept in order in O(log ranks) for each rank an op or an arrival
+ * changes, instead of a scan of every rank at every event. Blocked and finished ranks are at
+ * infinity. */
+typedef struct rheap {
+    uint32_t *h;   /* ranks, the next to run first */
+    uint32_t *pos; /* pos[r]: r's place in h */
+    double *key;   /* key[r]: r's next op time (INFINITY: blocked or done) */
+    uint32_t n;
+} rheap;
+
 typedef struct sim {
     const fc__replay *rp;
     const uint32_t *node;
@@ -30,7 +42,47 @@ typedef struct sim {
     fc__net *net;
     rank_st *rs;
     msg_st *ms;
+    rheap q;
 } sim;
+
+/* Whether rank a runs before rank b. */
+static inline int rh_before(const rheap *q, uint32_t a, uint32_t b)
+{
+    return q->key[a] < q->key[b] || (q->key[a] == q->key[b] && a < b);
+}
+
+static inline void rh_place(rheap *q, uint32_t i, uint32_t r)
+{
+    q->h[i] = r;
+    q->pos[r] = i;
+}
+
+/* Recomputes rank r's time and restores the heap's order around it. */
+static void rh_update(sim *s, uint32_t r)
+{
+    rheap *q = &s->q;
+    const rank_st *st = &s->rs[r];
+    const fc__rprog *pg = &s->rp->prog[r];
+    q->key[r] = st->done || st->blocked ? INFINITY
+                                        : st->t + (st->pc < pg->nops ? pg->ops[st->pc].compute : pg->tail);
+    uint32_t i = q->pos[r];
+    while (i > 0 && rh_before(q, r, q->h[(i - 1) / 2])) {
+        rh_place(q, i, q->h[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= q->n)
+            break;
+        if (c + 1 < q->n && rh_before(q, q->h[c + 1], q->h[c]))
+            c++;
+        if (!rh_before(q, q->h[c], r))
+            break;
+        rh_place(q, i, q->h[c]);
+        i = c;
+    }
+    rh_place(q, i, r);
+}
 
 static int rendezvous(const sim *s, const fc__rmsg *m)
 {
@@ -114,10 +166,14 @@ static void arrive(sim *s, uint32_t mi, double t)
     msg_st *x = &s->ms[mi];
     x->arrived = 1;
     x->arrive_t = t;
-    if (!isnan(x->recv_t))
+    if (!isnan(x->recv_t)) {
         complete(s, m->dst, m->recv_op, t);
-    if (rendezvous(s, m))
+        rh_update(s, m->dst);
+    }
+    if (rendezvous(s, m)) {
         complete(s, m->src, m->send_op, t);
+        rh_update(s, m->src);
+    }
 }
 
 /* The simulated inter-node messages as flows, for the conflict decomposition. */
@@ -183,19 +239,24 @@ int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nno
             s.rs[r].end = pg->start;
         }
     }
+    s.q.h = malloc((rp->nranks ? rp->nranks : 1) * sizeof *s.q.h);
+    s.q.pos = malloc((rp->nranks ? rp->nranks : 1) * sizeof *s.q.pos);
+    s.q.key = malloc((rp->nranks ? rp->nranks : 1) * sizeof *s.q.key);
+    if (s.q.h == NULL || s.q.pos == NULL || s.q.key == NULL)
+        goto out;
+    for (uint32_t r = 0; r < rp->nranks; r++) {
+        rh_place(&s.q, r, r);
+        s.q.key[r] = -INFINITY; /* before every time: rh_update only moves it down */
+    }
+    s.q.n = rp->nranks;
+    for (uint32_t r = rp->nranks; r-- > 0;)
+        rh_update(&s, r);
     for (;;) {
         long best = -1;
         double tb = INFINITY;
-        for (uint32_t r = 0; r < rp->nranks; r++) {
-            const rank_st *q = &s.rs[r];
-            if (q->done || q->blocked)
-                continue;
-            const fc__rprog *pg = &rp->prog[r];
-            double t = q->t + (q->pc < pg->nops ? pg->ops[q->pc].compute : pg->tail);
-            if (t < tb) {
-                tb = t;
-                best = r;
-            }
+        if (s.q.n > 0 && isfinite(s.q.key[s.q.h[0]])) {
+            best = s.q.h[0];
+            tb = s.q.key[best];
         }
         /* A message that completes before the next rank event arrives first; one that completes
          * at its very time after it. */
@@ -212,7 +273,9 @@ int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nno
             continue;
         }
         if (best >= 0) {
-            if ((rc = exec(&s, (uint32_t)best, tb)) < 0)
+            rc = exec(&s, (uint32_t)best, tb);
+            rh_update(&s, (uint32_t)best);
+            if (rc < 0)
                 goto out;
             continue;
         }
@@ -225,6 +288,7 @@ int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nno
                 s.rs[r].blocked = 0;
                 s.rs[r].pending = 0;
                 memset(s.rs[r].inwait, 0, rp->prog[r].nops);
+                rh_update(&s, r);
                 stuck = 1;
             }
         if (!stuck)
@@ -256,6 +320,9 @@ out:
         }
     free(s.rs);
     free(s.ms);
+    free(s.q.h);
+    free(s.q.pos);
+    free(s.q.key);
     fc__net_free(s.net);
     if (rc < 0)
         fc__replay_result_clear(res);
