@@ -17,9 +17,11 @@
  * Events are a message starting (fc__net_start), a latency phase ending and a message
  * completing. The last two happen inside the simulation, so fc__net_next looks ahead through the
  * latency ends to the first completion on a copy of the state and keeps that copy: fc__net_pop
- * then adopts it instead of simulating the same stretch twice. The state in flight is kept sorted
- * by key, which gives the solvers their ascending key order (the flowcut model's alpha index)
- * and fc__net_pop the lowest key on a tie for free.
+ * then adopts it instead of simulating the same stretch twice. A caller that knows the time of its
+ * own next event runs the state itself up to it instead (fc__net_advance, fc__net_settle): the
+ * look-ahead would run past that event to a completion, and be thrown away if the event starts a
+ * message. The state in flight is kept sorted by key, which gives the solvers their ascending key
+ * order (the flowcut model's alpha index) and fc__net_pop the lowest key on a tie for free.
  *
  * Event times are computed once, as start + latency and then as t + work / speed at each
  * re-solve, and a message completes exactly at the time computed for it: no tolerance is applied,
