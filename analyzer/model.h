@@ -64,8 +64,8 @@ int fc__net_create(const fc__profile *p, unsigned model, fc__net **out);
 void fc__net_free(fc__net *n);
 
 /* Errors: when re-solving the rates fails (out of memory inside fc__intervals_label_set), the
- * simulation stops for good: fc__net_next returns NAN and fc__net_start and fc__net_pop return the
- * code; only fc__net_free is then useful. Not thread-safe: fc__net_next memoizes its look-ahead
+ * simulation stops for good: fc__net_next returns NAN and fc__net_start, fc__net_pop,
+ * fc__net_advance and fc__net_settle return the code; only fc__net_free is then useful. Not thread-safe: fc__net_next memoizes its look-ahead
  * inside the handle although it takes it const. */
 
 /* The simulation's current time. */
@@ -105,7 +105,8 @@ int fc__net_advance(fc__net *n, double until, double *t, uint64_t *key);
  * waits for the next call. The clock is left where the events left it, so the figures are those
  * of fc__net_next, fc__net_pop and fc__net_start called in the same order, without the stretch up
  * to the next completion simulated twice; fc__net_start(n, until, ...) is valid after a return of
- * 0. Returns a negative FC_E* code on failure (above), FC_EINVAL for until = NAN. */
+ * 0 when until >= fc__net_now(n) (an earlier until runs nothing and returns 0). Returns a negative
+ * FC_E* code on failure (above), FC_EINVAL for until = NAN. */
 int fc__net_settle(fc__net *n, double until, double *t, uint64_t *key);
 
 /* ---- predicted versus observed ----------------------------------------------------------------- */

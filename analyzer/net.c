@@ -362,7 +362,7 @@ static void step(state *s, double e)
     s->now = e;
 }
 
-/* run() stopped, with strict set, before a completion earlier than `until`. */
+/* run() stopped, with strict = 1, before a completion earlier than `until`. */
 #define RUN_LATE 1
 /* run()'s strict argument for a run that stops at the first completion no later than `until`,
  * the state at that completion (fc__net_advance). */
@@ -725,6 +725,8 @@ int fc__net_settle(fc__net *n, double until, double *t, uint64_t *key)
         return a->err;
     if (isnan(until))
         return fc__err(FC_EINVAL, "model: cannot settle the simulation up to NAN");
+    /* An until before the clock runs nothing and returns 0: a replayed rank released from a wait
+     * that never ended may run at a time the simulation has passed, with nothing in flight. */
     if (n->s.ndone == 0) {
         if (a->valid && a->next <= until) {
             state tmp = n->s; /* a look-ahead to a completion by until: adopted, as fc__net_pop does */
@@ -739,7 +741,7 @@ int fc__net_settle(fc__net *n, double until, double *t, uint64_t *key)
         }
         a->valid = 0;
     }
-    if (n->s.ndone == 0 || !(n->s.now < until || isinf(until)))
+    if (n->s.ndone == 0 || !(n->s.now < until || until == INFINITY))
         return 0;
     a->valid = 0;
     take_done(n, t, key);

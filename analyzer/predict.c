@@ -126,7 +126,7 @@ static double select_kth(double *v, size_t n, size_t k)
             }
         }
         /* v[lo..j] <= pivot <= v[i..hi], and anything between equals the pivot. */
-        if (k <= j && j != SIZE_MAX)
+        if (k <= j) /* j did not wrap: the swap at j = 0 stops the loop first */
             hi = j;
         else if (k >= i)
             lo = i;

@@ -46,8 +46,11 @@ int fc__selfcal(const fc_match *m, const fc__intervals *iv, fc__profile **out, c
 
 /* Runs models[0 .. n) on the inter-node flows of m with profile p (ownership passes to the
  * result, also on failure). With `all` set, models the profile cannot serve are left out and
- * named in skipped; otherwise such a model is an FC_EINVAL error. Returns 0, FC_EINVAL or
- * FC_ENOMEM; *out is owned by the caller (fc__prediction_free). */
+ * named in skipped; otherwise such a model is an FC_EINVAL error. iv (full or lean) must be built
+ * from m->flows[0 .. m->ninter): the errors per interval come from sweeping those flows again, one
+ * for each of iv's intervals. Returns 0, FC_EINVAL (also: a flow's time is not finite, or the
+ * flows give more intervals than iv) or FC_ENOMEM; *out is owned by the caller
+ * (fc__prediction_free). */
 int fc__prediction_run(const fc_match *m, const fc__intervals *iv, fc__profile *p, const unsigned *models,
                        unsigned n, int all, fc__prediction **out);
 

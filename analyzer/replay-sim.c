@@ -63,8 +63,11 @@ static void rh_update(sim *s, uint32_t r)
     rheap *q = &s->q;
     const rank_st *st = &s->rs[r];
     const fc__rprog *pg = &s->rp->prog[r];
-    q->key[r] = st->done || st->blocked ? INFINITY
-                                        : st->t + (st->pc < pg->nops ? pg->ops[st->pc].compute : pg->tail);
+    double key = st->done || st->blocked ? INFINITY
+                                         : st->t + (st->pc < pg->nops ? pg->ops[st->pc].compute : pg->tail);
+    /* A NAN time, which no trace's times should give, compares with nothing and would stall
+     * the heap around it: such a rank is left at infinity, never to run, as if blocked. */
+    q->key[r] = isnan(key) ? INFINITY : key;
     uint32_t i = q->pos[r];
     while (i > 0 && rh_before(q, r, q->h[(i - 1) / 2])) {
         rh_place(q, i, q->h[(i - 1) / 2]);

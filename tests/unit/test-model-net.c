@@ -316,6 +316,34 @@ static void test_advance(void **state)
     fc__profile_free(p);
 }
 
+/* A completion at the very time of the caller's event comes after it. f0 (0>1, 1 MiB, no
+ * latency) ends at exactly 1: settling to 1 returns nothing and f1 starts at 1 (2>3, 1 MiB);
+ * f0 comes back at the next settle, to 2, and f1, ending at exactly 2, only once past it. A
+ * settle before the clock runs nothing. */
+static void test_settle_ties(void **state)
+{
+    (void)state;
+    fc__profile *p = mkprof(0);
+    fc__net *n;
+    double t;
+    uint64_t k;
+    assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+    assert_int_equal(fc__net_start(n, 0, 0, 1, MIB, 0), 0);
+    assert_int_equal(fc__net_settle(n, 1, &t, &k), 0);
+    assert_true(fc__net_now(n) == 1);
+    assert_int_equal(fc__net_start(n, 1, 2, 3, MIB, 1), 0);
+    assert_int_equal(fc__net_settle(n, 0.5, &t, &k), 0);
+    assert_int_equal(fc__net_settle(n, 2, &t, &k), 1);
+    assert_true(k == 0 && t == 1);
+    assert_int_equal(fc__net_settle(n, 2, &t, &k), 0);
+    assert_int_equal(fc__net_settle(n, INFINITY, &t, &k), 1);
+    assert_true(k == 1 && t == 2);
+    assert_int_equal(fc__net_settle(n, INFINITY, &t, &k), 0);
+    assert_int_equal(fc__net_settle(n, NAN, &t, &k), FC_EINVAL);
+    fc__net_free(n);
+    fc__profile_free(p);
+}
+
 /* Many flows: every model finishes and every message comes back exactly once, in time order. */
 static void test_many(void **state)
 {
@@ -423,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_maxrate_gropp),     cmocka_unit_test(test_async_flowcut),
         cmocka_unit_test(test_latency_phase),     cmocka_unit_test(test_ties_and_empty),
         cmocka_unit_test(test_many),              cmocka_unit_test(test_advance),
+        cmocka_unit_test(test_settle_ties),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
