@@ -114,7 +114,8 @@ int fc__net_settle(fc__net *n, double until, double *t, uint64_t *key);
 /* The asynchronous, heterogeneous prediction of every inter-node flow of m (flows[0 .. ninter)):
  * each starts at its observed start with its size and moves as the model allows, interval by
  * interval, until it ends. Stores the predicted duration (end - start, seconds) of flow i in
- * pred[i] (an array of m->ninter the caller owns). Returns 0, FC_EINVAL or FC_ENOMEM. */
+ * pred[i] (an array of m->ninter the caller owns; NAN for a flow the simulation never completes,
+ * which the error statistics and the reports leave out). Returns 0, FC_EINVAL or FC_ENOMEM. */
 int fc__predict(const fc_match *m, const fc__profile *p, unsigned model, double *pred);
 
 /* Errors of a prediction, following the report's Table 3. Flows with an observed time <= 0 or

@@ -54,6 +54,7 @@ int fc__predict(const fc_match *m, const fc__profile *p, unsigned model, double 
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
+        pred[i] = NAN; /* a message the simulation never completes has no prediction */
         if (!isfinite(m->flows[i].start)) {
             rc = fc__err(FC_EINVAL, "predict: flow %" PRIu64 " has no finite start",
                          m->flows[i].id);

@@ -219,7 +219,7 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
         return FC_ENOMEM;
     size_t nr = 0;
     for (size_t i = 0; i < m->ninter; i++)
-        if (m->flows[i].observed > 0)
+        if (m->flows[i].observed > 0 && isfinite(pr->pred[lead][i])) /* as the error statistics */
             r[nr++] = (ranked){i, fabs(pr->pred[lead][i] - m->flows[i].observed) / m->flows[i].observed};
     size_t show = a->top && a->top < nr ? a->top : nr;
     rank_first(r, nr, show);
