@@ -578,6 +578,15 @@ double fc__net_next(const fc__net *n)
     return a->next;
 }
 
+/* Makes the copy in look, run ahead from the state (a look-ahead or fc__net_start's trial run),
+ * the state; the old state's array becomes the next copy's. */
+static void adopt_look(fc__net *n)
+{
+    state tmp = n->s;
+    n->s = n->a->look;
+    n->a->look = tmp;
+}
+
 int fc__net_start(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key)
 {
     aux *a = n->a;
@@ -613,9 +622,7 @@ int fc__net_start(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t byt
             rc = run(n, a, &a->look, t, 1);
             if (rc == RUN_LATE)
                 goto late;
-            state tmp = n->s;
-            n->s = a->look;
-            a->look = tmp;
+            adopt_look(n);
         }
         if (rc)
             goto out;
@@ -652,6 +659,7 @@ late:
 static void take_done(fc__net *n, double *t, uint64_t *key)
 {
     size_t i = 0;
+    n->a->valid = 0; /* the state changes */
     while (n->s.v[i].phase != PH_DONE)
         i++;
     *t = n->s.v[i].fin;
@@ -670,14 +678,26 @@ int fc__net_pop(fc__net *n, double *t, uint64_t *key)
             return a->err;
         if (isinf(next))
             return 0;
-        /* Adopt the look-ahead: it is this state run to its first completion. */
-        state tmp = n->s;
-        n->s = a->look;
-        a->look = tmp;
+        adopt_look(n);
     }
-    a->valid = 0;
     take_done(n, t, key);
     return 1;
+}
+
+/* Runs the state to until in run()'s mode (RUN_TO_DONE or RUN_EVENTS), unless a completion is
+ * waiting already; a look-ahead that reaches a completion by until is adopted instead, since it
+ * is this very run. Returns 0 or the failure, which stops the simulation. */
+static int run_state(fc__net *n, double until, int mode)
+{
+    aux *a = n->a;
+    if (n->s.ndone > 0)
+        return 0;
+    if (a->valid && a->next <= until)
+        adopt_look(n);
+    else if ((a->err = run(n, a, &n->s, until, mode)) != 0)
+        return a->err;
+    a->valid = 0;
+    return 0;
 }
 
 /* The state goes through the same events, in the same order, with the same re-solves, as
@@ -693,23 +713,9 @@ int fc__net_advance(fc__net *n, double until, double *t, uint64_t *key)
     if (isnan(until) || until < n->s.now)
         return fc__err(FC_EINVAL, "model: cannot advance to %.9g s, before the simulation's time %.9g s", until,
                        n->s.now);
-    if (n->s.ndone == 0) {
-        if (a->valid && a->next <= until) {
-            state tmp = n->s; /* a look-ahead made already: adopted, as fc__net_pop does */
-            n->s = a->look;
-            a->look = tmp;
-        } else {
-            int rc = run(n, a, &n->s, until, RUN_TO_DONE);
-            if (rc) {
-                a->err = rc;
-                return rc;
-            }
-        }
-        a->valid = 0;
-        if (n->s.ndone == 0)
-            return 0;
-    }
-    a->valid = 0;
+    int rc = run_state(n, until, RUN_TO_DONE);
+    if (rc || n->s.ndone == 0)
+        return rc;
     take_done(n, t, key);
     return 1;
 }
@@ -727,23 +733,9 @@ int fc__net_settle(fc__net *n, double until, double *t, uint64_t *key)
         return fc__err(FC_EINVAL, "model: cannot settle the simulation up to NAN");
     /* An until before the clock runs nothing and returns 0: a replayed rank released from a wait
      * that never ended may run at a time the simulation has passed, with nothing in flight. */
-    if (n->s.ndone == 0) {
-        if (a->valid && a->next <= until) {
-            state tmp = n->s; /* a look-ahead to a completion by until: adopted, as fc__net_pop does */
-            n->s = a->look;
-            a->look = tmp;
-        } else {
-            int rc = run(n, a, &n->s, until, RUN_EVENTS);
-            if (rc) {
-                a->err = rc;
-                return rc;
-            }
-        }
-        a->valid = 0;
-    }
-    if (n->s.ndone == 0 || !(n->s.now < until || until == INFINITY))
-        return 0;
-    a->valid = 0;
+    int rc = run_state(n, until, RUN_EVENTS);
+    if (rc || n->s.ndone == 0 || !(n->s.now < until || until == INFINITY))
+        return rc;
     take_done(n, t, key);
     return 1;
 }
