@@ -247,19 +247,6 @@ typedef struct iverr {
     size_t cids;
 } iverr;
 
-static int u64_less(const uint64_t *a, const uint64_t *b)
-{
-    return *a < *b;
-}
-
-FC__ISORT(sort_ids, uint64_t, u64_less)
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int iverr_interval(void *arg, const fc__sweep *s, size_t v, double start, double end)
 {
     iverr *x = arg;
@@ -272,10 +259,7 @@ static int iverr_interval(void *arg, const fc__sweep *s, size_t v, double start,
         return fc__err(FC_ENOMEM, "prediction: out of memory");
     for (size_t j = 0; j < n; j++)
         x->ids[j] = fc__sweep_flow(s, j)->id;
-    if (n <= FC__ISORT_MAX)
-        sort_ids(x->ids, n);
-    else
-        fc__sort(x->ids, n, sizeof *x->ids, cmp_u64);
+    fc__sort_ids(x->ids, n);
     for (unsigned q = 0; q < x->nq; q++) {
         const double *pred = x->pred[q];
         double sum = 0;

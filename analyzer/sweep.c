@@ -958,16 +958,21 @@ static int u64_less(const uint64_t *a, const uint64_t *b)
 
 FC__ISORT(sort_ids, uint64_t, u64_less)
 
+void fc__sort_ids(uint64_t *ids, size_t n)
+{
+    if (n <= FC__ISORT_MAX)
+        sort_ids(ids, n);
+    else
+        fc__sort(ids, n, sizeof *ids, cmp_u64);
+}
+
 /* Hands fn the same-direction conflict of the k flows in list l, ids ascending. */
 static int same_dir(const fc__sweep *s, uint32_t kind, uint32_t num, const slist *l,
                     int (*fn)(void *, const fc__conflict *), void *arg)
 {
     for (size_t i = 0; i < l->n; i++)
         s->cids[i] = s->fp[l->v[i]]->id;
-    if (l->n <= FC__ISORT_MAX)
-        sort_ids(s->cids, l->n);
-    else
-        fc__sort(s->cids, l->n, sizeof *s->cids, cmp_u64);
+    fc__sort_ids(s->cids, l->n);
     fc__conflict c = {kind, num, (uint32_t)l->n, s->cids};
     return fn(arg, &c);
 }

@@ -107,4 +107,8 @@ uint32_t fc__sweep_max_k(const fc__sweep *s);
  * Returns 0, FC_ENOMEM or what fn returned. */
 int fc__sweep_conflicts(const fc__sweep *s, int (*fn)(void *arg, const fc__conflict *c), void *arg);
 
+/* Sorts flow ids[0..n) ascending, as fc__sweep_conflicts lists them: by insertion when they are
+ * few (an interval's flows, a conflict's), by merge sort otherwise. */
+void fc__sort_ids(uint64_t *ids, size_t n);
+
 #endif /* FLOWCUT_ANALYZER_SWEEP_H */
