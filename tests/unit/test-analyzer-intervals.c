@@ -175,6 +175,31 @@ static void test_cycles(void **state)
 }
 
 /* Figure 6 style: (ids) 0: 0>2 [0,3), 1: 1>2 [1,5), 2: 2>3 [2,4), 3: 4>5 [3.5,6). */
+/* What test_asynchronous's flows give, worked out by hand, besides each interval's labels: flow
+ * 1's history and the flow-seconds by label, which a full and a lean build keep alike. */
+static void check_async_sums(const fc__intervals *iv)
+{
+    /* Flow 1: incoming over [1,3), mixed-in over [3,4) (untouched when 4>5 starts), alone after. */
+    const fc__label_run *r;
+    size_t nr;
+    assert_int_equal(fc__intervals_history(iv, 1, &r, &nr), 0);
+    assert_int_equal(nr, 3);
+    assert_true(r[0].first == 1 && r[0].count == 2 && r[0].start == 1 && r[0].end == 3);
+    assert_true(r[0].label.kind == IN && r[0].label.k == 2 && r[0].label.node == 2);
+    assert_true(r[1].first == 3 && r[1].count == 2 && r[1].start == 3 && r[1].end == 4);
+    assert_true(r[1].label.kind == MIN && r[1].label.node == 2);
+    assert_true(r[2].first == 5 && r[2].count == 1 && r[2].start == 4 && r[2].end == 5);
+    assert_true(r[2].label.kind == NONE);
+    /* Flow-seconds by hand: none 1 + 1 + 0.5 + 2 + 1, incoming 2 + 2, mixed 0.5 + 0.5 each. */
+    assert_true(fc__intervals_time(iv, NONE, 1) == 5.5);
+    assert_true(fc__intervals_time(iv, IN, 2) == 4);
+    assert_true(fc__intervals_time(iv, MIN, 2) == 1);
+    assert_true(fc__intervals_time(iv, MOUT, 2) == 1);
+    assert_true(fc__intervals_time(iv, OUT, 2) == 0);
+    assert_int_equal(fc__intervals_max_k(iv), 2);
+    assert_int_equal(fc__intervals_history(iv, 99, &r, &nr), FC_EINVAL);
+}
+
 static void test_asynchronous(void **state)
 {
     (void)state;
@@ -198,26 +223,9 @@ static void test_asynchronous(void **state)
                  (want[]){{1, MIN, 2, 2}, {2, MOUT, 2, 2}, {3, NONE, 0, 1}}, 3);
     check_labels(fc__intervals_get(iv, 5), (want[]){{1, NONE, 0, 1}, {3, NONE, 0, 1}}, 2);
     check_labels(fc__intervals_get(iv, 6), (want[]){{3, NONE, 0, 1}}, 1);
-    /* Flow 1: incoming over [1,3), mixed-in over [3,4) (untouched when 4>5 starts), alone after. */
-    const fc__label_run *r;
-    size_t nr;
-    assert_int_equal(fc__intervals_history(iv, 1, &r, &nr), 0);
-    assert_int_equal(nr, 3);
-    assert_true(r[0].first == 1 && r[0].count == 2 && r[0].start == 1 && r[0].end == 3);
-    assert_true(r[0].label.kind == IN && r[0].label.k == 2 && r[0].label.node == 2);
-    assert_true(r[1].first == 3 && r[1].count == 2 && r[1].start == 3 && r[1].end == 4);
-    assert_true(r[1].label.kind == MIN && r[1].label.node == 2);
-    assert_true(r[2].first == 5 && r[2].count == 1 && r[2].start == 4 && r[2].end == 5);
-    assert_true(r[2].label.kind == NONE);
-    /* Flow-seconds by hand: none 1 + 1 + 0.5 + 2 + 1, incoming 2 + 2, mixed 0.5 + 0.5 each. */
-    assert_true(fc__intervals_time(iv, NONE, 1) == 5.5);
-    assert_true(fc__intervals_time(iv, IN, 2) == 4);
-    assert_true(fc__intervals_time(iv, MIN, 2) == 1);
-    assert_true(fc__intervals_time(iv, MOUT, 2) == 1);
-    assert_true(fc__intervals_time(iv, OUT, 2) == 0);
+    check_async_sums(iv);
     assert_non_null(fc__interval_label(fc__intervals_get(iv, 3), 2));
     assert_null(fc__interval_label(fc__intervals_get(iv, 3), 0));
-    assert_int_equal(fc__intervals_history(iv, 99, &r, &nr), FC_EINVAL);
     fc__intervals_free(iv);
 }
 
@@ -242,23 +250,7 @@ static void test_lean(void **state)
         assert_int_equal(fc__intervals_conflicts(iv, i, &c), 0);
     }
     assert_null(fc__intervals_get(iv, 7));
-    const fc__label_run *r;
-    size_t nr;
-    assert_int_equal(fc__intervals_history(iv, 1, &r, &nr), 0);
-    assert_int_equal(nr, 3);
-    assert_true(r[0].first == 1 && r[0].count == 2 && r[0].start == 1 && r[0].end == 3);
-    assert_true(r[0].label.kind == IN && r[0].label.k == 2 && r[0].label.node == 2);
-    assert_true(r[1].first == 3 && r[1].count == 2 && r[1].start == 3 && r[1].end == 4);
-    assert_true(r[1].label.kind == MIN && r[1].label.node == 2);
-    assert_true(r[2].first == 5 && r[2].count == 1 && r[2].start == 4 && r[2].end == 5);
-    assert_true(r[2].label.kind == NONE);
-    assert_true(fc__intervals_time(iv, NONE, 1) == 5.5);
-    assert_true(fc__intervals_time(iv, IN, 2) == 4);
-    assert_true(fc__intervals_time(iv, MIN, 2) == 1);
-    assert_true(fc__intervals_time(iv, MOUT, 2) == 1);
-    assert_true(fc__intervals_time(iv, OUT, 2) == 0);
-    assert_int_equal(fc__intervals_max_k(iv), 2);
-    assert_int_equal(fc__intervals_history(iv, 99, &r, &nr), FC_EINVAL);
+    check_async_sums(iv);
     fc__intervals_free(iv);
 }
 

@@ -83,6 +83,18 @@ static void selfcal_recovers_known_figures(void **state)
     free(m);
 }
 
+/* A profile of one inter-node segment, LAT + bytes * PB, and nothing else (owned by the caller). */
+static fc__profile *line_profile(void)
+{
+    fc__profile *p = fc__profile_new();
+    assert_non_null(p);
+    p->inter = malloc(sizeof *p->inter);
+    assert_non_null(p->inter);
+    p->inter[0] = (fc__segment){0, UINT64_MAX, LAT, PB, 0};
+    p->ninter = 1;
+    return p;
+}
+
 /* With a profile that is exactly right, every model predicts an uncontended flow exactly, and for
  * the outgoing pair (alpha = 1; each flow alone at 1/PB on a NIC of 1/PB) flowcut and fairshare
  * predict LAT + 2 * bytes * PB while linear predicts LAT + bytes * PB (an error of ~50 %). */
@@ -96,12 +108,7 @@ static void prediction_errors_by_hand(void **state)
     fc_match *m = mk_match(f, 3, 3);
     fc__intervals *iv;
     assert_int_equal(fc__intervals_build(f, 3, &iv), 0);
-    fc__profile *p = fc__profile_new();
-    assert_non_null(p);
-    p->inter = malloc(sizeof *p->inter);
-    assert_non_null(p->inter);
-    p->inter[0] = (fc__segment){0, UINT64_MAX, LAT, PB, 0};
-    p->ninter = 1;
+    fc__profile *p = line_profile();
     p->cuts = malloc(sizeof *p->cuts);
     assert_non_null(p->cuts);
     double *al = malloc(2 * sizeof *al);
@@ -140,13 +147,7 @@ static void prediction_errors_by_hand(void **state)
     fc__intervals *lean;
     assert_int_equal(fc__intervals_build_lean(f, 3, &lean), 0);
     assert_int_equal(fc__intervals_count(lean), 2);
-    fc__profile *pl = fc__profile_new();
-    assert_non_null(pl);
-    pl->inter = malloc(sizeof *pl->inter);
-    assert_non_null(pl->inter);
-    pl->inter[0] = (fc__segment){0, UINT64_MAX, LAT, PB, 0};
-    pl->ninter = 1;
-    assert_int_equal(fc__prediction_run(m, lean, pl, models, 1, 0, &pr), 0);
+    assert_int_equal(fc__prediction_run(m, lean, line_profile(), models, 1, 0, &pr), 0);
     assert_int_equal(pr->nmodels, 1);
     assert_true(fabs(pr->iv_err[0][0]) < 1e-6);
     assert_true(fabs(pr->iv_err[0][1] - (obs_pair - lin_pair) / obs_pair * 100) < 1e-6);

@@ -344,7 +344,47 @@ static void test_settle_ties(void **state)
     fc__profile_free(p);
 }
 
-/* Many flows: every model finishes and every message comes back exactly once, in time order. */
+/* Starts message key at t, its nodes and size drawn from *x: the same messages in every run. */
+static void start_drawn(fc__net *n, uint32_t *x, double t, uint64_t key)
+{
+    *x = *x * 1103515245u + 12345u;
+    uint32_t src = (*x >> 8) % 8, dst = (*x >> 16) % 8;
+    assert_int_equal(fc__net_start(n, t, src, dst, 1000 + (*x >> 20) % 50000, key), 0);
+}
+
+/* test_many's nf messages again, under model, driven by fc__net_advance (settle 0) or by
+ * fc__net_settle as a replay drives it, with an event of the caller's between two starts that
+ * starts nothing: the completions must be order[] at when[], to the last bit (the same events and
+ * re-solves, run once; those at a start's very time come after it). Settling must not move the
+ * clock to the caller's events, or the work left would round differently. */
+static void drive_again(const fc__profile *p, unsigned model, int settle, const uint64_t *order,
+                        const double *when, size_t nf)
+{
+    fc__net *n;
+    assert_int_equal(fc__net_create(p, model, &n), 0);
+    uint32_t x = 12345;
+    size_t again = 0, steps = settle ? 2 * nf : nf;
+    double step = settle ? 0.5e-3 : 1e-3, te;
+    uint64_t k;
+    int rc;
+    for (size_t i = 0; i <= steps; i++) {
+        double t = i < steps ? (double)i * step : INFINITY;
+        while ((rc = settle ? fc__net_settle(n, t, &te, &k) : fc__net_advance(n, t, &te, &k)) > 0) {
+            assert_true(again < nf && k == order[again] && te == when[again]);
+            again++;
+        }
+        assert_int_equal(rc, 0);
+        if (i == steps)
+            break;
+        if (!settle || i % 2 == 0)
+            start_drawn(n, &x, t, settle ? i / 2 : i);
+    }
+    assert_int_equal(again, nf);
+    fc__net_free(n);
+}
+
+/* Many flows: every model finishes and every message comes back exactly once, in time order; and
+ * the same completions come back when fc__net_advance or fc__net_settle drives the simulation. */
 static void test_many(void **state)
 {
     (void)state;
@@ -375,9 +415,7 @@ static void test_many(void **state)
                 order[got] = k;
                 when[got++] = te;
             }
-            x = x * 1103515245u + 12345u;
-            uint32_t src = (x >> 8) % 8, dst = (x >> 16) % 8;
-            assert_int_equal(fc__net_start(n, t, src, dst, 1000 + (x >> 20) % 50000, i), 0);
+            start_drawn(n, &x, t, i);
         }
         double te;
         uint64_t k;
@@ -393,50 +431,8 @@ static void test_many(void **state)
         assert_int_equal(got, NF);
         free(seen);
         fc__net_free(n);
-        /* The same messages driven by fc__net_advance: the same completions, in the same order,
-         * at the same times to the last bit (the same events and re-solves, run once). */
-        assert_int_equal(fc__net_create(p, model, &n), 0);
-        x = 12345;
-        size_t again = 0;
-        for (uint64_t i = 0; i <= NF; i++) {
-            double t = i < NF ? (double)i * 1e-3 : INFINITY;
-            while ((rc = fc__net_advance(n, t, &te, &k)) > 0) {
-                assert_true(again < NF && k == order[again] && te == when[again]);
-                again++;
-            }
-            assert_int_equal(rc, 0);
-            if (i == NF)
-                break;
-            x = x * 1103515245u + 12345u;
-            uint32_t src = (x >> 8) % 8, dst = (x >> 16) % 8;
-            assert_int_equal(fc__net_start(n, t, src, dst, 1000 + (x >> 20) % 50000, i), 0);
-        }
-        assert_int_equal(again, NF);
-        fc__net_free(n);
-        /* Driven by fc__net_settle as a replay drives it, with an event of the caller's between
-         * two starts that starts nothing: the same completions, to the last bit, in the same order
-         * (those at a start's very time come after it). Settling must not move the clock to the
-         * caller's events, or the work left would round differently. */
-        assert_int_equal(fc__net_create(p, model, &n), 0);
-        x = 12345;
-        again = 0;
-        for (uint64_t i = 0; i <= 2 * NF; i++) {
-            double t = i < 2 * NF ? (double)i * 0.5e-3 : INFINITY;
-            while ((rc = fc__net_settle(n, t, &te, &k)) > 0) {
-                assert_true(again < NF && k == order[again] && te == when[again]);
-                again++;
-            }
-            assert_int_equal(rc, 0);
-            if (i == 2 * NF)
-                break;
-            if (i % 2)
-                continue;
-            x = x * 1103515245u + 12345u;
-            uint32_t src = (x >> 8) % 8, dst = (x >> 16) % 8;
-            assert_int_equal(fc__net_start(n, t, src, dst, 1000 + (x >> 20) % 50000, i / 2), 0);
-        }
-        assert_int_equal(again, NF);
-        fc__net_free(n);
+        drive_again(p, model, 0, order, when, NF);
+        drive_again(p, model, 1, order, when, NF);
     }
     free(order);
     free(when);
