@@ -134,6 +134,17 @@ static int keep_conf(void *arg, const fc__conflict *c)
     return 0;
 }
 
+/* The rank of flow id among the flows given to build (its place in flow_ids), or NIL. Matched
+ * flows are numbered 0, 1, 2 ...: then the id is its own rank, found without a search (the build
+ * asks once per flow, self-calibration once per flow and label it fits). */
+static size_t flow_rank(const fc__intervals *iv, uint64_t id)
+{
+    if (id < iv->nflows && iv->flow_ids[id] == id)
+        return (size_t)id;
+    const uint64_t *p = bsearch(&id, iv->flow_ids, iv->nflows, sizeof id, cmp_u64);
+    return p ? (size_t)(p - iv->flow_ids) : NIL;
+}
+
 /* Room in iv->time for labels of k up to at least k. Returns 0 or FC_ENOMEM. */
 static int time_rows(fc__intervals *iv, size_t k)
 {
@@ -219,8 +230,7 @@ static int keep_flow(void *arg, const fc_flow *f, const fc__label_run *runs, siz
 {
     keep *kp = arg;
     fc__intervals *iv = kp->iv;
-    const uint64_t *p = bsearch(&f->id, iv->flow_ids, iv->nflows, sizeof f->id, cmp_u64);
-    size_t r = (size_t)(p - iv->flow_ids);
+    size_t r = flow_rank(iv, f->id); /* every flow swept was given to build */
     if (fc__reserve(&iv->runs, &kp->cruns, kp->nruns + nruns, sizeof *iv->runs))
         return FC_ENOMEM;
     iv->run_off[r] = kp->nruns;
@@ -499,14 +509,9 @@ size_t fc__intervals_conflicts(const fc__intervals *iv, size_t i, const fc__conf
 int fc__intervals_history(const fc__intervals *iv, uint64_t id, const fc__label_run **runs,
                           size_t *nruns)
 {
-    /* Matched flows are numbered 0, 1, 2 ...: then the id is its own rank, found without a
-     * search (self-calibration asks for every flow's history once per label it fits). */
-    const uint64_t *p = id < iv->nflows && iv->flow_ids[id] == id
-                            ? &iv->flow_ids[id]
-                            : bsearch(&id, iv->flow_ids, iv->nflows, sizeof id, cmp_u64);
-    if (p == NULL)
+    size_t r = flow_rank(iv, id);
+    if (r == NIL)
         return fc__err(FC_EINVAL, "flows: no flow has id %llu", (unsigned long long)id);
-    size_t r = (size_t)(p - iv->flow_ids);
     *runs = iv->runs + iv->run_off[r];
     *nruns = iv->run_n[r];
     return 0;
