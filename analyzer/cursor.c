@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "internal.h"
+#include "cursor.h"
 
 /* ---- request ids: handle -> queue of outstanding requests, open addressing ---------------------
  * A queue, not a single binding: MPICH, for one, hands out the same handle for several sends that
@@ -482,19 +483,24 @@ static inline __attribute__((always_inline)) int join_request(fc_cursor *c, fc_r
 /* Fills in rec's rank, aligned times and world peer as fc_rank_align and fc_rank_peer_world give
  * them (reader.h), with their common cases done here without a call: a constant clock offset, a
  * negative peer (FC_PEER_*, unchanged) and a peer in a defined MPI_COMM_WORLD (its local group). */
-static inline __attribute__((always_inline)) void derive(const fc_cursor *c, fc_record *rec)
+static inline __attribute__((always_inline)) int64_t align_t0(const fc_cursor *c, uint64_t t)
+{
+    return c->clock_fixed ? (int64_t)t + c->clock_offset : fc_rank_align(&c->r->pub, t);
+}
+
+/* As above; t0 is ev.t0 aligned when the caller has it already (known 1), as fc__cursor_fill
+ * does, which compares it with its limit before it takes the record. */
+static inline __attribute__((always_inline)) void derive(const fc_cursor *c, fc_record *rec, int known, int64_t t0,
+                                                         int fixed)
 {
     const fc_rank *r = &c->r->pub;
     rec->rank = r->info.rank;
-    if (c->clock_fixed) {
-        rec->t0 = (int64_t)rec->ev.t0 + c->clock_offset;
+    rec->t0 = known ? t0 : align_t0(c, rec->ev.t0);
+    if (fixed || c->clock_fixed)
         rec->t1 = (int64_t)rec->ev.t1 + c->clock_offset;
-    } else {
-        rec->t0 = fc_rank_align(r, rec->ev.t0);
-        /* A function of the local time alone: a record without duration (COMPLETE, START)
-         * needs it once. */
+    else /* a function of the local time alone: a record without duration (COMPLETE, START)
+          * needs it once */
         rec->t1 = rec->ev.t1 == rec->ev.t0 ? rec->t0 : fc_rank_align(r, rec->ev.t1);
-    }
     if (rec->ev.peer < 0)
         rec->peer = rec->ev.peer;
     else if (rec->comm == 0 && (uint64_t)rec->ev.peer < c->world_size)
@@ -504,8 +510,11 @@ static inline __attribute__((always_inline)) void derive(const fc_cursor *c, fc_
 }
 
 /* fc_cursor_next's work once the stream of the next record is chosen. With one 1, best is the
- * only stream, thread 0, which the record held in the codec already has (nothing sets it there). */
-static inline __attribute__((always_inline)) int take(fc_cursor *c, stream *best, fc_record *rec, int one)
+ * only stream, thread 0, which the record held in the codec already has (nothing sets it there).
+ * With known 1, t0 is the record's aligned entry time; with fixed 1, the caller has seen that
+ * c->clock_fixed is set. */
+static inline __attribute__((always_inline)) int take(fc_cursor *c, stream *best, fc_record *rec, int one,
+                                                      int known, int64_t t0, int fixed)
 {
     rec->ev = *best->head;
     if (!one)
@@ -517,8 +526,18 @@ static inline __attribute__((always_inline)) int take(fc_cursor *c, stream *best
         c->one = NULL;
         return c->failed = rc;
     }
-    derive(c, rec);
+    derive(c, rec, known, t0, fixed);
     return 1;
+}
+
+/* The stream whose head comes first, NULL when none has one left. */
+static stream *first_stream(const fc_cursor *c)
+{
+    stream *best = NULL;
+    for (size_t k = 0; k < c->ns; k++)
+        if (c->s[k].head != NULL && (best == NULL || c->s[k].head->t0 < best->head->t0))
+            best = &c->s[k];
+    return best;
 }
 
 /* fc_cursor_next's cases other than a record of a rank with one thread. */
@@ -526,21 +545,68 @@ static __attribute__((noinline)) int next_other(fc_cursor *c, fc_record *rec)
 {
     if (c->failed)
         return c->failed;
-    stream *best = NULL;
-    for (size_t k = 0; k < c->ns; k++)
-        if (c->s[k].head != NULL && (best == NULL || c->s[k].head->t0 < best->head->t0))
-            best = &c->s[k];
+    stream *best = first_stream(c);
     if (best == NULL)
         return 0;
-    return take(c, best, rec, 0);
+    return take(c, best, rec, 0, 0, 0, 0);
 }
 
 int fc_cursor_next(fc_cursor *c, fc_record *rec)
 {
     stream *s = c->one; /* most ranks have one thread */
     if (s != NULL)
-        return take(c, s, rec, 1);
+        return take(c, s, rec, 1, 0, 0, 0);
     return next_other(c, rec);
+}
+
+int fc__cursor_peek(fc_cursor *c, int64_t *t0)
+{
+    if (c->failed)
+        return c->failed;
+    const stream *s = c->one != NULL ? c->one : first_stream(c);
+    if (s == NULL)
+        return 0;
+    *t0 = align_t0(c, s->head->t0);
+    return 1;
+}
+
+int fc__cursor_fill(fc_cursor *c, int64_t last, fc_record *recs, size_t max, size_t *n)
+{
+    size_t k = 0;
+    int rc = 1;
+    /* A rank with one thread, the common case, takes its records in a loop of its own: no choice
+     * of stream, and no call per record; with a constant clock offset, no test of it either. Its
+     * stream stays c->one while it has a head and take succeeds. */
+    stream *s = c->one;
+    if (s != NULL && c->clock_fixed) {
+        for (int64_t off = c->clock_offset; k < max && s->head != NULL; k++) {
+            int64_t t0 = (int64_t)s->head->t0 + off;
+            if (t0 > last)
+                goto out;
+            if ((rc = take(c, s, &recs[k], 1, 1, t0, 1)) < 0)
+                goto out;
+        }
+    }
+    for (; k < max; k++) {
+        if (c->failed) {
+            rc = c->failed;
+            goto out;
+        }
+        stream *best = first_stream(c);
+        if (best == NULL) {
+            rc = 0;
+            goto out;
+        }
+        int64_t t0 = align_t0(c, best->head->t0);
+        if (t0 > last)
+            goto out;
+        if ((rc = take(c, best, &recs[k], 0, 1, t0, 0)) < 0)
+            goto out;
+    }
+    rc = 1;
+out:
+    *n = k;
+    return rc < 0 ? rc : rc > 0;
 }
 
 /* ---- the merge of ranks: a binary heap of cursors keyed by their next record ------------------ */

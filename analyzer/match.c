@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "cursor.h"
 #include "match.h"
 
 /* Flags of a message instance. */
@@ -53,6 +54,9 @@ typedef struct msg {
 } msg;
 
 #define NOCHAN UINT32_MAX
+/* Records read from a rank at a time (fc__cursor_fill): enough that the call is paid once per
+ * batch, few enough (4 KiB) that they are still in the cache when on_record takes them. */
+#define NRECS 32
 #define NOMSG UINT32_MAX
 
 /* The last call of one thread, which the COMPLETE and START sub-records that follow belong to. */
@@ -1849,7 +1853,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
      * would cost a heap operation each. The window adapts to hold lo to hi records. */
     nr = fc_trace_nranks(t);
     cur = calloc(nr + 1, sizeof *cur);
-    recs = calloc(nr + 1, sizeof *recs);
+    recs = calloc(NRECS, sizeof *recs);
     have = calloc(nr + 1, 1);
     fst = calloc(nr + 1, sizeof *fst);
     if (cur == NULL || recs == NULL || have == NULL || fst == NULL) {
@@ -1866,11 +1870,12 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
      * but each window visits every rank: a few records per rank at least. */
     uint64_t lo = 1024 > 4 * nr ? 1024 : 4 * nr, hi = 8 * lo;
     for (size_t i = 0; i < nr; i++) {
-        if ((rc = fc_cursor_open(t, i, &cur[i])) < 0 || (rc = fc_cursor_next(cur[i], &recs[i])) < 0)
+        int64_t t0;
+        if ((rc = fc_cursor_open(t, i, &cur[i])) < 0 || (rc = fc__cursor_peek(cur[i], &t0)) < 0)
             goto out;
         have[i] = rc > 0;
-        if (have[i] && recs[i].t0 < from)
-            from = recs[i].t0;
+        if (have[i] && t0 < from)
+            from = t0;
     }
     for (size_t i = 0; i < nr; i++)
         if (!have[i] && (rc = file_ended(&mt, t, i)) < 0)
@@ -1885,20 +1890,20 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
             if (!have[i])
                 continue;
             rstate *s = fst[i];
-            fc_record *r = &recs[i];
             fc_cursor *c = cur[i];
             int more = 1;
-            while (r->t0 <= last) {
-                if (s != NULL && (rc = on_record(&mt, s, r)) < 0)
+            /* A batch at a time: a call per batch rather than per record. */
+            for (size_t got = NRECS; more && got == NRECS;) {
+                if ((rc = fc__cursor_fill(c, last, recs, NRECS, &got)) < 0)
                     goto out;
-                n++;
-                if ((rc = fc_cursor_next(c, r)) <= 0) {
-                    if (rc < 0 || (rc = file_ended(&mt, t, i)) < 0)
+                more = rc;
+                for (size_t j = 0; s != NULL && j < got; j++)
+                    if ((rc = on_record(&mt, s, &recs[j])) < 0)
                         goto out;
-                    more = 0;
-                    break;
-                }
+                n += got;
             }
+            if (!more && (rc = file_ended(&mt, t, i)) < 0)
+                goto out;
             have[i] = (uint8_t)more;
             left += more;
         }

@@ -1,6 +1,7 @@
 /* tests/unit/test-analyzer-req.c: request ids joined from reused raw handles, persistent requests,
  * and the time order of a rank's threads. Expected ids follow the rule of reader.h by hand. */
 #include "test-analyzer-util.h"
+#include "cursor.h"
 
 typedef struct step {
     unsigned kind;
@@ -189,6 +190,93 @@ static void test_threads_merge(void **state)
     rm_scratch(dir);
 }
 
+/* Asserts that two records hold the same values, field by field (a record has padding, which a
+ * comparison of its bytes would read). */
+_Static_assert(sizeof(fc_event) == 2 * sizeof(uint32_t) + 10 * sizeof(uint64_t), "fc_event has no padding");
+static void same_record(const fc_record *a, const fc_record *b)
+{
+    assert_memory_equal(&a->ev, &b->ev, sizeof a->ev);
+    assert_int_equal(a->rank, b->rank);
+    assert_int_equal(a->t0, b->t0);
+    assert_int_equal(a->t1, b->t1);
+    assert_int_equal(a->comm, b->comm);
+    assert_int_equal(a->peer, b->peer);
+    assert_int_equal(a->req, b->req);
+}
+
+/* The batch reader (fc__cursor_fill, fc__cursor_peek) against fc_cursor_next, the second method:
+ * over a rank with two threads and one with a single thread and a constant clock, for batches of
+ * 1, 2 and 7 records and limits at, between and past the records' times, it must give the same
+ * records in the same order, stop before the first one past its limit, and peek at that one. */
+static void test_fill_batches(void **state)
+{
+    (void)state;
+    char dir[4096], path[4200];
+    fc_writer *w;
+    fc_event a[3] = {ev_make(FC_EV_MPI_Isend, 100, 110, 1, 0, 0, 1, 0x10), ev_make(FC_EV_MPI_Send, 300, 310, 1, 0, 0, 3, 0),
+                     ev_make(FC_EV_COMPLETE, 700, 700, 1, 0, 0, 6, 0x10)};
+    fc_event b[3] = {ev_make(FC_EV_MPI_Recv, 200, 210, 1, 0, 0, 2, 0), ev_make(FC_EV_MPI_Recv, 300, 410, 1, 0, 0, 4, 0),
+                     ev_make(FC_EV_MPI_Recv, 500, 510, 1, 0, 0, 5, 0)};
+    make_scratch(dir, sizeof dir);
+    rank_path(path, sizeof path, dir, 0);
+    assert_int_equal(fc_writer_open(path, 0, 2, 0, 1, 0, &w), 0);
+    assert_int_equal(fc_writer_events(w, 1, b, 3), 0);
+    assert_int_equal(fc_writer_events(w, 0, a, 3), 0);
+    assert_int_equal(fc_writer_close(w), 0);
+    rank_path(path, sizeof path, dir, 1);
+    assert_int_equal(fc_writer_open(path, 1, 2, 0, 1, 0, &w), 0);
+    assert_int_equal(fc_writer_events(w, 0, a, 3), 0);
+    assert_int_equal(fc_writer_events(w, 0, b, 1), 0); /* a second block of the same thread */
+    assert_int_equal(fc_writer_close(w), 0);
+    for (size_t f = 0; f < 2; f++) {
+        size_t n;
+        fc_record *want = read_all(dir, f, &n);
+        assert_int_equal(n, f == 0 ? 6 : 4);
+        static const size_t max[] = {1, 2, 7};
+        static const int64_t lim[] = {0, 100, 250, 300, 699, INT64_MAX};
+        for (size_t m = 0; m < 3; m++) {
+            for (size_t l = 0; l < 6; l++) {
+                fc_trace *t;
+                fc_cursor *c;
+                fc_record got[7];
+                size_t at = 0, k;
+                assert_int_equal(fc_trace_open(dir, &t), 0);
+                assert_int_equal(fc_cursor_open(t, f, &c), 0);
+                /* Every record up to the limit, a batch at a time, then the first one past it. */
+                int rc;
+                do {
+                    rc = fc__cursor_fill(c, lim[l], got, max[m], &k);
+                    assert_true(rc >= 0 && k <= max[m]);
+                    for (size_t j = 0; j < k; j++, at++) {
+                        assert_true(at < n && want[at].t0 <= lim[l]);
+                        same_record(&got[j], &want[at]);
+                    }
+                } while (rc == 1 && k == max[m]);
+                int64_t t0 = -1;
+                if (at < n) {
+                    assert_int_equal(rc, 1);
+                    assert_true(want[at].t0 > lim[l]);
+                    assert_int_equal(fc__cursor_peek(c, &t0), 1);
+                    assert_int_equal(t0, want[at].t0);
+                    /* The rest, past any limit. */
+                    do {
+                        rc = fc__cursor_fill(c, INT64_MAX, got, max[m], &k);
+                        for (size_t j = 0; j < k; j++, at++)
+                            same_record(&got[j], &want[at]);
+                    } while (rc == 1);
+                }
+                assert_int_equal(rc, 0);
+                assert_int_equal(at, n);
+                assert_int_equal(fc__cursor_peek(c, &t0), 0);
+                fc_cursor_close(c);
+                fc_trace_close(t);
+            }
+        }
+        free(want);
+    }
+    rm_scratch(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_many_handles),
         cmocka_unit_test(test_long_queue),
         cmocka_unit_test(test_threads_merge),
+        cmocka_unit_test(test_fill_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
