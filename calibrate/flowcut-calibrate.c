@@ -218,8 +218,18 @@ static int find_nodes(cal_layout *L)
     L->node_of = malloc((size_t)L->nranks * sizeof *L->node_of);
     L->members = malloc((size_t)L->nranks * sizeof *L->members);
     L->first = calloc((size_t)L->nranks + 1, sizeof *L->first);
-    if (leaders == NULL || L->node_of == NULL || L->members == NULL || L->first == NULL)
+    /* Every rank learns whether all have their arrays before the gather: one that is out of memory
+     * and left alone would leave the others waiting in it. */
+    int ok = leaders != NULL && L->node_of != NULL && L->members != NULL && L->first != NULL, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!all) {
+        free(leaders);
+        free(L->node_of);
+        free(L->members);
+        free(L->first);
+        L->node_of = L->members = L->first = NULL;
         return -1;
+    }
     MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, MPI_COMM_WORLD);
     L->nnodes = 0;
     for (int r = 0; r < L->nranks; r++) {
