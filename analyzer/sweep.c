@@ -20,6 +20,14 @@ typedef struct bnd {
     uint32_t start;
 } bnd;
 
+/* A start waiting in the queue of starts, with the flow's end beside it: the step that starts the
+ * flow then finds the time of its end without reading the flow, which is not in cache by then (a
+ * release queues hundreds of starts at once). */
+typedef struct qstart {
+    double t, end;
+    uint32_t slot;
+} qstart;
+
 /* A growable list of slots (the active flows leaving or entering a node). */
 typedef struct slist {
     uint32_t *v;
@@ -100,7 +108,7 @@ struct fc__sweep {
      * (heap[nheap + 1]), so that the top's two children are read without a test either. */
     bnd *heap;
     size_t nheap, cheap;
-    bnd *fifo; /* starts not decreasing, fifo[fh .. fn) */
+    qstart *fifo; /* starts not decreasing, fifo[fh .. fn) */
     size_t fh, fn, fcap;
     /* Scratch. */
     uint32_t *queue, *rems; /* rems and chg as long as the slots (struct relabel) */
@@ -720,7 +728,6 @@ static inline __attribute__((always_inline)) int add(fc__sweep *s, const fc_flow
     /* No label yet. Its first one need not count as a change of rem: what that would gather, the
      * lone rem flows at its ends, is gathered anyway, its ends being its step's seeds. */
     p->rem = 0;
-    bnd b = {f->start, f_slot, 1};
     if (s->fh == s->fn || f->start >= s->fifo[s->fn - 1].t) {
         if (s->fn + 2 > s->fcap) { /* full: reuse the consumed front when it is half, or grow */
             if (s->fh > 0 && s->fh >= s->fn / 2) {
@@ -730,11 +737,11 @@ static inline __attribute__((always_inline)) int add(fc__sweep *s, const fc_flow
             } else if (fc__reserve(&s->fifo, &s->fcap, s->fn + 2, sizeof *s->fifo))
                 return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
         }
-        s->fifo[s->fn++] = b;
+        s->fifo[s->fn++] = (qstart){f->start, f->end, f_slot};
         s->fifo[s->fn].t = INFINITY;
         return 0;
     }
-    heap_push(s, b);
+    heap_push(s, (bnd){f->start, f_slot, 1});
     return 0;
 }
 
@@ -775,7 +782,7 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
     double lo = s->until > -INFINITY ? s->until : -DBL_MAX;
     size_t i = 0;
     while (i < n) {
-        bnd *fifo = s->fifo;
+        qstart *fifo = s->fifo;
         size_t fn = s->fn, nfreed = s->nfreed, ndir = s->ndir;
         const uint32_t *freed = s->freed, *dir = s->dir;
         slot *sl = s->sl;
@@ -800,7 +807,7 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
             p->src = x - 1;
             p->dst = y - 1;
             p->rem = 0; /* as add */
-            fifo[fn++] = (bnd){t, f_slot, 1};
+            fifo[fn++] = (qstart){t, f->end, f_slot};
             fifo[fn].t = INFINITY;
             last = t;
         }
@@ -873,11 +880,15 @@ static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t,
     uint32_t x, y;
     do {
         bnd b; /* no boundary is earlier than t: one at t is one not later */
-        if (many ? s->fifo[s->fh].t <= t : in_fifo)
-            b = s->fifo[s->fh++];
-        else if (!many || s->heap[0].t <= t)
+        double end; /* of a start's flow */
+        if (many ? s->fifo[s->fh].t <= t : in_fifo) {
+            const qstart *q = &s->fifo[s->fh++];
+            b = (bnd){q->t, q->slot, 1};
+            end = q->end;
+        } else if (!many || s->heap[0].t <= t) {
             b = heap_pop(s);
-        else
+            end = b.start ? s->fp[b.slot]->end : 0; /* a start out of order (seldom) */
+        } else
             break;
         const slot *p = &s->sl[b.slot];
         x = p->src;
@@ -889,7 +900,7 @@ static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t,
         if (b.start) {
             if (attach(s, b.slot))
                 return FC_ENOMEM;
-            heap_push(s, (bnd){s->fp[b.slot]->end, b.slot, 0});
+            heap_push(s, (bnd){end, b.slot, 0});
         } else if ((rc = end_flow(s, b.slot, t)))
             return rc;
     } while (many);
