@@ -20,12 +20,15 @@ typedef struct bnd {
     uint32_t start;
 } bnd;
 
-/* A start waiting in the queue of starts, with the flow's end beside it: the step that starts the
- * flow then finds the time of its end without reading the flow, which is not in cache by then (a
- * release queues hundreds of starts at once). */
+/* A start waiting in the queue of starts, with what the step that starts the flow needs of it: a
+ * lent flow (fl) with its nodes' dense indices, which takes a slot only then, or a flow given a
+ * slot already (fl NULL). A release queues hundreds of starts at once: their flows' lines, and
+ * slots taken for them, would have left the cache by the time each starts, where the slots freed
+ * by the flows that ended last have not. */
 typedef struct qstart {
     double t, end;
-    uint32_t slot;
+    fc_flow *fl;
+    uint32_t src, dst; /* with fl; without, src is the slot */
 } qstart;
 
 /* A growable list of slots (the active flows leaving or entering a node). */
@@ -74,7 +77,8 @@ typedef struct nent {
 struct fc__sweep {
     fc__sweep_ops ops;
     double until; /* boundaries before it are applied; flows may not start earlier */
-    /* Slots, one per flow between its fc__sweep_add and its end. */
+    /* Slots, one per flow from its start (from its fc__sweep_add when not queued by
+     * fc__sweep_lend_all: struct qstart) to its end. */
     size_t nslots, cslots;
     fc_flow *flow; /* copies of the flows given by fc__sweep_add */
     fc_flow **fp;  /* each slot's flow: its copy in flow[] or the lender's */
@@ -298,13 +302,14 @@ static uint32_t slot_new(fc__sweep *s)
             (c = s->cslots, fc__reserve(&s->rems, &c, need, sizeof *s->rems)) ||
             (c = s->cslots, fc__reserve(&s->chg, &c, need, sizeof *s->chg)))
             return NIL;
-        /* So are these, sized here once rather than at each boundary: a slot has one pending
-         * boundary (in the heap, or the queue of starts) and is active at most once, so the heap
-         * (and its sentinels), the active set, a step's seeds (two per boundary), the labels counted
-         * by k and a conflict's list (k is at most the flows active) all fit. */
+        /* So are these, sized here once rather than at each boundary: a slot has at most one
+         * boundary in the heap and is active at most once, so the heap (and its sentinels), the
+         * active set, the labels counted by k and a conflict's list (k is at most the flows active)
+         * all fit, and so do a step's seeds, two per boundary: its ends are of flows active before
+         * it, its starts of flows active after it, so it has at most two boundaries per slot. */
         if (fc__reserve(&s->heap, &s->cheap, c + 2, sizeof *s->heap) ||
             fc__reserve(&s->act, &s->cact, c, sizeof *s->act) ||
-            fc__reserve(&s->queue, &s->cqueue, 2 * c, sizeof *s->queue) ||
+            fc__reserve(&s->queue, &s->cqueue, 4 * c, sizeof *s->queue) ||
             fc__reserve(&s->cnt_k, &s->ccnt_k, c + 3, sizeof *s->cnt_k) ||
             fc__reserve(&s->cids, &s->ccids, c + 3, sizeof *s->cids))
             return NIL;
@@ -737,7 +742,7 @@ static inline __attribute__((always_inline)) int add(fc__sweep *s, const fc_flow
             } else if (fc__reserve(&s->fifo, &s->fcap, s->fn + 2, sizeof *s->fifo))
                 return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
         }
-        s->fifo[s->fn++] = (qstart){f->start, f->end, f_slot};
+        s->fifo[s->fn++] = (qstart){f->start, f->end, NULL, f_slot, 0};
         s->fifo[s->fn].t = INFINITY;
         return 0;
     }
@@ -777,16 +782,14 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
             return fc__err(FC_ENOMEM, "flows: out of memory in the interval sweep");
     }
     /* A start not below lo is finite and not before the time swept. The arrays and counts the
-     * usual flow touches are held here, where its stores (a byte among them) cannot reach them,
-     * and put back around the general way. */
+     * usual flow touches are held here, where its stores cannot reach them, and put back around
+     * the general way. */
     double lo = s->until > -INFINITY ? s->until : -DBL_MAX;
     size_t i = 0;
     while (i < n) {
         qstart *fifo = s->fifo;
-        size_t fn = s->fn, nfreed = s->nfreed, ndir = s->ndir;
-        const uint32_t *freed = s->freed, *dir = s->dir;
-        slot *sl = s->sl;
-        fc_flow **fp = s->fp;
+        size_t fn = s->fn, ndir = s->ndir;
+        const uint32_t *dir = s->dir;
         /* The last start queued is not below lo (it is pending: not before the time swept), so a
          * start not below last is not below lo either. */
         double last = s->fh == fn ? lo : fifo[fn - 1].t;
@@ -794,25 +797,17 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
             fc_flow *f = v[i].fl;
             double t = v[i].start;
             uint32_t x, y;
-            /* The usual flow, active, finite and in order, with a free slot and known nodes; any
-             * other the general way. */
+            /* The usual flow, active, finite and in order, with known nodes, queued with them to
+             * take a slot when it starts (struct qstart); any other the general way. */
             if (!(!f->intra && f->src_node != f->dst_node && t >= last && f->end > t && f->end <= DBL_MAX &&
-                  nfreed > 0 && f->src_node < ndir && (x = dir[f->src_node]) != 0 &&
-                  f->dst_node < ndir && (y = dir[f->dst_node]) != 0))
+                  f->src_node < ndir && (x = dir[f->src_node]) != 0 && f->dst_node < ndir &&
+                  (y = dir[f->dst_node]) != 0))
                 break;
-            uint32_t f_slot = freed[--nfreed];
-            slot *p = &sl[f_slot];
-            fp[f_slot] = f;
-            p->lent = 1;
-            p->src = x - 1;
-            p->dst = y - 1;
-            p->rem = 0; /* as add */
-            fifo[fn++] = (qstart){t, f->end, f_slot};
+            fifo[fn++] = (qstart){t, f->end, f, x - 1, y - 1};
             fifo[fn].t = INFINITY;
             last = t;
         }
         s->fn = fn;
-        s->nfreed = nfreed;
         if (i < n) {
             int rc = add(s, v[i].fl, v[i].fl);
             if (rc)
@@ -868,6 +863,21 @@ static inline __attribute__((always_inline)) void next_stamp(fc__sweep *s)
     s->stamp = 1;
 }
 
+/* A slot for the lent flow of queued start q, which starts now (NIL when out of memory). */
+static inline __attribute__((always_inline)) uint32_t start_slot(fc__sweep *s, const qstart *q)
+{
+    uint32_t f = slot_get(s);
+    if (f == NIL)
+        return NIL;
+    slot *p = &s->sl[f];
+    s->fp[f] = q->fl;
+    p->lent = 1;
+    p->src = q->src;
+    p->dst = q->dst;
+    p->rem = 0; /* as add */
+    return f;
+}
+
 /* Applies the group of boundaries at time t, the next one: one boundary unless many is set, the
  * first start queued when in_fifo is set (the caller knows), else the top of the heap. */
 static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t, int many, int in_fifo)
@@ -883,7 +893,10 @@ static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t,
         double end; /* of a start's flow */
         if (many ? s->fifo[s->fh].t <= t : in_fifo) {
             const qstart *q = &s->fifo[s->fh++];
-            b = (bnd){q->t, q->slot, 1};
+            uint32_t f = q->src;
+            if (q->fl && (f = start_slot(s, q)) == NIL)
+                return FC_ENOMEM;
+            b = (bnd){q->t, f, 1};
             end = q->end;
         } else if (!many || s->heap[0].t <= t) {
             b = heap_pop(s);
@@ -894,7 +907,7 @@ static inline __attribute__((always_inline)) int step_at(fc__sweep *s, double t,
         x = p->src;
         y = p->dst;
         if (many) {
-            s->queue[nseed++] = x; /* room for all (slot_get) */
+            s->queue[nseed++] = x; /* room for all (slot_new) */
             s->queue[nseed++] = y;
         }
         if (b.start) {
