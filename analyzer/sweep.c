@@ -964,6 +964,13 @@ int fc__sweep_advance(fc__sweep *s, double until)
         fc__err(rc, "flows: out of memory in the interval sweep");
     if (until > s->until)
         s->until = until;
+    /* Every start queued has been applied, as usual when the starts given are advanced to: the
+     * queue starts again at its front, so that it stays as long as the starts given between two
+     * advances, in the same memory, and is never moved. */
+    if (s->fh == s->fn && s->fh > 0) {
+        s->fh = s->fn = 0;
+        s->fifo[0].t = INFINITY;
+    }
     return rc;
 }
 
