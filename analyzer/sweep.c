@@ -65,7 +65,11 @@ typedef struct node {
     uint32_t mark, omark, imark; /* mark: out taken in this relabelling; mark_in: in taken */
     uint32_t num;                /* the node number */
     uint32_t mark_in;
-    uint32_t pad[3];
+    /* A node that flows in come from (the first one's, after none came in) and how many of the
+     * flows in do: when all of them, a step that changes the out list of that node takes them all
+     * with it (collect). */
+    uint32_t from, nfrom;
+    uint32_t pad;
 } node;
 _Static_assert(sizeof(node) == 64, "a node fills one cache line");
 
@@ -347,7 +351,13 @@ static inline __attribute__((always_inline)) int slist_push(slist *l, uint32_t f
 static inline __attribute__((always_inline)) int attach(fc__sweep *s, uint32_t f)
 {
     slot *p = &s->sl[f];
-    if (slist_push(&s->nd[p->src].out, f, &p->pos_out) || slist_push(&s->nd[p->dst].in, f, &p->pos_in))
+    node *b = &s->nd[p->dst];
+    if (b->in.n == 0) {
+        b->from = p->src;
+        b->nfrom = 1;
+    } else if (b->from == p->src)
+        b->nfrom++;
+    if (slist_push(&s->nd[p->src].out, f, &p->pos_out) || slist_push(&b->in, f, &p->pos_in))
         return FC_ENOMEM;
     p->apos = (uint32_t)s->nact;
     s->act[s->nact++] = f;
@@ -361,7 +371,10 @@ static inline __attribute__((always_inline)) int attach(fc__sweep *s, uint32_t f
 static inline __attribute__((always_inline)) void detach(fc__sweep *s, uint32_t f)
 {
     slot *p = &s->sl[f];
-    slist *o = &s->nd[p->src].out, *i = &s->nd[p->dst].in;
+    node *b = &s->nd[p->dst];
+    slist *o = &s->nd[p->src].out, *i = &b->in;
+    if (b->from == p->src)
+        b->nfrom--;
     uint32_t last = o->v[--o->n];
     o->v[p->pos_out] = last;
     s->sl[last].pos_out = p->pos_out;
@@ -595,7 +608,10 @@ static inline __attribute__((always_inline)) void collect(fc__sweep *s, relabel 
     if (nseed == 2) { /* the usual step, one boundary: its two lists are distinct, no mark needed */
         node *a = &s->nd[x], *b = &s->nd[y];
         take_out(s, r, a);
-        take_in(s, r, b);
+        /* A node often receives from one node only (two nodes exchanging, a ring, a halo in one
+         * dimension): when every flow entering b leaves a, take_out took them all. */
+        if (b->from != x || b->nfrom != b->in.n)
+            take_in(s, r, b);
         /* A list of three flows or more had two or more before: it links its node neither then
          * nor now, so the lone rem flow across the node keeps its path. */
         if (a->out.n < 3)
