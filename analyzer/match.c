@@ -624,13 +624,32 @@ static int call_live(pairing *p, uint32_t *ix, int renumber)
     return call_order(p, ix, n, renumber);
 }
 
+/* fc__grow for the pools of instances, channels and calls, whose entries are whole cache lines (128
+ * or 64 bytes): the array starts on a line, so that an entry spans no more lines than its size
+ * says. realloc would keep only malloc's 16-byte alignment. */
+static int grow_lines(void **v, size_t *n, size_t *cap, size_t sz)
+{
+    if (*n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *p = aligned_alloc(64, (ncap * sz + 63) & ~(size_t)63);
+    if (p == NULL)
+        return FC_ENOMEM;
+    if (*n > 0)
+        memcpy(p, *v, *n * sz);
+    free(*v);
+    *v = p;
+    *cap = ncap;
+    return 0;
+}
+
 /* Room for one more entry at the end of a pool (*v, *n entries, *cap allocated, of sz bytes) whose
  * free entries are listed in *fv (*cf allocated): the list never holds more than the pool, so it
  * grows with it and a free never needs room. Returns 0, or -1 when out of memory or the pool
  * already holds limit - 1 entries (indices up to limit - 2; limit itself means none). */
 static int pool_room(void **v, size_t *n, size_t *cap, size_t sz, uint32_t **fv, size_t *cf, uint32_t limit)
 {
-    if (*n >= (size_t)limit - 1 || fc__grow(v, n, cap, sz) < 0)
+    if (*n >= (size_t)limit - 1 || grow_lines(v, n, cap, sz) < 0)
         return -1;
     if (*cf < *cap) {
         uint32_t *f = realloc(*fv, *cap * sizeof *f);
@@ -939,6 +958,8 @@ typedef struct chan {
     int dead;   /* released: on the free list, in no table entry */
     uint32_t pad_[12]; /* to 128 bytes: an index becomes an offset by one shift */
 } chan;
+
+_Static_assert(sizeof(msg) == 128 && sizeof(chan) == 128 && sizeof(wcall) == 64, "pool entries: whole lines");
 
 typedef struct matcher {
     pairing p;
