@@ -50,7 +50,9 @@ typedef struct msg {
                              unresolved wildcard receive, which waits in none */
     uint64_t req;         /* the request id it is bound to until complete, or 0 */
     uint32_t call;        /* its entry in the table of waiting calls (MF_WAITED, not MF_SOLE) */
-    uint32_t pad_[4];     /* to 128 bytes: an index becomes an offset by one shift */
+    uint32_t next;        /* the instance after it in its channel's queue (chan), while it waits
+                             there; NOMSG at the tail */
+    uint32_t pad_[3];     /* to 128 bytes: an index becomes an offset by one shift */
 } msg;
 
 #define NOCHAN UINT32_MAX
@@ -946,20 +948,22 @@ static int number_nodes(fc_trace *t, fc_match *res)
 
 /* ---- channels and the instances in flight ---------------------------------------------------- */
 
-/* One key of the ordered match: its sends and receives in posting order. */
+/* One key of the ordered match: its sends and receives in posting order, each a queue linked
+ * through the instances (msg.next), so that a channel is one cache line with no array of its own:
+ * most hold one send and one receive in their life. */
 typedef struct chan {
     uint64_t comm;
     uint32_t src, dst;
     int64_t tag;
-    uint64_t hash;     /* key_hash of the above, kept for the table's moves */
-    uint32_t *sq, *rq; /* instances: sends sq[sh .. sn), receives rq[rh .. rn) */
-    uint32_t sh, sn, scap, rh, rn, rcap;
-    int listed; /* in its receiving rank's blocked list */
-    int dead;   /* released: on the free list, in no table entry */
-    uint32_t pad_[12]; /* to 128 bytes: an index becomes an offset by one shift */
+    uint64_t hash;  /* key_hash of the above, kept for the table's moves */
+    uint32_t sh, st; /* first and last send, sh NOMSG when there is none (st is then stale) */
+    uint32_t rh, rt; /* first and last receive, the same way */
+    uint32_t listed; /* in its receiving rank's blocked list */
+    uint32_t dead;   /* released: on the free list, in no table entry */
+    uint32_t pad_[2]; /* to 64 bytes: one line, and an index becomes an offset by one shift */
 } chan;
 
-_Static_assert(sizeof(msg) == 128 && sizeof(chan) == 128 && sizeof(wcall) == 64, "pool entries: whole lines");
+_Static_assert(sizeof(msg) == 128 && sizeof(chan) == 64 && sizeof(wcall) == 64, "pool entries: whole lines");
 
 typedef struct matcher {
     pairing p;
@@ -1155,7 +1159,7 @@ static int chan_of(matcher *mt, uint64_t comm, uint64_t sd, int64_t tag, uint32_
     memcpy((char *)c + offsetof(chan, src), &sd, sizeof sd); /* src and dst */
     c->tag = tag;
     c->hash = hash;
-    c->sh = c->sn = c->rh = c->rn = 0;
+    c->sh = c->rh = NOMSG;
     c->dead = 0;
     mt->tab[h] = *ci + 1;
     return 1;
@@ -1171,40 +1175,23 @@ static inline __attribute__((always_inline)) int chan_release(matcher *mt, uint3
     return 0;
 }
 
-/* Appends ix to the queue q[h .. n), moving the live part to the front when the head has passed
- * half of it (so that a long-lived channel stays as long as its backlog). */
-static inline __attribute__((always_inline)) int q_push(uint32_t **q, uint32_t *h, uint32_t *n, uint32_t *cap, uint32_t ix)
+/* Appends instance ix, at m, to the queue whose first and last are *h and *t. */
+static inline __attribute__((always_inline)) void q_push(matcher *mt, uint32_t *h, uint32_t *t, msg *m, uint32_t ix)
 {
-    if (*h > 0 && *h >= *n / 2) {
-        memmove(*q, *q + *h, (*n - *h) * sizeof **q);
-        *n -= *h;
-        *h = 0;
-    }
-    if (*n == *cap) {
-        uint32_t nc = *cap ? 2 * *cap : 4;
-        uint32_t *p = realloc(*q, nc * sizeof *p);
-        if (p == NULL)
-            return FC_ENOMEM;
-        *q = p;
-        *cap = nc;
-    }
-    (*q)[(*n)++] = ix;
-    return 0;
+    m->next = NOMSG;
+    if (*h == NOMSG)
+        *h = ix;
+    else
+        mt->pool[*t].next = ix;
+    *t = ix;
 }
 
-/* q_push to the empty queue q[0 .. 0) of a new channel. */
-static inline __attribute__((always_inline)) int q_first(uint32_t **q, uint32_t *n, uint32_t *cap, uint32_t ix)
+/* Takes the first instance off the queue *h, returning it: its next is the new first. */
+static inline __attribute__((always_inline)) uint32_t q_pop(matcher *mt, uint32_t *h)
 {
-    if (*cap == 0) {
-        uint32_t *p = malloc(4 * sizeof *p);
-        if (p == NULL)
-            return FC_ENOMEM;
-        *q = p;
-        *cap = 4;
-    }
-    (*q)[0] = ix;
-    *n = 1;
-    return 0;
+    uint32_t ix = *h;
+    *h = mt->pool[ix].next;
+    return ix;
 }
 
 /* The posting order of the oldest unresolved wildcard receive of rank rs, or UINT64_MAX. */
@@ -1246,23 +1233,23 @@ static int try_pair_all(matcher *mt, uint32_t ci, int final)
      * rather than at the end, so that they do not hold back the flows after them. */
     int gone = -1; /* looked up when first needed: most pairs never ask */
 #define GONE() (gone >= 0 ? gone : (gone = c->dst >= mt->res->world || mt->st[c->dst].r == NULL || mt->st[c->dst].ended))
-    while (c->sh < c->sn && c->rh < c->rn) {
-        uint32_t si = c->sq[c->sh], ri = c->rq[c->rh];
+    while (c->sh != NOMSG && c->rh != NOMSG) {
+        uint32_t si = c->sh, ri = c->rh;
         msg *s = &mt->pool[si], *r = &mt->pool[ri];
         if (!(s->flags & (MF_DONE | MF_FINAL)) && !final)
             return 0;
         if (s->flags & MF_CANCELLED) {
             mt->cancelled_sends++;
+            q_pop(mt, &c->sh);
             msg_free(mt, si);
-            c->sh++;
             continue;
         }
         if (!(r->flags & MF_DONE) && !final && !GONE())
             return 0;
         if (r->flags & MF_CANCELLED) {
             mt->cancelled_recvs++;
+            q_pop(mt, &c->rh);
             msg_free(mt, ri);
-            c->rh++;
             continue;
         }
         rstate *rs = r->dst < mt->res->world ? &mt->st[r->dst] : NULL;
@@ -1278,15 +1265,15 @@ static int try_pair_all(matcher *mt, uint32_t ci, int final)
             return 0;
         }
         int rc = pair(&mt->p, s, r, 0);
+        q_pop(mt, &c->sh);
+        q_pop(mt, &c->rh);
         msg_free(mt, si);
         msg_free(mt, ri);
-        c->sh++;
-        c->rh++;
         if (rc < 0)
             return rc;
     }
-    while (!final && c->rh == c->rn && c->sh < c->sn && GONE()) {
-        uint32_t si = c->sq[c->sh++];
+    while (!final && c->rh == NOMSG && c->sh != NOMSG && GONE()) {
+        uint32_t si = q_pop(mt, &c->sh);
         const msg *s = &mt->pool[si];
         if (!(s->flags & MF_DONE) && s->req != 0) { /* its completion, if any, finds nothing */
             struct rent *e = rmap_get(&mt->st[s->src].slot, s->req);
@@ -1298,7 +1285,7 @@ static int try_pair_all(matcher *mt, uint32_t ci, int final)
             return rc;
     }
 #undef GONE
-    if (c->sh == c->sn && c->rh == c->rn && !c->listed)
+    if (c->sh == NOMSG && c->rh == NOMSG && !c->listed)
         return chan_release(mt, ci);
     return 0;
 }
@@ -1342,23 +1329,21 @@ static inline __attribute__((always_inline)) int try_pair(matcher *mt, uint32_t 
     chan *c = &mt->ch[ci];
     if (final)
         return try_pair_all(mt, ci, final);
-    if (c->rh < c->rn) {
-        if (c->sh == c->sn)
+    if (c->rh != NOMSG) {
+        if (c->sh == NOMSG)
             return 0;
-        uint32_t si = c->sq[c->sh], ri = c->rq[c->rh];
+        uint32_t si = c->sh, ri = c->rh;
         msg *s = &mt->pool[si], *r = &mt->pool[ri];
         if (!(s->flags & (MF_DONE | MF_FINAL)))
             return 0;
         if (!(r->flags & MF_DONE)) {
             if (chan_rx_live(mt, c))
                 return 0;
-        } else if (c->sn - c->sh == 1 && c->rn - c->rh == 1 && !((s->flags | r->flags) & MF_CANCELLED) &&
-                   no_wild_before(mt, r)) {
-            c->sh++;
-            c->rh++;
+        } else if (si == c->st && ri == c->rt && !((s->flags | r->flags) & MF_CANCELLED) && no_wild_before(mt, r)) {
+            c->sh = c->rh = NOMSG;
             return pair_heads(mt, ci, s, si, r, ri);
         }
-    } else if (c->sh < c->sn && chan_rx_live(mt, c))
+    } else if (c->sh != NOMSG && chan_rx_live(mt, c))
         return 0;
     return try_pair_all(mt, ci, final);
 }
@@ -1398,51 +1383,56 @@ static int enqueue(matcher *mt, msg *m, uint32_t ix)
         m->chan = ci;
         /* A new channel: the instance waits alone (try_pair's answer without its tests), unless
          * it is a send whose receiver is gone already. */
+        m->next = NOMSG;
         if (m->flags & MF_SEND) {
-            rc = q_first(&c->sq, &c->sn, &c->scap, ix);
-            if (rc == 0 && mt->p.sink->advance != NULL)
-                rc = pend_note(mt, m, ix);
-            return rc < 0 ? rc : chan_rx_live(mt, c) ? 0 : try_pair_all(mt, ci, 0);
+            c->sh = c->st = ix;
+            if (mt->p.sink->advance != NULL && (rc = pend_note(mt, m, ix)) < 0)
+                return rc;
+            return chan_rx_live(mt, c) ? 0 : try_pair_all(mt, ci, 0);
         }
-        return q_first(&c->rq, &c->rn, &c->rcap, ix);
+        c->rh = c->rt = ix;
+        return 0;
     }
     /* The common meeting, a complete instance finding its one complete partner alone in the
      * channel, pairs without queueing (try_pair's test, the instance standing at its queue's
      * head): a send that pairs so never waits, nor holds back the watermark. */
     if (m->flags & MF_SEND) {
-        if (c->sh == c->sn && c->rn - c->rh == 1 && (m->flags & (MF_DONE | MF_FINAL))) {
-            uint32_t ri = c->rq[c->rh];
+        if (c->sh == NOMSG && c->rh != NOMSG && c->rh == c->rt && (m->flags & (MF_DONE | MF_FINAL))) {
+            uint32_t ri = c->rh;
             msg *r = &mt->pool[ri];
             if ((r->flags & MF_DONE) && !((m->flags | r->flags) & MF_CANCELLED) && no_wild_before(mt, r)) {
-                c->rh++;
+                c->rh = NOMSG;
                 return pair_heads(mt, ci, m, ix, r, ri);
             }
         }
-    } else if (c->rh == c->rn && c->sn - c->sh == 1 && (m->flags & MF_DONE)) {
-        uint32_t si = c->sq[c->sh];
+    } else if (c->rh == NOMSG && c->sh != NOMSG && c->sh == c->st && (m->flags & MF_DONE)) {
+        uint32_t si = c->sh;
         msg *sm = &mt->pool[si];
         if ((sm->flags & (MF_DONE | MF_FINAL)) && !((m->flags | sm->flags) & MF_CANCELLED) && no_wild_before(mt, m)) {
-            c->sh++;
+            c->sh = NOMSG;
             return pair_heads(mt, ci, sm, si, m, ix);
         }
     }
     m->chan = ci; /* it waits there (one paired at once above needs none) */
     if (m->flags & MF_SEND) {
-        rc = q_push(&c->sq, &c->sh, &c->sn, &c->scap, ix);
-        if (rc == 0 && mt->p.sink->advance != NULL)
-            rc = pend_note(mt, m, ix);
+        q_push(mt, &c->sh, &c->st, m, ix);
+        if (mt->p.sink->advance != NULL && (rc = pend_note(mt, m, ix)) < 0)
+            return rc;
         /* An incomplete send at the head with receives waiting: try_pair's first answer. */
-        if (rc == 0 && c->rh < c->rn && c->sn - c->sh == 1 && !(m->flags & (MF_DONE | MF_FINAL)))
+        if (c->rh != NOMSG && c->sh == ix && !(m->flags & (MF_DONE | MF_FINAL)))
             return 0;
-    } else {
-        rc = q_push(&c->rq, &c->rh, &c->rn, &c->rcap, ix);
-        /* A wildcard resolved late goes back to its posting order among the receives. */
-        for (uint32_t j = c->rn - 1; rc == 0 && j > c->rh && mt->pool[c->rq[j - 1]].seq > m->seq; j--) {
-            c->rq[j] = c->rq[j - 1];
-            c->rq[j - 1] = ix;
-        }
+    } else if (c->rh == NOMSG || mt->pool[c->rt].seq < m->seq)
+        q_push(mt, &c->rh, &c->rt, m, ix);
+    else {
+        /* A wildcard resolved late goes back to its posting order among the receives (all of
+         * its rank, so that their order numbers differ). */
+        uint32_t *at = &c->rh;
+        while (mt->pool[*at].seq < m->seq)
+            at = &mt->pool[*at].next;
+        m->next = *at;
+        *at = ix;
     }
-    return rc < 0 ? rc : try_pair(mt, ci, 0);
+    return try_pair(mt, ci, 0);
 }
 
 /* Records posted instance ix, m (blocking or not, just filled in after msg_new) and binds it to its
@@ -1760,10 +1750,10 @@ static int drain(matcher *mt)
             continue;
         if ((rc = try_pair(mt, ci, 1)) < 0)
             break;
-        for (; c->sh < c->sn && rc == 0; c->sh++)
-            rc = unpaired(mt, c->sq[c->sh]);
-        for (; c->rh < c->rn && rc == 0; c->rh++)
-            rc = unpaired(mt, c->rq[c->rh]);
+        while (c->sh != NOMSG && rc == 0)
+            rc = unpaired(mt, q_pop(mt, &c->sh));
+        while (c->rh != NOMSG && rc == 0)
+            rc = unpaired(mt, q_pop(mt, &c->rh));
     }
     return rc;
 }
@@ -1781,10 +1771,6 @@ static void matcher_free(matcher *mt)
         free(s->wild);
         free(s->blocked);
         free(s->pq);
-    }
-    for (size_t i = 0; i < mt->nch; i++) {
-        free(mt->ch[i].sq);
-        free(mt->ch[i].rq);
     }
     free(mt->st);
     free(mt->pool);
