@@ -77,9 +77,10 @@ typedef struct tmpl {
 } tmpl;
 
 /* A request id's entry: the instance it posted (slot maps) or its template's index in the rank's
- * tpl array (tmpls maps). Entries stay small, since the slot map takes every nonblocking request. */
+ * tpl array (tmpls maps). */
 struct rent {
     uint64_t req; /* 0: an empty entry (ids start at 1) */
+    uint64_t ord; /* slot maps: its place in the order of insertion (slotmap) */
     uint32_t ix;
 };
 
@@ -88,13 +89,27 @@ typedef struct rmap {
     size_t n, cap;
 } rmap;
 
+/* The outstanding nonblocking requests of a rank, by id. The reader numbers a rank's requests 1, 2,
+ * 3 ... as they are posted, and most complete soon after: the entry of an id is e[req & (cap - 1)],
+ * found without a hash or a probe, unless a younger id has needed its place while it was still
+ * outstanding, which moved it to a hash map apart (spill, NULL while empty). cap and the entries'
+ * ord follow the hash table (rmap) that held these requests before: rank_ended visits the
+ * requests in that table's slot order (slot_layout), on which the order of the flows it pairs
+ * depends. */
+typedef struct slotmap {
+    struct rent *e;
+    rmap *spill;
+    uint32_t cap; /* a power of 2: the capacity that table would have (1, then 64, 128 ...) */
+    uint32_t n;   /* the entries, in e and spill */
+} slotmap;
+
 /* What one rank's pass needs besides the global vectors. */
 typedef struct rstate {
     const fc_rank *r;
     uint32_t rank;         /* r->info.rank, its index in the per-rank arrays (below world) */
     uint64_t *ckeys;       /* comm key by comm id */
     size_t nckeys;
-    rmap slot;             /* outstanding nonblocking requests: their instance */
+    slotmap slot;          /* outstanding nonblocking requests: their instance */
     rmap tmpls;            /* persistent requests: their arguments, until Request_free */
     tmpl *tpl;             /* the arguments, in reused entries (free ones listed) */
     uint32_t *tfree;
@@ -228,8 +243,8 @@ static uint64_t req_hash(uint64_t req)
     return req ^ (req >> 29);
 }
 
-/* The table of a map that never held an entry: one empty slot, never written (rmap_put grows
- * it first), so that lookups need no test of their own. */
+/* The table of a map that never held an entry: one empty slot, never written (rmap_put and
+ * slot_put grow it first), so that lookups need no test of their own. */
 static struct rent rmap_none[1];
 
 static void rmap_init(rmap *m)
@@ -311,6 +326,146 @@ static inline __attribute__((always_inline)) void rmap_del(rmap *m, struct rent 
     }
     m->e[i].req = 0;
     m->n--;
+}
+
+static void slot_init(slotmap *m)
+{
+    m->e = rmap_none;
+    m->spill = NULL;
+    m->cap = 1;
+    m->n = 0;
+}
+
+static void slot_free(slotmap *m)
+{
+    if (m->e != rmap_none)
+        free(m->e);
+    if (m->spill != NULL)
+        rmap_free(m->spill);
+    free(m->spill);
+}
+
+/* The entry of req (not 0) in m, or NULL. */
+static inline __attribute__((always_inline)) struct rent *slot_get(slotmap *m, uint64_t req)
+{
+    struct rent *e = &m->e[req & (m->cap - 1)];
+    if (e->req == req)
+        return e;
+    return m->spill != NULL ? rmap_get(m->spill, req) : NULL;
+}
+
+static int cmp_rent_ord(const void *a, const void *b)
+{
+    const struct rent *x = *(const struct rent *const *)a, *y = *(const struct rent *const *)b;
+    return (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+/* The n entries of m, into v[], in the slot order of the linear-probing table of cap slots on
+ * req_hash (rmap) that they make when inserted in order of ord: the layout of the table that
+ * took these insertions and deletions, since a deletion that moves the entries after the hole
+ * back leaves the table as if the entry had never been inserted. 0 or FC_ENOMEM. */
+static int slot_layout(const slotmap *m, struct rent **v)
+{
+    size_t n = 0, cap = m->cap;
+    for (size_t i = 0; i < cap; i++)
+        if (m->e[i].req)
+            v[n++] = &m->e[i];
+    for (size_t i = 0; m->spill != NULL && i < m->spill->cap; i++)
+        if (m->spill->e[i].req)
+            v[n++] = &m->spill->e[i];
+    struct rent **t = calloc(cap, sizeof *t);
+    if (t == NULL)
+        return FC_ENOMEM;
+    fc__sort(v, n, sizeof *v, cmp_rent_ord);
+    for (size_t k = 0; k < n; k++) {
+        size_t j = req_hash(v[k]->req) & (cap - 1);
+        while (t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = v[k];
+    }
+    n = 0;
+    for (size_t j = 0; j < cap; j++)
+        if (t[j])
+            v[n++] = t[j];
+    free(t);
+    return 0;
+}
+
+/* slot_put's rare cases: req present already, or in the spill, or a ring to grow first, or a
+ * place taken by an older request. */
+static __attribute__((noinline)) struct rent *slot_put_slow(slotmap *m, uint64_t req, uint64_t ord)
+{
+    struct rent *e = slot_get(m, req);
+    if (e != NULL)
+        return e;
+    if (2 * ((size_t)m->n + 1) > m->cap) {
+        /* The table doubled here, its rehash inserting its entries in the order of its old
+         * slots: that order is theirs from now on, ahead of every ord to come (instances' posting
+         * orders, which are more than the requests outstanding). */
+        size_t ncap = m->cap > 1 ? 2 * (size_t)m->cap : 64;
+        struct rent **v = malloc(((size_t)m->n + 1) * sizeof *v);
+        struct rent *t = ncap <= UINT32_MAX / 2 ? calloc(ncap, sizeof *t) : NULL;
+        if (v == NULL || t == NULL || slot_layout(m, v) < 0) {
+            free(v);
+            free(t);
+            return NULL;
+        }
+        for (size_t k = 0; k < m->n; k++)
+            v[k]->ord = k;
+        free(v);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->e[i].req)
+                t[m->e[i].req & (ncap - 1)] = m->e[i]; /* apart modulo cap, so apart modulo ncap */
+        if (m->e != rmap_none)
+            free(m->e);
+        m->e = t;
+        m->cap = (uint32_t)ncap;
+    }
+    e = &m->e[req & (m->cap - 1)];
+    if (e->req) {
+        if (m->spill == NULL) {
+            if ((m->spill = malloc(sizeof *m->spill)) == NULL)
+                return NULL;
+            rmap_init(m->spill);
+        }
+        struct rent *o = rmap_put(m->spill, e->req);
+        if (o == NULL)
+            return NULL;
+        *o = *e;
+    }
+    e->req = req;
+    e->ord = ord;
+    m->n++;
+    return e;
+}
+
+/* The entry of req (not 0) in m, added when absent with order ord, which is larger than any given
+ * before (its ix for the caller to set); NULL when out of memory. */
+static inline __attribute__((always_inline)) struct rent *slot_put(slotmap *m, uint64_t req, uint64_t ord)
+{
+    struct rent *e = &m->e[req & (m->cap - 1)];
+    if (e->req != 0 || m->spill != NULL || 2 * (m->n + 1) > m->cap)
+        return slot_put_slow(m, req, ord);
+    e->req = req;
+    e->ord = ord;
+    m->n++;
+    return e;
+}
+
+/* Removes entry e of m. */
+static inline __attribute__((always_inline)) void slot_del(slotmap *m, struct rent *e)
+{
+    m->n--;
+    if (e == &m->e[e->req & (m->cap - 1)]) {
+        e->req = 0;
+        return;
+    }
+    rmap_del(m->spill, e);
+    if (m->spill->n == 0) {
+        rmap_free(m->spill);
+        free(m->spill);
+        m->spill = NULL;
+    }
 }
 
 /* The template of persistent request req on rank s, made (zeroed) when new; NULL when out of
@@ -1276,9 +1431,9 @@ static int try_pair_all(matcher *mt, uint32_t ci, int final)
         uint32_t si = q_pop(mt, &c->sh);
         const msg *s = &mt->pool[si];
         if (!(s->flags & MF_DONE) && s->req != 0) { /* its completion, if any, finds nothing */
-            struct rent *e = rmap_get(&mt->st[s->src].slot, s->req);
+            struct rent *e = slot_get(&mt->st[s->src].slot, s->req);
             if (e != NULL && e->ix == si)
-                rmap_del(&mt->st[s->src].slot, e);
+                slot_del(&mt->st[s->src].slot, e);
         }
         int rc = unpaired(mt, si);
         if (rc < 0)
@@ -1456,7 +1611,7 @@ static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, ms
     if (done && !(m->flags & MF_SOLE) && (rc = call_ref(&mt->p, m, s->rank, memo)) < 0)
         return rc;
     if (!done && (m->req = req) != 0) { /* a complete one's req is never read */
-        struct rent *e = rmap_put(&s->slot, req);
+        struct rent *e = slot_put(&s->slot, req, m->seq);
         if (e == NULL)
             return FC_ENOMEM;
         e->ix = ix;
@@ -1479,11 +1634,11 @@ static inline __attribute__((always_inline)) int post(matcher *mt, rstate *s, ms
 /* A COMPLETE of a request: fills the instance it completes from the record and the call around it. */
 static int complete(matcher *mt, rstate *s, const fc_record *rec, thr *call)
 {
-    struct rent *e = rec->req ? rmap_get(&s->slot, rec->req) : NULL;
+    struct rent *e = rec->req ? slot_get(&s->slot, rec->req) : NULL;
     if (e == NULL)
         return 0;
     uint32_t ix = e->ix;
-    rmap_del(&s->slot, e);
+    slot_del(&s->slot, e);
     msg *m = &mt->pool[ix];
     int wild = (m->flags & MF_WILD) != 0;
     m->flags |= MF_DONE | MF_WAITED;
@@ -1649,13 +1804,13 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
             }
             /* A send freed while outstanding is never seen complete: it pairs as it is now
              * rather than holding back every flow after it until the end. */
-            e = rec->req ? rmap_get(&s->slot, rec->req) : NULL;
+            e = rec->req ? slot_get(&s->slot, rec->req) : NULL;
             if (e != NULL && (mt->pool[e->ix].flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND)) {
                 msg *fm = &mt->pool[e->ix];
                 uint32_t ch = fm->chan;
                 fm->flags |= MF_FINAL;
                 fm->req = 0;
-                rmap_del(&s->slot, e);
+                slot_del(&s->slot, e);
                 if (ch != NOCHAN)
                     rc = try_pair(mt, ch, 0);
             }
@@ -1692,18 +1847,23 @@ static int rank_ended(matcher *mt, uint32_t w)
     rs->live = 0;
     /* Its sends still outstanding will not complete either: they pair as they are, as at the end
      * of the trace, instead of holding back every flow after them. */
-    uint32_t *chans = rs->slot.n ? malloc(rs->slot.n * sizeof *chans) : NULL;
-    size_t nchans = 0;
-    if (rs->slot.n && chans == NULL)
+    size_t nreq = rs->slot.n, nchans = 0;
+    uint32_t *chans = nreq ? malloc(nreq * sizeof *chans) : NULL;
+    struct rent **reqs = nreq ? malloc(nreq * sizeof *reqs) : NULL;
+    if (nreq && (chans == NULL || reqs == NULL || slot_layout(&rs->slot, reqs) < 0)) {
+        free(chans);
+        free(reqs);
         return FC_ENOMEM;
-    for (size_t i = 0; i < rs->slot.cap; i++) {
-        msg *m = rs->slot.e[i].req ? &mt->pool[rs->slot.e[i].ix] : NULL;
-        if (m != NULL && (m->flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND) && m->src == w) {
+    }
+    for (size_t i = 0; i < nreq; i++) {
+        msg *m = &mt->pool[reqs[i]->ix];
+        if ((m->flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND) && m->src == w) {
             m->flags |= MF_FINAL;
             if (m->chan != NOCHAN)
                 chans[nchans++] = m->chan;
         }
     }
+    free(reqs);
     for (size_t i = 0; i < nchans && rc == 0; i++)
         if (!mt->ch[chans[i]].dead)
             rc = try_pair(mt, chans[i], 0);
@@ -1763,7 +1923,7 @@ static void matcher_free(matcher *mt)
     for (uint32_t w = 0; mt->st && w < mt->res->world; w++) {
         rstate *s = &mt->st[w];
         free(s->ckeys);
-        rmap_free(&s->slot);
+        slot_free(&s->slot);
         rmap_free(&s->tmpls);
         free(s->tpl);
         free(s->tfree);
@@ -1825,7 +1985,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
         mt.p.unc == NULL)
         goto out;
     for (size_t i = 0; i < w; i++) {
-        rmap_init(&mt.st[i].slot);
+        slot_init(&mt.st[i].slot);
         rmap_init(&mt.st[i].tmpls);
     }
     if ((rc = number_nodes(t, res)) < 0)
