@@ -51,7 +51,7 @@ typedef struct msg {
     uint64_t req;         /* the request id it is bound to until complete, or 0 */
     uint32_t call;        /* its entry in the table of waiting calls (MF_WAITED, not MF_SOLE) */
     uint32_t next;        /* the instance after it in its channel's queue (chan), while it waits
-                             there; NOMSG at the tail */
+                             there, NOMSG at the tail; once free, the next free one (matcher) */
     uint32_t pad_[3];     /* to 128 bytes: an index becomes an offset by one shift */
 } msg;
 
@@ -1126,11 +1126,10 @@ typedef struct matcher {
     rstate *st; /* by world rank; st[w].r is NULL for a rank without a file */
     msg *pool;
     size_t npool, cpool;
-    uint32_t *freed;
-    size_t nfreed, cfreed;
+    uint32_t free1; /* the first free instance, the others linked through msg.next; NOMSG: none */
     chan *ch;
     size_t nch, cch;
-    uint32_t *chfree; /* released channels, kept with their queues' arrays for reuse */
+    uint32_t *chfree; /* released channels, for reuse */
     size_t nchfree, cchfree;
     uint32_t *tab; /* channel index + 1 by key hash; 0 is an empty entry */
     size_t tcap;
@@ -1151,16 +1150,17 @@ static msg *msg_grow(matcher *mt, uint32_t *ix);
  * when out of memory. */
 static inline __attribute__((always_inline)) msg *msg_new(matcher *mt, uint32_t *ix)
 {
-    if (mt->nfreed == 0)
+    if (mt->free1 == NOMSG)
         return msg_grow(mt, ix);
-    *ix = mt->freed[--mt->nfreed];
-    return &mt->pool[*ix];
+    msg *m = &mt->pool[*ix = mt->free1];
+    mt->free1 = m->next;
+    return m;
 }
 
 /* msg_new with no entry free: the pool grows. */
 static msg *msg_grow(matcher *mt, uint32_t *ix)
 {
-    if (pool_room((void **)&mt->pool, &mt->npool, &mt->cpool, sizeof *mt->pool, &mt->freed, &mt->cfreed, NOMSG) < 0)
+    if (mt->npool >= NOMSG - 1 || grow_lines((void **)&mt->pool, &mt->npool, &mt->cpool, sizeof *mt->pool) < 0)
         return NULL;
     *ix = (uint32_t)mt->npool++;
     return &mt->pool[*ix];
@@ -1172,7 +1172,8 @@ static inline __attribute__((always_inline)) void msg_drop(matcher *mt, msg *m, 
     if ((m->flags & (MF_WAITED | MF_SOLE)) == MF_WAITED && call_unref(&mt->p, m) < 0)
         mt->p.nomem = 1;
     m->flags = 0;
-    mt->freed[mt->nfreed++] = ix;
+    m->next = mt->free1; /* in no queue now */
+    mt->free1 = ix;
 }
 
 static inline __attribute__((always_inline)) void msg_free(matcher *mt, uint32_t ix)
@@ -1934,7 +1935,6 @@ static void matcher_free(matcher *mt)
     }
     free(mt->st);
     free(mt->pool);
-    free(mt->freed);
     free(mt->ch);
     free(mt->chfree);
     free(mt->tab);
@@ -1958,6 +1958,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     size_t nr = 0;
     int rc = FC_ENOMEM;
     memset(&mt, 0, sizeof mt);
+    mt.free1 = NOMSG;
     fc_match *res = calloc(1, sizeof *res);
     *out = NULL;
     if (res == NULL)
