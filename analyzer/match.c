@@ -584,7 +584,8 @@ typedef struct wcall {
     uint64_t site;
     int64_t t0;
     uint64_t ord;  /* its place in the order of the calls' table (pairing) */
-    uint32_t prev, next; /* neighbours in its rank's list of live calls, + 1 (0: none) */
+    uint32_t prev, next; /* neighbours in its rank's list of live calls, + 1 (0: none); once free,
+                            next links the free entries (pairing) */
     double ls, lr;
     uint32_t refs; /* its messages still in flight */
     uint8_t open;  /* its thread has not started another call */
@@ -619,8 +620,7 @@ typedef struct pairing {
      * list, and only when a call's t0 is not past every call the rank made (rmax). */
     wcall *calls;
     size_t ncalls, ccalls;
-    uint32_t *cfree;
-    size_t ncfree, ccfree;
+    uint32_t cfree1;     /* the first free entry + 1, the others linked through wcall.next (0: none) */
     size_t ctcap, clive; /* the table's capacity; the live calls */
     uint64_t cord;       /* the next ord */
     uint32_t *rhead;     /* per world rank (a call's rank is the one whose record made it, below
@@ -800,24 +800,6 @@ static int grow_lines(void **v, size_t *n, size_t *cap, size_t sz)
     return 0;
 }
 
-/* Room for one more entry at the end of a pool (*v, *n entries, *cap allocated, of sz bytes) whose
- * free entries are listed in *fv (*cf allocated): the list never holds more than the pool, so it
- * grows with it and a free never needs room. Returns 0, or -1 when out of memory or the pool
- * already holds limit - 1 entries (indices up to limit - 2; limit itself means none). */
-static int pool_room(void **v, size_t *n, size_t *cap, size_t sz, uint32_t **fv, size_t *cf, uint32_t limit)
-{
-    if (*n >= (size_t)limit - 1 || grow_lines(v, n, cap, sz) < 0)
-        return -1;
-    if (*cf < *cap) {
-        uint32_t *f = realloc(*fv, *cap * sizeof *f);
-        if (f == NULL)
-            return -1;
-        *fv = f;
-        *cf = *cap;
-    }
-    return 0;
-}
-
 /* The entry of call (rank, site, t0), made when absent; NOMSG when out of memory. */
 static __attribute__((noinline)) uint32_t call_make(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
 {
@@ -834,10 +816,11 @@ static __attribute__((noinline)) uint32_t call_make(pairing *p, uint32_t rank, u
         free(ix);
         p->ctcap = p->ctcap ? 2 * p->ctcap : 256;
     }
-    if (p->ncfree > 0)
-        i = p->cfree[--p->ncfree];
-    else {
-        if (pool_room((void **)&p->calls, &p->ncalls, &p->ccalls, sizeof *p->calls, &p->cfree, &p->ccfree, NOMSG) < 0)
+    if (p->cfree1 != 0) {
+        i = p->cfree1 - 1;
+        p->cfree1 = p->calls[i].next;
+    } else {
+        if (p->ncalls >= NOMSG - 1 || grow_lines((void **)&p->calls, &p->ncalls, &p->ccalls, sizeof *p->calls) < 0)
             return NOMSG;
         i = (uint32_t)p->ncalls++;
     }
@@ -868,7 +851,8 @@ static int call_flush(pairing *p, uint32_t i)
     if (next != 0)
         p->calls[next - 1].prev = prev;
     c->live = 0;
-    p->cfree[p->ncfree++] = i;
+    c->next = p->cfree1;
+    p->cfree1 = i + 1;
     p->clive--;
     return site_add(p, c->rank, c->site, c->ls, c->lr);
 }
@@ -1115,7 +1099,8 @@ typedef struct chan {
     uint32_t rh, rt; /* first and last receive, the same way */
     uint32_t listed; /* in its receiving rank's blocked list */
     uint32_t dead;   /* released: on the free list, in no table entry */
-    uint32_t pad_[2]; /* to 64 bytes: one line, and an index becomes an offset by one shift */
+    uint32_t nextfree; /* while released: the next released channel (matcher), or NOCHAN */
+    uint32_t pad_;   /* to 64 bytes: one line, and an index becomes an offset by one shift */
 } chan;
 
 _Static_assert(sizeof(msg) == 128 && sizeof(chan) == 64 && sizeof(wcall) == 64, "pool entries: whole lines");
@@ -1129,8 +1114,8 @@ typedef struct matcher {
     uint32_t free1; /* the first free instance, the others linked through msg.next; NOMSG: none */
     chan *ch;
     size_t nch, cch;
-    uint32_t *chfree; /* released channels, for reuse */
-    size_t nchfree, cchfree;
+    uint32_t chfree1; /* the first released channel, the others linked through chan.nextfree;
+                         NOCHAN: none */
     uint32_t *tab; /* channel index + 1 by key hash; 0 is an empty entry */
     size_t tcap;
     uint64_t posted_sends, posted_recvs, cancelled_sends, cancelled_recvs;
@@ -1301,11 +1286,11 @@ static int chan_of(matcher *mt, uint64_t comm, uint64_t sd, int64_t tag, uint32_
             h = (h + 1) & (mt->tcap - 1);
     }
     chan *c;
-    if (mt->nchfree > 0) {
-        *ci = mt->chfree[--mt->nchfree];
-        c = &mt->ch[*ci];
+    if (mt->chfree1 != NOCHAN) {
+        c = &mt->ch[*ci = mt->chfree1];
+        mt->chfree1 = c->nextfree;
     } else {
-        if (pool_room((void **)&mt->ch, &mt->nch, &mt->cch, sizeof *mt->ch, &mt->chfree, &mt->cchfree, NOCHAN) < 0)
+        if (mt->nch >= NOCHAN - 1 || grow_lines((void **)&mt->ch, &mt->nch, &mt->cch, sizeof *mt->ch) < 0)
             return FC_ENOMEM;
         c = &mt->ch[mt->nch];
         memset(c, 0, sizeof *c);
@@ -1327,7 +1312,8 @@ static inline __attribute__((always_inline)) int chan_release(matcher *mt, uint3
 {
     tab_del(mt->tab, mt->tcap, chan_home(mt, ci), ci, chan_home, mt);
     mt->ch[ci].dead = 1;
-    mt->chfree[mt->nchfree++] = ci; /* as long as ch: never full */
+    mt->ch[ci].nextfree = mt->chfree1;
+    mt->chfree1 = ci;
     return 0;
 }
 
@@ -1936,11 +1922,9 @@ static void matcher_free(matcher *mt)
     free(mt->st);
     free(mt->pool);
     free(mt->ch);
-    free(mt->chfree);
     free(mt->tab);
     free(mt->fresh);
     free(mt->p.calls);
-    free(mt->p.cfree);
     free(mt->p.rhead);
     free(mt->p.rmax);
     free(mt->p.stab);
@@ -1959,6 +1943,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     int rc = FC_ENOMEM;
     memset(&mt, 0, sizeof mt);
     mt.free1 = NOMSG;
+    mt.chfree1 = NOCHAN;
     fc_match *res = calloc(1, sizeof *res);
     *out = NULL;
     if (res == NULL)
