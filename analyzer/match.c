@@ -92,14 +92,11 @@ typedef struct rmap {
 /* The outstanding nonblocking requests of a rank, by id. The reader numbers a rank's requests 1, 2,
  * 3 ... as they are posted, and most complete soon after: the entry of an id is e[req & (cap - 1)],
  * found without a hash or a probe, unless a younger id has needed its place while it was still
- * outstanding, which moved it to a hash map apart (spill, NULL while empty). cap and the entries'
- * ord follow the hash table (rmap) that held these requests before: rank_ended visits the
- * requests in that table's slot order (slot_layout), on which the order of the flows it pairs
- * depends. */
+ * outstanding, which moved it to a hash map apart (spill, NULL while empty). */
 typedef struct slotmap {
     struct rent *e;
     rmap *spill;
-    uint32_t cap; /* a power of 2: the capacity that table would have (1, then 64, 128 ...) */
+    uint32_t cap; /* a power of 2, at least twice n once an entry is in (1, then 64, 128 ...) */
     uint32_t n;   /* the entries, in e and spill */
 } slotmap;
 
@@ -360,35 +357,18 @@ static int cmp_rent_ord(const void *a, const void *b)
     return (x->ord > y->ord) - (x->ord < y->ord);
 }
 
-/* The n entries of m, into v[], in the slot order of the linear-probing table of cap slots on
- * req_hash (rmap) that they make when inserted in order of ord: the layout of the table that
- * took these insertions and deletions, since a deletion that moves the entries after the hole
- * back leaves the table as if the entry had never been inserted. 0 or FC_ENOMEM. */
-static int slot_layout(const slotmap *m, struct rent **v)
+/* The n entries of m, into v[], in the order they were put in (ord): the order in which their
+ * requests were posted. */
+static void slot_list(const slotmap *m, struct rent **v)
 {
-    size_t n = 0, cap = m->cap;
-    for (size_t i = 0; i < cap; i++)
+    size_t n = 0;
+    for (size_t i = 0; i < m->cap; i++)
         if (m->e[i].req)
             v[n++] = &m->e[i];
     for (size_t i = 0; m->spill != NULL && i < m->spill->cap; i++)
         if (m->spill->e[i].req)
             v[n++] = &m->spill->e[i];
-    struct rent **t = calloc(cap, sizeof *t);
-    if (t == NULL)
-        return FC_ENOMEM;
     fc__sort(v, n, sizeof *v, cmp_rent_ord);
-    for (size_t k = 0; k < n; k++) {
-        size_t j = req_hash(v[k]->req) & (cap - 1);
-        while (t[j])
-            j = (j + 1) & (cap - 1);
-        t[j] = v[k];
-    }
-    n = 0;
-    for (size_t j = 0; j < cap; j++)
-        if (t[j])
-            v[n++] = t[j];
-    free(t);
-    return 0;
 }
 
 /* slot_put's rare cases: req present already, or in the spill, or a ring to grow first, or a
@@ -399,20 +379,10 @@ static __attribute__((noinline)) struct rent *slot_put_slow(slotmap *m, uint64_t
     if (e != NULL)
         return e;
     if (2 * ((size_t)m->n + 1) > m->cap) {
-        /* The table doubled here, its rehash inserting its entries in the order of its old
-         * slots: that order is theirs from now on, ahead of every ord to come (instances' posting
-         * orders, which are more than the requests outstanding). */
         size_t ncap = m->cap > 1 ? 2 * (size_t)m->cap : 64;
-        struct rent **v = malloc(((size_t)m->n + 1) * sizeof *v);
         struct rent *t = ncap <= UINT32_MAX / 2 ? calloc(ncap, sizeof *t) : NULL;
-        if (v == NULL || t == NULL || slot_layout(m, v) < 0) {
-            free(v);
-            free(t);
+        if (t == NULL)
             return NULL;
-        }
-        for (size_t k = 0; k < m->n; k++)
-            v[k]->ord = k;
-        free(v);
         for (size_t i = 0; i < m->cap; i++)
             if (m->e[i].req)
                 t[m->e[i].req & (ncap - 1)] = m->e[i]; /* apart modulo cap, so apart modulo ncap */
@@ -1837,11 +1807,13 @@ static int rank_ended(matcher *mt, uint32_t w)
     size_t nreq = rs->slot.n, nchans = 0;
     uint32_t *chans = nreq ? malloc(nreq * sizeof *chans) : NULL;
     struct rent **reqs = nreq ? malloc(nreq * sizeof *reqs) : NULL;
-    if (nreq && (chans == NULL || reqs == NULL || slot_layout(&rs->slot, reqs) < 0)) {
+    if (nreq && (chans == NULL || reqs == NULL)) {
         free(chans);
         free(reqs);
         return FC_ENOMEM;
     }
+    if (nreq)
+        slot_list(&rs->slot, reqs); /* in posting order: the order their channels are tried in */
     for (size_t i = 0; i < nreq; i++) {
         msg *m = &mt->pool[reqs[i]->ix];
         if ((m->flags & (MF_LIVE | MF_SEND)) == (MF_LIVE | MF_SEND) && m->src == w) {
