@@ -114,13 +114,14 @@ static __attribute__((noinline)) int req_push_slow(reqmap *m, uint64_t handle, u
     return 0;
 }
 
-/* Gives m its first slots, so that the lookups need not test for none. */
+/* Gives m its first slots, so that the lookups need not test for none: a few, as a rank has a
+ * few requests outstanding at a time, and the tables of every rank take turns in the cache. */
 static int req_init(reqmap *m)
 {
-    if ((m->slot = calloc(64, sizeof *m->slot)) == NULL)
+    if ((m->slot = calloc(8, sizeof *m->slot)) == NULL)
         return FC_ENOMEM;
-    m->cap = 64;
-    m->shift = 64 - 6;
+    m->cap = 8;
+    m->shift = 64 - 3;
     return 0;
 }
 

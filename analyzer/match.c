@@ -96,7 +96,7 @@ typedef struct rmap {
 typedef struct slotmap {
     struct rent *e;
     rmap *spill;
-    uint32_t cap; /* a power of 2, at least twice n once an entry is in (1, then 64, 128 ...) */
+    uint32_t cap; /* a power of 2, at least twice n once an entry is in (1, then 16, 32 ...) */
     uint32_t n;   /* the entries, in e and spill */
 } slotmap;
 
@@ -379,7 +379,7 @@ static __attribute__((noinline)) struct rent *slot_put_slow(slotmap *m, uint64_t
     if (e != NULL)
         return e;
     if (2 * ((size_t)m->n + 1) > m->cap) {
-        size_t ncap = m->cap > 1 ? 2 * (size_t)m->cap : 64;
+        size_t ncap = m->cap > 1 ? 2 * (size_t)m->cap : 16;
         struct rent *t = ncap <= UINT32_MAX / 2 ? calloc(ncap, sizeof *t) : NULL;
         if (t == NULL)
             return NULL;
