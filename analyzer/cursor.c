@@ -2,6 +2,7 @@
  * times, world peers and request ids, and merges all ranks by aligned time. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -218,6 +219,18 @@ static int req_role(unsigned kind)
     }
 }
 
+/* req_role of each kind, or KIND_UNKNOWN: a load per record instead of two switches. One table
+ * for every cursor, made once: the cursors of all ranks take turns in the cache, and a copy in
+ * each would be two more lines of each to fetch. */
+static unsigned char roles[FC_EV_MAX_];
+static pthread_once_t roles_once = PTHREAD_ONCE_INIT;
+
+static void roles_init(void)
+{
+    for (unsigned k = 0; k < FC_EV_MAX_; k++)
+        roles[k] = (unsigned char)(fc_event_kind_name(k) != NULL ? req_role(k) : KIND_UNKNOWN);
+}
+
 /* ---- one thread's stream of records ---------------------------------------------------------- */
 
 typedef struct stream {
@@ -247,8 +260,7 @@ struct fc_cursor {
     int failed;
     stream *one; /* a rank with one thread: its stream while it has a record and the cursor has not
                   * failed; NULL otherwise */
-    /* req_role of each kind, or KIND_UNKNOWN: a load per record instead of two switches. */
-    unsigned char role[FC_EV_MAX_];
+    const unsigned char *role; /* roles, below */
     /* What fc_rank_align and fc_rank_peer_world do for nearly every record, taken at open (see
      * derive()): the clock offset when it is constant, and MPI_COMM_WORLD's members. */
     int clock_fixed;
@@ -408,8 +420,8 @@ int fc_cursor_open(fc_trace *t, size_t i, fc_cursor **out)
     c->r = &t->ranks[i];
     c->ns = c->r->pub.threads;
     c->next_req = 1;
-    for (unsigned k = 0; k < FC_EV_MAX_; k++)
-        c->role[k] = (unsigned char)(fc_event_kind_name(k) != NULL ? req_role(k) : KIND_UNKNOWN);
+    pthread_once(&roles_once, roles_init); /* fails only for arguments that are not these */
+    c->role = roles;
     /* Without a FINALIZE measurement, fc_rank_align adds a constant offset (reader.h): the offset
      * it adds to 0 is the one it adds to every time. */
     c->clock_fixed = c->r->fin == NULL;
