@@ -11,7 +11,8 @@
  * origin (fc_trace_origin). Node numbers index the trace's node list (fc_nodes below). The fields
  * are in the order the analysis reads them: the first 64 bytes hold all that the ordering of the
  * flows and the interval sweep read, the next 64 what the summary reads besides, so that a flow
- * passed along costs one or two cache lines rather than three. */
+ * passed along costs one or two cache lines rather than three; and a flow is two lines long, so
+ * that one on a line (the feed's) never spans three. */
 typedef struct fc_flow {
     uint64_t id;                 /* 0, 1, 2 ... in order of start, then source rank */
     uint32_t src_rank, dst_rank; /* world ranks */
@@ -26,9 +27,10 @@ typedef struct fc_flow {
     uint64_t send_site, recv_site; /* call-site ids on the source and destination rank */
     double recv_post, recv_end;  /* the receive post (Recv entry or Irecv) and its completion */
     int64_t tag;
-    uint64_t send_kind, recv_kind; /* FC_EV_* of the calls that sent and received */
+    uint32_t send_kind, recv_kind; /* FC_EV_* of the calls that sent and received */
 } fc_flow;
 _Static_assert(offsetof(fc_flow, send_start) + sizeof(double) <= 64, "what the sweep reads fits one line");
+_Static_assert(sizeof(fc_flow) == 128, "a flow fills two cache lines");
 
 /* Conflict kinds of Martinasso & Mehaut (section 5.1). MIXED_IN and MIXED_OUT are the two roles
  * of a flow in a mixed conflict at a node: entering it or leaving it. */
