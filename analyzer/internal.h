@@ -35,6 +35,11 @@ static inline int fc__reserve(void *p, size_t *cap, size_t need, size_t sz)
     return need <= *cap ? 0 : fc__reserve_grow(p, cap, need, sz);
 }
 
+/* As fc__reserve, for arrays whose entries are read a cache line at a time (pools, slots): the
+ * array starts on a 64-byte line, so that an entry of 64 or 128 bytes never straddles two lines,
+ * which realloc (16-byte aligned) would make most of them do. Free the array with free. */
+int fc__reserve_lines(void *p, size_t *cap, size_t need, size_t sz);
+
 /* One EVENTS block of the index built at open. */
 typedef struct fc__blk {
     uint64_t off;         /* of the payload (the header is FC_BLOCK_HEADER_SIZE before) */

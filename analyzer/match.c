@@ -752,25 +752,6 @@ static int call_live(pairing *p, uint32_t *ix, int renumber)
     return call_order(p, ix, n, renumber);
 }
 
-/* fc__grow for the pools of instances, channels and calls, whose entries are whole cache lines (128
- * or 64 bytes): the array starts on a line, so that an entry spans no more lines than its size
- * says. realloc would keep only malloc's 16-byte alignment. */
-static int grow_lines(void **v, size_t *n, size_t *cap, size_t sz)
-{
-    if (*n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *p = aligned_alloc(64, (ncap * sz + 63) & ~(size_t)63);
-    if (p == NULL)
-        return FC_ENOMEM;
-    if (*n > 0)
-        memcpy(p, *v, *n * sz);
-    free(*v);
-    *v = p;
-    *cap = ncap;
-    return 0;
-}
-
 /* The entry of call (rank, site, t0), made when absent; NOMSG when out of memory. */
 static __attribute__((noinline)) uint32_t call_make(pairing *p, uint32_t rank, uint64_t site, int64_t t0)
 {
@@ -791,7 +772,7 @@ static __attribute__((noinline)) uint32_t call_make(pairing *p, uint32_t rank, u
         i = p->cfree1 - 1;
         p->cfree1 = p->calls[i].next;
     } else {
-        if (p->ncalls >= NOMSG - 1 || grow_lines((void **)&p->calls, &p->ncalls, &p->ccalls, sizeof *p->calls) < 0)
+        if (p->ncalls >= NOMSG - 1 || fc__reserve_lines(&p->calls, &p->ccalls, p->ncalls + 1, sizeof *p->calls) < 0)
             return NOMSG;
         i = (uint32_t)p->ncalls++;
     }
@@ -1116,7 +1097,7 @@ static inline __attribute__((always_inline)) msg *msg_new(matcher *mt, uint32_t 
 /* msg_new with no entry free: the pool grows. */
 static msg *msg_grow(matcher *mt, uint32_t *ix)
 {
-    if (mt->npool >= NOMSG - 1 || grow_lines((void **)&mt->pool, &mt->npool, &mt->cpool, sizeof *mt->pool) < 0)
+    if (mt->npool >= NOMSG - 1 || fc__reserve_lines(&mt->pool, &mt->cpool, mt->npool + 1, sizeof *mt->pool) < 0)
         return NULL;
     *ix = (uint32_t)mt->npool++;
     return &mt->pool[*ix];
@@ -1261,7 +1242,7 @@ static int chan_of(matcher *mt, uint64_t comm, uint64_t sd, int64_t tag, uint32_
         c = &mt->ch[*ci = mt->chfree1];
         mt->chfree1 = c->nextfree;
     } else {
-        if (mt->nch >= NOCHAN - 1 || grow_lines((void **)&mt->ch, &mt->nch, &mt->cch, sizeof *mt->ch) < 0)
+        if (mt->nch >= NOCHAN - 1 || fc__reserve_lines(&mt->ch, &mt->cch, mt->nch + 1, sizeof *mt->ch) < 0)
             return FC_ENOMEM;
         c = &mt->ch[mt->nch];
         memset(c, 0, sizeof *c);

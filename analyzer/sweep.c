@@ -211,31 +211,6 @@ static int grow32(void *p, uint32_t *cap, size_t sz)
     return 0;
 }
 
-/* As fc__reserve (the same capacities, the new entries zeroed), for the slots and the nodes, whose
- * entries fill one cache line each: the array starts on a line, so that no entry straddles two.
- * realloc aligns to 16 bytes only, which splits most entries and doubles the lines a flow's
- * relabelling touches. */
-static int reserve_lines(void *p, size_t *cap, size_t need, size_t sz)
-{
-    enum { LINE = 64 };
-    void **v = p;
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    char *q = ncap <= SIZE_MAX / sz ? aligned_alloc(LINE, (ncap * sz + LINE - 1) / LINE * LINE) : NULL;
-    if (q == NULL)
-        return FC_ENOMEM;
-    if (*cap)
-        memcpy(q, *v, *cap * sz);
-    memset(q + *cap * sz, 0, (ncap - *cap) * sz);
-    free(*v);
-    *v = q;
-    *cap = ncap;
-    return 0;
-}
-
 /* Node numbers below this are found directly (struct fc__sweep): at most 256 KiB. */
 #define DIR_MAX 65536
 
@@ -261,7 +236,7 @@ static uint32_t node_add(fc__sweep *s, uint32_t x)
         s->mapcap = ncap;
     }
     size_t n = s->nnodes;
-    if (n >= UINT32_MAX - 1 || reserve_lines(&s->nd, &s->cnodes, n + 1, sizeof *s->nd))
+    if (n >= UINT32_MAX - 1 || fc__reserve_lines(&s->nd, &s->cnodes, n + 1, sizeof *s->nd))
         return NIL;
     size_t h = hash32(x, s->mapcap);
     while (s->nmap[h].ix1)
@@ -300,7 +275,7 @@ static uint32_t slot_new(fc__sweep *s)
         /* Every array here grows by the same doubling rule, so they keep one capacity. */
         if ((c = s->cslots, fc__reserve(&s->flow, &c, need, sizeof *s->flow)) ||
             (c = s->cslots, fc__reserve(&s->fp, &c, need, sizeof *s->fp)) ||
-            (c = s->cslots, reserve_lines(&s->sl, &c, need, sizeof *s->sl)) ||
+            (c = s->cslots, fc__reserve_lines(&s->sl, &c, need, sizeof *s->sl)) ||
             (c = s->cslots, fc__reserve(&s->freed, &c, need, sizeof *s->freed)) ||
             (c = s->cslots, fc__reserve(&s->rpool, &c, need, sizeof *s->rpool)) ||
             (c = s->cslots, fc__reserve(&s->rems, &c, need, sizeof *s->rems)) ||

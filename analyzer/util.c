@@ -75,6 +75,27 @@ int fc__grow(void **v, size_t *n, size_t *cap, size_t sz)
     return 0;
 }
 
+int fc__reserve_lines(void *p, size_t *cap, size_t need, size_t sz)
+{
+    enum { LINE = 64 };
+    void **v = p;
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    char *q = ncap <= SIZE_MAX / sz - LINE ? aligned_alloc(LINE, (ncap * sz + LINE - 1) / LINE * LINE) : NULL;
+    if (q == NULL)
+        return FC_ENOMEM;
+    if (*cap)
+        memcpy(q, *v, *cap * sz);
+    memset(q + *cap * sz, 0, (ncap - *cap) * sz);
+    free(*v);
+    *v = q;
+    *cap = ncap;
+    return 0;
+}
+
 int fc__pread(int fd, void *buf, size_t n, uint64_t off, size_t *got)
 {
     size_t done = 0;
