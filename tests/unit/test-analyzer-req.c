@@ -155,22 +155,31 @@ static void test_long_queue(void **state)
     rm_scratch(dir);
 }
 
+/* Writes rank file rank of the trace in dir: t1[0 .. n1) on thread 1, then t0[0 .. n0) on thread 0
+ * (each a block of its own, thread 1's first: out of time order), without an END. */
+static void write_threads(const char *dir, uint32_t rank, const fc_event *t0, size_t n0, const fc_event *t1,
+                          size_t n1)
+{
+    char path[4200];
+    fc_writer *w;
+    rank_path(path, sizeof path, dir, rank);
+    assert_int_equal(fc_writer_open(path, rank, 2, 0, 1, 0, &w), 0);
+    assert_int_equal(fc_writer_events(w, 1, t1, n1), 0);
+    assert_int_equal(fc_writer_events(w, 0, t0, n0), 0);
+    assert_int_equal(fc_writer_close(w), 0);
+}
+
 /* Two threads whose chunks are written out of time order come back merged by time. */
 static void test_threads_merge(void **state)
 {
     (void)state;
-    char dir[4096], path[4200];
-    fc_writer *w;
+    char dir[4096];
     size_t got;
     fc_event a[2] = {ev_make(FC_EV_MPI_Send, 100, 110, 1, 0, 0, 1, 0), ev_make(FC_EV_MPI_Send, 300, 310, 1, 0, 0, 3, 0)};
     fc_event b[3] = {ev_make(FC_EV_MPI_Recv, 200, 210, 1, 0, 0, 2, 0), ev_make(FC_EV_MPI_Recv, 300, 410, 1, 0, 0, 4, 0),
                      ev_make(FC_EV_MPI_Recv, 500, 510, 1, 0, 0, 5, 0)};
     make_scratch(dir, sizeof dir);
-    rank_path(path, sizeof path, dir, 0);
-    assert_int_equal(fc_writer_open(path, 0, 2, 0, 1, 0, &w), 0);
-    assert_int_equal(fc_writer_events(w, 1, b, 3), 0);
-    assert_int_equal(fc_writer_events(w, 0, a, 2), 0);
-    assert_int_equal(fc_writer_close(w), 0);
+    write_threads(dir, 0, a, 2, b, 3);
     fc_record *rec = read_all(dir, 0, &got);
     assert_int_equal(got, 5);
     /* By t0, and thread 0 before thread 1 at the tie at 300. */
@@ -218,11 +227,7 @@ static void test_fill_batches(void **state)
     fc_event b[3] = {ev_make(FC_EV_MPI_Recv, 200, 210, 1, 0, 0, 2, 0), ev_make(FC_EV_MPI_Recv, 300, 410, 1, 0, 0, 4, 0),
                      ev_make(FC_EV_MPI_Recv, 500, 510, 1, 0, 0, 5, 0)};
     make_scratch(dir, sizeof dir);
-    rank_path(path, sizeof path, dir, 0);
-    assert_int_equal(fc_writer_open(path, 0, 2, 0, 1, 0, &w), 0);
-    assert_int_equal(fc_writer_events(w, 1, b, 3), 0);
-    assert_int_equal(fc_writer_events(w, 0, a, 3), 0);
-    assert_int_equal(fc_writer_close(w), 0);
+    write_threads(dir, 0, a, 3, b, 3);
     rank_path(path, sizeof path, dir, 1);
     assert_int_equal(fc_writer_open(path, 1, 2, 0, 1, 0, &w), 0);
     assert_int_equal(fc_writer_events(w, 0, a, 3), 0);
