@@ -260,7 +260,7 @@ struct fc_cursor {
     int failed;
     stream *one; /* a rank with one thread: its stream while it has a record and the cursor has not
                   * failed; NULL otherwise */
-    const unsigned char *role; /* roles, below */
+    const unsigned char *role; /* roles, above */
     /* What fc_rank_align and fc_rank_peer_world do for nearly every record, taken at open (see
      * derive()): the clock offset when it is constant, and MPI_COMM_WORLD's members. */
     int clock_fixed;
@@ -501,14 +501,13 @@ static inline __attribute__((always_inline)) int64_t align_t0(const fc_cursor *c
     return c->clock_fixed ? (int64_t)t + c->clock_offset : fc_rank_align(&c->r->pub, t);
 }
 
-/* As above; t0 is ev.t0 aligned when the caller has it already (known 1), as fc__cursor_fill
- * does, which compares it with its limit before it takes the record. */
-static inline __attribute__((always_inline)) void derive(const fc_cursor *c, fc_record *rec, int known, int64_t t0,
-                                                         int fixed)
+/* As above, given t0, ev.t0 aligned (align_t0), which the callers have worked out to choose or
+ * limit the record; with fixed 1, the caller has seen that c->clock_fixed is set. */
+static inline __attribute__((always_inline)) void derive(const fc_cursor *c, fc_record *rec, int64_t t0, int fixed)
 {
     const fc_rank *r = &c->r->pub;
     rec->rank = r->info.rank;
-    rec->t0 = known ? t0 : align_t0(c, rec->ev.t0);
+    rec->t0 = t0;
     if (fixed || c->clock_fixed)
         rec->t1 = (int64_t)rec->ev.t1 + c->clock_offset;
     else /* a function of the local time alone: a record without duration (COMPLETE, START)
@@ -524,10 +523,9 @@ static inline __attribute__((always_inline)) void derive(const fc_cursor *c, fc_
 
 /* fc_cursor_next's work once the stream of the next record is chosen. With one 1, best is the
  * only stream, thread 0, which the record held in the codec already has (nothing sets it there).
- * With known 1, t0 is the record's aligned entry time; with fixed 1, the caller has seen that
- * c->clock_fixed is set. */
-static inline __attribute__((always_inline)) int take(fc_cursor *c, stream *best, fc_record *rec, int one,
-                                                      int known, int64_t t0, int fixed)
+ * t0 and fixed are derive's. */
+static inline __attribute__((always_inline)) int take(fc_cursor *c, stream *best, fc_record *rec, int one, int64_t t0,
+                                                      int fixed)
 {
     rec->ev = *best->head;
     if (!one)
@@ -539,7 +537,7 @@ static inline __attribute__((always_inline)) int take(fc_cursor *c, stream *best
         c->one = NULL;
         return c->failed = rc;
     }
-    derive(c, rec, known, t0, fixed);
+    derive(c, rec, t0, fixed);
     return 1;
 }
 
@@ -561,14 +559,14 @@ static __attribute__((noinline)) int next_other(fc_cursor *c, fc_record *rec)
     stream *best = first_stream(c);
     if (best == NULL)
         return 0;
-    return take(c, best, rec, 0, 0, 0, 0);
+    return take(c, best, rec, 0, align_t0(c, best->head->t0), 0);
 }
 
 int fc_cursor_next(fc_cursor *c, fc_record *rec)
 {
     stream *s = c->one; /* most ranks have one thread */
     if (s != NULL)
-        return take(c, s, rec, 1, 0, 0, 0);
+        return take(c, s, rec, 1, align_t0(c, s->head->t0), 0);
     return next_other(c, rec);
 }
 
@@ -596,7 +594,7 @@ int fc__cursor_fill(fc_cursor *c, int64_t last, fc_record *recs, size_t max, siz
             int64_t t0 = (int64_t)s->head->t0 + off;
             if (t0 > last)
                 goto out;
-            if ((rc = take(c, s, &recs[k], 1, 1, t0, 1)) < 0)
+            if ((rc = take(c, s, &recs[k], 1, t0, 1)) < 0)
                 goto out;
         }
     }
@@ -613,7 +611,7 @@ int fc__cursor_fill(fc_cursor *c, int64_t last, fc_record *recs, size_t max, siz
         int64_t t0 = align_t0(c, best->head->t0);
         if (t0 > last)
             goto out;
-        if ((rc = take(c, best, &recs[k], 0, 1, t0, 0)) < 0)
+        if ((rc = take(c, best, &recs[k], 0, t0, 0)) < 0)
             goto out;
     }
     rc = 1;
