@@ -238,11 +238,13 @@ void fc__prediction_free(fc__prediction *pr)
  * flows: a sweep holds only the flows in flight. Each interval's flows are summed in ascending id,
  * the order in which a full build lists them, so the figures do not depend on how iv was built. */
 typedef struct iverr {
-    const fc_match *m;
-    double *const *pred;
     double **err;
     unsigned nq;
     size_t niv;
+    /* Each flow's error under each model, e[id * nq + q], worked out once per flow (NAN for a flow
+     * left out: no observed time or no finite prediction) rather than once per interval it is
+     * active in: a few dozen intervals each, with a division each time. */
+    const double *e;
     uint64_t *ids; /* the active flows' ids, sorted */
     size_t cids;
 } iverr;
@@ -260,35 +262,51 @@ static int iverr_interval(void *arg, const fc__sweep *s, size_t v, double start,
     for (size_t j = 0; j < n; j++)
         x->ids[j] = fc__sweep_flow(s, j)->id;
     fc__sort_ids(x->ids, n);
-    for (unsigned q = 0; q < x->nq; q++) {
-        const double *pred = x->pred[q];
-        double sum = 0;
-        size_t used = 0;
-        for (size_t j = 0; j < n; j++) {
-            const fc_flow *f = &x->m->flows[x->ids[j]];
-            if (f->observed > 0 && isfinite(pred[f->id])) {
-                sum += fabs(pred[f->id] - f->observed) / f->observed * 100;
-                used++;
+    /* All models in one pass over the flows, each summing its own in ascending id as before. */
+    double sum[FC_NMODELS] = {0};
+    size_t used[FC_NMODELS] = {0};
+    for (size_t j = 0; j < n; j++) {
+        const double *row = &x->e[x->ids[j] * x->nq];
+        for (unsigned q = 0; q < x->nq; q++)
+            if (!isnan(row[q])) {
+                sum[q] += row[q];
+                used[q]++;
             }
-        }
-        x->err[q][v] = used ? sum / used : NAN;
     }
+    for (unsigned q = 0; q < x->nq; q++)
+        x->err[q][v] = used[q] ? sum[q] / used[q] : NAN;
     return 0;
 }
 
 static int interval_errors(const fc_match *m, const fc__intervals *iv, double *const *pred, unsigned nq,
                            double **err)
 {
-    iverr x = {.m = m, .pred = pred, .err = err, .nq = nq, .niv = fc__intervals_count(iv)};
+    iverr x = {.err = err, .nq = nq, .niv = fc__intervals_count(iv)};
     for (unsigned q = 0; q < nq; q++) {
         if ((err[q] = malloc((x.niv ? x.niv : 1) * sizeof *err[q])) == NULL)
             return fc__err(FC_ENOMEM, "prediction: out of memory");
         for (size_t v = 0; v < x.niv; v++)
             err[q][v] = NAN;
     }
+    if (nq == 0)
+        return 0;
+    /* A flow is left out (NAN) exactly when it was before; one kept never gives NAN (finite
+     * numbers, and a positive observed time, give a finite or infinite error). */
+    double *e = malloc((m->ninter ? m->ninter : 1) * nq * sizeof *e);
+    if (e == NULL)
+        return fc__err(FC_ENOMEM, "prediction: out of memory");
+    for (size_t i = 0; i < m->ninter; i++) {
+        const fc_flow *f = &m->flows[i];
+        for (unsigned q = 0; q < nq; q++) {
+            double p = pred[q][f->id];
+            e[f->id * nq + q] = f->observed > 0 && isfinite(p) ? fabs(p - f->observed) / f->observed * 100 : NAN;
+        }
+    }
+    x.e = e;
     fc__sweep_ops ops = {.arg = &x, .interval = iverr_interval};
-    int rc = nq ? fc__sweep_flows(m->flows, m->ninter, &ops) : 0;
+    int rc = fc__sweep_flows(m->flows, m->ninter, &ops);
     free(x.ids);
+    free(e);
     return rc;
 }
 
