@@ -350,20 +350,48 @@ static size_t node_index(const uint32_t *nodes, size_t n, uint32_t x)
 
 int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out)
 {
+    fc__label_scratch sc = {0};
+    int rc = fc__intervals_label_set_with(src, dst, n, out, &sc);
+    fc__label_scratch_free(&sc);
+    return rc;
+}
+
+void fc__label_scratch_free(fc__label_scratch *sc)
+{
+    free(sc->p);
+    sc->p = NULL;
+    sc->cap = 0;
+}
+
+int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out,
+                                 fc__label_scratch *sc)
+{
     if (n == 0)
         return 0;
     if (src == NULL || dst == NULL || out == NULL)
         return fc__err(FC_EINVAL, "flows: NULL arrays for %zu flows", n);
     /* The rules of intervals.h applied directly, without the sweep: a simulation calls this at
-     * every change of its active set, so it must cost O(n log n), not a whole build. */
-    uint32_t *nodes = malloc(2 * n * sizeof *nodes);
-    size_t *s = malloc(2 * n * sizeof *s), *d = s ? s + n : NULL;
-    size_t *cnt = calloc(4 * 2 * n, sizeof *cnt);
-    uint8_t *rem = calloc(n, 2);
-    int rc = FC_ENOMEM;
-    if (nodes == NULL || s == NULL || cnt == NULL || rem == NULL)
-        goto out;
-    uint8_t *seen = rem + n;
+     * every change of its active set, so it must cost O(n log n), not a whole build. Its arrays
+     * come from the caller's scratch, which only grows: four allocations and frees a call, two
+     * of them zeroed whole, had cost a simulation as much as the labelling. In it: per node
+     * counts (cnt, 4 * 2n, of which only out_n and in_n need zeroing: one_out and one_in are read
+     * only where a count is 1, so written), the flows' dense ends s and d (2n), then the node
+     * numbers (2n) and the flags rem and seen (2n bytes, zeroed). */
+    if (n > SIZE_MAX / 64)
+        return fc__err(FC_ENOMEM, "flows: out of memory labelling %zu flows", n);
+    size_t need = 8 * n * sizeof(size_t) + 2 * n * sizeof(size_t) + 2 * n * sizeof(uint32_t) + 2 * n;
+    if (need > sc->cap) {
+        void *p = malloc(need);
+        if (p == NULL)
+            return fc__err(FC_ENOMEM, "flows: out of memory labelling %zu flows", n);
+        free(sc->p);
+        sc->p = p;
+        sc->cap = need;
+    }
+    size_t *cnt = sc->p, *s = cnt + 8 * n, *d = s + n;
+    uint32_t *nodes = (uint32_t *)(d + n);
+    uint8_t *rem = (uint8_t *)(nodes + 2 * n), *seen = rem + n;
+    memset(rem, 0, 2 * n);
     /* Node numbers index a trace's node list, so they are usually small: when the largest fits
      * the per-node arrays (2n entries), it indexes them directly; else they are sorted and
      * searched. */
@@ -388,6 +416,7 @@ int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, 
     }
     /* Per node: flows leaving, flows entering, and the last of each (the only one when 1). */
     size_t *out_n = cnt, *in_n = cnt + nu, *one_out = cnt + 2 * nu, *one_in = cnt + 3 * nu;
+    memset(cnt, 0, 2 * nu * sizeof *cnt);
     for (size_t i = 0; i < n; i++) {
         s[i] = direct ? src[i] : node_index(nodes, nu, src[i]);
         d[i] = direct ? dst[i] : node_index(nodes, nu, dst[i]);
@@ -451,15 +480,7 @@ int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, 
     }
 #undef NEXT
 #undef PREV
-    rc = 0;
-out:
-    if (rc == FC_ENOMEM)
-        fc__err(rc, "flows: out of memory labelling %zu flows", n);
-    free(nodes);
-    free(s);
-    free(cnt);
-    free(rem);
-    return rc;
+    return 0;
 }
 
 void fc__intervals_free(fc__intervals *iv)

@@ -104,6 +104,20 @@ double fc__intervals_time(const fc__intervals *iv, uint32_t kind, uint32_t k);
  * n > 0). O(n log n). */
 int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out);
 
+/* Memory fc__intervals_label_set_with reuses from one call to the next: zero it to start, and
+ * give it back with fc__label_scratch_free (which leaves it zeroed, ready for reuse). */
+typedef struct fc__label_scratch {
+    void *p;
+    size_t cap;
+} fc__label_scratch;
+
+/* fc__intervals_label_set with its working memory taken from sc, which grows when a larger set
+ * needs more and keeps it (owned by the caller, freed by fc__label_scratch_free). The labels are
+ * the same; on FC_ENOMEM sc is left as it was. */
+int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out,
+                                 fc__label_scratch *sc);
+void fc__label_scratch_free(fc__label_scratch *sc);
+
 /* The largest k of any label (0 when there are no intervals). */
 uint32_t fc__intervals_max_k(const fc__intervals *iv);
 

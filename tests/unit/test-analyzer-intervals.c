@@ -583,6 +583,9 @@ static void test_label_set(void **state)
 {
     (void)state;
     unsigned seed = 12345;
+    /* One scratch for every round, whose sets grow and shrink: a reused buffer holds the last
+     * round's counts and flags, which must not leak into the next. */
+    fc__label_scratch sc = {0};
     for (int round = 0; round < 300; round++) {
         size_t n = 1 + (size_t)(round % 23);
         uint32_t nnodes = 2 + (uint32_t)(round % 7);
@@ -598,6 +601,8 @@ static void test_label_set(void **state)
                              .intra = src[i] == dst[i]};
         }
         assert_int_equal(fc__intervals_label_set(src, dst, n, got), 0);
+        fc_label got2[32];
+        assert_int_equal(fc__intervals_label_set_with(src, dst, n, got2, &sc), 0);
         fc__intervals *iv;
         assert_int_equal(fc__intervals_build(f, n, &iv), 0);
         const fc_interval *in = fc__intervals_count(iv) ? fc__intervals_get(iv, 0) : NULL;
@@ -608,8 +613,52 @@ static void test_label_set(void **state)
             assert_int_equal(got[i].k, ref.k);
             if (ref.kind != NONE)
                 assert_int_equal(got[i].node, ref.node);
+            assert_int_equal(got2[i].kind, ref.kind);
+            assert_int_equal(got2[i].k, ref.k);
+            if (ref.kind != NONE)
+                assert_int_equal(got2[i].node, ref.node);
         }
         fc__intervals_free(iv);
+    }
+    fc__label_scratch_free(&sc);
+    assert_null(sc.p);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* fc__sort_ids against qsort, on the sizes where its ways part: insertion alone (up to 32),
+ * insertion runs and merges in a buffer on the stack (up to 1024) or on the heap (above), with
+ * distinct ids (an interval's) and with repeats, already sorted or reversed. */
+static void test_sort_ids(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 2, 16, 17, 31, 32, 33, 48, 100, 1023, 1024, 1025, 5000};
+    unsigned seed = 777;
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t n = sizes[z];
+        uint64_t *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+        assert_non_null(a);
+        assert_non_null(b);
+        for (int shape = 0; shape < 4; shape++) {
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                a[i] = shape == 0 ? (uint64_t)seed << 20 | i /* distinct */
+                       : shape == 1 ? seed % 7 /* repeats */
+                       : shape == 2 ? i : n - i;
+            }
+            memcpy(b, a, n * sizeof *a);
+            fc__sort_ids(a, n);
+            if (n > 0)
+                qsort(b, n, sizeof *b, cmp_id);
+            for (size_t i = 0; i < n; i++)
+                assert_true(a[i] == b[i]);
+        }
+        free(a);
+        free(b);
     }
 }
 
@@ -733,7 +782,7 @@ int main(void)
         cmocka_unit_test(test_asynchronous),   cmocka_unit_test(test_edges),
         cmocka_unit_test(test_random),         cmocka_unit_test(test_label_set),
         cmocka_unit_test(test_stamp_wrap),     cmocka_unit_test(test_lend_all),
-        cmocka_unit_test(test_lean),
+        cmocka_unit_test(test_lean),           cmocka_unit_test(test_sort_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
