@@ -280,6 +280,18 @@ static void test_edges(void **state)
     assert_true(fc__intervals_get(iv, 1)->end == 2 && fc__intervals_get(iv, 2)->start == 3);
     check_labels(fc__intervals_get(iv, 1), (want[]){{1, NONE, 0, 1}}, 1);
     fc__intervals_free(iv);
+    /* The same flows given with their ids out of order (build sorts them only then): the same
+     * intervals, and each id finds its own history. */
+    fc_flow b2[] = {b[2], b[0], b[1]};
+    assert_int_equal(fc__intervals_build(b2, 3, &iv), 0);
+    assert_int_equal(fc__intervals_count(iv), 3);
+    check_labels(fc__intervals_get(iv, 1), (want[]){{1, NONE, 0, 1}}, 1);
+    for (uint64_t id = 0; id < 3; id++) {
+        assert_int_equal(fc__intervals_history(iv, id, &r, &nr), 0);
+        assert_int_equal(nr, 1);
+        assert_true(r[0].start == b[id].start && r[0].end == b[id].end);
+    }
+    fc__intervals_free(iv);
     /* Nothing at all. */
     assert_int_equal(fc__intervals_build(NULL, 0, &iv), 0);
     assert_int_equal(fc__intervals_count(iv), 0);
