@@ -228,11 +228,16 @@ int main(int argc, char **argv)
          * the flows and intervals, not with the flows in flight in each interval as well; what
          * needs an interval's flows (the JSON document's intervals, the errors per interval)
          * sweeps the flows again. */
-        if (text && fc__summary_build(m->flows, m->ninter, (size_t)top, &sum) < 0) {
-            fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
-            goto out;
-        }
-        if (fc__intervals_build_lean(m->flows, m->ninter, &iv) < 0) {
+        int rc2;
+        if (text) { /* one sweep of the flows for both */
+            if ((rc2 = fc__summary_new((size_t)top, &sum)) == 0) {
+                fc__sweep_ops ops = fc__summary_ops(sum);
+                if ((rc2 = fc__intervals_build_lean_also(m->flows, m->ninter, &ops, &iv)) == 0)
+                    fc__summary_finish(sum);
+            }
+        } else
+            rc2 = fc__intervals_build_lean(m->flows, m->ninter, &iv);
+        if (rc2 < 0) {
             fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
             goto out;
         }

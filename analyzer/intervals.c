@@ -65,6 +65,7 @@ typedef struct keep {
     size_t nruns, cruns; /* in iv->runs */
     idlab *act;
     size_t cact;
+    const fc__sweep_ops *also; /* another consumer of the same sweep, or NULL */
 } keep;
 
 
@@ -185,6 +186,34 @@ static int keep_span(keep *kp, const fc__sweep *s, size_t i, double start, doubl
     return 0;
 }
 
+static int keep_interval(void *arg, const fc__sweep *s, size_t i, double start, double end);
+static int keep_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns);
+
+/* The build's callbacks followed by those of also (build_also), which sees what its own sweep
+ * would show it: its filter on k and flows (min_kn, skipped) is applied here, since the build's
+ * sweep must hand over every interval. */
+static int both_interval(void *arg, const fc__sweep *s, size_t i, double start, double end)
+{
+    keep *kp = arg;
+    const fc__sweep_ops *o = kp->also;
+    int rc = keep_interval(kp, s, i, start, end);
+    if (rc || o->interval == NULL)
+        return rc;
+    if (o->min_kn != NULL && ((uint64_t)fc__sweep_max_k(s) << 32 | fc__sweep_nactive(s)) < *o->min_kn) {
+        ++*o->skipped;
+        return 0;
+    }
+    return o->interval(o->arg, s, i, start, end);
+}
+
+static int both_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
+{
+    keep *kp = arg;
+    const fc__sweep_ops *o = kp->also;
+    int rc = keep_flow(kp, f, runs, nruns);
+    return rc || o->flow_done == NULL ? rc : o->flow_done(o->arg, f, runs, nruns);
+}
+
 static int keep_interval(void *arg, const fc__sweep *s, size_t i, double start, double end)
 {
     keep *kp = arg;
@@ -281,9 +310,9 @@ static int finish(keep *kp, fc__intervals *iv)
     return 0;
 }
 
-static int build(const fc_flow *flows, size_t n, int lean, fc__intervals **out)
+static int build(const fc_flow *flows, size_t n, int lean, const fc__sweep_ops *also, fc__intervals **out)
 {
-    keep kp = {.lean = lean};
+    keep kp = {.lean = lean, .also = also};
     idpos *ip = NULL;
     int rc = FC_EINVAL;
     *out = NULL;
@@ -320,7 +349,8 @@ static int build(const fc_flow *flows, size_t n, int lean, fc__intervals **out)
         iv->flow_ids[r] = ip[r].id;
     }
     kp.iv = iv;
-    fc__sweep_ops ops = {.arg = &kp, .interval = keep_interval, .flow_done = keep_flow};
+    fc__sweep_ops ops = {.arg = &kp, .interval = also ? both_interval : keep_interval,
+                         .flow_done = also ? both_flow : keep_flow};
     rc = fc__sweep_flows(flows, n, &ops);
     if (rc == 0)
         rc = finish(&kp, iv);
@@ -339,12 +369,17 @@ out:
 
 int fc__intervals_build(const fc_flow *flows, size_t n, fc__intervals **out)
 {
-    return build(flows, n, 0, out);
+    return build(flows, n, 0, NULL, out);
 }
 
 int fc__intervals_build_lean(const fc_flow *flows, size_t n, fc__intervals **out)
 {
-    return build(flows, n, 1, out);
+    return build(flows, n, 1, NULL, out);
+}
+
+int fc__intervals_build_lean_also(const fc_flow *flows, size_t n, const fc__sweep_ops *also, fc__intervals **out)
+{
+    return build(flows, n, 1, also, out);
 }
 
 /* The node index of node number x in the sorted, unique nodes[0..n). */

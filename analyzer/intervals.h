@@ -72,6 +72,14 @@ int fc__intervals_build(const fc_flow *flows, size_t n, fc__intervals **out);
  * gigabytes for a long trace. */
 int fc__intervals_build_lean(const fc_flow *flows, size_t n, fc__intervals **out);
 
+/* fc__intervals_build_lean, whose sweep also feeds another consumer, also (not NULL; its
+ * callbacks and filter as fc__sweep_flows would apply them, after the build's own at each step):
+ * the flows are swept once for both. A non-zero return of also's stops the build, which then
+ * returns it (with *out NULL). */
+struct fc__sweep_ops;
+int fc__intervals_build_lean_also(const fc_flow *flows, size_t n, const struct fc__sweep_ops *also,
+                                  fc__intervals **out);
+
 /* Frees everything the handle owns; NULL is a no-op. */
 void fc__intervals_free(fc__intervals *iv);
 

@@ -28,7 +28,7 @@ typedef struct fc__analysis {
                                  and the flow-seconds by label (no report reads an interval's
                                  flows from it: the JSON document sweeps match->flows again); JSON,
                                  CSV and predictions need it, the text report does not */
-    const struct fc__summary *sum; /* fc__summary_build of the same flows: the text report's */
+    const struct fc__summary *sum; /* the summary of the same flows (summary.h): the text report's */
     const fc_symbols *syms;   /* call-site texts, or NULL to show none */
     const char *eager_source; /* where match->eager_threshold comes from, one line */
     size_t top;               /* rows of each long list of the text report (0: all) */

@@ -277,9 +277,87 @@ static void test_any_order(void **state)
     free(f);
 }
 
+static int stop_at_5(void *arg, const fc__sweep *s, size_t i, double start, double end)
+{
+    (void)s, (void)start, (void)end;
+    ++*(size_t *)arg;
+    return i == 5 ? FC_ENOMEM : 0;
+}
+
+/* One sweep for the lean build and the summary (fc__intervals_build_lean_also) gives what the two
+ * give apart, exactly: the summary's own filter on k and flows is applied by the build's sweep as
+ * it would by its own. And a consumer that fails stops the build, which returns its error. */
+static void test_build_also(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 3; round++) {
+        size_t n = 400 + 300 * (size_t)round, top = round == 2 ? 0 : 4;
+        fc_flow *f = calloc(n, sizeof *f);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t a = rnd(10), b = rnd(10), t = rnd(2000), len = 1 + rnd(60);
+            f[i] = (fc_flow){.id = i, .src_node = a, .dst_node = b, .src_rank = 2 * a + rnd(2),
+                             .dst_rank = 2 * b + rnd(2), .bytes = 1 + rnd(5) * 1000, .start = t, .end = t + len,
+                             .observed = len, .send_site = 1 + rnd(3), .recv_site = 1 + rnd(3)};
+        }
+        fc__intervals *iv1, *iv2;
+        fc__summary *s1, *s2;
+        assert_int_equal(fc__summary_build(f, n, top, &s1), 0);
+        assert_int_equal(fc__intervals_build_lean(f, n, &iv1), 0);
+        assert_int_equal(fc__summary_new(top, &s2), 0);
+        fc__sweep_ops ops = fc__summary_ops(s2);
+        assert_int_equal(fc__intervals_build_lean_also(f, n, &ops, &iv2), 0);
+        fc__summary_finish(s2);
+        assert_int_equal(s2->nintervals, s1->nintervals);
+        assert_int_equal(s2->nflows, s1->nflows);
+        assert_int_equal(s2->max_k, s1->max_k);
+        for (uint32_t kind = FC_CONFLICT_NONE; kind <= FC_CONFLICT_MIXED_OUT; kind++)
+            for (uint32_t k = 0; k < 12; k++) {
+                assert_true(fc__summary_time(s2, kind, k) == fc__summary_time(s1, kind, k));
+                assert_true(fc__intervals_time(iv2, kind, k) == fc__intervals_time(iv1, kind, k));
+            }
+        assert_int_equal(s2->nworst, s1->nworst);
+        assert_true(s1->nworst > 0);
+        for (size_t q = 0; q < s1->nworst; q++) {
+            assert_int_equal(s2->worst[q].index, s1->worst[q].index);
+            assert_int_equal(s2->worst[q].nconf, s1->worst[q].nconf);
+        }
+        assert_int_equal(s2->nwflows, s1->nwflows);
+        for (size_t q = 0; q < s1->nwflows; q++)
+            assert_int_equal(s2->wflows[q].flow.id, s1->wflows[q].flow.id);
+        assert_int_equal(fc__intervals_count(iv2), fc__intervals_count(iv1));
+        for (size_t i = 0; i < fc__intervals_count(iv1); i++) {
+            const fc_interval *a = fc__intervals_get(iv1, i), *b = fc__intervals_get(iv2, i);
+            assert_true(a->start == b->start && a->end == b->end && a->nflows == b->nflows);
+        }
+        for (uint64_t id = 0; id < n; id++) {
+            const fc__label_run *r1, *r2;
+            size_t n1, n2;
+            assert_int_equal(fc__intervals_history(iv1, id, &r1, &n1), 0);
+            assert_int_equal(fc__intervals_history(iv2, id, &r2, &n2), 0);
+            assert_int_equal(n2, n1);
+            for (size_t j = 0; j < n1; j++)
+                assert_true(r1[j].first == r2[j].first && r1[j].count == r2[j].count && r1[j].start == r2[j].start &&
+                            r1[j].end == r2[j].end && r1[j].label.kind == r2[j].label.kind &&
+                            r1[j].label.node == r2[j].label.node && r1[j].label.k == r2[j].label.k);
+        }
+        fc__intervals_free(iv1);
+        fc__intervals_free(iv2);
+        fc__summary_free(s1);
+        fc__summary_free(s2);
+        /* A consumer that fails at its sixth interval. */
+        size_t seen = 0;
+        fc__sweep_ops bad = {.arg = &seen, .interval = stop_at_5};
+        fc__intervals *iv3 = (fc__intervals *)f;
+        assert_int_equal(fc__intervals_build_lean_also(f, n, &bad, &iv3), FC_ENOMEM);
+        assert_null(iv3);
+        assert_int_equal(seen, 6);
+        free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_random), cmocka_unit_test(test_order),
-                                       cmocka_unit_test(test_any_order)};
+                                       cmocka_unit_test(test_any_order), cmocka_unit_test(test_build_also)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
