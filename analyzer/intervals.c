@@ -404,6 +404,10 @@ void fc__label_scratch_free(fc__label_scratch *sc)
     sc->cap = 0;
 }
 
+/* Node numbers below this are used as indices even for a few flows (a simulation's sets are
+ * often a handful of flows among a few dozen nodes), rather than sorted and searched. */
+#define DIRECT_NODES 64
+
 int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out,
                                  fc__label_scratch *sc)
 {
@@ -415,12 +419,14 @@ int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_
      * every change of its active set, so it must cost O(n log n), not a whole build. Its arrays
      * come from the caller's scratch, which only grows: four allocations and frees a call, two
      * of them zeroed whole, had cost a simulation as much as the labelling. In it: per node
-     * counts (cnt, 4 * 2n, of which only out_n and in_n need zeroing: one_out and one_in are read
-     * only where a count is 1, so written), the flows' dense ends s and d (2n), then the node
-     * numbers (2n) and the flags rem and seen (2n bytes, zeroed). */
+     * counts (cnt, 4 * m with m = the larger of 2n and DIRECT_NODES; only out_n and in_n need
+     * zeroing: one_out and one_in are read only where a count is 1, so written), the flows' dense
+     * ends s and d (2n), then the node numbers (2n) and the flags rem and seen (2n bytes,
+     * zeroed). */
     if (n > SIZE_MAX / 64)
         return fc__err(FC_ENOMEM, "flows: out of memory labelling %zu flows", n);
-    size_t need = 8 * n * sizeof(size_t) + 2 * n * sizeof(size_t) + 2 * n * sizeof(uint32_t) + 2 * n;
+    size_t m = 2 * n > DIRECT_NODES ? 2 * n : DIRECT_NODES;
+    size_t need = 4 * m * sizeof(size_t) + 2 * n * sizeof(size_t) + 2 * n * sizeof(uint32_t) + 2 * n;
     if (need > sc->cap) {
         void *p = malloc(need);
         if (p == NULL)
@@ -429,20 +435,21 @@ int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_
         sc->p = p;
         sc->cap = need;
     }
-    size_t *cnt = sc->p, *s = cnt + 8 * n, *d = s + n;
+    size_t *cnt = sc->p, *s = cnt + 4 * m, *d = s + n;
     uint32_t *nodes = (uint32_t *)(d + n);
     uint8_t *rem = (uint8_t *)(nodes + 2 * n), *seen = rem + n;
     memset(rem, 0, 2 * n);
     /* Node numbers index a trace's node list, so they are usually small: when the largest fits
-     * the per-node arrays (2n entries), it indexes them directly; else they are sorted and
-     * searched. */
+     * the per-node arrays (m entries), it indexes them directly; else they are sorted and
+     * searched. The labels do not depend on which: only the counts per node, and the flows'
+     * order, decide them. */
     uint32_t maxn = 0;
     for (size_t i = 0; i < n; i++) {
         maxn = src[i] > maxn ? src[i] : maxn;
         maxn = dst[i] > maxn ? dst[i] : maxn;
     }
-    int direct = (size_t)maxn < 2 * n;
-    size_t nu = 2 * n;
+    int direct = (size_t)maxn < m;
+    size_t nu = direct ? (size_t)maxn + 1 : 2 * n;
     if (!direct) {
         size_t nn = 0;
         for (size_t i = 0; i < n; i++) {
