@@ -60,6 +60,14 @@ typedef struct state {
     double now;
     msg *v; /* sorted by key; equal keys in order of start */
     size_t n, ndone;
+    /* With known set, the earliest lat_end of the messages in their latency phase and the
+     * earliest fin of those moving data (INFINITY for none), as a scan of v in order finds them:
+     * solve works them out in the loop that sets fin, so that run() need not go over the messages
+     * once more for each event. Between two solves only the work changes, but for a message
+     * started (fc__net_start adds its latency end) and completed ones removed (they have no part
+     * in either time). */
+    int known;
+    double elat, efin;
 } state;
 
 /* One NIC direction in the fairshare solve. */
@@ -300,37 +308,6 @@ static void speeds_maxrate(const fc__net *n, aux *a, state *s, size_t d)
     }
 }
 
-/* Sets the speed and completion time of every message in its data phase at the state's time. */
-static int solve(const fc__net *n, aux *a, state *s)
-{
-    size_t d = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        msg *m = &s->v[i];
-        if (m->phase != PH_DATA)
-            continue;
-        m->speed = 1.0;
-        if (!m->intra && n->model != FC_MODEL_LINEAR)
-            a->idx[d++] = i;
-    }
-    if (d > 0) {
-        if (n->model == FC_MODEL_FLOWCUT) {
-            int rc = speeds_flowcut(n, a, s, d);
-            if (rc)
-                return rc;
-        } else if (n->model == FC_MODEL_FAIRSHARE) {
-            speeds_fairshare(a, s, d);
-        } else if (n->model == FC_MODEL_MAXRATE) {
-            speeds_maxrate(n, a, s, d);
-        }
-    }
-    for (size_t i = 0; i < s->n; i++) {
-        msg *m = &s->v[i];
-        if (m->phase == PH_DATA)
-            m->fin = s->now + m->work / m->speed;
-    }
-    return 0;
-}
-
 /* ---- the event loop ---------------------------------------------------------------------------- */
 
 /* Moves the state to time e, an event time no later than any pending event: messages whose
@@ -338,6 +315,7 @@ static int solve(const fc__net *n, aux *a, state *s)
 static void step(state *s, double e)
 {
     double dt = e - s->now;
+    s->known = 0;
     for (size_t i = 0; i < s->n; i++) {
         msg *m = &s->v[i];
         if (m->phase == PH_DATA) {
@@ -362,6 +340,64 @@ static void step(state *s, double e)
     s->now = e;
 }
 
+/* Sets the speed and completion time of every message in its data phase at the state's time,
+ * and the next event times. */
+static int solve(const fc__net *n, aux *a, state *s)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        msg *m = &s->v[i];
+        if (m->phase != PH_DATA)
+            continue;
+        m->speed = 1.0;
+        if (!m->intra && n->model != FC_MODEL_LINEAR)
+            a->idx[d++] = i;
+    }
+    if (d > 0) {
+        if (n->model == FC_MODEL_FLOWCUT) {
+            int rc = speeds_flowcut(n, a, s, d);
+            if (rc)
+                return rc;
+        } else if (n->model == FC_MODEL_FAIRSHARE) {
+            speeds_fairshare(a, s, d);
+        } else if (n->model == FC_MODEL_MAXRATE) {
+            speeds_maxrate(n, a, s, d);
+        }
+    }
+    double elat = INFINITY, efin = INFINITY;
+    for (size_t i = 0; i < s->n; i++) {
+        msg *m = &s->v[i];
+        if (m->phase == PH_DATA) {
+            m->fin = s->now + m->work / m->speed;
+            if (m->fin < efin)
+                efin = m->fin;
+        } else if (m->phase == PH_LAT && m->lat_end < elat) {
+            elat = m->lat_end;
+        }
+    }
+    s->elat = elat;
+    s->efin = efin;
+    s->known = 1;
+    return 0;
+}
+
+/* The next event times by a scan of the messages, for a state that does not know them: a new
+ * state, or one a start left with a tie it could not settle. */
+static void scan_next(state *s)
+{
+    double elat = INFINITY, efin = INFINITY;
+    for (size_t i = 0; i < s->n; i++) {
+        const msg *m = &s->v[i];
+        if (m->phase == PH_LAT && m->lat_end < elat)
+            elat = m->lat_end;
+        else if (m->phase == PH_DATA && m->fin < efin)
+            efin = m->fin;
+    }
+    s->elat = elat;
+    s->efin = efin;
+    s->known = 1;
+}
+
 /* run() stopped, with strict = 1, before a completion earlier than `until`. */
 #define RUN_LATE 1
 /* run()'s strict argument for a run that stops at the first completion no later than `until`,
@@ -380,14 +416,9 @@ static int run(const fc__net *n, aux *a, state *s, double until, int strict)
     for (;;) {
         if (s->ndone > 0 && (isinf(until) || strict >= RUN_TO_DONE))
             return 0;
-        double e = INFINITY, efin = INFINITY;
-        for (size_t i = 0; i < s->n; i++) {
-            const msg *m = &s->v[i];
-            if (m->phase == PH_LAT && m->lat_end < e)
-                e = m->lat_end;
-            else if (m->phase == PH_DATA && m->fin < efin)
-                efin = m->fin;
-        }
+        if (!s->known)
+            scan_next(s);
+        double e = s->elat, efin = s->efin;
         if (efin < e)
             e = efin;
         if (!(e <= until) || isinf(e))
@@ -554,6 +585,21 @@ static int node_index(fc__net *n, uint32_t node, uint32_t *out)
     return 0;
 }
 
+/* Copies the state, which has no completed message, into look for a run ahead of it; its next
+ * event times stay good for the copy. */
+static void copy_to_look(const fc__net *n)
+{
+    state *l = &n->a->look;
+    l->now = n->s.now;
+    l->n = n->s.n;
+    l->ndone = 0;
+    l->known = n->s.known;
+    l->elat = n->s.elat;
+    l->efin = n->s.efin;
+    if (n->s.n)
+        memcpy(l->v, n->s.v, n->s.n * sizeof *n->s.v);
+}
+
 double fc__net_next(const fc__net *n)
 {
     aux *a = n->a;
@@ -563,11 +609,7 @@ double fc__net_next(const fc__net *n)
         return n->s.now; /* completed messages wait for fc__net_pop at the time they ended */
     if (a->valid)
         return a->next;
-    a->look.now = n->s.now;
-    a->look.n = n->s.n;
-    a->look.ndone = 0;
-    if (n->s.n)
-        memcpy(a->look.v, n->s.v, n->s.n * sizeof *n->s.v);
+    copy_to_look(n);
     int rc = run(n, a, &a->look, INFINITY, 0);
     if (rc) {
         a->err = rc;
@@ -614,11 +656,7 @@ int fc__net_start(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t byt
                 goto late;
             rc = run(n, a, &n->s, t, 0);
         } else {
-            a->look.now = n->s.now;
-            a->look.n = n->s.n;
-            a->look.ndone = 0;
-            if (n->s.n)
-                memcpy(a->look.v, n->s.v, n->s.n * sizeof *n->s.v);
+            copy_to_look(n);
             rc = run(n, a, &a->look, t, 1);
             if (rc == RUN_LATE)
                 goto late;
@@ -644,6 +682,12 @@ int fc__net_start(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t byt
     memmove(&n->s.v[lo + 1], &n->s.v[lo], (n->s.n - lo) * sizeof m);
     n->s.v[lo] = m;
     n->s.n++;
+    /* The new latency end joins the next event times. Equal zeros may differ in sign, and a scan
+     * keeps the first in key order, so such a tie is left to one. */
+    if (m.lat_end < n->s.elat)
+        n->s.elat = m.lat_end;
+    else if (m.lat_end == n->s.elat && m.lat_end == 0)
+        n->s.known = 0;
     /* A message without latency starts moving data, and may change the rates, at once. */
     rc = run(n, a, &n->s, t, 0);
 out:
