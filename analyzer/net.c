@@ -28,10 +28,11 @@
  * so messages tie when their computed times are equal doubles (equal sizes and rates do), and a
  * test whose figures are exact in binary sees exact times.
  *
- * Cost per event, for m messages in flight: O(m) to find the next event and move the work, plus
- * the re-solve: O(m) for linear and maxrate, O(m + r b) for fairshare (r NIC directions in use, b
- * bottleneck rounds, b <= r), and one fc__intervals_label_set for flowcut, which builds the
- * intervals of the set (O(m log m), the dominant cost when thousands are in flight at once). */
+ * Cost per event, for m messages in flight: two passes over them, one moving the work and one
+ * setting the completion times (which finds the next event on the way), plus the re-solve: O(m)
+ * for linear and maxrate, O(m + r b) for fairshare (r NIC directions in use, b bottleneck rounds,
+ * b <= r), and one fc__intervals_label_set for flowcut, which builds the intervals of the set
+ * (O(m log m), the dominant cost when thousands are in flight at once). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -311,10 +312,14 @@ static void speeds_maxrate(const fc__net *n, aux *a, state *s, size_t d)
 /* ---- the event loop ---------------------------------------------------------------------------- */
 
 /* Moves the state to time e, an event time no later than any pending event: messages whose
- * completion is e complete, latency phases ending by e give way to the data phase. */
-static void step(state *s, double e)
+ * completion is e complete, latency phases ending by e give way to the data phase. The re-solve
+ * that follows starts every message moving data at speed 1 and lists in a->idx those a model may
+ * slow; that is done here, in the same pass over the messages. Returns how many it listed. */
+static size_t step(const fc__net *n, aux *a, state *s, double e)
 {
     double dt = e - s->now;
+    int slowed = n->model != FC_MODEL_LINEAR;
+    size_t d = 0;
     s->known = 0;
     for (size_t i = 0; i < s->n; i++) {
         msg *m = &s->v[i];
@@ -324,35 +329,33 @@ static void step(state *s, double e)
                 m->fin = e;
                 m->work = 0;
                 s->ndone++;
-            } else {
-                m->work -= m->speed * dt;
-                if (m->work < 0)
-                    m->work = 0;
+                continue;
             }
+            m->work -= m->speed * dt;
+            if (m->work < 0)
+                m->work = 0;
         } else if (m->phase == PH_LAT && m->lat_end <= e) {
             m->phase = m->work > 0 ? PH_DATA : PH_DONE;
             if (m->phase == PH_DONE) {
                 m->fin = e;
                 s->ndone++;
+                continue;
             }
+        } else {
+            continue;
         }
+        m->speed = 1.0;
+        if (slowed && !m->intra)
+            a->idx[d++] = i;
     }
     s->now = e;
+    return d;
 }
 
 /* Sets the speed and completion time of every message in its data phase at the state's time,
- * and the next event times. */
-static int solve(const fc__net *n, aux *a, state *s)
+ * the d messages step listed taking their speeds from the model, and the next event times. */
+static int solve(const fc__net *n, aux *a, state *s, size_t d)
 {
-    size_t d = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        msg *m = &s->v[i];
-        if (m->phase != PH_DATA)
-            continue;
-        m->speed = 1.0;
-        if (!m->intra && n->model != FC_MODEL_LINEAR)
-            a->idx[d++] = i;
-    }
     if (d > 0) {
         if (n->model == FC_MODEL_FLOWCUT) {
             int rc = speeds_flowcut(n, a, s, d);
@@ -425,8 +428,7 @@ static int run(const fc__net *n, aux *a, state *s, double until, int strict)
             break;
         if (strict == 1 && efin == e && e < until)
             return RUN_LATE;
-        step(s, e);
-        int rc = solve(n, a, s);
+        int rc = solve(n, a, s, step(n, a, s, e));
         if (rc)
             return rc;
     }
