@@ -76,6 +76,7 @@ typedef struct nicdir {
     uint32_t live;      /* messages through it not yet frozen */
     int sat;            /* full this round */
     double cap;         /* capacity left, in speeds (1: one message alone) */
+    double q;           /* this round's cap / live, while live */
     size_t start, fill; /* its messages in aux.bucket */
 } nicdir;
 
@@ -216,8 +217,8 @@ static int speeds_flowcut(const fc__net *n, aux *a, state *s, size_t d)
  * speed rises together until a NIC direction is full (its messages freeze at that level) or the
  * level reaches 1 (a message alone is not faster than uncontended). Resource 2u is node u's
  * output, 2u + 1 its input; each lists its messages (bucket), so a round costs O(resources) plus
- * the messages it freezes, not O(messages). The bottleneck is found by recomputing the same
- * quotients, so at least one resource freezes exactly each round. */
+ * the messages it freezes, not O(messages). The bottleneck is found by comparing the very
+ * quotients the least was taken of, so at least one resource freezes exactly each round. */
 static void speeds_fairshare(aux *a, state *s, size_t d)
 {
     size_t nr = 0;
@@ -252,11 +253,17 @@ static void speeds_fairshare(aux *a, state *s, size_t d)
     double level = 0;
     size_t left = d;
     while (left > 0) {
+        /* The least quotient, kept by each resource for the marking below. A plain comparison
+         * picks the same value as fmin, which returns its second argument on a tie (so equal
+         * zeros of either sign give the same one), and needs no call: a quotient is never NaN,
+         * every capacity being 1 less finite amounts and live at least 1. */
         double delta = 1.0 - level;
         for (size_t i = 0; i < nr; i++) {
-            const nicdir *r = &a->res[a->rlist[i]];
-            if (r->live)
-                delta = fmin(delta, r->cap / r->live);
+            nicdir *r = &a->res[a->rlist[i]];
+            if (r->live) {
+                r->q = r->cap / r->live;
+                delta = delta < r->q ? delta : r->q;
+            }
         }
         int all = delta == 1.0 - level;
         if (delta < 0) /* a capacity rounded below 0: freeze at the level reached */
@@ -264,7 +271,7 @@ static void speeds_fairshare(aux *a, state *s, size_t d)
         /* Mark first, against the quotients before this round's subtraction. */
         for (size_t i = 0; i < nr; i++) {
             nicdir *r = &a->res[a->rlist[i]];
-            r->sat = r->live && (all || r->cap / r->live <= delta);
+            r->sat = r->live && (all || r->q <= delta);
             r->cap -= delta * r->live;
         }
         level += delta;
