@@ -84,6 +84,9 @@ typedef struct nicdir {
  * handle is logically const), and the solvers' scratch. Sized by fc__net_start, the one place
  * that may grow the set of messages or nodes, so the solvers never allocate (but for
  * fc__intervals_label_set). */
+/* Conflicts of fewer flows than this have their flow cuts remembered (aux.alpha). */
+#define ALPHA_K 32
+
 typedef struct aux {
     int err;      /* a failed re-solve (FC_E*): the simulation cannot go on */
     int valid;    /* look and next hold the look-ahead from the current state */
@@ -100,6 +103,12 @@ typedef struct aux {
     nicdir *res;  /* fairshare: 2 per node, output then input */
     size_t *rlist; /* fairshare: the resources in use (2 per message at most) */
     size_t *bucket; /* fairshare: each resource's messages (2 per message) */
+    /* flowcut: fc__profile_alpha's answer for a same-direction conflict (0 outgoing, 1
+     * incoming) of k flows and the flow's place i in it, and for the two mixed roles, once asked
+     * (has_*): every re-solve asks again for every message, and the answer, a search of the
+     * profile's cuts, depends on the profile alone, which does not change under a simulation. */
+    double alpha[2][ALPHA_K][ALPHA_K], alpha_mixed[2];
+    unsigned char has_alpha[2][ALPHA_K][ALPHA_K], has_mixed[2];
 } aux;
 
 struct fc__net {
@@ -169,6 +178,19 @@ static void msg_times(const fc__net *n, int intra, uint64_t bytes, double *lat, 
 
 /* ---- the models' speeds ------------------------------------------------------------------------ */
 
+/* fc__profile_alpha for the i-th flow of a same-direction conflict of k flows (dir 0 outgoing, 1
+ * incoming, kind the matching FC_CONFLICT_*), from aux.alpha once asked. */
+static double alpha_same(const fc__net *n, aux *a, int dir, uint32_t kind, uint32_t k, uint32_t i)
+{
+    if (k >= ALPHA_K || i >= ALPHA_K)
+        return fc__profile_alpha(n->p, kind, k, i);
+    if (!a->has_alpha[dir][k][i]) {
+        a->alpha[dir][k][i] = fc__profile_alpha(n->p, kind, k, i);
+        a->has_alpha[dir][k][i] = 1;
+    }
+    return a->alpha[dir][k][i];
+}
+
 /* Flow cuts: labels by the rules of intervals.h, then alpha for the flow's place in its conflict.
  * Same-direction conflicts index alpha by the flow's rank among the k flows leaving (entering)
  * the node in ascending key order, as the calibrator indexes them by ascending rank; a mixed
@@ -194,15 +216,21 @@ static int speeds_flowcut(const fc__net *n, aux *a, state *s, size_t d)
         double alpha = 0;
         switch (l->kind) {
         case FC_CONFLICT_OUTGOING:
-            alpha = fc__profile_alpha(n->p, l->kind, l->k, ro);
+            alpha = alpha_same(n, a, 0, l->kind, l->k, ro);
             break;
         case FC_CONFLICT_INCOMING:
-            alpha = fc__profile_alpha(n->p, l->kind, l->k, ri);
+            alpha = alpha_same(n, a, 1, l->kind, l->k, ri);
             break;
         case FC_CONFLICT_MIXED_IN:
-        case FC_CONFLICT_MIXED_OUT:
-            alpha = fc__profile_alpha(n->p, l->kind, 2, 0);
+        case FC_CONFLICT_MIXED_OUT: {
+            int r = l->kind == FC_CONFLICT_MIXED_OUT;
+            if (!a->has_mixed[r]) {
+                a->alpha_mixed[r] = fc__profile_alpha(n->p, l->kind, 2, 0);
+                a->has_mixed[r] = 1;
+            }
+            alpha = a->alpha_mixed[r];
             break;
+        }
         default:
             break;
         }
