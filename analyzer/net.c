@@ -178,17 +178,26 @@ static void msg_times(const fc__net *n, int intra, uint64_t bytes, double *lat, 
 
 /* ---- the models' speeds ------------------------------------------------------------------------ */
 
-/* fc__profile_alpha for the i-th flow of a same-direction conflict of k flows (dir 0 outgoing, 1
- * incoming, kind the matching FC_CONFLICT_*), from aux.alpha once asked. */
-static double alpha_same(const fc__net *n, aux *a, int dir, uint32_t kind, uint32_t k, uint32_t i)
+/* alpha_same's answer when it is not remembered yet: asked of the profile, and kept when there
+ * is room. Apart, so that what the re-solve runs for every message stays small enough to inline. */
+static double alpha_ask(const fc__net *n, aux *a, int dir, uint32_t kind, uint32_t k, uint32_t i)
 {
-    if (k >= ALPHA_K || i >= ALPHA_K)
-        return fc__profile_alpha(n->p, kind, k, i);
-    if (!a->has_alpha[dir][k][i]) {
-        a->alpha[dir][k][i] = fc__profile_alpha(n->p, kind, k, i);
+    double alpha = fc__profile_alpha(n->p, kind, k, i);
+    if (k < ALPHA_K && i < ALPHA_K) {
+        a->alpha[dir][k][i] = alpha;
         a->has_alpha[dir][k][i] = 1;
     }
-    return a->alpha[dir][k][i];
+    return alpha;
+}
+
+/* fc__profile_alpha for the i-th flow of a same-direction conflict of k flows (dir 0 outgoing, 1
+ * incoming, kind the matching FC_CONFLICT_*), from aux.alpha once asked. */
+static inline double alpha_same(const fc__net *n, aux *a, int dir, uint32_t kind, uint32_t k,
+                                uint32_t i)
+{
+    if (k < ALPHA_K && i < ALPHA_K && a->has_alpha[dir][k][i])
+        return a->alpha[dir][k][i];
+    return alpha_ask(n, a, dir, kind, k, i);
 }
 
 /* Flow cuts: labels by the rules of intervals.h, then alpha for the flow's place in its conflict.
