@@ -293,22 +293,27 @@ static void speeds_fairshare(aux *a, state *s, size_t d)
         /* The least quotient, kept by each resource for the marking below. A plain comparison
          * picks the same value as fmin, which returns its second argument on a tie (so equal
          * zeros of either sign give the same one), and needs no call: a quotient is never NaN,
-         * every capacity being 1 less finite amounts and live at least 1. */
+         * every capacity being 1 less finite amounts and live at least 1. A resource whose
+         * messages are all frozen takes no further part (no quotient, never marked, its capacity
+         * left as it is), so it leaves the list, the others keeping their order. */
         double delta = 1.0 - level;
+        size_t w = 0;
         for (size_t i = 0; i < nr; i++) {
             nicdir *r = &a->res[a->rlist[i]];
             if (r->live) {
+                a->rlist[w++] = a->rlist[i];
                 r->q = r->cap / r->live;
                 delta = delta < r->q ? delta : r->q;
             }
         }
+        nr = w;
         int all = delta == 1.0 - level;
         if (delta < 0) /* a capacity rounded below 0: freeze at the level reached */
             delta = 0;
         /* Mark first, against the quotients before this round's subtraction. */
         for (size_t i = 0; i < nr; i++) {
             nicdir *r = &a->res[a->rlist[i]];
-            r->sat = r->live && (all || r->q <= delta);
+            r->sat = all || r->q <= delta;
             r->cap -= delta * r->live;
         }
         level += delta;
