@@ -31,7 +31,7 @@
  * Cost per event, for m messages in flight: two passes over them, one moving the work and one
  * setting the completion times (which finds the next event on the way), plus the re-solve: O(m)
  * for linear and maxrate, O(m + r b) for fairshare (r NIC directions in use, b bottleneck rounds,
- * b <= r), and one fc__intervals_label_set for flowcut, which builds the intervals of the set
+ * b <= r), and one fc__intervals_label_set_with for flowcut, which builds the intervals of the set
  * (O(m log m), the dominant cost when thousands are in flight at once). */
 #include <inttypes.h>
 #include <math.h>
@@ -80,13 +80,13 @@ typedef struct nicdir {
     size_t start, fill; /* its messages in aux.bucket */
 } nicdir;
 
-/* What fc__net_next fills in although it takes a const handle (its result is memoized: the
- * handle is logically const), and the solvers' scratch. Sized by fc__net_start, the one place
- * that may grow the set of messages or nodes, so the solvers never allocate (but for
- * fc__intervals_label_set). */
 /* Conflicts of fewer flows than this have their flow cuts remembered (aux.alpha). */
 #define ALPHA_K 32
 
+/* What fc__net_next fills in although it takes a const handle (its result is memoized: the
+ * handle is logically const), and the solvers' scratch. Sized by fc__net_start, the one place
+ * that may grow the set of messages or nodes, so the solvers never allocate (but for the flowcut
+ * labelling's working memory, which grows when a re-solve has more messages than any before). */
 typedef struct aux {
     int err;      /* a failed re-solve (FC_E*): the simulation cannot go on */
     int valid;    /* look and next hold the look-ahead from the current state */
@@ -107,6 +107,7 @@ typedef struct aux {
      * incoming) of k flows and the flow's place i in it, and for the two mixed roles, once asked
      * (has_*): every re-solve asks again for every message, and the answer, a search of the
      * profile's cuts, depends on the profile alone, which does not change under a simulation. */
+    fc__label_scratch lsc; /* flowcut: the labelling's working memory, kept between re-solves */
     double alpha[2][ALPHA_K][ALPHA_K], alpha_mixed[2];
     unsigned char has_alpha[2][ALPHA_K][ALPHA_K], has_mixed[2];
 } aux;
@@ -211,7 +212,7 @@ static int speeds_flowcut(const fc__net *n, aux *a, state *s, size_t d)
         a->src[j] = s->v[a->idx[j]].src;
         a->dst[j] = s->v[a->idx[j]].dst;
     }
-    int rc = fc__intervals_label_set(a->src, a->dst, d, a->lab);
+    int rc = fc__intervals_label_set_with(a->src, a->dst, d, a->lab, &a->lsc);
     if (rc)
         return rc;
     for (size_t j = 0; j < d; j++) {
@@ -538,6 +539,7 @@ void fc__net_free(fc__net *n)
     free(a->res);
     free(a->rlist);
     free(a->bucket);
+    fc__label_scratch_free(&a->lsc);
     free(a);
     free(n->s.v);
     free(n->hkey);
