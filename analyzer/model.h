@@ -57,7 +57,8 @@ int fc__model_usable(const fc__profile *p, unsigned model);
 typedef struct fc__net fc__net;
 
 /* A new simulation at time 0 with nothing in flight, for model on the platform p (not copied:
- * p must outlive the simulation). Returns 0, FC_EINVAL (unknown or unusable model, message in
+ * p must outlive the simulation, and must not change while it runs: the flowcut model remembers
+ * the flow cuts it has read from p). Returns 0, FC_EINVAL (unknown or unusable model, message in
  * fc_errmsg) or FC_ENOMEM; *out is owned by the caller (fc__net_free). */
 int fc__net_create(const fc__profile *p, unsigned model, fc__net **out);
 /* Frees the simulation; NULL is a no-op. */
