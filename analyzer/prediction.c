@@ -259,8 +259,7 @@ static int iverr_interval(void *arg, const fc__sweep *s, size_t v, double start,
         return fc__err(FC_EINVAL, "prediction: interval %zu beyond the %zu of the flows", v, x->niv);
     if (fc__reserve(&x->ids, &x->cids, n ? n : 1, sizeof *x->ids))
         return fc__err(FC_ENOMEM, "prediction: out of memory");
-    for (size_t j = 0; j < n; j++)
-        x->ids[j] = fc__sweep_flow(s, j)->id;
+    fc__sweep_active_ids(s, x->ids);
     fc__sort_ids(x->ids, n);
     /* All models in one pass over the flows, each summing its own in ascending id as before. */
     double sum[FC_NMODELS] = {0};

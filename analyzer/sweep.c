@@ -987,6 +987,12 @@ const fc_label *fc__sweep_label(const fc__sweep *s, size_t i)
     return &s->sl[s->act[i]].lab;
 }
 
+void fc__sweep_active_ids(const fc__sweep *s, uint64_t *ids)
+{
+    for (size_t i = 0; i < s->nact; i++)
+        ids[i] = s->fp[s->act[i]]->id;
+}
+
 uint32_t fc__sweep_max_k(const fc__sweep *s)
 {
     return s->top_k;

@@ -99,6 +99,10 @@ size_t fc__sweep_nactive(const fc__sweep *s);
 const fc_flow *fc__sweep_flow(const fc__sweep *s, size_t i);
 const fc_label *fc__sweep_label(const fc__sweep *s, size_t i);
 
+/* Stores the ids of the active flows at ids[0 .. fc__sweep_nactive) (room for them is the
+ * caller's), in the order of fc__sweep_flow: one call per interval rather than one per flow. */
+void fc__sweep_active_ids(const fc__sweep *s, uint64_t *ids);
+
 /* The largest k of any label of the active set (0 when it is empty). */
 uint32_t fc__sweep_max_k(const fc__sweep *s);
 

@@ -703,14 +703,21 @@ static int lend_interval(void *arg, const fc__sweep *s, size_t index, double sta
     const fc_interval *in = fc__intervals_get(lc->iv, index);
     assert_true(in->start == start && in->end == end);
     assert_int_equal(fc__sweep_nactive(s), in->nflows);
-    for (size_t j = 0; j < fc__sweep_nactive(s); j++) {
+    /* The ids all at once, in the order of the accessors. */
+    size_t n = fc__sweep_nactive(s);
+    uint64_t *ids = malloc((n + 1) * sizeof *ids);
+    assert_non_null(ids);
+    fc__sweep_active_ids(s, ids);
+    for (size_t j = 0; j < n; j++) {
         const fc_label *w = fc__interval_label(in, fc__sweep_flow(s, j)->id), *got = fc__sweep_label(s, j);
         assert_non_null(w);
         assert_int_equal(got->kind, w->kind);
         assert_int_equal(got->k, w->k);
         if (w->kind != NONE)
             assert_int_equal(got->node, w->node);
+        assert_true(ids[j] == fc__sweep_flow(s, j)->id);
     }
+    free(ids);
     lc->seen++;
     return 0;
 }
