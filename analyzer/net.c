@@ -116,9 +116,14 @@ struct fc__net {
     const fc__profile *p;
     unsigned model;
     state s;
-    /* The caller's node numbers to dense indices: open addressing, val = index + 1. */
+    /* The caller's node numbers to dense indices, index + 1 (0: not seen yet). Numbers below
+     * NODE_DIRECT, which are all a trace of node or rank numbers has, index a plain table (dir,
+     * dcap long) at the cost of one load; larger ones go to a hash table (open addressing, key
+     * and val, hcap long, nhash of them in it). */
+    uint32_t *dir;
+    size_t dcap;
     uint32_t *hkey, *hval;
-    size_t hcap, nnodes;
+    size_t hcap, nhash, nnodes;
     aux *a;
 };
 
@@ -542,6 +547,7 @@ void fc__net_free(fc__net *n)
     fc__label_scratch_free(&a->lsc);
     free(a);
     free(n->s.v);
+    free(n->dir);
     free(n->hkey);
     free(n->hval);
     free(n);
@@ -590,11 +596,43 @@ static size_t hash_u32(uint32_t x)
     return x;
 }
 
-/* The dense index of the caller's node number, adding it (and growing the per-node scratch)
- * when it is new. */
-static int node_index(fc__net *n, uint32_t node, uint32_t *out)
+/* Node numbers below this index fc__net.dir directly (16 bits: a table of 256 KiB at most). */
+#define NODE_DIRECT 65536u
+
+/* Room in the per-node scratch for one more node. */
+static int reserve_nodes(fc__net *n)
 {
-    if (2 * (n->nnodes + 1) > n->hcap) {
+    aux *a = n->a;
+    if (n->nnodes < a->ncap)
+        return 0;
+    size_t cap = a->ncap ? 2 * a->ncap : 16;
+    if (resize(&a->cout, cap, sizeof(uint32_t)) || resize(&a->cin, cap, sizeof(uint32_t)) ||
+        resize(&a->res, 2 * cap, sizeof(nicdir)))
+        return FC_ENOMEM;
+    a->ncap = cap;
+    return 0;
+}
+
+/* node_index for a node number not in fc__net.dir: a new small one, or any large one. */
+static int node_index_slow(fc__net *n, uint32_t node, uint32_t *out)
+{
+    if (node < NODE_DIRECT) {
+        if (node >= n->dcap) {
+            size_t cap = n->dcap ? n->dcap : 64;
+            while (cap <= node)
+                cap *= 2;
+            if (resize(&n->dir, cap, sizeof(uint32_t)))
+                return FC_ENOMEM;
+            memset(n->dir + n->dcap, 0, (cap - n->dcap) * sizeof(uint32_t));
+            n->dcap = cap;
+        }
+        if (reserve_nodes(n))
+            return FC_ENOMEM;
+        n->dir[node] = (uint32_t)++n->nnodes;
+        *out = n->dir[node] - 1;
+        return 0;
+    }
+    if (2 * (n->nhash + 1) > n->hcap) {
         size_t cap = n->hcap ? 2 * n->hcap : 16;
         uint32_t *k = calloc(cap, sizeof *k), *v = calloc(cap, sizeof *v);
         if (k == NULL || v == NULL) {
@@ -624,18 +662,25 @@ static int node_index(fc__net *n, uint32_t node, uint32_t *out)
         *out = n->hval[h] - 1;
         return 0;
     }
-    aux *a = n->a;
-    if (n->nnodes >= a->ncap) {
-        size_t cap = a->ncap ? 2 * a->ncap : 16;
-        if (resize(&a->cout, cap, sizeof(uint32_t)) || resize(&a->cin, cap, sizeof(uint32_t)) ||
-            resize(&a->res, 2 * cap, sizeof(nicdir)))
-            return FC_ENOMEM;
-        a->ncap = cap;
-    }
+    if (reserve_nodes(n))
+        return FC_ENOMEM;
     n->hkey[h] = node;
     n->hval[h] = (uint32_t)++n->nnodes;
+    n->nhash++;
     *out = n->hval[h] - 1;
     return 0;
+}
+
+/* The dense index of the caller's node number, adding it (and growing the per-node scratch)
+ * when it is new. Every start asks for two, nearly always small numbers seen before: that case
+ * is the table look-up alone, inline. */
+static inline int node_index(fc__net *n, uint32_t node, uint32_t *out)
+{
+    if (node < n->dcap && n->dir[node]) {
+        *out = n->dir[node] - 1;
+        return 0;
+    }
+    return node_index_slow(n, node, out);
 }
 
 /* Copies the state, which has no completed message, into look for a run ahead of it; its next
@@ -694,7 +739,9 @@ int fc__net_start(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t byt
     int rc = reserve_msgs(n);
     if (rc == 0)
         rc = node_index(n, src, &m.isrc);
-    if (rc == 0)
+    if (rc == 0 && dst == src)
+        m.idst = m.isrc;
+    else if (rc == 0)
         rc = node_index(n, dst, &m.idst);
     if (rc)
         return fc__err(rc, "model: out of memory starting message %" PRIu64, key);
