@@ -770,18 +770,30 @@ int fc__net_start(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t byt
     msg_times(n, m.intra, bytes, &lat, &m.work);
     m.lat_end = t + lat;
     m.fin = INFINITY;
-    /* After every message with a key <= key: equal keys leave in the order they started. */
-    size_t lo = 0, hi = n->s.n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (n->s.v[mid].key <= key)
-            lo = mid + 1;
-        else
-            hi = mid;
+    /* After every message with a key <= key: equal keys leave in the order they started. Keys
+     * mostly arrive in increasing order, so the place is looked for from the end: the last
+     * message first, then steps back of 1, 2, 4... and a binary search in the last step. */
+    state *s = &n->s;
+    size_t lo = s->n;
+    if (lo > 0 && s->v[lo - 1].key > key) {
+        size_t hi = lo - 1, step = 1; /* v[hi].key > key */
+        while (step <= hi && s->v[hi - step].key > key) {
+            hi -= step;
+            step *= 2;
+        }
+        lo = step <= hi ? hi - step + 1 : 0; /* every key before lo is <= key */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s->v[mid].key <= key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
     }
-    memmove(&n->s.v[lo + 1], &n->s.v[lo], (n->s.n - lo) * sizeof m);
-    n->s.v[lo] = m;
-    n->s.n++;
+    if (lo < s->n)
+        memmove(&s->v[lo + 1], &s->v[lo], (s->n - lo) * sizeof m);
+    s->v[lo] = m;
+    s->n++;
     /* The new latency end joins the next event times. Equal zeros may differ in sign, and a scan
      * keeps the first in key order, so such a tie is left to one. */
     if (m.lat_end < n->s.elat)
