@@ -61,6 +61,11 @@ typedef struct state {
     double now;
     msg *v; /* sorted by key; equal keys in order of start */
     size_t n, ndone;
+    /* v lies in buf (aux.vcap long) from index head, with room on both sides: a message joins
+     * near the end (keys mostly arrive in increasing order) and the first completed one leaves
+     * near the front, so each moves the messages on its shorter side, not the whole array. */
+    msg *buf;
+    size_t head;
     /* With known set, the earliest lat_end of the messages in their latency phase and the
      * earliest fin of those moving data (INFINITY for none), as a scan of v in order finds them:
      * solve works them out in the loop that sets fin, so that run() need not go over the messages
@@ -93,7 +98,8 @@ typedef struct aux {
     double next;
     state look;   /* the state at time next, once the first completion is marked; also
                      fc__net_start's trial run towards a start time */
-    size_t mcap;  /* capacity of the per-message arrays below and of both states' v */
+    size_t mcap;  /* capacity of the per-message arrays below */
+    size_t vcap;  /* capacity of both states' buf */
     size_t *idx;  /* the inter-node messages in their data phase, in key order */
     uint32_t *src, *dst;
     fc_label *lab;
@@ -533,7 +539,7 @@ void fc__net_free(fc__net *n)
     if (n == NULL)
         return;
     aux *a = n->a;
-    free(a->look.v);
+    free(a->look.buf);
     free(a->idx);
     free(a->src);
     free(a->dst);
@@ -546,7 +552,7 @@ void fc__net_free(fc__net *n)
     free(a->bucket);
     fc__label_scratch_free(&a->lsc);
     free(a);
-    free(n->s.v);
+    free(n->s.buf);
     free(n->dir);
     free(n->hkey);
     free(n->hval);
@@ -569,20 +575,45 @@ static int resize(void *pp, size_t cap, size_t sz)
     return 0;
 }
 
-/* Room for one more message in both states and the per-message scratch. */
+/* resize for a state's buf, which keeps its messages where they are: v follows it. */
+static int resize_buf(state *s, size_t cap)
+{
+    if (resize(&s->buf, cap, sizeof(msg)))
+        return FC_ENOMEM;
+    s->v = s->buf + s->head;
+    return 0;
+}
+
+/* Room for one more message in the per-message scratch, and in the state's buf after its last
+ * message (so that both states have that room: a copy into look starts at its buf's start).
+ * With no room there, the messages go back to the start of buf when the room the ones that left
+ * the front freed is a quarter of it or more, which costs one move of them for that many
+ * removals; else buf doubles. */
 static int reserve_msgs(fc__net *n)
 {
     aux *a = n->a;
-    if (n->s.n < a->mcap)
+    state *s = &n->s;
+    if (s->n >= a->mcap) {
+        size_t cap = a->mcap ? 2 * a->mcap : 16;
+        if (resize(&a->idx, cap, sizeof(size_t)) || resize(&a->src, cap, sizeof(uint32_t)) ||
+            resize(&a->dst, cap, sizeof(uint32_t)) || resize(&a->lab, cap, sizeof(fc_label)) ||
+            resize(&a->frozen, cap, 1) || resize(&a->rlist, 2 * cap, sizeof(size_t)) ||
+            resize(&a->bucket, 2 * cap, sizeof(size_t)))
+            return FC_ENOMEM;
+        a->mcap = cap;
+    }
+    if (s->head + s->n < a->vcap)
         return 0;
-    size_t cap = a->mcap ? 2 * a->mcap : 16;
-    if (resize(&n->s.v, cap, sizeof(msg)) || resize(&a->look.v, cap, sizeof(msg)) ||
-        resize(&a->idx, cap, sizeof(size_t)) || resize(&a->src, cap, sizeof(uint32_t)) ||
-        resize(&a->dst, cap, sizeof(uint32_t)) || resize(&a->lab, cap, sizeof(fc_label)) ||
-        resize(&a->frozen, cap, 1) || resize(&a->rlist, 2 * cap, sizeof(size_t)) ||
-        resize(&a->bucket, 2 * cap, sizeof(size_t)))
+    if (s->head > 0 && s->head >= a->vcap / 4) {
+        memmove(s->buf, s->v, s->n * sizeof *s->v);
+        s->head = 0;
+        s->v = s->buf;
+        return 0;
+    }
+    size_t cap = a->vcap ? 2 * a->vcap : 16;
+    if (resize_buf(s, cap) || resize_buf(&a->look, cap))
         return FC_ENOMEM;
-    a->mcap = cap;
+    a->vcap = cap;
     return 0;
 }
 
@@ -694,6 +725,8 @@ static void copy_to_look(const fc__net *n)
     l->known = n->s.known;
     l->elat = n->s.elat;
     l->efin = n->s.efin;
+    l->head = 0;
+    l->v = l->buf;
     if (n->s.n)
         memcpy(l->v, n->s.v, n->s.n * sizeof *n->s.v);
 }
@@ -790,8 +823,16 @@ int fc__net_start(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t byt
                 hi = mid;
         }
     }
-    if (lo < s->n)
+    /* The messages before it move one place towards the front of buf when there are fewer of
+     * them and room there, else those after it one towards the end (reserve_msgs left room
+     * there, and adopt_look's copy has it too). */
+    if (s->head > 0 && (lo < s->n - lo || s->head + s->n == n->a->vcap)) {
+        memmove(s->v - 1, s->v, lo * sizeof m);
+        s->v--;
+        s->head--;
+    } else if (lo < s->n) {
         memmove(&s->v[lo + 1], &s->v[lo], (s->n - lo) * sizeof m);
+    }
     s->v[lo] = m;
     s->n++;
     /* The new latency end joins the next event times. Equal zeros may differ in sign, and a scan
@@ -814,15 +855,25 @@ late:
 /* Removes the first completed message of the state (there is one), storing its time and key. */
 static void take_done(fc__net *n, double *t, uint64_t *key)
 {
+    state *s = &n->s;
     size_t i = 0;
     n->a->valid = 0; /* the state changes */
-    while (n->s.v[i].phase != PH_DONE)
+    while (s->v[i].phase != PH_DONE)
         i++;
-    *t = n->s.v[i].fin;
-    *key = n->s.v[i].key;
-    memmove(&n->s.v[i], &n->s.v[i + 1], (n->s.n - i - 1) * sizeof *n->s.v);
-    n->s.n--;
-    n->s.ndone--;
+    *t = s->v[i].fin;
+    *key = s->v[i].key;
+    /* The first completed message is usually near the front: the messages before it move up
+     * one place when they are fewer than those after it. */
+    if (i < s->n - 1 - i) {
+        if (i > 0)
+            memmove(s->v + 1, s->v, i * sizeof *s->v);
+        s->v++;
+        s->head++;
+    } else if (i + 1 < s->n) {
+        memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof *s->v);
+    }
+    s->n--;
+    s->ndone--;
 }
 
 int fc__net_pop(fc__net *n, double *t, uint64_t *key)
