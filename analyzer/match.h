@@ -127,6 +127,11 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
 
 /* Frees a match result; NULL is a no-op. */
 void fc__match_free(fc_match *m);
+
+/* Sorts flows[0..n) in fc__match_trace's order: intra-node flows last, then by start, source
+ * rank, destination rank, end, send start and id. Never fails (with no memory for its indices it
+ * sorts in place, more slowly). */
+void fc__sort_flows(fc_flow *flows, size_t n);
 /* A one-word-per-reason description of an FC_UNMATCHED_* code, or "unknown". */
 const char *fc__unmatched_reason(uint32_t reason);
 

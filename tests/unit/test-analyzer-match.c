@@ -552,6 +552,60 @@ static void test_leftovers(void **state)
     fc__match_free(m);
 }
 
+/* The order of fc__sort_flows, stated again: intra last, then start, source and destination
+ * ranks, end, send start, id. */
+static int cmp_flow_order(const void *a, const void *b)
+{
+    const fc_flow *x = a, *y = b;
+    if (x->intra != y->intra)
+        return x->intra ? 1 : -1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->src_rank != y->src_rank)
+        return x->src_rank < y->src_rank ? -1 : 1;
+    if (x->dst_rank != y->dst_rank)
+        return x->dst_rank < y->dst_rank ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    if (x->send_start != y->send_start)
+        return x->send_start < y->send_start ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* fc__sort_flows against qsort with that order, on sizes around its runs of 16 and up to
+ * thousands, with many ties on start (decided by the later keys) and flows given nearly sorted,
+ * reversed or at random. */
+static void test_sort_flows(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 2, 15, 16, 17, 33, 100, 1000, 4099};
+    unsigned seed = 99;
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t n = sizes[z];
+        fc_flow *a = calloc(n + 1, sizeof *a), *b = calloc(n + 1, sizeof *b);
+        assert_non_null(a);
+        assert_non_null(b);
+        for (int shape = 0; shape < 3; shape++) {
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                unsigned r = seed >> 8;
+                double t = shape == 0 ? (double)(r % 50) : shape == 1 ? (double)(n - i) : (double)i + (r % 3);
+                a[i] = (fc_flow){.id = i, .start = t, .src_rank = r % 4, .dst_rank = (r >> 2) % 4,
+                                 .end = t + (double)((r >> 4) % 3), .send_start = t - (double)((r >> 6) % 2),
+                                 .intra = (r >> 8) % 5 == 0};
+            }
+            memcpy(b, a, n * sizeof *a);
+            fc__sort_flows(a, n);
+            if (n > 0)
+                qsort(b, n, sizeof *b, cmp_flow_order);
+            for (size_t i = 0; i < n; i++)
+                assert_int_equal(a[i].id, b[i].id);
+        }
+        free(a);
+        free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -560,7 +614,7 @@ int main(void)
         cmocka_unit_test(test_sendrecv_ring),  cmocka_unit_test(test_intra),
         cmocka_unit_test(test_unmatched),      cmocka_unit_test(test_clock_violation),
         cmocka_unit_test(test_eager_rendezvous), cmocka_unit_test(test_mprobe),
-        cmocka_unit_test(test_leftovers),
+        cmocka_unit_test(test_leftovers),        cmocka_unit_test(test_sort_flows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
