@@ -1026,12 +1026,10 @@ static void merge_ids(const uint64_t *a, size_t na, const uint64_t *b, size_t nb
 /* Runs sorted by insertion before the merges: short enough for insertion to be cheap. */
 #define ID_RUN 16
 
-void fc__sort_ids(uint64_t *ids, size_t n)
+/* fc__sort_ids beyond insertion's reach, apart: its buffer on the stack would otherwise make
+ * every call pay for a frame of 8 KiB (its pages probed), most calls sorting a few ids. */
+static __attribute__((noinline)) void sort_ids_merge(uint64_t *ids, size_t n)
 {
-    if (n <= FC__ISORT_MAX) {
-        sort_ids(ids, n);
-        return;
-    }
     /* Every interval of a prediction sorts its flows' ids (a few dozen to a few thousand): qsort
      * called a comparison through a pointer for each of its n log n steps, and allocated its
      * buffer, for over 5 % of the default command. Ids are distinct integers, so any correct sort
@@ -1060,6 +1058,14 @@ void fc__sort_ids(uint64_t *ids, size_t n)
         memcpy(ids, src, n * sizeof *ids);
     if (tmp != stackbuf)
         free(tmp);
+}
+
+void fc__sort_ids(uint64_t *ids, size_t n)
+{
+    if (n <= FC__ISORT_MAX)
+        sort_ids(ids, n);
+    else
+        sort_ids_merge(ids, n);
 }
 
 /* Hands fn the same-direction conflict of the k flows in list l, ids ascending. */
