@@ -75,16 +75,27 @@ int fc__grow(void **v, size_t *n, size_t *cap, size_t sz)
     return 0;
 }
 
+/* The capacity an array of cap elements of sz bytes grows to for need (> cap): doubled from 16
+ * until it holds them, or 0 when that many bytes, plus slack bytes, would not fit in a size_t. */
+static size_t grown_cap(size_t cap, size_t need, size_t sz, size_t slack)
+{
+    size_t ncap = cap ? cap : 16;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2)
+            return 0;
+        ncap *= 2;
+    }
+    return ncap <= (SIZE_MAX - slack) / sz ? ncap : 0;
+}
+
 int fc__reserve_lines(void *p, size_t *cap, size_t need, size_t sz)
 {
     enum { LINE = 64 };
     void **v = p;
     if (need <= *cap)
         return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    char *q = ncap <= SIZE_MAX / sz - LINE ? aligned_alloc(LINE, (ncap * sz + LINE - 1) / LINE * LINE) : NULL;
+    size_t ncap = grown_cap(*cap, need, sz, LINE);
+    char *q = ncap ? aligned_alloc(LINE, (ncap * sz + LINE - 1) / LINE * LINE) : NULL;
     if (q == NULL)
         return FC_ENOMEM;
     if (*cap)
@@ -168,10 +179,8 @@ int fc__reserve_grow(void *p, size_t *cap, size_t need, size_t sz)
     void **v = p;
     if (need <= *cap)
         return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    void *q = realloc(*v, ncap * sz);
+    size_t ncap = grown_cap(*cap, need, sz, 0);
+    void *q = ncap ? realloc(*v, ncap * sz) : NULL;
     if (q == NULL)
         return FC_ENOMEM;
     memset((char *)q + *cap * sz, 0, (ncap - *cap) * sz);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <flowcut/error.h>
+#include "../../analyzer/internal.h" /* libtrace has an internal.h too, earlier in the path */
 #include "intervals.h"
 #include "sweep.h"
 
@@ -793,6 +794,35 @@ static void test_stamp_wrap(void **state)
     fc__sweep_stamp_wrap = 0;
 }
 
+/* The growth of the arrays the sweep and the builds keep (fc__reserve, fc__reserve_lines): to a
+ * doubling of 16 that holds what is asked, new entries zeroed, old ones kept, lines aligned; and
+ * a size that cannot be counted in bytes refused, the array left as it was. */
+static void test_reserve(void **state)
+{
+    (void)state;
+    uint64_t *v = NULL, *w = NULL;
+    size_t cap = 0, wcap = 0;
+    assert_int_equal(fc__reserve(&v, &cap, 5, sizeof *v), 0);
+    assert_int_equal(cap, 16);
+    v[3] = 7;
+    assert_int_equal(fc__reserve(&v, &cap, 100, sizeof *v), 0);
+    assert_int_equal(cap, 128);
+    assert_true(v[3] == 7 && v[16] == 0 && v[127] == 0);
+    assert_int_equal(fc__reserve(&v, &cap, SIZE_MAX / sizeof *v + 1, sizeof *v), FC_ENOMEM);
+    assert_int_equal(fc__reserve(&v, &cap, SIZE_MAX, sizeof *v), FC_ENOMEM);
+    assert_true(cap == 128 && v[3] == 7);
+    assert_int_equal(fc__reserve_lines(&w, &wcap, 40, sizeof *w), 0);
+    assert_int_equal(wcap, 64);
+    assert_true((uintptr_t)w % 64 == 0 && w[39] == 0);
+    w[1] = 9;
+    assert_int_equal(fc__reserve_lines(&w, &wcap, SIZE_MAX / sizeof *w, sizeof *w), FC_ENOMEM);
+    assert_true(wcap == 64 && w[1] == 9);
+    assert_int_equal(fc__reserve_lines(&w, &wcap, 65, sizeof *w), 0);
+    assert_true(wcap == 128 && w[1] == 9 && w[64] == 0 && (uintptr_t)w % 64 == 0);
+    free(v);
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -802,6 +832,7 @@ int main(void)
         cmocka_unit_test(test_random),         cmocka_unit_test(test_label_set),
         cmocka_unit_test(test_stamp_wrap),     cmocka_unit_test(test_lend_all),
         cmocka_unit_test(test_lean),           cmocka_unit_test(test_sort_ids),
+        cmocka_unit_test(test_reserve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
