@@ -192,6 +192,45 @@ static inline int fc__is_sync_kind(uint32_t k)
 /* Arrays up to this long are sorted by an FC__ISORT sort, longer ones by qsort. */
 #define FC__ISORT_MAX 32
 
+/* Defines name(v, tmp, n, ctx), a merge sort of v[0..n) on less(ctx, a, b) (values a strictly
+ * before b), using tmp[0..n) as its buffer: runs of 16 sorted by insertion, then merged in turns
+ * between v and tmp, the result in v. Stable; the comparison is inlined, where qsort calls one
+ * through a pointer at each of its n log n steps. */
+#define FC__MSORT(name, type, less)                                                                \
+    static void name(type *v, type *tmp, size_t n, const void *ctx)                                \
+    {                                                                                              \
+        enum { RUN = 16 };                                                                         \
+        (void)ctx;                                                                                 \
+        for (size_t lo = 0; lo < n; lo += RUN) {                                                   \
+            size_t hi = n - lo < RUN ? n : lo + RUN;                                               \
+            for (size_t i = lo + 1; i < hi; i++) {                                                 \
+                type x = v[i];                                                                     \
+                size_t j = i;                                                                      \
+                for (; j > lo && less(ctx, x, v[j - 1]); j--)                                      \
+                    v[j] = v[j - 1];                                                               \
+                v[j] = x;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        type *src = v, *dst = tmp;                                                                 \
+        for (size_t w = RUN; w < n; w *= 2) {                                                      \
+            for (size_t lo = 0; lo < n; lo += 2 * w) {                                             \
+                size_t mid = n - lo < w ? n : lo + w, hi = n - mid < w ? n : mid + w;              \
+                size_t i = lo, j = mid, k = lo;                                                    \
+                while (i < mid && j < hi)                                                          \
+                    dst[k++] = less(ctx, src[j], src[i]) ? src[j++] : src[i++];                    \
+                while (i < mid)                                                                    \
+                    dst[k++] = src[i++];                                                           \
+                while (j < hi)                                                                     \
+                    dst[k++] = src[j++];                                                           \
+            }                                                                                      \
+            type *x = src;                                                                         \
+            src = dst;                                                                             \
+            dst = x;                                                                               \
+        }                                                                                          \
+        if (src != v)                                                                              \
+            memcpy(v, src, n * sizeof *v);                                                         \
+    }
+
 /* qsort that accepts an empty array given as NULL (qsort itself must never see a NULL base). */
 static inline void fc__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {

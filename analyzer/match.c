@@ -538,18 +538,21 @@ static int cmp_flow(const void *a, const void *b)
     return 0;
 }
 
-static inline int flow_less(const fc_flow *x, const fc_flow *y)
+/* Flow x before flow y of the array ctx, by index. */
+static inline int flow_before(const void *ctx, uint32_t x, uint32_t y)
 {
-    return cmp_flow(x, y) < 0;
+    const fc_flow *f = ctx;
+    return cmp_flow(&f[x], &f[y]) < 0;
 }
+
+FC__MSORT(msort_flow_ix, uint32_t, flow_before)
 
 /* Sorts flows[0..n) by cmp_flow. qsort sorted the 128-byte flows through pointers, calling
  * cmp_flow through a pointer for each of its n log n steps: a few per cent of an analysis with
- * predictions. Here indices are merge-sorted with the comparison inlined (runs of 16 by
- * insertion, then merges between two index arrays), and the flows are then moved once, cycle by
- * cycle. cmp_flow orders any two flows (their delivery order, the id, breaks every tie), so the
- * order is qsort's, which also does the sorting when the indices find no memory (it then sorts in
- * place) or would not fit in 32 bits. */
+ * predictions. Here their 32-bit indices are merge-sorted with the comparison inlined, and the
+ * flows are then moved once, cycle by cycle. cmp_flow orders any two flows (their delivery order,
+ * the id, breaks every tie), so the order is qsort's, which also does the sorting when the
+ * indices find no memory (it then sorts in place) or would not fit in 32 bits. */
 void fc__sort_flows(fc_flow *flows, size_t n)
 {
     if (n < 2)
@@ -559,35 +562,10 @@ void fc__sort_flows(fc_flow *flows, size_t n)
         fc__sort(flows, n, sizeof *flows, cmp_flow);
         return;
     }
-    uint32_t *src = ix, *dst = ix + n;
+    uint32_t *src = ix;
     for (size_t i = 0; i < n; i++)
         src[i] = (uint32_t)i;
-    enum { RUN = 16 };
-    for (size_t lo = 0; lo < n; lo += RUN) {
-        size_t hi = n - lo < RUN ? n : lo + RUN;
-        for (size_t i = lo + 1; i < hi; i++) {
-            uint32_t x = src[i];
-            size_t j = i;
-            for (; j > lo && flow_less(&flows[x], &flows[src[j - 1]]); j--)
-                src[j] = src[j - 1];
-            src[j] = x;
-        }
-    }
-    for (size_t w = RUN; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = n - lo < w ? n : lo + w, hi = n - mid < w ? n : mid + w;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = flow_less(&flows[src[j]], &flows[src[i]]) ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        uint32_t *x = src;
-        src = dst;
-        dst = x;
-    }
+    msort_flow_ix(src, ix + n, n, flows);
     /* src[r] is the flow that goes to place r: each cycle moves its flows up one place. */
     for (size_t i = 0; i < n; i++) {
         if (src[i] == i)

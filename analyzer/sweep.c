@@ -1011,20 +1011,13 @@ static int u64_less(const uint64_t *a, const uint64_t *b)
 
 FC__ISORT(sort_ids, uint64_t, u64_less)
 
-/* Merges the sorted runs a[0..na) and b[0..nb) into out. */
-static void merge_ids(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
+static inline int id_before(const void *ctx, uint64_t a, uint64_t b)
 {
-    size_t i = 0, j = 0, k = 0;
-    while (i < na && j < nb)
-        out[k++] = b[j] < a[i] ? b[j++] : a[i++];
-    while (i < na)
-        out[k++] = a[i++];
-    while (j < nb)
-        out[k++] = b[j++];
+    (void)ctx;
+    return a < b;
 }
 
-/* Runs sorted by insertion before the merges: short enough for insertion to be cheap. */
-#define ID_RUN 16
+FC__MSORT(msort_ids, uint64_t, id_before)
 
 /* fc__sort_ids beyond insertion's reach, apart: its buffer on the stack would otherwise make
  * every call pay for a frame of 8 KiB (its pages probed), most calls sorting a few ids. */
@@ -1033,29 +1026,15 @@ static __attribute__((noinline)) void sort_ids_merge(uint64_t *ids, size_t n)
     /* Every interval of a prediction sorts its flows' ids (a few dozen to a few thousand): qsort
      * called a comparison through a pointer for each of its n log n steps, and allocated its
      * buffer, for over 5 % of the default command. Ids are distinct integers, so any correct sort
-     * gives the same order: runs of ID_RUN by insertion, then merges between ids and a buffer on
-     * the stack (the heap when large, or qsort when that fails). */
+     * gives the same order; the merge sort's buffer is on the stack (the heap when large, or
+     * qsort sorts when that fails). */
     uint64_t stackbuf[1024];
     uint64_t *tmp = n <= sizeof stackbuf / sizeof *stackbuf ? stackbuf : malloc(n * sizeof *ids);
     if (tmp == NULL) {
         fc__sort(ids, n, sizeof *ids, cmp_u64); /* glibc's qsort sorts in place without memory */
         return;
     }
-    for (size_t i = 0; i < n; i += ID_RUN)
-        sort_ids(ids + i, n - i < ID_RUN ? n - i : ID_RUN);
-    uint64_t *src = ids, *dst = tmp;
-    for (size_t w = ID_RUN; w < n; w *= 2) {
-        for (size_t i = 0; i < n; i += 2 * w) {
-            size_t na = n - i < w ? n - i : w;
-            size_t nb = n - i - na < w ? n - i - na : w;
-            merge_ids(src + i, na, src + i + na, nb, dst + i);
-        }
-        uint64_t *x = src;
-        src = dst;
-        dst = x;
-    }
-    if (src != ids)
-        memcpy(ids, src, n * sizeof *ids);
+    msort_ids(ids, tmp, n, NULL);
     if (tmp != stackbuf)
         free(tmp);
 }
