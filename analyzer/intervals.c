@@ -199,7 +199,7 @@ static int both_interval(void *arg, const fc__sweep *s, size_t i, double start, 
     int rc = keep_interval(kp, s, i, start, end);
     if (rc || o->interval == NULL)
         return rc;
-    if (o->min_kn != NULL && ((uint64_t)fc__sweep_max_k(s) << 32 | fc__sweep_nactive(s)) < *o->min_kn) {
+    if (o->min_kn != NULL && fc__sweep_kn(fc__sweep_max_k(s), fc__sweep_nactive(s)) < *o->min_kn) {
         ++*o->skipped;
         return 0;
     }

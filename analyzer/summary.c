@@ -157,7 +157,7 @@ __attribute__((noinline)) static int keep_interval(fc__summary *s, const fc__swe
     /* A full list takes no interval with a smaller largest conflict than its least bad one's, nor
      * with as large a one and fewer flows: the sweep does not even hand those over. */
     if (s->top && s->nworst == s->top) {
-        s->min_kn = (uint64_t)s->worst[0].max_k << 32 | s->worst[0].nflows; /* nflows < 2^32 */
+        s->min_kn = fc__sweep_kn(s->worst[0].max_k, s->worst[0].nflows); /* nflows < 2^32 */
     }
     return 0;
 }

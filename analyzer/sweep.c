@@ -815,7 +815,7 @@ static inline __attribute__((always_inline)) int deliver(fc__sweep *s, double t)
     int rc = 0;
     if (s->nact == 0)
         return 0;
-    if (((uint64_t)s->top_k << 32 | s->nact) < *s->ops.min_kn) /* nact < NIL (slot_new) */
+    if (fc__sweep_kn(s->top_k, s->nact) < *s->ops.min_kn) /* nact < NIL (slot_new) */
         ++*s->ops.skipped;
     else if (s->ops.interval)
         rc = s->ops.interval(s->ops.arg, s, s->niv, s->open_t, t);

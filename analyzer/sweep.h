@@ -38,6 +38,12 @@ typedef struct fc__sweep_ops {
     size_t *skipped;
 } fc__sweep_ops;
 
+/* The number an interval's largest k and active flows (below 2^32) make for min_kn. */
+static inline uint64_t fc__sweep_kn(uint32_t k, size_t flows)
+{
+    return (uint64_t)k << 32 | flows;
+}
+
 /* Where a new sweep's 32-bit visit stamps wrap (every mark is then cleared and they start again
  * from 1): 0, the natural wrap after four billion steps, unless a test sets a small value to see
  * many wraps in a short sweep. Read by fc__sweep_new only. */
