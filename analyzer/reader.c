@@ -269,6 +269,16 @@ static int parse_end(fc__rank *r, const unsigned char *p, const unsigned char *e
         fc_get_uvarint(&p, end, &e->reason) < 0 || fc_get_uvarint(&p, end, &e->end_ns) < 0 ||
         fc_get_uvarint(&p, end, &e->dropped) < 0 || fc_get_uvarint(&p, end, &e->warnings) < 0)
         return CORRUPT(w, "END block cut short");
+    /* Writers count a chunk's records once its block is written, and END comes last, so the
+     * EVENTS blocks before it hold what it counts: fewer means a block was lost (one whose kind
+     * was damaged reads as another kind, or as END itself). More is allowed in a partial trace
+     * only: a fatal signal's handler may write END while a chunk just written is not counted. */
+    if (r->pub.events < e->events || (r->pub.events > e->events && !(e->flags & FC_ENDF_PARTIAL))) {
+        char what[120];
+        snprintf(what, sizeof what, "END block counts %llu events, the EVENTS blocks before it hold %llu",
+                 (unsigned long long)e->events, (unsigned long long)r->pub.events);
+        return CORRUPT(w, what);
+    }
     r->pub.has_end = 1;
     return 0;
 }
@@ -415,8 +425,18 @@ static int dispatch(fc_trace *t, fc__rank *r, uint32_t kind, fc__blk *b, const u
         r->pub.event_blocks++;
         return 0;
     }
-    if (kind < FC_BLK_RANK || kind > FC_BLK_WARN)
+    if (kind < FC_BLK_RANK || kind > FC_BLK_WARN) {
+        /* Only a newer minor version adds block kinds. In a file of this reader's minor or an
+         * older one, an unknown kind is a damaged header (the crc covers the payload only):
+         * skipping it would lose the block without a word. */
+        if (r->pub.info.minor <= FC_FORMAT_MINOR) {
+            char what[80];
+            snprintf(what, sizeof what, "unknown block kind %u in a format %u.%u file", kind, r->pub.info.major,
+                     r->pub.info.minor);
+            return CORRUPT(w, what);
+        }
         return 0; /* a block kind of a newer minor version: skipped by its length */
+    }
     const unsigned char *p = stored;
     unsigned char *raw = NULL;
     int rc = 0;
@@ -543,8 +563,17 @@ static int scan_file(fc_trace *t, fc__rank *r, const char *file)
             goto out;
         seq++;
         off = b.off + b.stored;
-        if (kind == FC_BLK_END)
-            break; /* bytes after END are not part of the trace */
+        if (kind == FC_BLK_END) {
+            /* Bytes after END are not part of the trace, unless they are the next block: writers
+             * write nothing after END, so that END was another block whose kind was damaged. */
+            if ((rc = fc__pread(fd, bh, sizeof bh, off, &got)) == 0 && got == sizeof bh &&
+                fc_get_u32(bh + FC_BH_SEQ) == seq) {
+                rc = CORRUPT(&w, "END block followed by the next block (a damaged block kind)");
+                goto out;
+            }
+            rc = 0;
+            break;
+        }
     }
     if (r->pub.end.flags & FC_ENDF_PARTIAL) {
         static const char *const reasons[] = {

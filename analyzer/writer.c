@@ -129,6 +129,13 @@ int fc_writer_block(fc_writer *w, uint32_t kind, uint32_t flags, const void *pay
     }
     w->seq++;
     w->off += sizeof h + stored;
+    /* END's total is what the EVENTS blocks hold, whoever built them: the reader checks it. */
+    if (kind == FC_BLK_EVENTS) {
+        const unsigned char *p = payload;
+        uint64_t thread, count, base;
+        if (fc__chunk_header(&p, p + len, &thread, &count, &base) == 0)
+            w->events += count;
+    }
 out:
     free(z);
     return rc;
@@ -290,10 +297,7 @@ int fc_writer_events(fc_writer *w, uint32_t thread, const fc_event *ev, size_t n
         b.nomem = 1;
     free(times);
     free(c);
-    int rc = emit(w, FC_BLK_EVENTS, (w->flags & FC_WRITER_STORED) ? 0 : FC_BLKF_ZLIB, &b);
-    if (rc == 0)
-        w->events += n;
-    return rc;
+    return emit(w, FC_BLK_EVENTS, (w->flags & FC_WRITER_STORED) ? 0 : FC_BLKF_ZLIB, &b);
 }
 
 int fc_writer_warn(fc_writer *w, const char *text)

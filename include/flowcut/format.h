@@ -20,7 +20,9 @@
  *
  * Each block is independent: an EVENTS payload is its own zlib stream, so a file cut short is
  * readable up to its last complete block. A reader skips any block kind it does not know by its
- * stored length. A file with no END block was not closed cleanly and is partial.
+ * stored length in a file of a newer minor version; in a file of its own version or an older one,
+ * an unknown kind is a damaged header (the crc covers the payload only). A file with no END block
+ * was not closed cleanly and is partial. Nothing follows END.
  *
  * Versioning: FC_FORMAT_MAJOR changes only when an old reader would misread a new file; readers
  * refuse a newer major and read every older one. History: 1.0 first; 2.0 EVENTS chunks in
@@ -183,7 +185,9 @@ enum fc_init_mode {
 enum fc_clock_phase { FC_CLOCK_INIT = 0, FC_CLOCK_FINALIZE = 1 };
 
 /* ---- END block -------------------------------------------------------------------------------
- * Payload: uvarint events (records in all EVENTS blocks), uvarint flags (FC_ENDF_*), uvarint
+ * Payload: uvarint events (records in all EVENTS blocks before it: writers count a chunk once its
+ * block is written, and readers refuse a file whose blocks hold fewer, or more unless the trace is
+ * partial), uvarint flags (FC_ENDF_*), uvarint
  * reason (FC_END_*), uvarint end_ns (event clock at the end), uvarint dropped (events not recorded),
  * uvarint warnings (WARN blocks written). */
 #define FC_ENDF_PARTIAL 0x1u /* the trace stops early or misses events */

@@ -39,7 +39,8 @@ int fc_writer_events(fc_writer *w, uint32_t thread, const fc_event *ev, size_t n
 int fc_writer_warn(fc_writer *w, const char *text);
 /* Writes the END block: events and warnings are the counts this writer wrote. */
 int fc_writer_end(fc_writer *w, uint64_t flags, uint64_t reason, uint64_t end_ns, uint64_t dropped);
-/* Writes a block of any kind with the given payload; FC_BLKF_ZLIB in flags compresses it. */
+/* Writes a block of any kind with the given payload; FC_BLKF_ZLIB in flags compresses it. The
+ * records of an EVENTS block (the count in its chunk header) count toward fc_writer_end's total. */
 int fc_writer_block(fc_writer *w, uint32_t kind, uint32_t flags, const void *payload, size_t len);
 /* Byte offset where the next block will start (the size of the file so far). */
 uint64_t fc_writer_offset(const fc_writer *w);

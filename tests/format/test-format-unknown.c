@@ -1,6 +1,7 @@
 /* tests/format/test-format-unknown.c: what a newer minor version may add is skipped: block kinds
  * this reader does not know (stored and compressed), event kinds it does not know, and record
- * bodies longer than the fields it knows. */
+ * bodies longer than the fields it knows. An unknown block kind in a file of this reader's own
+ * version is damage, and refused. */
 #include "fmt-util.h"
 
 /* Appends ev, encoded, to buf at *n; extra > 0 pads the body with that many bytes of a future field. */
@@ -53,11 +54,28 @@ int main(void)
     put_event(c, &e[4], payload, &n, 0); /* deltas against e[3]: mask leaves peer, tag, bytes out */
 
     REQUIRE(fc_writer_open(path, 0, 2, 0, 1, 0, &w) == 0, "%s", fc_errmsg());
+    uint64_t future_at = fc_writer_offset(w);
     REQUIRE(fc_writer_block(w, 200, 0, future, sizeof future) == 0, "%s", fc_errmsg());
     REQUIRE(fc_writer_block(w, FC_BLK_EVENTS, FC_BLKF_ZLIB, payload, n) == 0, "%s", fc_errmsg());
     REQUIRE(fc_writer_block(w, 201, FC_BLKF_ZLIB, future, sizeof future) == 0, "%s", fc_errmsg());
     REQUIRE(fc_writer_end(w, 0, 0, 6000, 0) == 0, "%s", fc_errmsg());
     REQUIRE(fc_writer_close(w) == 0, "%s", fc_errmsg());
+
+    /* Only a newer minor version adds block kinds: in a file of this reader's version, kind 200
+     * is a damaged header, refused with its offset. */
+    char *out, *err, msg[4400];
+    snprintf(msg, sizeof msg, "%s: offset %llu: unknown block kind 200 in a format %d.%d file\n", path,
+             (unsigned long long)future_at, FC_FORMAT_MAJOR, FC_FORMAT_MINOR);
+    int st = run_flowcut(&out, &err, "dump '%s'", scratch);
+    CHECK(st == 1 && count_lines(err) == 1 && strstr(err, msg) != NULL, "unknown kind at this minor: exit %d, '%s', expected '%s'", st, err, msg);
+    free(out);
+    free(err);
+    /* The same file as a newer minor version wrote it. */
+    FILE *fh = fopen(path, "r+b");
+    unsigned char minor[2];
+    fc_put_u16(minor, FC_FORMAT_MINOR + 1);
+    REQUIRE(fh != NULL && fseek(fh, FC_FH_MINOR, SEEK_SET) == 0 && fwrite(minor, 1, 2, fh) == 2 && fclose(fh) == 0,
+            "cannot set the minor version of %s", path);
 
     /* The library: four known records, with their values. */
     fc_trace *t;
@@ -83,7 +101,6 @@ int main(void)
     fc_trace_close(t);
 
     /* The command: the same four lines; times from rank 0's first event at 1000 ns. */
-    char *out, *err;
     const char *expect = "time=0.000000000 rank=0 thread=0 kind=MPI_Send peer=1 tag=5 comm=0 bytes=64 dur=0.000000100\n"
                          "time=0.000002000 rank=0 thread=0 kind=MPI_Send peer=1 tag=5 comm=0 bytes=128 dur=0.000000050\n"
                          "time=0.000003000 rank=0 thread=0 kind=MPI_Recv peer=1 tag=6 comm=0 bytes=32 dur=0.000000200\n"
