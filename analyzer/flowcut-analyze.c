@@ -210,11 +210,10 @@ int main(int argc, char **argv)
             }
         }
         fc__feed_free(feed);
-        if (m == NULL) {
+        if (m == NULL || fc__summary_finish(sum) < 0) {
             fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
             goto out;
         }
-        fc__summary_finish(sum);
     } else {
         progress("matching messages");
         if (fc__match_trace(t, have_eager ? eager : 0, &m) < 0) {
@@ -233,7 +232,7 @@ int main(int argc, char **argv)
             if ((rc2 = fc__summary_new((size_t)top, &sum)) == 0) {
                 fc__sweep_ops ops = fc__summary_ops(sum);
                 if ((rc2 = fc__intervals_build_lean_also(m->flows, m->ninter, &ops, &iv)) == 0)
-                    fc__summary_finish(sum);
+                    rc2 = fc__summary_finish(sum);
             }
         } else
             rc2 = fc__intervals_build_lean(m->flows, m->ninter, &iv);

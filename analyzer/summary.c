@@ -64,13 +64,6 @@ static int cmp_fl(const void *x, const void *y)
     return fl_before(x, y) ? -1 : fl_before(y, x) ? 1 : 0;
 }
 
-static int cmp_conf(const void *a, const void *b)
-{
-    const fc__conflict *x = a, *y = b;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    return (x->kind > y->kind) - (x->kind < y->kind);
-}
 
 
 /* ---- top-N heaps: the row that would leave first (the least bad) on top ----------------------- */
@@ -93,64 +86,48 @@ FC__HEAP(flh, fc__sum_flow, fl_below)
 
 /* ---- intervals ------------------------------------------------------------------------------ */
 
-/* Collects the conflicts of the current interval into one row. */
-typedef struct confbuf {
-    fc__conflict *conf;
-    size_t n, cap;
-    uint64_t *ids;
-    size_t nids, cids;
-} confbuf;
-
-static int take_conf(void *arg, const fc__conflict *c)
-{
-    confbuf *b = arg;
-    if (fc__reserve(&b->conf, &b->cap, b->n + 1, sizeof *b->conf) ||
-        fc__reserve(&b->ids, &b->cids, b->nids + c->k, sizeof *b->ids))
-        return FC_ENOMEM;
-    memcpy(b->ids + b->nids, c->flows, c->k * sizeof *c->flows);
-    /* An offset until the pool stops moving. */
-    b->conf[b->n++] = (fc__conflict){c->kind, c->node, c->k, (const uint64_t *)(uintptr_t)b->nids};
-    b->nids += c->k;
-    return 0;
-}
-
 static void iv_release(fc__sum_interval *v)
 {
     free(v->conf);
     free(v->ids);
+    free(v->snap);
     v->conf = NULL;
     v->ids = NULL;
+    v->snap = NULL;
+    v->csnap = 0;
 }
 
 /* Adds interval index [start, end), of nflows flows and largest k max_k, which ranks among the
- * worst, with the conflicts of the sweep's active set. Kept out of line, so that on_interval's
- * common path (the interval does not rank) stays short. */
+ * worst, with a snapshot of the sweep's active set; fc__summary_finish makes the conflicts of the
+ * few that stay. A run over many ranks has intervals of thousands of flows, which rank one after
+ * another while the flows of a round start: sorting each one's conflicts here took most of the
+ * time. Kept out of line, so that on_interval's common path (the interval does not rank) stays
+ * short. */
 __attribute__((noinline)) static int keep_interval(fc__summary *s, const fc__sweep *sw, size_t index, double start,
                                                    double end, size_t nflows, uint32_t max_k)
 {
     fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = nflows, .max_k = max_k};
-    confbuf b = {0};
-    int rc = fc__sweep_conflicts(sw, take_conf, &b);
-    if (rc) {
-        free(b.conf);
-        free(b.ids);
-        return rc;
-    }
-    for (size_t i = 0; i < b.n; i++)
-        b.conf[i].flows = b.ids + (uintptr_t)b.conf[i].flows;
-    fc__sort(b.conf, b.n, sizeof *b.conf, cmp_conf);
-    cand.conf = b.conf;
-    cand.nconf = b.n;
-    cand.ids = b.ids;
-    if (s->top && s->nworst == s->top) {
+    int full = s->top && s->nworst == s->top;
+    if (full) { /* the interval that leaves lends its snapshot's memory */
+        cand.snap = s->worst[0].snap;
+        cand.csnap = s->worst[0].csnap;
+        s->worst[0].snap = NULL;
         iv_release(&s->worst[0]);
+    } else if (fc__reserve(&s->worst, &s->cworst, s->nworst + 1, sizeof *s->worst))
+        return FC_ENOMEM;
+    if (fc__reserve(&cand.snap, &cand.csnap, nflows ? nflows : 1, sizeof *cand.snap)) {
+        if (full) { /* the list is one short: its least bad row goes */
+            s->worst[0] = s->worst[--s->nworst];
+            ivh_down(NULL, s->worst, s->nworst, 0);
+        }
+        free(cand.snap);
+        return FC_ENOMEM;
+    }
+    fc__sweep_snapshot(sw, cand.snap);
+    if (full) {
         s->worst[0] = cand;
         ivh_down(NULL, s->worst, s->nworst, 0);
     } else {
-        if (fc__reserve(&s->worst, &s->cworst, s->nworst + 1, sizeof *s->worst)) {
-            iv_release(&cand);
-            return FC_ENOMEM;
-        }
         s->worst[s->nworst++] = cand;
         ivh_up(NULL, s->worst, s->nworst - 1);
     }
@@ -483,8 +460,18 @@ fc__sweep_ops fc__summary_ops(fc__summary *s)
                            .skipped = &s->nintervals};
 }
 
-void fc__summary_finish(fc__summary *s)
+int fc__summary_finish(fc__summary *s)
 {
+    for (size_t i = 0; i < s->nworst; i++) {
+        fc__sum_interval *v = &s->worst[i];
+        if (v->snap == NULL)
+            continue;
+        if (fc__snap_conflicts(v->snap, v->nflows, &v->conf, &v->nconf, &v->ids))
+            return fc__err(FC_ENOMEM, "out of memory summarising the worst intervals");
+        free(v->snap);
+        v->snap = NULL;
+        v->csnap = 0;
+    }
     fc__sort(s->worst, s->nworst, sizeof *s->worst, cmp_iv);
     fc__sort(s->wflows, s->nwflows, sizeof *s->wflows, cmp_fl);
     /* Only nodes with conflict time are rows. */
@@ -501,6 +488,7 @@ void fc__summary_finish(fc__summary *s)
     free(s->last);
     s->last = NULL;
     s->nlast = 0;
+    return 0;
 }
 
 int fc__summary_build(const fc_flow *flows, size_t n, size_t top, fc__summary **out)
@@ -517,7 +505,10 @@ int fc__summary_build(const fc_flow *flows, size_t n, size_t top, fc__summary **
         fc__summary_free(s);
         return rc;
     }
-    fc__summary_finish(s);
+    if ((rc = fc__summary_finish(s)) < 0) {
+        fc__summary_free(s);
+        return rc;
+    }
     *out = s;
     return 0;
 }

@@ -24,6 +24,10 @@ typedef struct fc__sum_interval {
     size_t nconf;
     fc__conflict *conf; /* flows point into ids; both owned by the summary */
     uint64_t *ids;
+    /* Private to summary.c: until fc__summary_finish makes conf and ids of it, the interval's
+     * active flows (fc__sweep_snapshot). */
+    fc__snap_flow *snap;
+    size_t csnap;
 } fc__sum_interval;
 
 /* One of the worst flows, with its label history and the label it spent the most time under. */
@@ -85,8 +89,9 @@ void fc__summary_free(fc__summary *s);
 /* The sweep functions that feed summary s (sweep.h); s is their argument. */
 fc__sweep_ops fc__summary_ops(fc__summary *s);
 
-/* Sorts the lists, once the sweep is finished. */
-void fc__summary_finish(fc__summary *s);
+/* Makes the worst intervals' conflicts and sorts the lists, once the sweep is finished. Returns 0
+ * or FC_ENOMEM (the summary is then only fit for fc__summary_free). */
+int fc__summary_finish(fc__summary *s);
 
 /* A summary of flows[0..n), swept and finished, in *out. Returns 0, FC_ENOMEM or FC_EINVAL (as
  * fc__intervals_build); *out is NULL on failure. */

@@ -1091,6 +1091,114 @@ int fc__sweep_conflicts(const fc__sweep *s, int (*fn)(void *arg, const fc__confl
     return rc;
 }
 
+void fc__sweep_snapshot(const fc__sweep *s, fc__snap_flow *out)
+{
+    for (size_t j = 0; j < s->nact; j++) {
+        const slot *p = &s->sl[s->act[j]];
+        out[j] = (fc__snap_flow){s->fp[s->act[j]]->id, s->nd[p->src].num, s->nd[p->dst].num,
+                                 p->lab.kind == FC_CONFLICT_MIXED_IN};
+    }
+}
+
+static int snap_by_src(const void *a, const void *b)
+{
+    const fc__snap_flow *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int snap_by_dst(const void *a, const void *b)
+{
+    const fc__snap_flow *x = a, *y = b;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int conf_by_node(const void *a, const void *b)
+{
+    const fc__conflict *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* Appends the same-direction conflicts of v[0..n), sorted by node (src, or dst with in) then id:
+ * one per node with two flows or more. With conf NULL, only counts conflicts and ids. */
+static void snap_same_dir(const fc__snap_flow *v, size_t n, int in, fc__conflict *conf, size_t *nconf,
+                          uint64_t *ids, size_t *nids)
+{
+    for (size_t i = 0, j; i < n; i = j) {
+        uint32_t x = in ? v[i].dst : v[i].src;
+        for (j = i + 1; j < n && (in ? v[j].dst : v[j].src) == x; j++)
+            ;
+        if (j - i < 2)
+            continue;
+        if (conf != NULL) {
+            conf[*nconf] = (fc__conflict){in ? FC_CONFLICT_INCOMING : FC_CONFLICT_OUTGOING, x, (uint32_t)(j - i),
+                                          ids + *nids};
+            for (size_t k = i; k < j; k++)
+                ids[*nids + k - i] = v[k].id;
+        }
+        ++*nconf;
+        *nids += j - i;
+    }
+}
+
+int fc__snap_conflicts(fc__snap_flow *v, size_t n, fc__conflict **conf, size_t *nconf, uint64_t **ids)
+{
+    size_t nc = 0, ni = 0, nmixed = 0;
+    *conf = NULL;
+    *ids = NULL;
+    *nconf = 0;
+    for (size_t i = 0; i < n; i++)
+        nmixed += v[i].mixed_in;
+    /* Counted first, so that the ids never move once conflicts point into them. */
+    fc__sort(v, n, sizeof *v, snap_by_dst);
+    snap_same_dir(v, n, 1, NULL, &nc, NULL, &ni);
+    fc__sort(v, n, sizeof *v, snap_by_src);
+    snap_same_dir(v, n, 0, NULL, &nc, NULL, &ni);
+    nc += nmixed;
+    ni += 2 * nmixed;
+    if (nc == 0)
+        return 0;
+    fc__conflict *c = malloc(nc * sizeof *c);
+    uint64_t *id = malloc(ni * sizeof *id);
+    if (c == NULL || id == NULL) {
+        free(c);
+        free(id);
+        return FC_ENOMEM;
+    }
+    nc = ni = 0;
+    snap_same_dir(v, n, 0, c, &nc, id, &ni);
+    /* A mixed conflict pairs a flow entering a node with the one flow leaving it (a flow left for
+     * the mixed rule is alone in its lists): found among the flows by source. */
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].mixed_in)
+            continue;
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (v[mid].src < v[i].dst)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        id[ni] = v[i].id;
+        id[ni + 1] = lo < n && v[lo].src == v[i].dst ? v[lo].id : UINT64_MAX; /* there is one */
+        c[nc++] = (fc__conflict){FC_CONFLICT_MIXED_IN, v[i].dst, 2, id + ni};
+        ni += 2;
+    }
+    fc__sort(v, n, sizeof *v, snap_by_dst);
+    snap_same_dir(v, n, 1, c, &nc, id, &ni);
+    fc__sort(c, nc, sizeof *c, conf_by_node);
+    *conf = c;
+    *nconf = nc;
+    *ids = id;
+    return 0;
+}
+
 /* Order of a whole sweep's feed: by start, then id. */
 static int cmp_start(const void *a, const void *b, void *arg)
 {

@@ -117,6 +117,24 @@ uint32_t fc__sweep_max_k(const fc__sweep *s);
  * Returns 0, FC_ENOMEM or what fn returned. */
 int fc__sweep_conflicts(const fc__sweep *s, int (*fn)(void *arg, const fc__conflict *c), void *arg);
 
+/* One active flow as a snapshot keeps it: what its interval's conflicts are made of. */
+typedef struct fc__snap_flow {
+    uint64_t id;
+    uint32_t src, dst; /* node numbers */
+    uint32_t mixed_in; /* labelled FC_CONFLICT_MIXED_IN */
+} fc__snap_flow;
+
+/* Writes the active set, fc__sweep_nactive(s) flows in no order, to out: a copy in O(flows), where
+ * fc__sweep_conflicts sorts, for a caller that keeps many intervals' conflicts and needs few of
+ * them in the end (fc__snap_conflicts makes them). */
+void fc__sweep_snapshot(const fc__sweep *s, fc__snap_flow *out);
+
+/* The conflicts of a snapshot v[0..n) (reordered here), as fc__sweep_conflicts gives them for its
+ * active set, sorted by node then kind, in *conf (*nconf of them) whose flows point into *ids; both
+ * are new arrays the caller frees (NULL when there is no conflict). Returns 0 or FC_ENOMEM, with
+ * nothing allocated then. */
+int fc__snap_conflicts(fc__snap_flow *v, size_t n, fc__conflict **conf, size_t *nconf, uint64_t **ids);
+
 /* Sorts flow ids[0..n) ascending, as fc__sweep_conflicts lists them: by insertion when they are
  * few (an interval's flows, a conflict's), by merge sort otherwise. */
 void fc__sort_ids(uint64_t *ids, size_t n);

@@ -263,7 +263,7 @@ static void test_any_order(void **state)
         assert_int_equal(fc__sweep_add(s, &f[(i * 7) % n]), 0);
     assert_int_equal(fc__sweep_finish(s), 0);
     fc__sweep_free(s);
-    fc__summary_finish(any);
+    assert_int_equal(fc__summary_finish(any), 0);
     assert_int_equal(any->nintervals, in_order->nintervals);
     assert_true(any->nintervals > 100);
     for (uint32_t kind = FC_CONFLICT_NONE; kind <= FC_CONFLICT_MIXED_OUT; kind++)
@@ -306,7 +306,7 @@ static void test_build_also(void **state)
         assert_int_equal(fc__summary_new(top, &s2), 0);
         fc__sweep_ops ops = fc__summary_ops(s2);
         assert_int_equal(fc__intervals_build_lean_also(f, n, &ops, &iv2), 0);
-        fc__summary_finish(s2);
+        assert_int_equal(fc__summary_finish(s2), 0);
         assert_int_equal(s2->nintervals, s1->nintervals);
         assert_int_equal(s2->nflows, s1->nflows);
         assert_int_equal(s2->max_k, s1->max_k);
