@@ -3,6 +3,7 @@
 #include <math.h>
 #include "test-analyzer-util.h"
 #include "match.h"
+#include "../../analyzer/internal.h" /* fc__comm_key; libtrace has an internal.h too */
 
 #define MS 1000000ull  /* ns in a millisecond */
 #define US 1000ull     /* ns in a microsecond */
@@ -575,6 +576,60 @@ static int cmp_flow_order(const void *a, const void *b)
 /* fc__sort_flows against qsort with that order, on sizes around its runs of 16 and up to
  * thousands, with many ties on start (decided by the later keys) and flows given nearly sorted,
  * reversed or at random. */
+/* FNV-1a over the bytes of 64-bit words, little end first, worked out here apart from match.c. */
+static uint64_t fnv_words(const uint64_t *w, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < 8; b++) {
+            h ^= (w[i] >> (8 * b)) & 0xff;
+            h *= 0x100000001b3ull;
+        }
+    return h;
+}
+
+/* A communicator's global key hashes its kind (1: intra), member count, members and ordinal, so
+ * that ranks agree on it; an undefined MPI_COMM_WORLD takes the key its definition would have.
+ * MPI_COMM_WORLD's list (0 .. n-1) is hashed once per size: a list that only looks like it (a
+ * duplicate of the world, another ordinal) and a permuted one keep their own keys. */
+static void test_comm_keys(void **state)
+{
+    (void)state;
+    char dir[4096], path[4200];
+    make_scratch(dir, sizeof dir);
+    static const uint32_t ident[] = {0, 1, 2}, perm[] = {2, 0, 1};
+    fc_comm comms[] = {{.id = 0, .local_size = 3, .local = ident, .ordinal = 0},
+                       {.id = 2, .local_size = 3, .local = perm, .ordinal = 1},
+                       {.id = 3, .local_size = 3, .local = ident, .ordinal = 1}};
+    for (uint32_t r = 0; r < 2; r++) { /* rank 1 defines no communicator */
+        fc_writer *w;
+        fc_rank_info info;
+        memset(&info, 0, sizeof info);
+        info.present = (1u << FC_RK_RANK) | (1u << FC_RK_SIZE);
+        info.rank = r;
+        info.size = 3;
+        rank_path(path, sizeof path, dir, (int)r);
+        assert_int_equal(fc_writer_open(path, r, 3, 0, 1, 0, &w), 0);
+        assert_int_equal(fc_writer_rank(w, &info), 0);
+        if (r == 0)
+            assert_int_equal(fc_writer_comms(w, comms, 3), 0);
+        assert_int_equal(fc_writer_end(w, 0, 0, 0, 0), 0);
+        assert_int_equal(fc_writer_close(w), 0);
+    }
+    fc_trace *t;
+    assert_int_equal(fc_trace_open(dir, &t), 0);
+    const fc_rank *r0 = fc_trace_rank(t, 0), *r1 = fc_trace_rank(t, 1);
+    const uint64_t world[] = {1, 3, 0, 1, 2, 0}, split[] = {1, 3, 2, 0, 1, 1}, dup[] = {1, 3, 0, 1, 2, 1};
+    for (int round = 0; round < 2; round++) { /* the second time from the memo */
+        assert_true(fc__comm_key(r0, 0) == fnv_words(world, 6));
+        assert_true(fc__comm_key(r1, 0) == fnv_words(world, 6));
+        assert_true(fc__comm_key(r0, 2) == fnv_words(split, 6));
+        assert_true(fc__comm_key(r0, 3) == fnv_words(dup, 6));
+    }
+    fc_trace_close(t);
+    rm_scratch(dir);
+}
+
 static void test_sort_flows(void **state)
 {
     (void)state;
@@ -612,7 +667,7 @@ int main(void)
         cmocka_unit_test(test_simple),         cmocka_unit_test(test_wildcards),
         cmocka_unit_test(test_non_overtaking), cmocka_unit_test(test_late_wildcard), cmocka_unit_test(test_rank_ends), cmocka_unit_test(test_last_time), cmocka_unit_test(test_persistent),
         cmocka_unit_test(test_sendrecv_ring),  cmocka_unit_test(test_intra),
-        cmocka_unit_test(test_unmatched),      cmocka_unit_test(test_clock_violation),
+        cmocka_unit_test(test_unmatched), cmocka_unit_test(test_comm_keys),      cmocka_unit_test(test_clock_violation),
         cmocka_unit_test(test_eager_rendezvous), cmocka_unit_test(test_mprobe),
         cmocka_unit_test(test_leftovers),        cmocka_unit_test(test_sort_flows),
     };
