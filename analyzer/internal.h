@@ -76,6 +76,13 @@ struct fc_trace {
     size_t nranks;
     uint32_t world, missing;
     int64_t origin;
+    /* Member lists 0, 1 .. n-1 (MPI_COMM_WORLD's, which every rank file defines) share this one
+     * array of the arena, so that their memory grows with the ranks, not with their square; and
+     * the scratch a list is read into first (freed once the files are scanned). */
+    const uint32_t *ident;
+    size_t nident;
+    uint32_t *mbuf;
+    size_t mcap;
 };
 
 /* Reads n bytes at offset off of fd; *got is the bytes read. Returns 0, 1 when the file ends

@@ -197,22 +197,45 @@ static int parse_sites(fc_trace *t, fc__rank *r, const unsigned char *p, const u
     return 0;
 }
 
-static int get_ranks(fc__arena *a, const unsigned char **p, const unsigned char *end, uint32_t *n,
+static int get_ranks(fc_trace *t, const unsigned char **p, const unsigned char *end, uint32_t *n,
                      const uint32_t **out)
 {
     uint64_t size, v;
+    int ident = 1;
     if (fc_get_uvarint(p, end, &size) < 0 || size > (uint64_t)(end - *p))
         return -1;
-    uint32_t *m = fc__arena_alloc(a, (size ? size : 1) * sizeof *m);
-    if (m == NULL)
+    *n = (uint32_t)size;
+    *out = NULL;
+    if (size == 0)
+        return 0;
+    if (fc__reserve(&t->mbuf, &t->mcap, size, sizeof *t->mbuf))
         return FC_ENOMEM;
+    uint32_t *m = t->mbuf;
     for (uint64_t i = 0; i < size; i++) {
         if (fc_get_uvarint(p, end, &v) < 0 || v > UINT32_MAX)
             return -1;
         m[i] = (uint32_t)v;
+        ident &= v == i;
     }
-    *n = (uint32_t)size;
-    *out = size ? m : NULL;
+    if (ident) {
+        if (size > t->nident) { /* doubled, so that lists of growing sizes take O(largest) */
+            size_t cap = size > 2 * t->nident ? size : 2 * t->nident;
+            uint32_t *id = fc__arena_alloc(&t->arena, cap * sizeof *id);
+            if (id == NULL)
+                return FC_ENOMEM;
+            for (size_t i = 0; i < cap; i++)
+                id[i] = (uint32_t)i;
+            t->ident = id;
+            t->nident = cap;
+        }
+        *out = t->ident;
+        return 0;
+    }
+    uint32_t *keep = fc__arena_alloc(&t->arena, size * sizeof *keep);
+    if (keep == NULL)
+        return FC_ENOMEM;
+    memcpy(keep, m, size * sizeof *keep);
+    *out = keep;
     return 0;
 }
 
@@ -227,8 +250,8 @@ static int parse_comms(fc_trace *t, fc__rank *r, const unsigned char *p, const u
         int rc;
         if (fc_get_uvarint(&p, end, &c.id) < 0 || fc_get_uvarint(&p, end, &c.flags) < 0)
             return CORRUPT(w, "COMMS entry cut short");
-        if ((rc = get_ranks(&t->arena, &p, end, &c.local_size, &c.local)) < 0 ||
-            (rc = get_ranks(&t->arena, &p, end, &c.remote_size, &c.remote)) < 0)
+        if ((rc = get_ranks(t, &p, end, &c.local_size, &c.local)) < 0 ||
+            (rc = get_ranks(t, &p, end, &c.remote_size, &c.remote)) < 0)
             return rc == FC_ENOMEM ? rc : CORRUPT(w, "COMMS member list cut short");
         if (fc_get_uvarint(&p, end, &ord) < 0)
             return CORRUPT(w, "COMMS ordinal cut short");
@@ -749,6 +772,9 @@ int fc_trace_open(const char *path, fc_trace **out)
     }
     rc = 0;
 out:
+    free(t->mbuf); /* the scan is over: no list is read again */
+    t->mbuf = NULL;
+    t->mcap = 0;
     if (isdir && names != NULL) {
         for (size_t i = 0; i < n; i++)
             free(names[i]);

@@ -590,6 +590,7 @@ static uint64_t fnv_words(const uint64_t *w, size_t n)
 
 /* A communicator's global key hashes its kind (1: intra), member count, members and ordinal, so
  * that ranks agree on it; an undefined MPI_COMM_WORLD takes the key its definition would have.
+ * The reader shares one array among the lists 0 .. n-1.
  * MPI_COMM_WORLD's list (0 .. n-1) is hashed once per size: a list that only looks like it (a
  * duplicate of the world, another ordinal) and a permuted one keep their own keys. */
 static void test_comm_keys(void **state)
@@ -598,7 +599,8 @@ static void test_comm_keys(void **state)
     char dir[4096], path[4200];
     make_scratch(dir, sizeof dir);
     static const uint32_t ident[] = {0, 1, 2}, perm[] = {2, 0, 1};
-    fc_comm comms[] = {{.id = 0, .local_size = 3, .local = ident, .ordinal = 0},
+    fc_comm comms[] = {{.id = 4, .local_size = 2, .local = ident, .ordinal = 2},
+                       {.id = 0, .local_size = 3, .local = ident, .ordinal = 0},
                        {.id = 2, .local_size = 3, .local = perm, .ordinal = 1},
                        {.id = 3, .local_size = 3, .local = ident, .ordinal = 1}};
     for (uint32_t r = 0; r < 2; r++) { /* rank 1 defines no communicator */
@@ -612,7 +614,7 @@ static void test_comm_keys(void **state)
         assert_int_equal(fc_writer_open(path, r, 3, 0, 1, 0, &w), 0);
         assert_int_equal(fc_writer_rank(w, &info), 0);
         if (r == 0)
-            assert_int_equal(fc_writer_comms(w, comms, 3), 0);
+            assert_int_equal(fc_writer_comms(w, comms, 4), 0);
         assert_int_equal(fc_writer_end(w, 0, 0, 0, 0), 0);
         assert_int_equal(fc_writer_close(w), 0);
     }
@@ -620,6 +622,19 @@ static void test_comm_keys(void **state)
     assert_int_equal(fc_trace_open(dir, &t), 0);
     const fc_rank *r0 = fc_trace_rank(t, 0), *r1 = fc_trace_rank(t, 1);
     const uint64_t world[] = {1, 3, 0, 1, 2, 0}, split[] = {1, 3, 2, 0, 1, 1}, dup[] = {1, 3, 0, 1, 2, 1};
+    /* The reader keeps one array for the lists 0 .. n-1, grown as a longer one comes: the
+     * shorter list read before keeps its members. */
+    const fc_comm *w0 = fc_rank_comm(r0, 0), *c2 = fc_rank_comm(r0, 2), *c3 = fc_rank_comm(r0, 3);
+    const fc_comm *c4 = fc_rank_comm(r0, 4);
+    assert_non_null(w0);
+    assert_non_null(c2);
+    assert_non_null(c3);
+    assert_non_null(c4);
+    assert_ptr_equal(w0->local, c3->local);
+    assert_memory_equal(w0->local, ident, sizeof ident);
+    assert_memory_equal(c2->local, perm, sizeof perm);
+    assert_int_equal(c4->local_size, 2);
+    assert_memory_equal(c4->local, ident, 2 * sizeof *ident);
     for (int round = 0; round < 2; round++) { /* the second time from the memo */
         assert_true(fc__comm_key(r0, 0) == fnv_words(world, 6));
         assert_true(fc__comm_key(r1, 0) == fnv_words(world, 6));
