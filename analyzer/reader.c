@@ -197,6 +197,39 @@ static int parse_sites(fc_trace *t, fc__rank *r, const unsigned char *p, const u
     return 0;
 }
 
+/* The list 0 .. n-1 (n > 0), in the trace's one identity array: NULL when out of memory. */
+static const uint32_t *ident_list(fc_trace *t, size_t n)
+{
+    if (n > t->nident) { /* doubled, so that lists of growing sizes take O(largest) */
+        size_t cap = n > 2 * t->nident ? n : 2 * t->nident;
+        uint32_t *id = fc__arena_alloc(&t->arena, cap * sizeof *id);
+        if (id == NULL)
+            return NULL;
+        for (size_t i = 0; i < cap; i++)
+            id[i] = (uint32_t)i;
+        t->ident = id;
+        t->nident = cap;
+    }
+    return t->ident;
+}
+
+/* A file that does not define MPI_COMM_WORLD (the tracer's: format.h, COMMS) gets the one its
+ * header's size implies, so that every reader sees it defined. */
+static int imply_world(fc_trace *t, fc__rank *r)
+{
+    if (fc__idmap_get(&r->comm_ix, 0) >= 0 || r->pub.info.size == 0)
+        return 0;
+    fc_comm c = {.id = 0, .local_size = r->pub.info.size, .ordinal = 0};
+    int rc;
+    if ((c.local = ident_list(t, c.local_size)) == NULL ||
+        fc__grow((void **)&r->comms, &r->pub.ncomms, &r->ccap, sizeof c) < 0)
+        return FC_ENOMEM;
+    if ((rc = idmap_set(&r->comm_ix, 0, r->pub.ncomms)) < 0)
+        return rc;
+    r->comms[r->pub.ncomms++] = c;
+    return 0;
+}
+
 static int get_ranks(fc_trace *t, const unsigned char **p, const unsigned char *end, uint32_t *n,
                      const uint32_t **out)
 {
@@ -217,20 +250,8 @@ static int get_ranks(fc_trace *t, const unsigned char **p, const unsigned char *
         m[i] = (uint32_t)v;
         ident &= v == i;
     }
-    if (ident) {
-        if (size > t->nident) { /* doubled, so that lists of growing sizes take O(largest) */
-            size_t cap = size > 2 * t->nident ? size : 2 * t->nident;
-            uint32_t *id = fc__arena_alloc(&t->arena, cap * sizeof *id);
-            if (id == NULL)
-                return FC_ENOMEM;
-            for (size_t i = 0; i < cap; i++)
-                id[i] = (uint32_t)i;
-            t->ident = id;
-            t->nident = cap;
-        }
-        *out = t->ident;
-        return 0;
-    }
+    if (ident)
+        return (*out = ident_list(t, size)) != NULL ? 0 : FC_ENOMEM;
     uint32_t *keep = fc__arena_alloc(&t->arena, size * sizeof *keep);
     if (keep == NULL)
         return FC_ENOMEM;
@@ -614,6 +635,8 @@ static int scan_file(fc_trace *t, fc__rank *r, const char *file)
             rc = FC_ENOMEM;
     }
 out:
+    if (rc >= 0)
+        rc = imply_world(t, r);
     if (rc == FC_ENOMEM)
         fc__err(rc, "%s: out of memory", file);
     if (fd >= 0)

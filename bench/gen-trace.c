@@ -197,12 +197,11 @@ static int round_at(gen *g, uint64_t round, uint64_t t, uint64_t *end)
 }
 
 /* Opens rank r's file and writes its definitions and MPI_Init. */
-static int open_rank(gen *g, const char *dir, uint32_t r, const uint32_t *members)
+static int open_rank(gen *g, const char *dir, uint32_t r)
 {
     char path[4200], node[32];
     char name[32];
     fc_rank_info info;
-    fc_comm world = {.id = 0, .local_size = g->ranks, .local = members, .ordinal = 0};
     fc_clock clk[1];
     int rc;
 
@@ -224,8 +223,8 @@ static int open_rank(gen *g, const char *dir, uint32_t r, const uint32_t *member
     clk[0].uncertainty_ns = 100;
     clk[0].samples = 1;
     clk[0].min_rtt_ns = 200;
-    if ((rc = fc_writer_rank(g->rk[r].w, &info)) || (rc = fc_writer_comms(g->rk[r].w, &world, 1)) ||
-        (rc = fc_writer_clock(g->rk[r].w, clk, 1)))
+    /* No COMMS block: as the tracer, MPI_COMM_WORLD is left for readers to supply. */
+    if ((rc = fc_writer_rank(g->rk[r].w, &info)) || (rc = fc_writer_clock(g->rk[r].w, clk, 1)))
         return rc;
     g->rk[r].req = 0x1000;
     return emit(g, r, FC_EV_MPI_Init, 0, 50000, FC_PEER_NONE, 0, 0, 0, 0, 0);
@@ -251,7 +250,6 @@ int main(int argc, char **argv)
     gen g = {
         .ranks = 64, .nodes = 16, .active = 4, .target = 10000000, .rng = 0x9E3779B97F4A7C15ull};
     const char *dir = NULL;
-    uint32_t *members = NULL;
     uint64_t t = 100000, round = 0;
     int rc = 0, status = 1, c_given = 0;
 
@@ -309,15 +307,12 @@ int main(int argc, char **argv)
         return 1;
     }
     g.rk = calloc(g.ranks, sizeof *g.rk);
-    members = malloc(g.ranks * sizeof *members);
-    if (!g.rk || !members) {
+    if (!g.rk) {
         fprintf(stderr, "gen-trace: out of memory for %u ranks\n", g.ranks);
         goto out;
     }
-    for (uint32_t r = 0; r < g.ranks; r++)
-        members[r] = r;
     for (uint32_t r = 0; r < g.ranks && rc == 0; r++)
-        rc = open_rank(&g, dir, r, members);
+        rc = open_rank(&g, dir, r);
     while (rc == 0 && g.events + g.ranks < g.target) {
         uint64_t end;
         rc = round_at(&g, round++, t, &end);
@@ -345,6 +340,5 @@ out:
                 status = 1;
             }
     free(g.rk);
-    free(members);
     return status;
 }

@@ -212,10 +212,13 @@ void fc__comm_freed(MPI_Comm comm)
 uint32_t fc__comms_encode(fc__buf *b)
 {
     uint32_t n = defs ? atomic_load(&ndefs) : 0;
-    if (n <= comms_written)
+    /* MPI_COMM_WORLD (id 0) is left for readers to supply (format.h, COMMS): its list, in every
+     * rank file, would make a trace grow with the square of its ranks. */
+    uint32_t from = comms_written > 0 ? comms_written : 1;
+    if (n <= from)
         return n;
-    fc__buf_uv(b, n - comms_written);
-    for (uint32_t id = comms_written; id < n; id++) {
+    fc__buf_uv(b, n - from);
+    for (uint32_t id = from; id < n; id++) {
         const comm_def *d = defs[id];
         fc__buf_uv(b, id);
         fc__buf_uv(b, d->flags);

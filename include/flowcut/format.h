@@ -171,7 +171,11 @@ enum fc_init_mode {
  *   The ordinal numbers, on this rank, the communicators with the same local member list in the
  *   order they were created, so that readers can tell the same communicator on different ranks
  *   apart from another one with the same members: (member list, ordinal) names it globally.
- *   A comm_id is never reused within a file, even when MPI reuses the handle after MPI_Comm_free. */
+ *   A comm_id is never reused within a file, even when MPI reuses the handle after MPI_Comm_free.
+ *   MPI_COMM_WORLD need not be defined, and the tracer does not define it: a file without comm_id
+ *   0 has the world of its header's size, members 0 .. size-1 in order, ordinal 0, which readers
+ *   supply. Every rank file would otherwise hold the whole world's list, a trace the square of
+ *   its ranks (512 MiB of lists for 16384 ranks). */
 #define FC_COMMF_INTER 0x1u /* inter-communicator */
 #define FC_COMMF_LAZY 0x2u  /* first seen in use rather than at its creation: ordinal may be unknown (-1) */
 

@@ -590,7 +590,7 @@ static uint64_t fnv_words(const uint64_t *w, size_t n)
 
 /* A communicator's global key hashes its kind (1: intra), member count, members and ordinal, so
  * that ranks agree on it; an undefined MPI_COMM_WORLD takes the key its definition would have.
- * The reader shares one array among the lists 0 .. n-1.
+ * The reader shares one array among the lists 0 .. n-1, and supplies the world a file leaves out.
  * MPI_COMM_WORLD's list (0 .. n-1) is hashed once per size: a list that only looks like it (a
  * duplicate of the world, another ordinal) and a permuted one keep their own keys. */
 static void test_comm_keys(void **state)
@@ -603,7 +603,7 @@ static void test_comm_keys(void **state)
                        {.id = 0, .local_size = 3, .local = ident, .ordinal = 0},
                        {.id = 2, .local_size = 3, .local = perm, .ordinal = 1},
                        {.id = 3, .local_size = 3, .local = ident, .ordinal = 1}};
-    for (uint32_t r = 0; r < 2; r++) { /* rank 1 defines no communicator */
+    for (uint32_t r = 0; r < 2; r++) { /* rank 1 defines no communicator, not even the world */
         fc_writer *w;
         fc_rank_info info;
         memset(&info, 0, sizeof info);
@@ -635,6 +635,14 @@ static void test_comm_keys(void **state)
     assert_memory_equal(c2->local, perm, sizeof perm);
     assert_int_equal(c4->local_size, 2);
     assert_memory_equal(c4->local, ident, 2 * sizeof *ident);
+    /* A file that defines no MPI_COMM_WORLD (the tracer's) gets the one its size implies. */
+    const fc_comm *w1 = fc_rank_comm(r1, 0);
+    assert_non_null(w1);
+    assert_int_equal(w1->local_size, 3);
+    assert_int_equal(w1->remote_size, 0);
+    assert_true(w1->ordinal == 0 && w1->flags == 0);
+    assert_ptr_equal(w1->local, w0->local);
+    assert_null(fc_rank_comm(r1, 2));
     for (int round = 0; round < 2; round++) { /* the second time from the memo */
         assert_true(fc__comm_key(r0, 0) == fnv_words(world, 6));
         assert_true(fc__comm_key(r1, 0) == fnv_words(world, 6));
