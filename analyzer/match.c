@@ -996,6 +996,137 @@ static int call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0, uint
     return p->calls[i].refs == 0 ? call_flush(p, i) : 0;
 }
 
+/* ---- traffic between nodes ------------------------------------------------------------------- */
+
+/* Up to this many nodes the sums are a matrix (2 x 8 MiB at most), the cheapest to add to; above,
+ * a table of the pairs that talk, whose memory follows them and not the square of the nodes. A
+ * variable, so that the tests take both ways on a few nodes (match.h). */
+size_t fc__traffic_dense = 1024;
+
+struct fc__traffic_acc {
+    size_t nn;
+    double *tb; /* dense: [s * nn + d] */
+    uint64_t *tc;
+    fc_traffic *cell; /* sparse: open addressing on (src, dst), count 0 for an empty cell */
+    size_t cap, n;
+};
+
+static size_t traffic_home(uint32_t s, uint32_t d, size_t cap)
+{
+    uint64_t k = ((uint64_t)s << 32 | d) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(k ^ (k >> 29)) & (cap - 1);
+}
+
+static __attribute__((noinline)) int traffic_add_sparse(struct fc__traffic_acc *a, uint32_t s, uint32_t d,
+                                                        double bytes)
+{
+    if (2 * (a->n + 1) > a->cap) { /* at most half full */
+        size_t ncap = a->cap ? 2 * a->cap : 1024;
+        fc_traffic *c = calloc(ncap, sizeof *c);
+        if (c == NULL)
+            return FC_ENOMEM;
+        for (size_t i = 0; i < a->cap; i++)
+            if (a->cell[i].count) {
+                size_t h = traffic_home(a->cell[i].src, a->cell[i].dst, ncap);
+                while (c[h].count)
+                    h = (h + 1) & (ncap - 1);
+                c[h] = a->cell[i];
+            }
+        free(a->cell);
+        a->cell = c;
+        a->cap = ncap;
+    }
+    size_t h = traffic_home(s, d, a->cap);
+    while (a->cell[h].count && (a->cell[h].src != s || a->cell[h].dst != d))
+        h = (h + 1) & (a->cap - 1);
+    fc_traffic *c = &a->cell[h];
+    if (c->count == 0) {
+        *c = (fc_traffic){s, d, 0, 0};
+        a->n++;
+    }
+    c->bytes += bytes;
+    c->count++;
+    return 0;
+}
+
+/* Adds a message of bytes from node s to node d. Returns 0 or FC_ENOMEM. */
+static inline int traffic_add(struct fc__traffic_acc *a, uint32_t s, uint32_t d, double bytes)
+{
+    if (a->tb != NULL) {
+        a->tb[s * a->nn + d] += bytes;
+        a->tc[s * a->nn + d]++;
+        return 0;
+    }
+    return traffic_add_sparse(a, s, d, bytes);
+}
+
+static int traffic_acc_new(fc_match *res)
+{
+    struct fc__traffic_acc *a = calloc(1, sizeof *a);
+    if (a == NULL)
+        return FC_ENOMEM;
+    res->acc = a;
+    a->nn = res->nnodes;
+    if (a->nn <= fc__traffic_dense) {
+        a->tb = calloc(a->nn * a->nn + 1, sizeof *a->tb);
+        a->tc = calloc(a->nn * a->nn + 1, sizeof *a->tc);
+        if (a->tb == NULL || a->tc == NULL)
+            return FC_ENOMEM;
+    }
+    return 0;
+}
+
+static void traffic_acc_free(struct fc__traffic_acc *a)
+{
+    if (a == NULL)
+        return;
+    free(a->tb);
+    free(a->tc);
+    free(a->cell);
+    free(a);
+}
+
+static int cmp_traffic(const void *x, const void *y)
+{
+    const fc_traffic *a = x, *b = y;
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    return (a->dst > b->dst) - (a->dst < b->dst);
+}
+
+/* Turns the sums into res->traffic, in order, and counts the inter-node flows: those off the
+ * diagonal, where each flow counts once. Returns 0 or FC_ENOMEM. */
+static int traffic_finish(fc_match *res)
+{
+    struct fc__traffic_acc *a = res->acc;
+    size_t n = 0;
+    if (a->tb != NULL) {
+        for (size_t i = 0; i < a->nn * a->nn; i++)
+            n += a->tc[i] != 0;
+    } else
+        n = a->n;
+    if ((res->traffic = malloc((n ? n : 1) * sizeof *res->traffic)) == NULL)
+        return FC_ENOMEM;
+    res->ntraffic = 0;
+    if (a->tb != NULL) {
+        for (size_t i = 0; i < a->nn * a->nn; i++)
+            if (a->tc[i])
+                res->traffic[res->ntraffic++] = (fc_traffic){(uint32_t)(i / a->nn), (uint32_t)(i % a->nn), a->tc[i], a->tb[i]};
+    } else {
+        for (size_t i = 0; i < a->cap; i++)
+            if (a->cell[i].count)
+                res->traffic[res->ntraffic++] = a->cell[i];
+        qsort(res->traffic, res->ntraffic, sizeof *res->traffic, cmp_traffic);
+    }
+    res->ninter = res->nflows;
+    for (size_t i = 0; i < res->ntraffic; i++)
+        if (res->traffic[i].src == res->traffic[i].dst)
+            res->ninter -= res->traffic[i].count;
+    traffic_acc_free(a);
+    res->acc = NULL;
+    return 0;
+}
+
 /* A message waited ls (Late Sender) or lr (Late Receiver) seconds in its call. */
 static inline __attribute__((always_inline)) int add_wait(pairing *p, const msg *m, double ls, double lr)
 {
@@ -1042,8 +1173,8 @@ static inline __attribute__((always_inline)) int pair(pairing *p, const msg *s, 
     f->recv_site = r->site;
     f->intra = f->src_node == f->dst_node;
     /* Both ranks have files (they posted), so both have nodes. */
-    res->traffic_bytes[f->src_node * res->nnodes + f->dst_node] += (double)f->bytes;
-    res->traffic_count[f->src_node * res->nnodes + f->dst_node]++;
+    if (traffic_add(res->acc, f->src_node, f->dst_node, (double)f->bytes) < 0)
+        return FC_ENOMEM;
     if (r->end < s->post) {
         double v = (double)(s->post - r->end) * 1e-9;
         /* The order of delivery stands in for the id until the ids are given. */
@@ -2002,12 +2133,8 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     }
     if ((rc = number_nodes(t, res)) < 0)
         goto out;
-    res->traffic_bytes = calloc(res->nnodes * res->nnodes + 1, sizeof *res->traffic_bytes);
-    res->traffic_count = calloc(res->nnodes * res->nnodes + 1, sizeof *res->traffic_count);
-    if (res->traffic_bytes == NULL || res->traffic_count == NULL) {
-        rc = FC_ENOMEM;
+    if ((rc = traffic_acc_new(res)) < 0)
         goto out;
-    }
     for (size_t i = 0; i < fc_trace_nranks(t); i++) {
         const fc_rank *r = fc_trace_rank(t, i);
         rstate *s = &mt.st[r->info.rank];
@@ -2116,10 +2243,8 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     rc = 0;
     if (rc < 0 || (rc = drain(&mt)) < 0)
         goto out;
-    /* The inter-node flows are those off the traffic's diagonal: each flow counts once there. */
-    res->ninter = res->nflows;
-    for (size_t d = 0; d < res->nnodes; d++)
-        res->ninter -= res->traffic_count[d * res->nnodes + d];
+    if ((rc = traffic_finish(res)) < 0)
+        goto out;
     res->cancelled = mt.cancelled_sends + mt.cancelled_recvs;
     res->sends = mt.posted_sends - mt.cancelled_sends;
     for (uint32_t r = 0; r < res->world; r++)
@@ -2213,8 +2338,8 @@ void fc__match_free(fc_match *m)
     free(m->nodes);
     free(m->flows);
     free(m->rank_node);
-    free(m->traffic_bytes);
-    free(m->traffic_count);
+    free(m->traffic);
+    traffic_acc_free(m->acc);
     free(m->late_sender);
     free(m->late_receiver);
     free(m->sites);

@@ -58,6 +58,17 @@ typedef struct fc_unmatched {
 } fc_unmatched;
 
 /* The result of matching one trace. Owned by the caller (fc__match_free). */
+/* Bytes and messages sent from node src to node dst. */
+typedef struct fc_traffic {
+    uint32_t src, dst;
+    uint64_t count;
+    double bytes;
+} fc_traffic;
+
+/* Node counts up to this one sum the traffic in a matrix, larger ones in a table of the pairs
+ * (1024; the tests lower it to check the table). */
+extern size_t fc__traffic_dense;
+
 typedef struct fc_match {
     uint64_t eager_threshold;   /* bytes, as given */
     /* flows[0 .. ninter) are the inter-node flows, ids 0 .. ninter-1 in order of start, then source
@@ -71,9 +82,12 @@ typedef struct fc_match {
     char **nodes;
     uint32_t world;             /* world size: the length of the per-rank arrays */
     uint32_t *rank_node;        /* node of each world rank, FC_NODE_NONE without a rank file */
-    double *traffic_bytes;      /* bytes and messages from node s to node d (intra-node on the
-                                   diagonal): [s * nnodes + d] */
-    uint64_t *traffic_count;
+    /* The node pairs that exchanged messages (src == dst: intra-node), sorted by source then
+     * destination, one entry per pair: a list, so that memory follows the pairs that talk, where
+     * a matrix of 4096 nodes took 256 MiB. */
+    size_t ntraffic;
+    fc_traffic *traffic;
+    struct fc__traffic_acc *acc; /* private to match.c: the sums while matching */
     double *late_sender;        /* per world rank, seconds */
     double *late_receiver;
     size_t nsites;              /* wait states per (rank, site), sorted by rank then site */

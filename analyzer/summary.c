@@ -108,6 +108,17 @@ __attribute__((noinline)) static int keep_interval(fc__summary *s, const fc__swe
 {
     fc__sum_interval cand = {.index = index, .start = start, .end = end, .nflows = nflows, .max_k = max_k};
     int full = s->top && s->nworst == s->top;
+    if (s->top == 0) { /* every interval stays: its conflicts at once, smaller than a snapshot */
+        if (fc__reserve(&s->worst, &s->cworst, s->nworst + 1, sizeof *s->worst) ||
+            fc__reserve(&s->snapbuf, &s->csnapbuf, nflows ? nflows : 1, sizeof *s->snapbuf))
+            return FC_ENOMEM;
+        fc__sweep_snapshot(sw, s->snapbuf);
+        if (fc__snap_conflicts(s->snapbuf, nflows, &cand.conf, &cand.nconf, &cand.ids))
+            return FC_ENOMEM;
+        s->worst[s->nworst++] = cand;
+        ivh_up(NULL, s->worst, s->nworst - 1);
+        return 0;
+    }
     if (full) { /* the interval that leaves lends its snapshot's memory */
         cand.snap = s->worst[0].snap;
         cand.csnap = s->worst[0].csnap;
@@ -442,6 +453,7 @@ void fc__summary_free(fc__summary *s)
     for (size_t i = 0; i < s->nwflows; i++)
         free(s->wflows[i].runs);
     free(s->worst);
+    free(s->snapbuf);
     free(s->wflows);
     free(s->nodes);
     free(s->sites);

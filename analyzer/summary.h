@@ -79,6 +79,8 @@ typedef struct fc__summary {
     uint64_t min_kn; /* the sweep's: the least bad interval's max_k << 32 | flows once the list is full */
     int wfull;      /* the list of flows is full, and wrate is the least bad one's time per byte */
     double wrate;
+    fc__snap_flow *snapbuf; /* with top 0: the snapshot each interval's conflicts are made of */
+    size_t csnapbuf;
 } fc__summary;
 
 /* A new, empty summary keeping the top rows of each list (0: all) in *out, freed with

@@ -576,6 +576,69 @@ static int cmp_flow_order(const void *a, const void *b)
 /* fc__sort_flows against qsort with that order, on sizes around its runs of 16 and up to
  * thousands, with many ties on start (decided by the later keys) and flows given nearly sorted,
  * reversed or at random. */
+static int count_flow(void *arg, const fc_flow *f)
+{
+    (void)f;
+    ++*(size_t *)arg;
+    return 0;
+}
+
+/* The traffic between nodes, by hand: nodes A (ranks 0, 1), B (2) and C (3), numbered 0, 1, 2 in
+ * order of their first rank; one pair per (source, destination) that talked, intra-node ones
+ * included, sorted. Summed in a matrix and, with the threshold lowered, in the table that many
+ * nodes take: both give the same list. */
+static void test_traffic(void **state)
+{
+    (void)state;
+    static const fc_traffic want[] = {{0, 0, 1, 64}, {0, 1, 2, 1500}, {1, 2, 1, 0}, {2, 0, 1, 2000}};
+    size_t keep = fc__traffic_dense;
+    for (int sparse = 0; sparse < 2; sparse++) {
+        char dir[4096];
+        trank rk[4] = {{.node = "A"}, {.node = "A"}, {.node = "B"}, {.node = "C"}};
+        add(&rk[0], FC_EV_MPI_Send, 100 * US, 110 * US, 2, 1, 1000, 0, 0, 0);
+        add(&rk[0], FC_EV_MPI_Send, 200 * US, 210 * US, 1, 2, 64, 0, 0, 0);
+        add(&rk[0], FC_EV_MPI_Recv, 300 * US, 400 * US, 3, 4, 2000, 0, 0, 0);
+        add(&rk[1], FC_EV_MPI_Recv, 150 * US, 250 * US, 0, 2, 64, 0, 0, 0);
+        add(&rk[1], FC_EV_MPI_Send, 260 * US, 270 * US, 2, 3, 500, 0, 0, 0);
+        add(&rk[2], FC_EV_MPI_Recv, 90 * US, 120 * US, 0, 1, 1000, 0, 0, 0);
+        add(&rk[2], FC_EV_MPI_Recv, 255 * US, 280 * US, 1, 3, 500, 0, 0, 0);
+        add(&rk[2], FC_EV_MPI_Send, 290 * US, 295 * US, 3, 5, 0, 0, 0, 0);
+        add(&rk[3], FC_EV_MPI_Recv, 285 * US, 296 * US, 2, 5, 0, 0, 0, 0);
+        add(&rk[3], FC_EV_MPI_Send, 310 * US, 320 * US, 0, 4, 2000, 0, 0, 0);
+        fc__traffic_dense = sparse ? 0 : keep;
+        make_scratch(dir, sizeof dir);
+        write_world(dir, rk, 4, 10);
+        fc_trace *t;
+        fc_match *ms[2];
+        size_t seen = 0;
+        fc_match_sink sink = {.arg = &seen, .flow = count_flow};
+        assert_int_equal(fc_trace_open(dir, &t), 0);
+        assert_int_equal(fc__match_trace(t, 0, &ms[0]), 0);
+        /* Streamed, the inter-node flows are counted from the traffic alone. */
+        assert_int_equal(fc__match_stream(t, 0, &sink, &ms[1]), 0);
+        fc_trace_close(t);
+        rm_scratch(dir);
+        fc__traffic_dense = keep;
+        assert_int_equal(seen, 5);
+        for (int k = 0; k < 2; k++) {
+            const fc_match *m = ms[k];
+            assert_int_equal(m->nnodes, 3);
+            assert_int_equal(m->nflows, 5);
+            assert_int_equal(m->ninter, 4);
+            assert_int_equal(m->ntraffic, 4);
+            for (size_t i = 0; i < 4; i++) {
+                assert_int_equal(m->traffic[i].src, want[i].src);
+                assert_int_equal(m->traffic[i].dst, want[i].dst);
+                assert_int_equal(m->traffic[i].count, want[i].count);
+                assert_float_equal(m->traffic[i].bytes, want[i].bytes, 0);
+            }
+        }
+        no_loose_ends(ms[0]);
+        fc__match_free(ms[0]);
+        fc__match_free(ms[1]);
+    }
+}
+
 /* FNV-1a over the bytes of 64-bit words, little end first, worked out here apart from match.c. */
 static uint64_t fnv_words(const uint64_t *w, size_t n)
 {
@@ -690,7 +753,7 @@ int main(void)
         cmocka_unit_test(test_simple),         cmocka_unit_test(test_wildcards),
         cmocka_unit_test(test_non_overtaking), cmocka_unit_test(test_late_wildcard), cmocka_unit_test(test_rank_ends), cmocka_unit_test(test_last_time), cmocka_unit_test(test_persistent),
         cmocka_unit_test(test_sendrecv_ring),  cmocka_unit_test(test_intra),
-        cmocka_unit_test(test_unmatched), cmocka_unit_test(test_comm_keys),      cmocka_unit_test(test_clock_violation),
+        cmocka_unit_test(test_unmatched), cmocka_unit_test(test_comm_keys), cmocka_unit_test(test_traffic),      cmocka_unit_test(test_clock_violation),
         cmocka_unit_test(test_eager_rendezvous), cmocka_unit_test(test_mprobe),
         cmocka_unit_test(test_leftovers),        cmocka_unit_test(test_sort_flows),
     };
