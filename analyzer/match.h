@@ -57,7 +57,6 @@ typedef struct fc_unmatched {
     uint32_t reason;    /* FC_UNMATCHED_* */
 } fc_unmatched;
 
-/* The result of matching one trace. Owned by the caller (fc__match_free). */
 /* Bytes and messages sent from node src to node dst. */
 typedef struct fc_traffic {
     uint32_t src, dst;
@@ -69,6 +68,7 @@ typedef struct fc_traffic {
  * (1024; the tests lower it to check the table). */
 extern size_t fc__traffic_dense;
 
+/* The result of matching one trace. Owned by the caller (fc__match_free). */
 typedef struct fc_match {
     uint64_t eager_threshold;   /* bytes, as given */
     /* flows[0 .. ninter) are the inter-node flows, ids 0 .. ninter-1 in order of start, then source

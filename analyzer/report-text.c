@@ -85,7 +85,6 @@ static void text_run(FILE *f, const fc__analysis *a)
     putc('\n', f);
 }
 
-/* Node pairs by bytes, most first, then in matrix order. */
 /* The busiest pairs first, then in order of source and destination (the list's order). */
 static int cmp_pair(const void *x, const void *y)
 {

@@ -65,7 +65,6 @@ static int cmp_fl(const void *x, const void *y)
 }
 
 
-
 /* ---- top-N heaps: the row that would leave first (the least bad) on top ----------------------- */
 
 /* A worse row belongs below: it stays while better ones leave. */
