@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <mpi.h>
-#include "profile.h"
+#include "model/profile.h"
 
 #define CAL_MAXFLOWS 64
 

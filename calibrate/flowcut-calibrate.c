@@ -15,9 +15,9 @@
 #include <flowcut/error.h>
 #include <flowcut/reader.h>
 #include "calibrate.h"
-#include "fit.h"
-#include "flow.h"
-#include "profile.h"
+#include "model/fit.h"
+#include "match/flow.h"
+#include "model/profile.h"
 
 static void usage(FILE *f)
 {

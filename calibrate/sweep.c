@@ -9,9 +9,9 @@
 #include <flowcut/error.h>
 #include <flowcut/reader.h>
 #include "calibrate.h"
-#include "fit.h"
-#include "flow.h"
-#include "internal.h"
+#include "model/fit.h"
+#include "match/flow.h"
+#include "util/internal.h"
 
 /* Appends a line to the notes. */
 /* The name of a conflict kind, as the profile and the reports spell it. */

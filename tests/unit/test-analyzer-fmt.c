@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "numfmt.h"
+#include "util/numfmt.h"
 
 /* x through fc__fmt_secs must read as printf's "%.9f" of x; returns 1 if the fast path took it. */
 static int same_secs(double x)

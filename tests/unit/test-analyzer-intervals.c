@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include <flowcut/error.h>
-#include "../../analyzer/internal.h" /* libtrace has an internal.h too, earlier in the path */
-#include "intervals.h"
-#include "sweep.h"
+#include "util/internal.h" /* libtrace has an internal.h too, earlier in the path */
+#include "conflict/intervals.h"
+#include "conflict/sweep.h"
 
 enum {
     NONE = FC_CONFLICT_NONE,

@@ -2,8 +2,8 @@
  * count and wait state below is worked out by hand from the events written. */
 #include <math.h>
 #include "test-analyzer-util.h"
-#include "match.h"
-#include "../../analyzer/internal.h" /* fc__comm_key; libtrace has an internal.h too */
+#include "match/match.h"
+#include "util/internal.h" /* fc__comm_key; libtrace has an internal.h too */
 
 #define MS 1000000ull  /* ns in a millisecond */
 #define US 1000ull     /* ns in a microsecond */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <flowcut/error.h>
-#include "prediction.h"
+#include "model/evaluate.h"
 
 #define LAT 100e-6     /* seconds */
 #define PB (8.0 / 200e6) /* seconds per byte: 200 Mbit/s */

@@ -1,7 +1,7 @@
 /* tests/unit/test-analyzer-req.c: request ids joined from reused raw handles, persistent requests,
  * and the time order of a rank's threads. Expected ids follow the rule of reader.h by hand. */
 #include "test-analyzer-util.h"
-#include "cursor.h"
+#include "trace/cursor.h"
 
 typedef struct step {
     unsigned kind;

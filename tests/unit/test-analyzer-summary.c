@@ -13,9 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include <flowcut/error.h>
-#include "intervals.h"
-#include "summary.h"
-#include "sweep.h"
+#include "conflict/intervals.h"
+#include "conflict/summary.h"
+#include "conflict/sweep.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 

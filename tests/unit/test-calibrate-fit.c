@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 #include <flowcut/error.h>
-#include "fit.h"
+#include "model/fit.h"
 
 /* Deterministic noise in [-amp, amp]: a small LCG, so failures reproduce. */
 static double noise(unsigned *state, double amp)

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 #include <flowcut/error.h>
 #include <flowcut/reader.h>
-#include "flow.h"
-#include "profile.h"
+#include "match/flow.h"
+#include "model/profile.h"
 
 static char path[256];
 

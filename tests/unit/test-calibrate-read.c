@@ -4,8 +4,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <flowcut/reader.h>
-#include "flow.h"
-#include "profile.h"
+#include "match/flow.h"
+#include "model/profile.h"
 
 int main(int argc, char **argv)
 {

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <cmocka.h>
-#include "model.h"
+#include "model/model.h"
 
 /* cmocka 1.1 has no assert_double_equal: |a - b| <= tol, with both values shown on failure. */
 #define assert_near(a, b, tol) near_((a), (b), (tol), __FILE__, __LINE__)

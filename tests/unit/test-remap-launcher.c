@@ -3,7 +3,7 @@
  * written by hand in remap-expected/ from each launcher's documentation. */
 #include <stdio.h>
 #include "test-analyzer-util.h"
-#include "remap.h"
+#include "remap/remap.h"
 
 static char *slurp(const char *name)
 {

@@ -3,9 +3,9 @@
  * and the collective expansions against the algorithms' trees drawn by hand. */
 #include <math.h>
 #include "test-analyzer-util.h"
-#include "model.h"
-#include "profile.h"
-#include "replay.h"
+#include "model/model.h"
+#include "model/profile.h"
+#include "remap/replay.h"
 
 #define US 1000ull /* ns in a microsecond */
 #define EPS 1e-9   /* seconds: trace times are whole ns */

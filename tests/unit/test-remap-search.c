@@ -3,9 +3,9 @@
  * the order of all three, follow by hand from the platform's figures. */
 #include <math.h>
 #include "test-analyzer-util.h"
-#include "model.h"
-#include "profile.h"
-#include "remap.h"
+#include "model/model.h"
+#include "model/profile.h"
+#include "remap/remap.h"
 
 #define US 1000ull
 #define EPS 1e-9

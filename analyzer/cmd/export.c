@@ -1,0 +1,83 @@
+/* analyzer/cmd/export.c: `flowcut export --otf2 TRACE OUTDIR`, a flowcut trace (or an OTF2
+ * archive) written as an OTF2 archive for Vampir, Scalasca and the rest of the Score-P tools. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <flowcut/reader.h>
+
+#include "otf2/common.h"
+#include "analysis/analysis.h"
+
+static const char usage[] =
+    "usage: flowcut export --otf2 [--no-symbols] TRACE OUTDIR\n"
+    "Writes TRACE (a trace directory, one rank file, or an OTF2 anchor file) as the OTF2 archive\n"
+    "OUTDIR/traces.otf2 (with OUTDIR/traces.def and OUTDIR/traces/), laid out as Score-P writes\n"
+    "MPI traces: open it in Vampir, or analyse it with `scout.mpi OUTDIR/traces.otf2`.\n"
+    "OUTDIR is created when missing; an archive already in it is never overwritten.\n"
+    "  --otf2         the output format (the only one so far; required)\n"
+    "  --no-symbols   name call-site frames module+0xoffset instead of running addr2line\n"
+    "  --help         print this help\n";
+
+static int bad_usage(const char *msg)
+{
+    if (msg != NULL)
+        fprintf(stderr, "flowcut export: %s\n", msg);
+    fputs(usage, stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"otf2", no_argument, NULL, 'o'},
+        {"no-symbols", no_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int otf2 = 0, c, status = 1;
+    unsigned flags = 0;
+    fc_trace *t = NULL;
+    fc_otf2_stats st;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            otf2 = 1;
+            break;
+        case 's':
+            flags |= FC_OTF2_NO_SYMBOLS;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
+        default:
+            fprintf(stderr, "flowcut export: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            return bad_usage(NULL);
+        }
+    }
+    if (!otf2)
+        return bad_usage("give the output format: --otf2");
+    if (argc - optind != 2)
+        return bad_usage("expects TRACE and OUTDIR");
+    fc__analysis_init(); /* OTF2 input for fc_trace_open */
+    if (fc_trace_open(argv[optind], &t) < 0) {
+        fprintf(stderr, "flowcut export: %s\n", fc_errmsg());
+        return 1;
+    }
+    if (fc__otf2_export(t, argv[optind + 1], flags, &st) < 0) {
+        fprintf(stderr, "flowcut export: %s\n", fc_errmsg());
+        goto out;
+    }
+    printf("%s/traces.otf2: %" PRIu64 " locations, %" PRIu64 " calls, %" PRIu64 " OTF2 events, %" PRIu64
+           " communicators, %" PRIu64 " calling contexts\n",
+           argv[optind + 1], st.locations, st.calls, st.events, st.comms, st.contexts);
+    if (fc_trace_partial(t))
+        fprintf(stderr, "flowcut export: warning: %s is partial; ranks that ended without MPI_Finalize "
+                        "got an empty one at their last event\n", argv[optind]);
+    status = 0;
+out:
+    fc_trace_close(t);
+    return status;
+}

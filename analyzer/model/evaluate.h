@@ -1,0 +1,60 @@
+/* analyzer/model/evaluate.h: the predicted-versus-observed part of an analysis: the platform profile
+ * it uses (read with --platform, or fitted from the trace itself), each model's prediction of
+ * every inter-node flow, and the errors of Martinasso & Mehaut's Table 3 per model. Internal to
+ * libflowcut-analyzer. */
+#ifndef FLOWCUT_ANALYZER_PREDICTION_H
+#define FLOWCUT_ANALYZER_PREDICTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "conflict/intervals.h"
+#include "match/match.h"
+#include "model/model.h"
+#include "model/profile.h"
+
+/* Flows whose whole life lies under one conflict label that self-calibration needs, per (kind,
+ * k), before it trusts the median flow cut they show; with fewer it assumes the cut. */
+#define FC_SELFCAL_MIN_FLOWS 3
+
+typedef struct fc__prediction {
+    fc__profile *profile;    /* owned */
+    char platform[512];      /* the --platform file, or "" when self-calibrated */
+    char note[512];          /* how the profile was obtained, one line */
+    unsigned nmodels;
+    unsigned model[FC_NMODELS];  /* the models run, in the order given */
+    double *pred[FC_NMODELS];    /* pred[j][i]: model[j]'s duration of inter-node flow i (owned) */
+    fc__errors err[FC_NMODELS];
+    double *iv_err[FC_NMODELS];  /* iv_err[j][v]: mean absolute error (%) of the flows active in
+                                    interval v under model[j], NaN for none (owned) */
+    char skipped[256];           /* models left out of "all" because the profile lacks their
+                                    figures, with the reason; "" when none */
+} fc__prediction;
+
+/* Fits a profile to the trace's own flows (self-calibration) into a new *out owned by the caller:
+ * inter-node latency and per-byte cost by least squares over the flows never in conflict
+ * (separately below and above the eager threshold; when fewer than FC_SELFCAL_MIN_FLOWS ran
+ * alone, over every flow with its time divided by the time-weighted mean number of flows that
+ * shared its NIC direction, a fair share's time alone), intra-node ones over the intra-node
+ * messages, and a flow cut per (kind, k) as the median over the flows that spent their whole life
+ * under that label of (observed - latency) / (bytes * per_byte) - 1, when at least
+ * FC_SELFCAL_MIN_FLOWS such flows exist; other (kind, k) seen in the trace, and k = 2 of every
+ * kind, get assumed cuts (k - 1 for same-direction conflicts, a fair share; 0 for mixed ones, a full-duplex NIC). The
+ * max-rate parameters become s = latency and r_nic = r_core_base = 1/per_byte, r_core_incr = 0.
+ * Writes one line saying what was fitted and what assumed into note. Returns 0, FC_EINVAL (no
+ * flow to fit: message in fc_errmsg) or FC_ENOMEM. */
+int fc__selfcal(const fc_match *m, const fc__intervals *iv, fc__profile **out, char *note, size_t n);
+
+/* Runs models[0 .. n) on the inter-node flows of m with profile p (ownership passes to the
+ * result, also on failure). With `all` set, models the profile cannot serve are left out and
+ * named in skipped; otherwise such a model is an FC_EINVAL error. iv (full or lean) must be built
+ * from m->flows[0 .. m->ninter): the errors per interval come from sweeping those flows again, one
+ * for each of iv's intervals. Returns 0, FC_EINVAL (also: a flow's time is not finite, or the
+ * flows give more intervals than iv) or FC_ENOMEM; *out is owned by the caller
+ * (fc__prediction_free). */
+int fc__prediction_run(const fc_match *m, const fc__intervals *iv, fc__profile *p, const unsigned *models,
+                       unsigned n, int all, fc__prediction **out);
+
+/* Frees everything the prediction owns; NULL is a no-op. */
+void fc__prediction_free(fc__prediction *pr);
+
+#endif /* FLOWCUT_ANALYZER_PREDICTION_H */

@@ -1,0 +1,181 @@
+/* analyzer/model/predict.c: the asynchronous, heterogeneous prediction of a trace's inter-node flows
+ * (Martinasso & Mehaut, section 5.3) under any model, and the statistics of its errors against
+ * the observed times (the report's Table 3). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <flowcut/error.h>
+#include "util/internal.h"
+#include "model/model.h"
+
+/* Sort context: qsort has none, and the order needs the flows. */
+typedef struct by_start {
+    double start;
+    size_t i;
+} by_start;
+
+static int cmp_start(const void *x, const void *y)
+{
+    const by_start *a = x, *b = y;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Pops every message the simulation completes no later than `until` and stores its predicted
+ * duration. Completions at the very time a flow starts are taken first, so that a flow ending
+ * as another begins is not counted in conflict with it for a zero-length interval. */
+static int drain(fc__net *net, const fc_flow *f, double t0, double until, double *pred)
+{
+    double t;
+    uint64_t key;
+    int rc;
+    while ((rc = fc__net_advance(net, until, &t, &key)) > 0)
+        pred[key] = t - (f[key].start - t0);
+    return rc;
+}
+
+int fc__predict(const fc_match *m, const fc__profile *p, unsigned model, double *pred)
+{
+    if (m == NULL || p == NULL || (pred == NULL && m->ninter > 0))
+        return fc__err(FC_EINVAL, "predict: NULL argument");
+    size_t n = m->ninter;
+    fc__net *net = NULL;
+    by_start *order = NULL;
+    int rc = fc__net_create(p, model, &net);
+    if (rc)
+        goto out;
+    if (n == 0)
+        goto out;
+    order = malloc(n * sizeof *order);
+    if (order == NULL) {
+        rc = fc__err(FC_ENOMEM, "predict: out of memory for %zu flows", n);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        pred[i] = NAN; /* a message the simulation never completes has no prediction */
+        if (!isfinite(m->flows[i].start)) {
+            rc = fc__err(FC_EINVAL, "predict: flow %" PRIu64 " has no finite start",
+                         m->flows[i].id);
+            goto out;
+        }
+        order[i] = (by_start){m->flows[i].start, i};
+    }
+    /* Matching numbers flows in order of start already, which is checked in one pass: the sort,
+     * for any other fc_match, would cost more than the linear model's whole prediction. */
+    size_t in_order = 1;
+    while (in_order < n && cmp_start(&order[in_order - 1], &order[in_order]) < 0)
+        in_order++;
+    if (in_order < n)
+        fc__sort(order, n, sizeof *order, cmp_start);
+    /* The simulation starts at 0: a trace whose first flow starts before its origin is shifted,
+     * and durations, differences of times, do not move. */
+    double t0 = order[0].start < 0 ? order[0].start : 0;
+    for (size_t j = 0; j < n; j++) {
+        const fc_flow *f = &m->flows[order[j].i];
+        double t = f->start - t0;
+        rc = drain(net, m->flows, t0, t, pred);
+        if (rc)
+            goto out;
+        rc = fc__net_start(net, t, f->src_node, f->dst_node, f->bytes, order[j].i);
+        if (rc)
+            goto out;
+    }
+    rc = drain(net, m->flows, t0, INFINITY, pred);
+out:
+    free(order);
+    fc__net_free(net);
+    return rc;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The k-th smallest of v[0..n) (k < n; no NAN), v reordered: Hoare's selection with a median of
+ * three, in O(n) on average where a sort takes O(n log n). Past 64 rounds (an unlucky input) the
+ * part left is sorted instead, so the worst case stays O(n log n). The value is that of v sorted,
+ * v[k], whatever the method. */
+static double select_kth(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    for (int round = 0; lo < hi; round++) {
+        if (round == 64) {
+            fc__sort(v + lo, hi - lo + 1, sizeof *v, cmp_double);
+            break;
+        }
+        size_t mid = lo + (hi - lo) / 2;
+        double a = v[lo], b = v[mid], c = v[hi];
+        double pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        /* v[lo..j] <= pivot <= v[i..hi], and anything between equals the pivot. */
+        if (k <= j) /* j did not wrap: the swap at j = 0 stops the loop first */
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+void fc__errors_compute(const double *obs, const double *pred, const uint64_t *ids, size_t n,
+                        fc__errors *out)
+{
+    memset(out, 0, sizeof *out);
+    double *err = n ? malloc(n * sizeof *err) : NULL;
+    double sum_err = 0, sum_obs = 0, sum_pred = 0;
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(obs[i] > 0) || !isfinite(obs[i]) || !isfinite(pred[i]))
+            continue;
+        double e = fabs(pred[i] - obs[i]) / obs[i] * 100.0;
+        uint64_t id = ids ? ids[i] : i;
+        /* Ties keep the first flow met, so best and worst do not depend on the sort. */
+        if (c == 0 || e < out->best_abs_pct) {
+            out->best_abs_pct = e;
+            out->best = id;
+        }
+        if (c == 0 || e > out->max_abs_pct) {
+            out->max_abs_pct = e;
+            out->worst = id;
+        }
+        if (err)
+            err[c] = e;
+        c++;
+        sum_err += e;
+        sum_obs += obs[i];
+        sum_pred += pred[i];
+    }
+    out->n = c;
+    if (c > 0) {
+        out->mean_abs_pct = sum_err / (double)c;
+        out->global_pct = fabs(sum_pred - sum_obs) / sum_obs * 100.0;
+        if (err) {
+            /* Nearest rank: the smallest error with at least 95 % of the flows at or below it. */
+            size_t rank = (95 * c + 99) / 100;
+            out->p95_abs_pct = select_kth(err, c, rank - 1);
+        } else {
+            out->p95_abs_pct = NAN;
+        }
+    }
+    free(err);
+}

@@ -1,0 +1,114 @@
+/* analyzer/model/profile.h: a platform profile, the measured figures every contention model reads: the
+ * uncontended one-way message time (piecewise linear in the size, between nodes and inside one),
+ * the eager/rendezvous threshold, the flow cuts of each conflict kind and k, and Gropp's max-rate
+ * parameters, with the conditions they were measured under. flowcut-calibrate writes it; the
+ * analyzer reads it (--platform) or fits one from a trace (self-calibration). The text format,
+ * version 1, is documented in README.md ("Platform profiles") and in profile.c. Internal to
+ * libflowcut-analyzer. */
+#ifndef FLOWCUT_ANALYZER_PROFILE_H
+#define FLOWCUT_ANALYZER_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define FC_PROFILE_VERSION 1
+/* The minor version this code reads and writes: a minor adds keys only (see profile.c). */
+#define FC_PROFILE_MINOR 1
+
+/* One-way time of a message of b bytes, lo <= b < hi (hi = UINT64_MAX for the last segment):
+ * latency + b * per_byte, in seconds. eps is the relative standard error reached when the
+ * segment's end points were measured (0 when unknown). */
+typedef struct fc__segment {
+    uint64_t lo, hi;
+    double latency, per_byte;
+    double eps;
+} fc__segment;
+
+/* The flow cuts of one conflict kind (FC_CONFLICT_* of flow.h) with k flows: a flow so labelled
+ * moves its data at 1 / (1 + alpha) of its uncontended rate (Martinasso & Mehaut, section 5.1).
+ * alpha[i], i < nalpha, is the cut of the i-th flow of the conflict in the order its flows are
+ * listed (ascending flow id; in the calibration, ascending rank); the report's even conflicts
+ * alternate two values. A mixed conflict is stored as two entries, kind MIXED_IN and MIXED_OUT,
+ * k = 2, one alpha each. */
+typedef struct fc__cut {
+    uint32_t kind, k;
+    size_t nalpha;
+    double *alpha;
+    double eps;
+} fc__cut;
+
+/* Gropp's max-rate model for k flows leaving one node for another:
+ * T = s + k * n / min(r_nic, r_core_base + (k - 1) * r_core_incr), rates in bytes per second. */
+typedef struct fc__maxrate {
+    double s, r_nic, r_core_base, r_core_incr;
+    double eps; /* relative residual of the least-squares fit */
+} fc__maxrate;
+
+typedef struct fc__profile {
+    int version;             /* FC_PROFILE_VERSION when read or built */
+    char source[64];         /* "calibrate", "trace" (self-calibrated), or another word */
+    /* Conditions of the measurement. */
+    uint32_t nodes, ranks_per_node;
+    char mpi[256];           /* the MPI library's version string, one line */
+    char date[32];           /* ISO 8601, UTC */
+    char network[128];       /* free text, e.g. "emulated 200mbit full duplex" */
+    double eps_target;       /* the epsilon asked for (e.g. 0.03) */
+    uint64_t eager_threshold; /* bytes; 0 when unknown */
+    size_t ninter, nintra;
+    fc__segment *inter, *intra; /* sorted by lo, contiguous, the first from 0 */
+    size_t ncuts;
+    fc__cut *cuts;           /* sorted by kind then k */
+    int has_maxrate;
+    fc__maxrate maxrate;
+    /* Hager & Wellein's model of IMB's multi-mode ping-pong (two pairs between two nodes), fitted
+     * to such measurements (minor version 1): chunk size (bytes), raw unidirectional bandwidth
+     * (bytes/s), latency (s), the OVERALL_VOL and MSGSPERSAMPLE the measurement ran with, and the
+     * fit's relative RMS residual. */
+    int has_imb;
+    double imb_chunk, imb_bandwidth, imb_latency, imb_overall_vol, imb_msgs_per_sample, imb_eps;
+} fc__profile;
+
+/* Reads a profile file into a new *out, owned by the caller (fc__profile_free). Returns 0,
+ * FC_EIO (file cannot be read), FC_ECORRUPT (a line that does not parse, with its number in
+ * fc_errmsg), FC_EVERSION (a newer major format) or FC_ENOMEM. *out is NULL on failure. */
+int fc__profile_read(const char *path, fc__profile **out);
+
+/* Writes p in the text format to f. Returns 0 or FC_EIO when the stream reports an error. */
+int fc__profile_write(FILE *f, const fc__profile *p);
+
+/* A new empty profile (version set, no segments, cuts or max-rate), or NULL when out of memory. */
+fc__profile *fc__profile_new(void);
+
+/* Frees p and everything it owns; NULL is a no-op. */
+void fc__profile_free(fc__profile *p);
+
+/* The uncontended one-way time in seconds of a message of `bytes` between two nodes (intra = 0)
+ * or inside one node (intra = 1), from the matching segment; the inter-node segments stand in
+ * when there are no intra-node ones. Returns a negative value when the profile has no segment. */
+double fc__profile_time(const fc__profile *p, int intra, uint64_t bytes);
+
+/* The segment that holds `bytes` (NULL when there is none). */
+const fc__segment *fc__profile_segment(const fc__profile *p, int intra, uint64_t bytes);
+
+/* The flow cut of the i-th flow (0-based) of a conflict of kind with k flows: the entry with that
+ * kind and k if there is one, else the nearest k measured for the kind (alphas scaled by
+ * (k - 1) / (k' - 1) for same-direction conflicts, whose share falls as flows are added).
+ * Returns a negative value when the profile has no cut for the kind. */
+double fc__profile_alpha(const fc__profile *p, uint32_t kind, uint32_t k, uint32_t i);
+
+/* Like fc__profile_write, with notes (free text, lines split at '\n') written as '#' comments
+ * after the first record: the calibrator says there how it measured and what it could not fit. */
+int fc__profile_write_notes(FILE *f, const fc__profile *p, const char *notes);
+
+/* Appends a segment to the inter-node (intra = 0) or intra-node list; the caller keeps them
+ * sorted and contiguous. Returns 0 or FC_ENOMEM. */
+int fc__profile_add_segment(fc__profile *p, int intra, uint64_t lo, uint64_t hi, double latency,
+                            double per_byte, double eps);
+
+/* Adds the cut of kind with k flows, copying the nalpha values of alpha, and keeps the cuts sorted.
+ * Returns 0, FC_EINVAL (that kind and k are already there) or FC_ENOMEM. */
+int fc__profile_add_cut(fc__profile *p, uint32_t kind, uint32_t k, const double *alpha, size_t nalpha,
+                        double eps);
+
+#endif /* FLOWCUT_ANALYZER_PROFILE_H */

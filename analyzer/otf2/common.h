@@ -1,0 +1,256 @@
+/* analyzer/otf2/common.h: the OTF2 exchange of libflowcut-analyzer (export of a trace as an OTF2 archive
+ * that Vampir and Scalasca read, and import of an OTF2 archive, Score-P's included, as a trace).
+ * Internal to libflowcut-analyzer; the commands reach it through fc__otf2_export and through
+ * fc_trace_open, which hands OTF2 anchor files to fc__otf2_input (trace/input.h). */
+#ifndef FLOWCUT_ANALYZER_OTF2_H
+#define FLOWCUT_ANALYZER_OTF2_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <otf2/otf2.h>
+#include <flowcut/reader.h>
+
+/* What an export wrote, for the command's summary. */
+typedef struct fc_otf2_stats {
+    uint64_t locations; /* OTF2 locations (one per rank and recorded thread) */
+    uint64_t events;    /* OTF2 event records written */
+    uint64_t calls;     /* flowcut calls exported (each one Enter/Leave pair) */
+    uint64_t contexts;  /* calling-context definitions (call-site frames) */
+    uint64_t comms;     /* communicator definitions */
+} fc_otf2_stats;
+
+#define FC_OTF2_NO_SYMBOLS 0x1u /* do not run addr2line: call-site frames are named module+0xoffset */
+
+/* Writes trace t as the OTF2 archive OUTDIR/traces.otf2 (with OUTDIR/traces.def and
+ * OUTDIR/traces/), creating outdir when it does not exist. Refuses (FC_EEXISTS) to overwrite an
+ * archive already there. flags: FC_OTF2_* (unknown bits give FC_EINVAL). stats may be NULL.
+ * Returns 0 or a negative FC_E* code with fc_errmsg() set; a failed export may leave a partial
+ * archive behind. */
+int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc_otf2_stats *stats);
+
+/* 1 when path names an OTF2 anchor file: a regular file whose name ends in ".otf2" or whose first
+ * bytes are OTF2's anchor magic; 0 otherwise (directories, flowcut rank files, missing files). */
+int fc__otf2_is_anchor(const char *path);
+
+/* Opens the OTF2 archive of anchor file `anchor` as a flowcut trace: reads its definitions and
+ * events through OTF2's reader (which applies the clock offsets and the local-to-global mappings),
+ * converts them into flowcut rank files in a private directory made with mkdtemp under $TMPDIR
+ * (default /tmp), and opens that. The directory is removed by fc_trace_close (a hook
+ * of trace/input.h) or at once when the open fails. Same contract as fc_trace_open. */
+int fc__otf2_open(const char *anchor, fc_trace **out);
+
+/* The OTF2 input back-end (trace/input.h): fc__otf2_is_anchor and fc__otf2_open. */
+struct fc__input;
+extern const struct fc__input fc__otf2_input;
+
+/* ---- shared by the exporter and the importer ---------------------------------------------- */
+
+/* OTF2 reports errors through a process-wide callback that prints by default; the library must
+ * not print. fc__otf2_quiet() installs a callback that keeps the first message of the calling
+ * thread instead (until fc__otf2_loud()); fc__otf2_message() returns it ("" when none). */
+void fc__otf2_quiet(void);
+void fc__otf2_loud(void);
+const char *fc__otf2_message(void);
+
+/* The region role Score-P gives an MPI function of this kind (FC_EV_*). */
+OTF2_RegionRole fc__otf2_role(unsigned kind);
+/* The OTF2 collective operation of a collective or communicator kind, or -1 for other kinds. */
+int fc__otf2_collective(unsigned kind);
+/* 1 for the non-blocking collectives (MPI_Ibarrier ... MPI_Iexscan). */
+int fc__otf2_icoll(unsigned kind);
+
+/* ---- internals of the export: otf2/defs.c builds and writes the definitions, otf2/export.c the
+ * events; shared by those two files only. ---------------------------------------------------- */
+/* Interning: a string (or a key written as a string) -> a dense id. */
+typedef struct fc__intern {
+    char **s;
+    size_t n, cap;
+    uint32_t *slot; /* open addressing: index + 1, 0 = empty */
+    size_t scap;
+} fc__intern;
+
+/* Stores the id of s in *id, adding s when new. Returns 1 when it was added, 0 when known, or
+ * FC_ENOMEM. */
+int fc__intern_id(fc__intern *t, const char *s, uint32_t *id);
+void fc__intern_free(fc__intern *t);
+
+/* A communicator of the whole trace: the same (members, ordinal) on every rank is one OTF2 comm. */
+typedef struct fc__xcomm {
+    int inter;
+    uint32_t nlocal, nremote;
+    const uint32_t *local, *remote; /* owned by the trace */
+    uint32_t group, group_b;        /* OTF2 groups (group_b: the other side of an inter-communicator) */
+} fc__xcomm;
+
+/* A calling-context node: (region, source location, parent). */
+typedef struct fc__xcc {
+    uint32_t region, scl, parent;
+} fc__xcc;
+
+/* A request of the rank being written, by request id: what its completion must say. */
+enum { FC__RQ_NONE, FC__RQ_SEND, FC__RQ_RECV, FC__RQ_ICOLL, FC__RQ_PSEND, FC__RQ_PRECV };
+typedef struct fc__xreq {
+    uint8_t type;
+    int op;
+    uint32_t comm;
+    int64_t peer, tag;
+    uint64_t bytes, bytes2;
+    uint32_t root;
+} fc__xreq;
+
+/* A call waiting for its sub-records (COMPLETE, START) before its Leave is written. */
+typedef struct fc__pending {
+    int has;
+    fc_record call;
+    fc_record *subs;
+    size_t nsubs, cap;
+} fc__pending;
+
+typedef struct fc__xthread {
+    OTF2_EvtWriter *w;
+    uint64_t last;     /* last timestamp written: OTF2 wants them non-decreasing per location */
+    int started, finalized;
+    fc__pending p;
+} fc__xthread;
+
+#define FC__OTF2_ATTR_CALLSITE 0 /* the attribute that carries a call's calling context */
+
+/* Everything one export builds, shared by otf2/defs.c and otf2/export.c. */
+typedef struct fc__exporter {
+    fc_trace *t;
+    OTF2_Archive *ar;
+    fc__intern strings, fnames, scls, cckeys;
+    uint32_t *scl_file, *scl_line; /* per source-code location */
+    size_t nscl_cap;
+    fc__xcc *cc;
+    size_t ncc, cccap;
+    fc__xcomm *comms;
+    size_t ncomms, ccap;
+    uint32_t **comm_of;  /* per rank file: comm id -> OTF2 comm, UINT32_MAX when unknown */
+    size_t *ncomm_of;
+    uint32_t **cc_of;    /* per rank file: site id -> calling context, UINT32_MAX when none */
+    size_t *ncc_of;
+    uint32_t world;
+    fc__intern nodes;        /* node names, in order of first appearance by rank */
+    uint32_t *rank_node; /* per world rank: node index, UINT32_MAX without a rank file */
+    uint32_t *rank_threads; /* per world rank: locations written */
+    uint64_t **rank_events; /* per world rank and thread: events written */
+    int have_time;
+    int64_t tmin, tmax;  /* aligned, for the clock properties */
+    fc__xreq *req;
+    size_t nreq;
+    fc_otf2_stats st;
+    OTF2_AttributeList *attrs;
+    /* OTF2 wants definitions numbered 0, 1, 2 ... in order: the MPI functions' regions come first,
+     * in kind order, then the call-site frames' functions. */
+    uint32_t region_of[FC_EV_MAX_]; /* UINT32_MAX: no region (sub-records, unknown kinds) */
+    uint32_t nmpi;
+} fc__exporter;
+
+/* The OTF2 location of a thread of a rank: as Score-P, the thread in the high half, so that
+ * thread 0 of rank r is location r. */
+static inline uint64_t fc__otf2_location(uint32_t rank, uint32_t thread)
+{
+    return ((uint64_t)thread << 32) | rank;
+}
+/* 1 when the kind is an MPI function, which gets a region (not a sub-record). */
+int fc__otf2_has_region(unsigned kind);
+/* The id of string s, interned by fc__otf2_build_* or fc__otf2_write_defs. */
+uint32_t fc__otf2_str(fc__exporter *x, const char *s);
+/* Build the OTF2 communicators of the trace and the calling contexts of its call sites. Return 0
+ * or FC_ENOMEM. */
+int fc__otf2_build_comms(fc__exporter *x);
+int fc__otf2_build_sites(fc__exporter *x, unsigned flags);
+/* Writes the global definitions, once every event is written (locations need their counts).
+ * Returns 0 or a negative FC_E* code with fc_errmsg() set. */
+int fc__otf2_write_defs(fc__exporter *x);
+
+/* A failed OTF2 writer call: FC_EIO with OTF2's message. */
+#define FC__OTF2_TRY(call)                                                                         \
+    do {                                                                                           \
+        OTF2_ErrorCode e_ = (call);                                                                \
+        if (e_ != OTF2_SUCCESS)                                                                    \
+            return fc__err(FC_EIO, "OTF2 writer: %s",                                              \
+                           fc__otf2_message()[0] ? fc__otf2_message() : OTF2_Error_GetDescription(e_)); \
+    } while (0)
+
+/* ---- internals of the import: otf2/import.c reads the definitions and writes the rank files,
+ * otf2/import-events.c turns each location's events into flowcut records. ---------------------- */
+
+/* A growable table indexed by an OTF2 reference (references are small and dense in practice; a
+ * reference above MAX_REF is taken for a damaged archive). */
+#define MAX_REF (1u << 24)
+
+typedef struct fc__stnode {
+    uint32_t name, cls, parent;
+} fc__stnode;
+typedef struct fc__lgroup {
+    int defined;
+    uint32_t type, parent;
+    int64_t rank; /* -1 until known */
+    uint32_t nthreads;
+} fc__lgroup;
+typedef struct fc__loc {
+    uint64_t id;
+    uint32_t group, thread;
+} fc__loc;
+typedef struct fc__oregion {
+    uint32_t name, canon, paradigm;
+} fc__oregion;
+typedef struct fc__ogroup {
+    int defined;
+    uint32_t type, n;
+    uint64_t *m;
+} fc__ogroup;
+typedef struct fc__comm {
+    int defined;
+    uint32_t group;
+    int64_t native; /* flowcut comm id, -1: none (inter-communicators) */
+} fc__comm;
+
+/* What the import knows of the archive, by OTF2 reference. */
+typedef struct fc__importer {
+    const char *anchor;
+    uint64_t resolution;
+    char **strings;
+    size_t nstrings;
+    fc__stnode *nodes;
+    size_t nnodes;
+    fc__lgroup *groups;
+    size_t ngroups;
+    fc__loc *locs;
+    size_t nlocs, loccap;
+    fc__oregion *regions;
+    size_t nregions;
+    fc__ogroup *ogroups;
+    size_t nogroups;
+    fc__comm *comms;
+    size_t ncomms;
+    uint32_t *cc_region;
+    size_t ncc;
+    uint32_t world;
+    int nomem;
+} fc__importer;
+
+/* Makes room for reference ref in the table *v of *n elements of size sz (zeroed). *//* The text of string ref, "" when undefined. */
+const char *fc__otf2_string_of(const fc__importer *im, uint32_t ref);
+/* The event callbacks of the import (NULL when out of memory; free with
+ * OTF2_EvtReaderCallbacks_Delete). */
+OTF2_EvtReaderCallbacks *fc__otf2_event_callbacks(void);
+/* Reads the events of location l and writes them to w as EVENTS blocks of its thread; *end_ns
+ * grows to its last time. Returns 0 or a negative FC_E* code with fc_errmsg() set. */
+struct fc_writer;
+int fc__otf2_convert_location(fc__importer *im, OTF2_Reader *rd, OTF2_EvtReaderCallbacks *cb, const fc__loc *l,
+                              struct fc_writer *w, uint64_t *end_ns);
+
+/* An OTF2 reader failure: sets rc to code with a message naming the anchor file and goes to out. */
+#define FC__OTF2_FAIL(code, ...)                                                                   \
+    do {                                                                                           \
+        char what_[200];                                                                           \
+        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
+        rc = fc__err(code, "%s: %s: %s", im->anchor, what_,                                        \
+                     fc__otf2_message()[0] ? fc__otf2_message() : "OTF2 reader error");            \
+        goto out;                                                                                  \
+    } while (0)
+
+#endif /* FLOWCUT_ANALYZER_OTF2_H */

@@ -1,0 +1,547 @@
+/* analyzer/otf2/defs.c: the definitions of an OTF2 export (strings, system tree, locations,
+ * regions, communicators, calling contexts) and what the OTF2 files share: OTF2's error messages
+ * and the OTF2 names of flowcut's MPI functions. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/internal.h"
+#include "otf2/common.h"
+
+/* ---- OTF2's error messages, kept rather than printed ----------------------------------------- */
+
+static _Thread_local char otf2_msg[256];
+
+static OTF2_ErrorCode keep_error(void *data, const char *file, uint64_t line, const char *function,
+                                 OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+    (void)data, (void)file, (void)line, (void)function;
+    if (otf2_msg[0] == '\0') {
+        char detail[192] = "";
+        if (fmt != NULL)
+            vsnprintf(detail, sizeof detail, fmt, va);
+        snprintf(otf2_msg, sizeof otf2_msg, "%s%s%s", OTF2_Error_GetDescription(code), detail[0] ? ": " : "",
+                 detail);
+    }
+    return code;
+}
+
+void fc__otf2_quiet(void)
+{
+    otf2_msg[0] = '\0';
+    OTF2_Error_RegisterCallback(keep_error, NULL);
+}
+
+void fc__otf2_loud(void)
+{
+    OTF2_Error_RegisterCallback(NULL, NULL);
+}
+
+const char *fc__otf2_message(void)
+{
+    return otf2_msg;
+}
+
+/* ---- what Score-P calls each MPI function ------------------------------------------------------ */
+
+enum { CLS_P2P = 1, CLS_COLL, CLS_COMM, CLS_REQ, CLS_PROBE, CLS_ENV, CLS_SUB };
+static const unsigned char kind_class[FC_EV_MAX_] = {
+#define FC__X(name, num, cls) [num] = CLS_##cls,
+    FC_EVENT_KINDS(FC__X)
+#undef FC__X
+};
+
+int fc__otf2_icoll(unsigned kind)
+{
+    return kind >= FC_EV_MPI_Ibarrier && kind <= FC_EV_MPI_Iexscan;
+}
+
+int fc__otf2_collective(unsigned kind)
+{
+    /* The blocking and non-blocking forms share an operation: fold the latter onto the former. */
+    if (fc__otf2_icoll(kind))
+        kind = kind - FC_EV_MPI_Ibarrier + FC_EV_MPI_Barrier;
+    switch (kind) {
+    case FC_EV_MPI_Barrier: return OTF2_COLLECTIVE_OP_BARRIER;
+    case FC_EV_MPI_Bcast: return OTF2_COLLECTIVE_OP_BCAST;
+    case FC_EV_MPI_Reduce: return OTF2_COLLECTIVE_OP_REDUCE;
+    case FC_EV_MPI_Allreduce: return OTF2_COLLECTIVE_OP_ALLREDUCE;
+    case FC_EV_MPI_Gather: return OTF2_COLLECTIVE_OP_GATHER;
+    case FC_EV_MPI_Gatherv: return OTF2_COLLECTIVE_OP_GATHERV;
+    case FC_EV_MPI_Scatter: return OTF2_COLLECTIVE_OP_SCATTER;
+    case FC_EV_MPI_Scatterv: return OTF2_COLLECTIVE_OP_SCATTERV;
+    case FC_EV_MPI_Allgather: return OTF2_COLLECTIVE_OP_ALLGATHER;
+    case FC_EV_MPI_Allgatherv: return OTF2_COLLECTIVE_OP_ALLGATHERV;
+    case FC_EV_MPI_Alltoall: return OTF2_COLLECTIVE_OP_ALLTOALL;
+    case FC_EV_MPI_Alltoallv: return OTF2_COLLECTIVE_OP_ALLTOALLV;
+    case FC_EV_MPI_Alltoallw: return OTF2_COLLECTIVE_OP_ALLTOALLW;
+    case FC_EV_MPI_Reduce_scatter: return OTF2_COLLECTIVE_OP_REDUCE_SCATTER;
+    case FC_EV_MPI_Reduce_scatter_block: return OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK;
+    case FC_EV_MPI_Scan: return OTF2_COLLECTIVE_OP_SCAN;
+    case FC_EV_MPI_Exscan: return OTF2_COLLECTIVE_OP_EXSCAN;
+    case FC_EV_MPI_Comm_free: return OTF2_COLLECTIVE_OP_DESTROY_HANDLE;
+    default:
+        return kind < FC_EV_MAX_ && kind_class[kind] == CLS_COMM ? OTF2_COLLECTIVE_OP_CREATE_HANDLE : -1;
+    }
+}
+
+OTF2_RegionRole fc__otf2_role(unsigned kind)
+{
+    switch (fc__otf2_collective(kind)) {
+    case OTF2_COLLECTIVE_OP_BARRIER: return OTF2_REGION_ROLE_BARRIER;
+    case OTF2_COLLECTIVE_OP_BCAST: case OTF2_COLLECTIVE_OP_SCATTER: case OTF2_COLLECTIVE_OP_SCATTERV:
+        return OTF2_REGION_ROLE_COLL_ONE2ALL;
+    case OTF2_COLLECTIVE_OP_REDUCE: case OTF2_COLLECTIVE_OP_GATHER: case OTF2_COLLECTIVE_OP_GATHERV:
+        return OTF2_REGION_ROLE_COLL_ALL2ONE;
+    case OTF2_COLLECTIVE_OP_ALLREDUCE: case OTF2_COLLECTIVE_OP_ALLGATHER: case OTF2_COLLECTIVE_OP_ALLGATHERV:
+    case OTF2_COLLECTIVE_OP_ALLTOALL: case OTF2_COLLECTIVE_OP_ALLTOALLV: case OTF2_COLLECTIVE_OP_ALLTOALLW:
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER: case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+        return OTF2_REGION_ROLE_COLL_ALL2ALL;
+    case OTF2_COLLECTIVE_OP_SCAN: case OTF2_COLLECTIVE_OP_EXSCAN:
+        return OTF2_REGION_ROLE_COLL_OTHER;
+    default:
+        break;
+    }
+    unsigned cls = kind < FC_EV_MAX_ ? kind_class[kind] : 0;
+    return cls == CLS_P2P || cls == CLS_REQ || cls == CLS_PROBE ? OTF2_REGION_ROLE_POINT2POINT
+                                                                : OTF2_REGION_ROLE_FUNCTION;
+}
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h;
+}
+
+int fc__intern_id(fc__intern *t, const char *s, uint32_t *id)
+{
+    if ((t->n + 1) * 2 > t->scap) {
+        size_t ncap = t->scap ? t->scap * 2 : 256;
+        uint32_t *ns = calloc(ncap, sizeof *ns);
+        if (ns == NULL)
+            return FC_ENOMEM;
+        for (size_t i = 0; i < t->n; i++) {
+            size_t j = hash_str(t->s[i]) & (ncap - 1);
+            while (ns[j])
+                j = (j + 1) & (ncap - 1);
+            ns[j] = (uint32_t)i + 1;
+        }
+        free(t->slot);
+        t->slot = ns;
+        t->scap = ncap;
+    }
+    size_t j = hash_str(s) & (t->scap - 1);
+    for (; t->slot[j]; j = (j + 1) & (t->scap - 1))
+        if (strcmp(t->s[t->slot[j] - 1], s) == 0) {
+            *id = t->slot[j] - 1;
+            return 0;
+        }
+    char *c = strdup(s);
+    if (c == NULL || fc__grow((void **)&t->s, &t->n, &t->cap, sizeof *t->s) < 0) {
+        free(c);
+        return FC_ENOMEM;
+    }
+    t->s[t->n] = c;
+    t->slot[j] = (uint32_t)++t->n;
+    *id = (uint32_t)t->n - 1;
+    return 1;
+}
+
+void fc__intern_free(fc__intern *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->s[i]);
+    free(t->s);
+    free(t->slot);
+}
+
+uint32_t fc__otf2_str(fc__exporter *x, const char *s)
+{
+    uint32_t id = 0;
+    /* Every string is interned before the definitions are written; this only looks it up. */
+    if (fc__intern_id(&x->strings, s ? s : "", &id) < 0)
+        return OTF2_UNDEFINED_STRING;
+    return id;
+}
+
+int fc__otf2_has_region(unsigned kind)
+{
+    return kind > 0 && kind < FC_EV_MAX_ && fc_event_kind_name(kind) != NULL && kind_class[kind] != CLS_SUB;
+}
+
+/* ---- communicators ------------------------------------------------------------------------------ */
+
+static int same_list(uint32_t n, const uint32_t *a, uint32_t m, const uint32_t *b)
+{
+    return n == m && (n == 0 || memcmp(a, b, n * sizeof *a) == 0);
+}
+
+/* The OTF2 comm of one rank's communicator, adding it to the table when new. Both sides of an
+ * inter-communicator name the same comm: its groups are ordered by their first member. */
+static int comm_index(fc__exporter *x, const fc_comm *c, int64_t ordinal_key, uint32_t *out)
+{
+    int inter = (c->flags & FC_COMMF_INTER) != 0;
+    uint32_t na = c->local_size, nb = c->remote_size;
+    const uint32_t *a = c->local, *b = c->remote;
+    if (inter && nb > 0 && (na == 0 || b[0] < a[0])) {
+        const uint32_t *tp = a;
+        a = b, b = tp;
+        uint32_t tn = na;
+        na = nb, nb = tn;
+    }
+    int64_t seen = 0;
+    for (size_t i = 0; i < x->ncomms; i++) {
+        fc__xcomm *k = &x->comms[i];
+        if (k->inter == inter && same_list(k->nlocal, k->local, na, a) && same_list(k->nremote, k->remote, nb, b)) {
+            if (seen++ == ordinal_key) {
+                *out = (uint32_t)i;
+                return 0;
+            }
+        }
+    }
+    /* A new ordinal of these members: add comms up to it, so that ordinal n is the n-th. */
+    while (seen <= ordinal_key) {
+        if (fc__grow((void **)&x->comms, &x->ncomms, &x->ccap, sizeof *x->comms) < 0)
+            return FC_ENOMEM;
+        fc__xcomm *k = &x->comms[x->ncomms++];
+        memset(k, 0, sizeof *k);
+        k->inter = inter;
+        k->nlocal = na, k->local = a;
+        k->nremote = nb, k->remote = b;
+        seen++;
+    }
+    *out = (uint32_t)x->ncomms - 1;
+    return 0;
+}
+
+int fc__otf2_build_comms(fc__exporter *x)
+{
+    size_t n = fc_trace_nranks(x->t);
+    uint32_t *all = malloc((x->world ? x->world : 1) * sizeof *all);
+    if (all == NULL)
+        return FC_ENOMEM;
+    for (uint32_t i = 0; i < x->world; i++)
+        all[i] = i;
+    /* OTF2 comm 0 is MPI_COMM_WORLD, comm 1 MPI_COMM_SELF (one definition for every rank, as
+     * Score-P: its group is of type COMM_SELF and has no members). */
+    int rc = 0;
+    fc__xcomm world = {0, x->world, 0, all, NULL, 0, 0}, self = {0, 0, 0, NULL, NULL, 0, 0};
+    for (int k = 0; k < 2; k++) {
+        if (fc__grow((void **)&x->comms, &x->ncomms, &x->ccap, sizeof *x->comms) < 0) {
+            rc = FC_ENOMEM;
+            goto out;
+        }
+        x->comms[x->ncomms++] = k ? self : world;
+    }
+    x->comm_of = calloc(n ? n : 1, sizeof *x->comm_of);
+    x->ncomm_of = calloc(n ? n : 1, sizeof *x->ncomm_of);
+    if (x->comm_of == NULL || x->ncomm_of == NULL) {
+        rc = FC_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const fc_rank *r = fc_trace_rank(x->t, i);
+        uint64_t maxid = 1;
+        for (size_t j = 0; j < r->ncomms; j++)
+            if (r->comms[j].id > maxid)
+                maxid = r->comms[j].id;
+        if ((x->comm_of[i] = malloc((maxid + 1) * sizeof **x->comm_of)) == NULL) {
+            rc = FC_ENOMEM;
+            goto out;
+        }
+        x->ncomm_of[i] = maxid + 1;
+        for (uint64_t j = 0; j <= maxid; j++)
+            x->comm_of[i][j] = j == 0 ? 0 : j == 1 ? 1 : UINT32_MAX;
+        for (size_t j = 0; j < r->ncomms; j++) {
+            const fc_comm *c = &r->comms[j];
+            if (c->id <= 1)
+                continue; /* world and self: the shared definitions above */
+            /* A lazily seen communicator of unknown ordinal counts as the first of its members. */
+            if ((rc = comm_index(x, c, c->ordinal < 0 ? 0 : c->ordinal, &x->comm_of[i][c->id])) < 0)
+                goto out;
+        }
+    }
+    x->st.comms = x->ncomms;
+    return 0;
+out:
+    return rc;
+}
+
+/* ---- call sites as calling contexts -------------------------------------------------------------- */
+
+/* The calling context of a frame: its function (a region of its own) and source location under the
+ * context of its caller. */
+static int cc_node(fc__exporter *x, const char *function, const char *file, uint32_t line, uint32_t parent,
+                   uint32_t *out)
+{
+    uint32_t fn, scl = OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
+    char key[96];
+    int rc;
+    if ((rc = fc__intern_id(&x->fnames, function, &fn)) < 0 || (rc = fc__intern_id(&x->strings, function, &(uint32_t){0})) < 0)
+        return rc;
+    if (file != NULL) {
+        size_t len = strlen(file) + 16;
+        char *k = malloc(len);
+        if (k == NULL)
+            return FC_ENOMEM;
+        snprintf(k, len, "%u:%s", line, file);
+        rc = fc__intern_id(&x->scls, k, &scl);
+        free(k);
+        if (rc < 0 || (rc = fc__intern_id(&x->strings, file, &(uint32_t){0})) < 0)
+            return rc;
+        if (rc >= 0 && scl >= x->nscl_cap) {
+            size_t ncap = x->nscl_cap ? x->nscl_cap * 2 : 64;
+            uint32_t *f = realloc(x->scl_file, ncap * sizeof *f), *l;
+            if (f == NULL)
+                return FC_ENOMEM;
+            x->scl_file = f;
+            if ((l = realloc(x->scl_line, ncap * sizeof *l)) == NULL)
+                return FC_ENOMEM;
+            x->scl_line = l;
+            x->nscl_cap = ncap;
+        }
+        x->scl_file[scl] = fc__otf2_str(x, file);
+        x->scl_line[scl] = line;
+    }
+    snprintf(key, sizeof key, "%u/%u/%u", fn, scl, parent);
+    if ((rc = fc__intern_id(&x->cckeys, key, out)) < 0)
+        return rc;
+    if (rc == 1) {
+        if (fc__grow((void **)&x->cc, &x->ncc, &x->cccap, sizeof *x->cc) < 0)
+            return FC_ENOMEM;
+        x->cc[x->ncc++] = (fc__xcc){fn, scl, parent}; /* region: the frame function's, numbered later */
+    }
+    return 0;
+}
+
+/* Splits the text of a resolved frame, "function@file:line", in place; returns 0 when it has that
+ * shape, -1 when it is a bare "module+0xoffset". */
+static int split_site(char *s, char **file, uint32_t *line)
+{
+    char *at = strrchr(s, '@'), *colon;
+    if (at == NULL || (colon = strrchr(at, ':')) == NULL || colon[1] < '0' || colon[1] > '9')
+        return -1;
+    *at = '\0';
+    *colon = '\0';
+    *file = at + 1;
+    *line = (uint32_t)strtoul(colon + 1, NULL, 10);
+    return 0;
+}
+
+int fc__otf2_build_sites(fc__exporter *x, unsigned flags)
+{
+    size_t n = fc_trace_nranks(x->t);
+    fc_symbols *syms = NULL;
+    int rc = 0;
+    x->cc_of = calloc(n ? n : 1, sizeof *x->cc_of);
+    x->ncc_of = calloc(n ? n : 1, sizeof *x->ncc_of);
+    if (x->cc_of == NULL || x->ncc_of == NULL)
+        return FC_ENOMEM;
+    /* Call sites are optional decoration: without symbols, frames are named by module+offset. */
+    if (fc_symbols_create(x->t, (flags & FC_OTF2_NO_SYMBOLS) ? FC_SYM_NO_ADDR2LINE : 0, &syms) < 0)
+        syms = NULL;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const fc_rank *r = fc_trace_rank(x->t, i);
+        uint64_t maxid = 0;
+        for (size_t j = 0; j < r->nsites; j++)
+            if (r->sites[j].id > maxid)
+                maxid = r->sites[j].id;
+        if ((x->cc_of[i] = malloc((maxid + 1) * sizeof **x->cc_of)) == NULL)
+            return FC_ENOMEM;
+        x->ncc_of[i] = maxid + 1;
+        for (uint64_t j = 0; j <= maxid; j++)
+            x->cc_of[i][j] = UINT32_MAX;
+        for (size_t j = 0; j < r->nsites && rc == 0; j++) {
+            const fc_site *s = &r->sites[j];
+            uint32_t parent = OTF2_UNDEFINED_CALLING_CONTEXT;
+            /* Outermost frame first, so that each node's parent exists before it. */
+            for (uint32_t k = s->depth; k-- > 0 && rc == 0;) {
+                char buf[512], *file = NULL;
+                uint32_t line = 0;
+                const char *text = k == 0 && syms ? fc_symbols_site(syms, i, s->id) : NULL;
+                if (text != NULL) {
+                    snprintf(buf, sizeof buf, "%s", text);
+                    if (split_site(buf, &file, &line) < 0)
+                        file = NULL;
+                } else {
+                    const fc_module *m = fc_rank_module(r, s->frames[k].module);
+                    const char *base = m && m->path ? strrchr(m->path, '/') : NULL;
+                    snprintf(buf, sizeof buf, "%s+0x%" PRIx64, base ? base + 1 : m ? m->path : "?",
+                             s->frames[k].offset);
+                }
+                rc = cc_node(x, buf, file, line, parent, &parent);
+            }
+            if (rc == 0 && s->depth > 0)
+                x->cc_of[i][s->id] = parent;
+        }
+    }
+    fc_symbols_free(syms);
+    x->st.contexts = x->ncc;
+    return rc;
+}
+
+/* ---- global definitions -------------------------------------------------------------------------- */
+
+/* Interns every string the global definitions use, so that all String records come first. */
+static int collect_strings(fc__exporter *x)
+{
+    static const char *const fixed[] = {"", "MPI", "flowcut", "machine", "node", "MPI_COMM_WORLD", "MPI_COMM_SELF",
+                                        "Master thread", "flowcut::callsite",
+                                        "call site of the MPI call, as a calling context"};
+    char buf[64];
+    uint32_t id;
+    int rc = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed && rc >= 0; i++)
+        rc = fc__intern_id(&x->strings, fixed[i], &id);
+    for (unsigned k = 1; k < FC_EV_MAX_ && rc >= 0; k++)
+        if (fc_event_kind_name(k) != NULL && kind_class[k] != CLS_SUB)
+            rc = fc__intern_id(&x->strings, fc_event_kind_name(k), &id);
+    for (uint32_t r = 0; r < x->world && rc >= 0; r++) {
+        snprintf(buf, sizeof buf, "MPI Rank %u", r);
+        rc = fc__intern_id(&x->strings, buf, &id);
+        for (uint32_t k = 1; k < x->rank_threads[r] && rc >= 0; k++) {
+            snprintf(buf, sizeof buf, "Thread %u", k);
+            rc = fc__intern_id(&x->strings, buf, &id);
+        }
+    }
+    for (size_t i = 0; i < x->nodes.n && rc >= 0; i++)
+        rc = fc__intern_id(&x->strings, x->nodes.s[i], &id);
+    for (size_t i = 2; i < x->ncomms && rc >= 0; i++) {
+        snprintf(buf, sizeof buf, "Comm %zu", i);
+        rc = fc__intern_id(&x->strings, buf, &id);
+    }
+    return rc < 0 ? fc__err(FC_ENOMEM, "out of memory") : 0;
+}
+
+static int write_groups_and_comms(fc__exporter *x, OTF2_GlobalDefWriter *g)
+{
+    uint64_t *m = malloc((x->world ? x->world : 1) * sizeof *m);
+    uint32_t next_group = 2;
+    char buf[64];
+    int rc = 0;
+    if (m == NULL)
+        return fc__err(FC_ENOMEM, "out of memory");
+    /* Group 0 lists the location of each world rank (its thread 0), in rank order; the comm
+     * groups list world ranks, i.e. indices into it. Group 1 is MPI_COMM_SELF's. */
+    for (uint32_t r = 0; r < x->world; r++)
+        m[r] = fc__otf2_location(r, 0);
+#define GTRY(call)                                                                                 \
+    if ((call) != OTF2_SUCCESS) {                                                                  \
+        rc = fc__err(FC_EIO, "OTF2 writer: %s", fc__otf2_message());                               \
+        goto out;                                                                                  \
+    }
+    GTRY(OTF2_GlobalDefWriter_WriteGroup(g, 0, fc__otf2_str(x, ""), OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                         OTF2_GROUP_FLAG_NONE, x->world, m));
+    GTRY(OTF2_GlobalDefWriter_WriteGroup(g, 1, fc__otf2_str(x, ""), OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
+                                         OTF2_GROUP_FLAG_NONE, 0, NULL));
+    for (size_t i = 0; i < x->ncomms; i++) {
+        fc__xcomm *c = &x->comms[i];
+        if (i == 1) {
+            c->group = 1;
+            continue;
+        }
+        for (int side = 0; side < 1 + c->inter; side++) {
+            uint32_t n = side ? c->nremote : c->nlocal;
+            const uint32_t *list = side ? c->remote : c->local;
+            uint64_t *mm = malloc((n ? n : 1) * sizeof *mm);
+            if (mm == NULL) {
+                rc = fc__err(FC_ENOMEM, "out of memory");
+                goto out;
+            }
+            for (uint32_t j = 0; j < n; j++)
+                mm[j] = list[j];
+            OTF2_ErrorCode e = OTF2_GlobalDefWriter_WriteGroup(g, next_group, fc__otf2_str(x, ""), OTF2_GROUP_TYPE_COMM_GROUP,
+                                                               OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, mm);
+            free(mm);
+            GTRY(e);
+            *(side ? &c->group_b : &c->group) = next_group++;
+        }
+    }
+    for (size_t i = 0; i < x->ncomms; i++) {
+        fc__xcomm *c = &x->comms[i];
+        snprintf(buf, sizeof buf, "Comm %zu", i);
+        uint32_t name = fc__otf2_str(x, i == 0 ? "MPI_COMM_WORLD" : i == 1 ? "MPI_COMM_SELF" : buf);
+        if (c->inter) {
+            GTRY(OTF2_GlobalDefWriter_WriteInterComm(g, (uint32_t)i, name, c->group, c->group_b,
+                                                     OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE))
+        } else {
+            GTRY(OTF2_GlobalDefWriter_WriteComm(g, (uint32_t)i, name, c->group, OTF2_UNDEFINED_COMM,
+                                                OTF2_COMM_FLAG_NONE))
+        }
+    }
+#undef GTRY
+out:
+    free(m);
+    return rc;
+}
+
+static int write_globals(fc__exporter *x)
+{
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x->ar);
+    char buf[64];
+    if (g == NULL)
+        return fc__err(FC_EIO, "OTF2 writer: %s", fc__otf2_message());
+    /* The global offset and length cover every event on rank 0's clock; the real-time stamp is rank
+     * 0's wall clock at the start of tracing (close to the first event, not exactly at it). */
+    uint64_t off = x->have_time && x->tmin > 0 ? (uint64_t)x->tmin : 0;
+    uint64_t len = x->have_time ? (uint64_t)(x->tmax - (int64_t)off) + 1 : 0;
+    long r0 = fc_trace_find(x->t, 0);
+    uint64_t real = r0 >= 0 && fc_trace_rank(x->t, (size_t)r0)->info.start_ns ? fc_trace_rank(x->t, (size_t)r0)->info.start_ns
+                                                                                 : OTF2_UNDEFINED_TIMESTAMP;
+    FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, off, len, real));
+    for (size_t i = 0; i < x->strings.n; i++)
+        FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteString(g, (uint32_t)i, x->strings.s[i]));
+    FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, fc__otf2_str(x, "MPI"), OTF2_PARADIGM_CLASS_PROCESS));
+    /* System tree: one machine, a node per node name; ranks without a file hang off the machine. */
+    FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, fc__otf2_str(x, "flowcut"), fc__otf2_str(x, "machine"),
+                                                 OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    for (size_t i = 0; i < x->nodes.n; i++)
+        FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, (uint32_t)i + 1, fc__otf2_str(x, x->nodes.s[i]), fc__otf2_str(x, "node"), 0));
+    for (uint32_t r = 0; r < x->world; r++) {
+        snprintf(buf, sizeof buf, "MPI Rank %u", r);
+        FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteLocationGroup(g, r, fc__otf2_str(x, buf), OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                    x->rank_node[r] == UINT32_MAX ? 0 : x->rank_node[r] + 1,
+                                                    OTF2_UNDEFINED_LOCATION_GROUP));
+    }
+    for (uint32_t r = 0; r < x->world; r++)
+        for (uint32_t k = 0; k < x->rank_threads[r]; k++) {
+            snprintf(buf, sizeof buf, "Thread %u", k);
+            FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteLocation(g, fc__otf2_location(r, k), fc__otf2_str(x, k ? buf : "Master thread"),
+                                                   OTF2_LOCATION_TYPE_CPU_THREAD,
+                                                   x->rank_events[r] ? x->rank_events[r][k] : 0, r));
+            x->st.locations++;
+        }
+    /* A region per MPI function, as Score-P: canonical name, paradigm MPI, source file "MPI". */
+    for (unsigned k = 1; k < FC_EV_MAX_; k++) {
+        const char *name = fc_event_kind_name(k);
+        if (name == NULL || kind_class[k] == CLS_SUB)
+            continue;
+        FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteRegion(g, x->region_of[k], fc__otf2_str(x, name), fc__otf2_str(x, name), fc__otf2_str(x, ""), fc__otf2_role(k),
+                                             OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, fc__otf2_str(x, "MPI"), 0, 0));
+    }
+    /* The functions of call-site frames: regions that no event enters, named by calling contexts. */
+    for (size_t i = 0; i < x->fnames.n; i++)
+        FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteRegion(g, x->nmpi + (uint32_t)i, fc__otf2_str(x, x->fnames.s[i]),
+                                             fc__otf2_str(x, x->fnames.s[i]), fc__otf2_str(x, ""), OTF2_REGION_ROLE_FUNCTION,
+                                             OTF2_PARADIGM_UNKNOWN, OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0,
+                                             0));
+    int rc = write_groups_and_comms(x, g);
+    if (rc < 0)
+        return rc;
+    FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteAttribute(g, FC__OTF2_ATTR_CALLSITE, fc__otf2_str(x, "flowcut::callsite"),
+                                            fc__otf2_str(x, "call site of the MPI call, as a calling context"),
+                                            OTF2_TYPE_CALLING_CONTEXT));
+    for (size_t i = 0; i < x->scls.n; i++)
+        FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteSourceCodeLocation(g, (uint32_t)i, x->scl_file[i], x->scl_line[i]));
+    for (size_t i = 0; i < x->ncc; i++)
+        FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteCallingContext(g, (uint32_t)i, x->nmpi + x->cc[i].region, x->cc[i].scl, x->cc[i].parent));
+    return 0;
+}
+
+int fc__otf2_write_defs(fc__exporter *x)
+{
+    int rc = collect_strings(x);
+    return rc < 0 ? rc : write_globals(x);
+}

@@ -1,0 +1,460 @@
+/* analyzer/otf2/export.c: writes a flowcut trace as an OTF2 archive laid out the way Score-P writes
+ * MPI traces (the event records here, the definitions in otf2/defs.c), so that Vampir shows it
+ * and Scalasca's scout analyses it. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "util/internal.h"
+#include "otf2/common.h"
+
+/* ---- events ------------------------------------------------------------------------------------ */
+
+static int req_slot(fc__exporter *x, uint64_t req, fc__xreq **out)
+{
+    *out = NULL;
+    if (req == 0)
+        return 0;
+    if (req >= x->nreq) {
+        size_t n = x->nreq ? x->nreq : 256;
+        while (n <= req)
+            n *= 2;
+        fc__xreq *q = realloc(x->req, n * sizeof *q);
+        if (q == NULL)
+            return FC_ENOMEM;
+        memset(q + x->nreq, 0, (n - x->nreq) * sizeof *q);
+        x->req = q;
+        x->nreq = n;
+    }
+    *out = &x->req[req];
+    return 0;
+}
+
+/* OTF2 refuses timestamps that go back on one location: clamp (records of one thread only go back
+ * by the rounding of the tracer's clock, if at all). */
+static uint64_t ts(fc__xthread *th, uint64_t t)
+{
+    if (t < th->last)
+        t = th->last;
+    th->last = t;
+    return t;
+}
+
+static uint32_t root_of(int64_t peer)
+{
+    if (peer >= 0)
+        return (uint32_t)peer;
+    if (peer == FC_PEER_ROOT)
+        return OTF2_COLLECTIVE_ROOT_SELF;
+    if (peer == FC_PEER_NULL)
+        return OTF2_COLLECTIVE_ROOT_THIS_GROUP;
+    return OTF2_COLLECTIVE_ROOT_NONE;
+}
+
+
+/* The completion of request req at time t: what Score-P writes when a Wait or Test completes it. */
+static int write_completion(fc__exporter *x, fc__xthread *th, const fc_record *sub, uint64_t t)
+{
+    fc__xreq *q;
+    int rc = req_slot(x, sub->req, &q);
+    if (rc < 0 || q == NULL || q->type == FC__RQ_NONE)
+        return rc;
+    if (sub->ev.flags & FC_EVF_CANCELLED) {
+        FC__OTF2_TRY(OTF2_EvtWriter_MpiRequestCancelled(th->w, NULL, ts(th, t), sub->req));
+    } else if (q->type == FC__RQ_SEND || q->type == FC__RQ_PSEND) {
+        FC__OTF2_TRY(OTF2_EvtWriter_MpiIsendComplete(th->w, NULL, ts(th, t), sub->req));
+    } else if (q->type == FC__RQ_RECV || q->type == FC__RQ_PRECV) {
+        /* The status gives the actual source, tag and size; a receive from MPI_PROC_NULL has none. */
+        if ((sub->ev.flags & FC_EVF_STATUS) && sub->ev.peer >= 0)
+            FC__OTF2_TRY(OTF2_EvtWriter_MpiIrecv(th->w, NULL, ts(th, t), (uint32_t)sub->ev.peer, q->comm,
+                                        (uint32_t)sub->ev.tag, sub->ev.bytes, sub->req));
+    } else if (q->type == FC__RQ_ICOLL) {
+        FC__OTF2_TRY(OTF2_EvtWriter_NonBlockingCollectiveComplete(th->w, NULL, ts(th, t), (OTF2_CollectiveOp)q->op,
+                                                         q->comm, q->root, q->bytes, q->bytes2, sub->req));
+    }
+    if (q->type == FC__RQ_SEND || q->type == FC__RQ_RECV || q->type == FC__RQ_ICOLL)
+        q->type = FC__RQ_NONE;
+    return 0;
+}
+
+/* A persistent request started: Score-P writes the post of a fresh message at the Start. */
+static int write_start(fc__exporter *x, fc__xthread *th, uint64_t reqid, uint64_t t)
+{
+    fc__xreq *q;
+    int rc = req_slot(x, reqid, &q);
+    if (rc < 0 || q == NULL)
+        return rc;
+    if (q->type == FC__RQ_PSEND && q->peer >= 0)
+        FC__OTF2_TRY(OTF2_EvtWriter_MpiIsend(th->w, NULL, ts(th, t), (uint32_t)q->peer, q->comm, (uint32_t)q->tag,
+                                    q->bytes, reqid));
+    else if (q->type == FC__RQ_PRECV && q->peer != FC_PEER_NULL)
+        FC__OTF2_TRY(OTF2_EvtWriter_MpiIrecvRequest(th->w, NULL, ts(th, t), reqid));
+    return 0;
+}
+
+/* The collectives with a root (rooted ones pass it on; the others have OTF2_COLLECTIVE_ROOT_NONE). */
+static int rooted(unsigned k)
+{
+    switch (fc__otf2_collective(k)) {
+    case OTF2_COLLECTIVE_OP_BCAST: case OTF2_COLLECTIVE_OP_REDUCE: case OTF2_COLLECTIVE_OP_GATHER:
+    case OTF2_COLLECTIVE_OP_GATHERV: case OTF2_COLLECTIVE_OP_SCATTER: case OTF2_COLLECTIVE_OP_SCATTERV:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Writes one call: Enter, the MPI records in Score-P's order, Leave. */
+static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_record *c, const fc_record *subs, size_t nsubs)
+{
+    const fc_event *ev = &c->ev;
+    unsigned k = ev->kind;
+    uint32_t comm = ev->comm < x->ncomm_of[ri] ? x->comm_of[ri][ev->comm] : UINT32_MAX;
+    int have_comm = comm != UINT32_MAX;
+    uint64_t t0 = ev->t0, t1 = ev->t1;
+    int rc = 0;
+    fc__xreq *q;
+    if (k == 0 || k >= FC_EV_MAX_ || x->region_of[k] == UINT32_MAX)
+        return 0;
+    OTF2_AttributeList_RemoveAllAttributes(x->attrs);
+    if (ev->site < x->ncc_of[ri] && x->cc_of[ri][ev->site] != UINT32_MAX)
+        OTF2_AttributeList_AddCallingContextRef(x->attrs, FC__OTF2_ATTR_CALLSITE, x->cc_of[ri][ev->site]);
+    FC__OTF2_TRY(OTF2_EvtWriter_Enter(th->w, x->attrs, ts(th, t0), x->region_of[k]));
+    int failed = ev->flags & FC_EVF_ERROR;
+    int coll = fc__otf2_collective(k);
+    switch (k) {
+    case FC_EV_MPI_Send: case FC_EV_MPI_Bsend: case FC_EV_MPI_Ssend: case FC_EV_MPI_Rsend:
+    case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:
+        if (ev->peer >= 0 && have_comm && !failed)
+            FC__OTF2_TRY(OTF2_EvtWriter_MpiSend(th->w, NULL, ts(th, t0), (uint32_t)ev->peer, comm, (uint32_t)ev->tag,
+                                       ev->bytes));
+        break;
+    case FC_EV_MPI_Isend: case FC_EV_MPI_Ibsend: case FC_EV_MPI_Issend: case FC_EV_MPI_Irsend:
+        if (ev->peer >= 0 && have_comm && !failed && c->req != 0) {
+            if ((rc = req_slot(x, c->req, &q)) < 0)
+                return rc;
+            *q = (fc__xreq){FC__RQ_SEND, 0, comm, ev->peer, ev->tag, ev->bytes, 0, 0};
+            FC__OTF2_TRY(OTF2_EvtWriter_MpiIsend(th->w, NULL, ts(th, t0), (uint32_t)ev->peer, comm, (uint32_t)ev->tag,
+                                        ev->bytes, c->req));
+        }
+        break;
+    case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init: case FC_EV_MPI_Rsend_init:
+    case FC_EV_MPI_Recv_init:
+        if (have_comm && !failed && c->req != 0) {
+            if ((rc = req_slot(x, c->req, &q)) < 0)
+                return rc;
+            *q = (fc__xreq){k == FC_EV_MPI_Recv_init ? FC__RQ_PRECV : FC__RQ_PSEND, 0, comm, ev->peer, ev->tag, ev->bytes, 0, 0};
+        }
+        break;
+    case FC_EV_MPI_Start:
+        if (!failed && (rc = write_start(x, th, c->req, t0)) < 0)
+            return rc;
+        break;
+    case FC_EV_MPI_Request_free:
+        if ((rc = req_slot(x, c->req, &q)) < 0)
+            return rc;
+        if (q != NULL && (q->type == FC__RQ_PSEND || q->type == FC__RQ_PRECV))
+            q->type = FC__RQ_NONE;
+        break;
+    default:
+        if (coll >= 0 && !fc__otf2_icoll(k) && have_comm && !failed)
+            FC__OTF2_TRY(OTF2_EvtWriter_MpiCollectiveBegin(th->w, NULL, ts(th, t0)));
+        if (fc__otf2_icoll(k) && have_comm && !failed && c->req != 0) {
+            if ((rc = req_slot(x, c->req, &q)) < 0)
+                return rc;
+            *q = (fc__xreq){FC__RQ_ICOLL, coll, comm, 0, 0, ev->bytes, ev->bytes2,
+                        rooted(k) ? root_of(ev->peer) : OTF2_COLLECTIVE_ROOT_NONE};
+            FC__OTF2_TRY(OTF2_EvtWriter_NonBlockingCollectiveRequest(th->w, NULL, ts(th, t0), c->req));
+        }
+        break;
+    }
+    /* What happens at the exit of the call: receives, completions, starts, collective ends. */
+    for (size_t i = 0; i < nsubs && rc == 0; i++) {
+        const fc_record *s = &subs[i];
+        if (s->ev.kind == FC_EV_START)
+            rc = write_start(x, th, s->req, t0);
+        else if (s->req != 0)
+            rc = write_completion(x, th, s, t1);
+        else if ((k == FC_EV_MPI_Sendrecv || k == FC_EV_MPI_Sendrecv_replace) && s->ev.peer >= 0 && have_comm &&
+                 (s->ev.flags & FC_EVF_STATUS))
+            FC__OTF2_TRY(OTF2_EvtWriter_MpiRecv(th->w, NULL, ts(th, t1), (uint32_t)s->ev.peer, comm, (uint32_t)s->ev.tag,
+                                       s->ev.bytes));
+    }
+    if (rc < 0)
+        return rc;
+    if ((k == FC_EV_MPI_Recv || k == FC_EV_MPI_Mrecv) && ev->peer >= 0 && have_comm && !failed)
+        FC__OTF2_TRY(OTF2_EvtWriter_MpiRecv(th->w, NULL, ts(th, t1), (uint32_t)ev->peer, comm, (uint32_t)ev->tag, ev->bytes));
+    if ((k == FC_EV_MPI_Irecv || k == FC_EV_MPI_Imrecv) && ev->peer != FC_PEER_NULL && have_comm && !failed &&
+        c->req != 0) {
+        if ((rc = req_slot(x, c->req, &q)) < 0)
+            return rc;
+        *q = (fc__xreq){FC__RQ_RECV, 0, comm, ev->peer, ev->tag, ev->bytes, 0, 0};
+        FC__OTF2_TRY(OTF2_EvtWriter_MpiIrecvRequest(th->w, NULL, ts(th, t1), c->req));
+    }
+    if (coll >= 0 && !fc__otf2_icoll(k) && have_comm && !failed)
+        FC__OTF2_TRY(OTF2_EvtWriter_MpiCollectiveEnd(th->w, NULL, ts(th, t1), (OTF2_CollectiveOp)coll, comm,
+                                            rooted(k) ? root_of(ev->peer) : OTF2_COLLECTIVE_ROOT_NONE,
+                                            ev->bytes, ev->bytes2));
+    FC__OTF2_TRY(OTF2_EvtWriter_Leave(th->w, NULL, ts(th, t1), x->region_of[k]));
+    x->st.calls++;
+    return 0;
+}
+
+/* Writes the pending call of a thread, synthesising the MPI_Init that Scalasca needs on every
+ * rank when tracing started lazily. */
+static int flush(fc__exporter *x, size_t ri, fc__xthread *th, int thread0)
+{
+    fc__pending *p = &th->p;
+    if (!p->has)
+        return 0;
+    unsigned k = p->call.ev.kind;
+    if (thread0 && !th->started && k != FC_EV_MPI_Init && k != FC_EV_MPI_Init_thread) {
+        uint64_t t = p->call.ev.t0;
+        FC__OTF2_TRY(OTF2_EvtWriter_Enter(th->w, NULL, ts(th, t), x->region_of[FC_EV_MPI_Init]));
+        FC__OTF2_TRY(OTF2_EvtWriter_Leave(th->w, NULL, ts(th, t), x->region_of[FC_EV_MPI_Init]));
+    }
+    th->started = 1;
+    if (k == FC_EV_MPI_Finalize)
+        th->finalized = 1;
+    p->has = 0;
+    return write_call(x, ri, th, &p->call, p->subs, p->nsubs);
+}
+
+static void track_time(fc__exporter *x, const fc_record *rec)
+{
+    if (!x->have_time || rec->t0 < x->tmin)
+        x->tmin = rec->t0;
+    if (!x->have_time || rec->t1 > x->tmax)
+        x->tmax = rec->t1;
+    x->have_time = 1;
+}
+
+/* Writes the local definitions of one location: the clock offsets of its rank to rank 0's clock
+ * (OTF2's reader interpolates between them as flowcut does). */
+static int write_clock(fc__exporter *x, const fc_rank *r, uint64_t loc)
+{
+    OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(x->ar, loc);
+    const fc_clock *best[2] = {NULL, NULL};
+    if (dw == NULL)
+        return fc__err(FC_EIO, "OTF2 writer: %s", fc__otf2_message());
+    for (size_t i = 0; r != NULL && i < r->nclocks; i++) {
+        const fc_clock *k = &r->clocks[i];
+        if (k->phase <= FC_CLOCK_FINALIZE && (best[k->phase] == NULL || k->uncertainty_ns < best[k->phase]->uncertainty_ns))
+            best[k->phase] = k;
+    }
+    if (best[0] && best[1] && best[1]->local_ns < best[0]->local_ns) {
+        const fc_clock *tmp = best[0];
+        best[0] = best[1], best[1] = tmp;
+    }
+    for (int i = 0; i < 2; i++)
+        if (best[i] != NULL && (i == 0 || best[0] == NULL || best[1]->local_ns > best[0]->local_ns))
+            FC__OTF2_TRY(OTF2_DefWriter_WriteClockOffset(dw, best[i]->local_ns, best[i]->offset_ns,
+                                                (double)best[i]->uncertainty_ns));
+    FC__OTF2_TRY(OTF2_Archive_CloseDefWriter(x->ar, dw));
+    return 0;
+}
+
+/* Writes the events of world rank `rank` (rank file ri, or none when ri < 0). */
+static int write_rank(fc__exporter *x, long ri, uint32_t rank)
+{
+    const fc_rank *r = ri >= 0 ? fc_trace_rank(x->t, (size_t)ri) : NULL;
+    uint32_t nthreads = r && r->threads ? r->threads : 1;
+    fc__xthread *th = calloc(nthreads, sizeof *th);
+    fc_cursor *cur = NULL;
+    fc_record rec;
+    int rc = 0;
+    if (th == NULL)
+        return fc__err(FC_ENOMEM, "out of memory");
+    if (x->nreq > 0) /* memset of a NULL array, even of 0 bytes, is undefined */
+        memset(x->req, 0, x->nreq * sizeof *x->req);
+    x->rank_threads[rank] = nthreads;
+    for (uint32_t k = 0; k < nthreads; k++)
+        if ((th[k].w = OTF2_Archive_GetEvtWriter(x->ar, fc__otf2_location(rank, k))) == NULL) {
+            rc = fc__err(FC_EIO, "OTF2 writer: %s", fc__otf2_message());
+            goto out;
+        }
+    if (r != NULL && (rc = fc_cursor_open(x->t, (size_t)ri, &cur)) < 0)
+        goto out;
+    while (cur != NULL && (rc = fc_cursor_next(cur, &rec)) > 0) {
+        fc__xthread *h = &th[rec.ev.thread < nthreads ? rec.ev.thread : 0];
+        track_time(x, &rec);
+        if (rec.ev.kind == FC_EV_COMPLETE || rec.ev.kind == FC_EV_START) {
+            fc__pending *p = &h->p;
+            if (!p->has)
+                continue; /* a sub-record without its call: the chunk with the call was lost */
+            if (fc__grow((void **)&p->subs, &p->nsubs, &p->cap, sizeof *p->subs) < 0) {
+                rc = fc__err(FC_ENOMEM, "out of memory");
+                goto out;
+            }
+            p->subs[p->nsubs++] = rec;
+            continue;
+        }
+        if ((rc = flush(x, (size_t)ri, h, h == th)) < 0)
+            goto out;
+        h->p.has = 1;
+        h->p.call = rec;
+        h->p.nsubs = 0;
+    }
+    if (rc < 0)
+        goto out;
+    for (uint32_t k = 0; k < nthreads; k++)
+        if ((rc = flush(x, (size_t)ri, &th[k], k == 0)) < 0)
+            goto out;
+    /* Scalasca expects MPI_Finalize on every rank: a rank that ended without one (it crashed, or
+     * tracing stopped early) gets an empty one at its last timestamp. */
+    if (th[0].started && !th[0].finalized) {
+        FC__OTF2_TRY(OTF2_EvtWriter_Enter(th[0].w, NULL, th[0].last, x->region_of[FC_EV_MPI_Finalize]));
+        FC__OTF2_TRY(OTF2_EvtWriter_Leave(th[0].w, NULL, th[0].last, x->region_of[FC_EV_MPI_Finalize]));
+    }
+    if ((x->rank_events[rank] = calloc(nthreads, sizeof **x->rank_events)) == NULL) {
+        rc = fc__err(FC_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t k = 0; k < nthreads; k++) {
+        OTF2_EvtWriter_GetNumberOfEvents(th[k].w, &x->rank_events[rank][k]);
+        x->st.events += x->rank_events[rank][k];
+    }
+out:
+    fc_cursor_close(cur);
+    for (uint32_t k = 0; k < nthreads; k++) {
+        if (th[k].w != NULL && OTF2_Archive_CloseEvtWriter(x->ar, th[k].w) != OTF2_SUCCESS && rc == 0)
+            rc = fc__err(FC_EIO, "OTF2 writer: %s", fc__otf2_message());
+        free(th[k].p.subs);
+    }
+    free(th);
+    return rc;
+}
+
+/* ---- the export ----------------------------------------------------------------------------------- */
+
+static OTF2_FlushType pre_flush(void *data, OTF2_FileType type, OTF2_LocationRef loc, void *cb, bool final)
+{
+    (void)data, (void)type, (void)loc, (void)cb, (void)final;
+    return OTF2_FLUSH;
+}
+
+/* No post-flush callback: OTF2 then records no BufferFlush events, whose times would be the
+ * fc__exporter's, not the application's. */
+static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
+
+/* The node of a rank: its node name, else its host name (as the analysis counts nodes). */
+static const char *node_name(const fc_rank *r)
+{
+    return r->info.node[0] ? r->info.node : r->info.host[0] ? r->info.host : "unknown";
+}
+
+static int check_outdir(const char *outdir)
+{
+    struct stat st;
+    char path[4096];
+    if (mkdir(outdir, 0777) < 0 && errno != EEXIST)
+        return fc__err(FC_EIO, "%s: cannot create directory: %s", outdir, strerror(errno));
+    if (stat(outdir, &st) < 0 || !S_ISDIR(st.st_mode))
+        return fc__err(FC_EIO, "%s: not a directory", outdir);
+    static const char *const parts[] = {"traces.otf2", "traces.def", "traces"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", outdir, parts[i]);
+        if (lstat(path, &st) == 0)
+            return fc__err(FC_EEXISTS, "%s: an OTF2 archive is already there (remove it first)", path);
+    }
+    return 0;
+}
+
+int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc_otf2_stats *stats)
+{
+    fc__exporter x;
+    int rc;
+    memset(&x, 0, sizeof x);
+    x.t = t;
+    if (flags & ~FC_OTF2_NO_SYMBOLS)
+        return fc__err(FC_EINVAL, "unknown export flags 0x%x", flags & ~FC_OTF2_NO_SYMBOLS);
+    for (unsigned k = 0; k < FC_EV_MAX_; k++)
+        x.region_of[k] = fc__otf2_has_region(k) ? x.nmpi++ : UINT32_MAX;
+    x.world = fc_trace_world_size(t);
+    for (size_t i = 0; i < fc_trace_nranks(t); i++)
+        if (fc_trace_rank(t, i)->info.rank >= x.world)
+            x.world = fc_trace_rank(t, i)->info.rank + 1;
+    if ((rc = check_outdir(outdir)) < 0)
+        return rc;
+    fc__otf2_quiet();
+    x.rank_node = malloc((x.world ? x.world : 1) * sizeof *x.rank_node);
+    x.rank_threads = calloc(x.world ? x.world : 1, sizeof *x.rank_threads);
+    x.rank_events = calloc(x.world ? x.world : 1, sizeof *x.rank_events);
+    x.attrs = OTF2_AttributeList_New();
+    if (x.rank_node == NULL || x.rank_threads == NULL || x.rank_events == NULL || x.attrs == NULL) {
+        rc = fc__err(FC_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t r = 0; r < x.world; r++) {
+        long i = fc_trace_find(t, r);
+        x.rank_node[r] = UINT32_MAX;
+        if (i >= 0 && fc__intern_id(&x.nodes, node_name(fc_trace_rank(t, (size_t)i)), &x.rank_node[r]) < 0) {
+            rc = fc__err(FC_ENOMEM, "out of memory");
+            goto out;
+        }
+    }
+    if ((rc = fc__otf2_build_comms(&x)) < 0 || (rc = fc__otf2_build_sites(&x, flags)) < 0) {
+        if (rc == FC_ENOMEM)
+            fc__err(rc, "out of memory");
+        goto out;
+    }
+    x.ar = OTF2_Archive_Open(outdir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                             OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (x.ar == NULL) {
+        rc = fc__err(FC_EIO, "%s: cannot create the OTF2 archive: %s", outdir, fc__otf2_message());
+        goto out;
+    }
+    if (OTF2_Archive_SetFlushCallbacks(x.ar, &flush_callbacks, NULL) != OTF2_SUCCESS ||
+        OTF2_Archive_SetSerialCollectiveCallbacks(x.ar) != OTF2_SUCCESS ||
+        OTF2_Archive_SetCreator(x.ar, "flowcut export") != OTF2_SUCCESS ||
+        OTF2_Archive_OpenEvtFiles(x.ar) != OTF2_SUCCESS) {
+        rc = fc__err(FC_EIO, "%s: OTF2 writer: %s", outdir, fc__otf2_message());
+        goto out;
+    }
+    for (uint32_t r = 0; r < x.world && rc == 0; r++)
+        rc = write_rank(&x, fc_trace_find(t, r), r);
+    if (rc < 0)
+        goto out;
+    if (OTF2_Archive_CloseEvtFiles(x.ar) != OTF2_SUCCESS || OTF2_Archive_OpenDefFiles(x.ar) != OTF2_SUCCESS) {
+        rc = fc__err(FC_EIO, "%s: OTF2 writer: %s", outdir, fc__otf2_message());
+        goto out;
+    }
+    for (uint32_t r = 0; r < x.world && rc == 0; r++) {
+        long i = fc_trace_find(t, r);
+        for (uint32_t k = 0; k < x.rank_threads[r] && rc == 0; k++)
+            rc = write_clock(&x, i >= 0 ? fc_trace_rank(t, (size_t)i) : NULL, fc__otf2_location(r, k));
+    }
+    if (rc < 0 || OTF2_Archive_CloseDefFiles(x.ar) != OTF2_SUCCESS) {
+        if (rc == 0)
+            rc = fc__err(FC_EIO, "%s: OTF2 writer: %s", outdir, fc__otf2_message());
+        goto out;
+    }
+    if ((rc = fc__otf2_write_defs(&x)) < 0)
+        goto out;
+out:
+    if (x.ar != NULL && OTF2_Archive_Close(x.ar) != OTF2_SUCCESS && rc == 0)
+        rc = fc__err(FC_EIO, "%s: OTF2 writer: %s", outdir, fc__otf2_message());
+    fc__otf2_loud();
+    if (rc == 0 && stats != NULL)
+        *stats = x.st;
+    if (x.attrs != NULL)
+        OTF2_AttributeList_Delete(x.attrs);
+    for (size_t i = 0; i < fc_trace_nranks(t); i++) {
+        if (x.comm_of)
+            free(x.comm_of[i]);
+        if (x.cc_of)
+            free(x.cc_of[i]);
+    }
+    for (uint32_t r = 0; r < x.world && x.rank_events; r++)
+        free(x.rank_events[r]);
+    if (x.ncomms > 0)
+        free((void *)x.comms[0].local); /* the world list built by build_comms */
+    free(x.comm_of), free(x.ncomm_of), free(x.cc_of), free(x.ncc_of);
+    free(x.rank_events), free(x.rank_threads), free(x.rank_node);
+    free(x.comms), free(x.cc), free(x.req), free(x.scl_file), free(x.scl_line);
+    fc__intern_free(&x.strings), fc__intern_free(&x.fnames), fc__intern_free(&x.scls), fc__intern_free(&x.cckeys);
+    fc__intern_free(&x.nodes);
+    return rc;
+}

@@ -1,0 +1,397 @@
+/* analyzer/otf2/import-events.c: turns the events of one OTF2 location (Enter/Leave around MPI
+ * calls, with the MPI records Score-P writes inside them) into flowcut event records. */
+#include <stdlib.h>
+#include <string.h>
+#include <flowcut/writer.h>
+#include "util/internal.h"
+#include "otf2/common.h"
+
+/* ---- events ------------------------------------------------------------------------------------- */
+
+enum { OE_SEND, OE_ISEND, OE_IRECV_REQ, OE_RECV, OE_ISEND_DONE, OE_IRECV, OE_CANCELLED, OE_COLL_END, OE_NBC_REQ,
+       OE_NBC_DONE };
+
+typedef struct oev {
+    uint8_t type;
+    uint32_t peer, tag, root;
+    uint64_t comm, bytes, bytes2, req;
+} oev;
+
+typedef struct frame {
+    uint32_t region;
+    uint64_t t0;
+    size_t first; /* its MPI events are ev[first .. nev) */
+} frame;
+
+typedef struct sev {
+    fc_event e;
+    uint64_t seq;
+} sev;
+
+typedef struct lstate {
+    fc__importer *im;
+    frame *st;
+    size_t nst, stcap;
+    oev *ev;
+    size_t nev, evcap;
+    sev *out;
+    size_t nout, outcap;
+    uint64_t last;
+    int nomem, unsorted;
+    uint64_t *rkey;   /* request id + 1 -> index in out of its MPI_Irecv post (open addressing) */
+    size_t *rval, rcap, rused;
+} lstate;
+
+static size_t rhash(uint64_t k, size_t cap)
+{
+    k ^= k >> 33;
+    k *= UINT64_C(0xff51afd7ed558ccd);
+    return (size_t)(k ^ (k >> 33)) & (cap - 1);
+}
+
+/* Remembers that the receive request req was posted by out[ix]. */
+static void rmap_put(lstate *s, uint64_t req, size_t ix)
+{
+    if ((s->rused + 1) * 2 > s->rcap) {
+        size_t ncap = s->rcap ? s->rcap * 2 : 256;
+        uint64_t *k = calloc(ncap, sizeof *k);
+        size_t *v = malloc(ncap * sizeof *v);
+        if (k == NULL || v == NULL) {
+            free(k), free(v);
+            s->nomem = 1;
+            return;
+        }
+        for (size_t i = 0; i < s->rcap; i++)
+            if (s->rkey[i]) {
+                size_t j = rhash(s->rkey[i], ncap);
+                while (k[j])
+                    j = (j + 1) & (ncap - 1);
+                k[j] = s->rkey[i], v[j] = s->rval[i];
+            }
+        free(s->rkey), free(s->rval);
+        s->rkey = k, s->rval = v, s->rcap = ncap;
+    }
+    size_t j = rhash(req + 1, s->rcap);
+    while (s->rkey[j] && s->rkey[j] != req + 1)
+        j = (j + 1) & (s->rcap - 1);
+    s->rused += !s->rkey[j];
+    s->rkey[j] = req + 1, s->rval[j] = ix;
+}
+
+static sev *rmap_get(lstate *s, uint64_t req)
+{
+    if (s->rcap == 0)
+        return NULL;
+    for (size_t j = rhash(req + 1, s->rcap); s->rkey[j]; j = (j + 1) & (s->rcap - 1))
+        if (s->rkey[j] == req + 1)
+            return s->rval[j] < s->nout ? &s->out[s->rval[j]] : NULL;
+    return NULL;
+}
+
+static uint64_t ns(const fc__importer *im, uint64_t t)
+{
+    if (im->resolution == 0 || im->resolution == 1000000000u)
+        return t;
+    return (uint64_t)((unsigned __int128)t * 1000000000u / im->resolution);
+}
+
+static int64_t root_peer(uint32_t root)
+{
+    if (root == OTF2_COLLECTIVE_ROOT_NONE)
+        return FC_PEER_NONE;
+    if (root == OTF2_COLLECTIVE_ROOT_SELF)
+        return FC_PEER_ROOT;
+    if (root == OTF2_COLLECTIVE_ROOT_THIS_GROUP)
+        return FC_PEER_NULL;
+    return root;
+}
+
+static uint64_t native_comm(const fc__importer *im, uint64_t c)
+{
+    /* An unknown communicator (an inter-communicator, say) keeps its peers unmapped. */
+    return c < im->ncomms && im->comms[c].native >= 0 ? (uint64_t)im->comms[c].native : UINT32_MAX;
+}
+
+static void put(lstate *s, const fc_event *e)
+{
+    if (s->nomem || fc__grow((void **)&s->out, &s->nout, &s->outcap, sizeof *s->out) < 0) {
+        s->nomem = 1;
+        return;
+    }
+    if (s->nout > 0 && e->t0 < s->out[s->nout - 1].e.t0)
+        s->unsorted = 1;
+    s->out[s->nout] = (sev){*e, s->nout};
+    s->nout++;
+}
+
+static int kind_in(int k, int lo, int hi)
+{
+    return k >= lo && k <= hi;
+}
+
+/* Turns one MPI call (a region entered at t0 and left at t1, with the MPI events written inside it)
+ * into flowcut records: the call itself, posts it made beyond its own, then its completions. */
+static void convert(lstate *s, uint32_t reg, uint64_t t0, uint64_t t1, const oev *ev, size_t n)
+{
+    const fc__importer *im = s->im;
+    int k = -1;
+    if (reg < im->nregions) {
+        k = fc_event_kind_from_name(fc__otf2_string_of(im, im->regions[reg].name));
+        if (k < 0)
+            k = fc_event_kind_from_name(fc__otf2_string_of(im, im->regions[reg].canon));
+    }
+    if (k == FC_EV_COMPLETE || k == FC_EV_START)
+        k = -1;
+    fc_event base = {.kind = k > 0 ? (uint32_t)k : 0, .t0 = t0, .t1 = t1, .peer = FC_PEER_NONE};
+    int filled = 0;
+    int sendlike = kind_in(k, FC_EV_MPI_Send, FC_EV_MPI_Rsend) || k == FC_EV_MPI_Sendrecv || k == FC_EV_MPI_Sendrecv_replace;
+    int recvlike = k == FC_EV_MPI_Recv || k == FC_EV_MPI_Mrecv;
+    if (sendlike || recvlike || k == FC_EV_MPI_Irecv || k == FC_EV_MPI_Imrecv || kind_in(k, FC_EV_MPI_Isend, FC_EV_MPI_Irsend))
+        base.peer = FC_PEER_NULL; /* Score-P writes no message record for MPI_PROC_NULL */
+    fc_event extra[8], sub[64];
+    size_t nx = 0, nsub = 0;
+    for (size_t i = 0; i < n; i++) {
+        const oev *o = &ev[i];
+        fc_event e = {.t0 = t0, .t1 = t1, .peer = o->peer, .tag = o->tag, .comm = native_comm(im, o->comm),
+                      .bytes = o->bytes, .obj = o->req};
+        fc_event c = {.kind = FC_EV_COMPLETE, .t0 = t1, .t1 = t1, .peer = FC_PEER_NONE, .obj = o->req,
+                      .comm = native_comm(im, o->comm)};
+        switch (o->type) {
+        case OE_SEND:
+            e.kind = FC_EV_MPI_Send, e.obj = 0;
+            if (sendlike && !filled)
+                e.kind = base.kind, base = e, filled = 1;
+            else if (nx < 8)
+                extra[nx++] = e;
+            break;
+        case OE_ISEND:
+            e.kind = FC_EV_MPI_Isend;
+            if (kind_in(k, FC_EV_MPI_Isend, FC_EV_MPI_Irsend) && !filled)
+                e.kind = base.kind, base = e, filled = 1;
+            else if (nx < 8)
+                extra[nx++] = e;
+            break;
+        case OE_IRECV_REQ:
+            /* Score-P records neither source nor tag at the post: they come with the completion. */
+            e.kind = FC_EV_MPI_Irecv, e.peer = FC_PEER_ANY, e.tag = FC_TAG_ANY;
+            e.flags = FC_EVF_ANY_SOURCE | FC_EVF_ANY_TAG, e.comm = 0;
+            if ((k == FC_EV_MPI_Irecv || k == FC_EV_MPI_Imrecv) && !filled)
+                e.kind = base.kind, base = e, filled = 1;
+            else if (nx < 8)
+                extra[nx++] = e;
+            break;
+        case OE_RECV:
+            e.kind = FC_EV_MPI_Recv, e.obj = 0, e.t0 = t0;
+            if (recvlike && !filled) {
+                e.kind = base.kind, base = e, filled = 1;
+            } else if (k == FC_EV_MPI_Sendrecv || k == FC_EV_MPI_Sendrecv_replace) {
+                c.obj = 0, c.peer = o->peer, c.tag = o->tag, c.bytes = o->bytes, c.flags = FC_EVF_STATUS;
+                if (nsub < 64)
+                    sub[nsub++] = c;
+            } else if (nx < 8) {
+                extra[nx++] = e;
+            }
+            break;
+        case OE_IRECV: {
+            c.peer = o->peer, c.tag = o->tag, c.bytes = o->bytes, c.flags = FC_EVF_STATUS;
+            /* The post learns its communicator, source and tag only now: give them to it, so that
+             * it reads as the receive that took place. */
+            sev *p = rmap_get(s, o->req);
+            if (p != NULL && p->e.peer == FC_PEER_ANY)
+                p->e.comm = c.comm, p->e.peer = o->peer, p->e.tag = o->tag, p->e.flags = 0;
+        }
+            /* fall through */
+        case OE_ISEND_DONE: case OE_NBC_DONE: case OE_CANCELLED:
+            if (o->type == OE_CANCELLED)
+                c.flags = FC_EVF_CANCELLED;
+            if (nsub < 64)
+                sub[nsub++] = c;
+            break;
+        case OE_COLL_END:
+            base.comm = e.comm, base.peer = root_peer(o->root), base.bytes = o->bytes, base.bytes2 = o->bytes2;
+            break;
+        case OE_NBC_REQ:
+            base.obj = o->req;
+            break;
+        }
+    }
+    if (base.kind != 0) {
+        put(s, &base);
+        if ((base.kind == FC_EV_MPI_Irecv || base.kind == FC_EV_MPI_Imrecv) && base.obj && !s->nomem)
+            rmap_put(s, base.obj, s->nout - 1);
+    }
+    for (size_t i = 0; i < nx; i++) {
+        put(s, &extra[i]);
+        if (extra[i].kind == FC_EV_MPI_Irecv && !s->nomem)
+            rmap_put(s, extra[i].obj, s->nout - 1);
+    }
+    for (size_t i = 0; i < nsub; i++)
+        put(s, &sub[i]);
+}
+
+static void push_ev(lstate *s, uint64_t time, const oev *o)
+{
+    if (s->nst == 0) {
+        /* An MPI record outside any region: a call of its own, of no known function. */
+        convert(s, UINT32_MAX, ns(s->im, time), ns(s->im, time), o, 1);
+        return;
+    }
+    if (fc__grow((void **)&s->ev, &s->nev, &s->evcap, sizeof *s->ev) < 0) {
+        s->nomem = 1;
+        return;
+    }
+    s->ev[s->nev++] = *o;
+}
+
+static void enter(lstate *s, uint64_t time, uint32_t region)
+{
+    s->last = ns(s->im, time);
+    if (fc__grow((void **)&s->st, &s->nst, &s->stcap, sizeof *s->st) < 0) {
+        s->nomem = 1;
+        return;
+    }
+    s->st[s->nst++] = (frame){region, s->last, s->nev};
+}
+
+static void leave(lstate *s, uint64_t time)
+{
+    s->last = ns(s->im, time);
+    if (s->nst == 0)
+        return;
+    frame *f = &s->st[--s->nst];
+    if (s->nev > f->first || (f->region < s->im->nregions && s->im->regions[f->region].paradigm == OTF2_PARADIGM_MPI))
+        convert(s, f->region, f->t0, s->last, s->ev + f->first, s->nev - f->first);
+    s->nev = f->first;
+}
+
+#define CB_HEAD(name, ...)                                                                         \
+    static OTF2_CallbackCode name(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *d,     \
+                                  OTF2_AttributeList *a, __VA_ARGS__)
+#define CB_BODY(...)                                                                               \
+    {                                                                                              \
+        lstate *s = d;                                                                             \
+        (void)l, (void)pos, (void)a;                                                               \
+        oev o = __VA_ARGS__;                                                                       \
+        push_ev(s, t, &o);                                                                         \
+        return s->nomem ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;                          \
+    }
+
+CB_HEAD(on_enter, OTF2_RegionRef r)
+{
+    (void)l, (void)pos, (void)a;
+    enter(d, t, r);
+    return ((lstate *)d)->nomem ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+CB_HEAD(on_leave, OTF2_RegionRef r)
+{
+    (void)l, (void)pos, (void)a, (void)r;
+    leave(d, t);
+    return ((lstate *)d)->nomem ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+CB_HEAD(on_cc_enter, OTF2_CallingContextRef cc, uint32_t unwind)
+{
+    lstate *s = d;
+    (void)l, (void)pos, (void)a, (void)unwind;
+    enter(s, t, cc < s->im->ncc ? s->im->cc_region[cc] : UINT32_MAX);
+    return s->nomem ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+CB_HEAD(on_cc_leave, OTF2_CallingContextRef cc)
+{
+    (void)l, (void)pos, (void)a, (void)cc;
+    leave(d, t);
+    return ((lstate *)d)->nomem ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+CB_HEAD(on_send, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
+CB_BODY({.type = OE_SEND, .peer = peer, .comm = c, .tag = tag, .bytes = len})
+CB_HEAD(on_isend, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len, uint64_t req)
+CB_BODY({.type = OE_ISEND, .peer = peer, .comm = c, .tag = tag, .bytes = len, .req = req})
+CB_HEAD(on_isend_done, uint64_t req)
+CB_BODY({.type = OE_ISEND_DONE, .req = req})
+CB_HEAD(on_irecv_req, uint64_t req)
+CB_BODY({.type = OE_IRECV_REQ, .req = req})
+CB_HEAD(on_recv, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
+CB_BODY({.type = OE_RECV, .peer = peer, .comm = c, .tag = tag, .bytes = len})
+CB_HEAD(on_irecv, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len, uint64_t req)
+CB_BODY({.type = OE_IRECV, .peer = peer, .comm = c, .tag = tag, .bytes = len, .req = req})
+CB_HEAD(on_cancelled, uint64_t req)
+CB_BODY({.type = OE_CANCELLED, .req = req})
+CB_HEAD(on_coll_end, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root, uint64_t sent, uint64_t recvd)
+CB_BODY({.type = OE_COLL_END, .comm = c, .root = root, .bytes = sent, .bytes2 = recvd, .tag = op})
+CB_HEAD(on_nbc_req, uint64_t req)
+CB_BODY({.type = OE_NBC_REQ, .req = req})
+CB_HEAD(on_nbc_done, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root, uint64_t sent, uint64_t recvd, uint64_t req)
+CB_BODY({.type = OE_NBC_DONE, .comm = c, .root = root, .bytes = sent, .bytes2 = recvd, .tag = op, .req = req})
+
+static int cmp_sev(const void *a, const void *b)
+{
+    const sev *x = a, *y = b;
+    if (x->e.t0 != y->e.t0)
+        return x->e.t0 < y->e.t0 ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+OTF2_EvtReaderCallbacks *fc__otf2_event_callbacks(void)
+{
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    if (cb == NULL)
+        return NULL;
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, on_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, on_leave);
+    OTF2_EvtReaderCallbacks_SetCallingContextEnterCallback(cb, on_cc_enter);
+    OTF2_EvtReaderCallbacks_SetCallingContextLeaveCallback(cb, on_cc_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, on_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, on_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, on_isend_done);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, on_irecv_req);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, on_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, on_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, on_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_nbc_req);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_nbc_done);
+    return cb;
+}
+
+int fc__otf2_convert_location(fc__importer *im, OTF2_Reader *rd, OTF2_EvtReaderCallbacks *cb, const fc__loc *l,
+                              fc_writer *w, uint64_t *end_ns)
+{
+    lstate s;
+    uint64_t nread = 0;
+    int rc = 0;
+    memset(&s, 0, sizeof s);
+    s.im = im;
+    OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, l->id);
+    if (er == NULL)
+        FC__OTF2_FAIL(FC_ECORRUPT, "events of location %llu cannot be opened", (unsigned long long)l->id);
+    if (OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, &s) != OTF2_SUCCESS ||
+        OTF2_Reader_ReadAllLocalEvents(rd, er, &nread) != OTF2_SUCCESS) {
+        if (s.nomem)
+            FC__OTF2_FAIL(FC_ENOMEM, "out of memory");
+        FC__OTF2_FAIL(FC_ECORRUPT, "events of location %llu cannot be read (after %llu events)",
+                  (unsigned long long)l->id, (unsigned long long)nread);
+    }
+    /* Regions still open when the location ends (a run cut short) end at its last timestamp. */
+    while (s.nst > 0 && !s.nomem)
+        leave(&s, s.last);
+    if (s.nomem)
+        FC__OTF2_FAIL(FC_ENOMEM, "out of memory");
+    if (s.unsorted)
+        qsort(s.out, s.nout, sizeof *s.out, cmp_sev); /* calls nested in calls: back to time order */
+    for (size_t i = 0; i < s.nout; i += 4096) {
+        size_t n = s.nout - i < 4096 ? s.nout - i : 4096;
+        fc_event chunk[4096];
+        for (size_t j = 0; j < n; j++)
+            chunk[j] = s.out[i + j].e;
+        if ((rc = fc_writer_events(w, l->thread, chunk, n)) < 0)
+            goto out;
+    }
+    if (s.nout > 0 && s.out[s.nout - 1].e.t1 > *end_ns)
+        *end_ns = s.out[s.nout - 1].e.t1;
+out:
+    if (er != NULL)
+        OTF2_Reader_CloseEvtReader(rd, er);
+    free(s.st), free(s.ev), free(s.out), free(s.rkey), free(s.rval);
+    return rc;
+}
+
+/* Writes the rank file of world rank r (location group g) into dir. */

@@ -1,0 +1,505 @@
+/* analyzer/otf2/import.c: reads an OTF2 archive (Score-P's, or flowcut's own export) through OTF2's
+ * reader and turns it into flowcut rank files in a private directory, so that every command and
+ * analysis works on it unchanged.
+ *
+ * Why files and not an in-memory trace: the reader's cursors stream EVENTS blocks from the rank
+ * files by path and offset (cursor.c), so an in-memory trace would need a second event source in
+ * the cursor. Converting costs one pass and a few bytes per event of temporary disk, and keeps one
+ * code path for every analysis. OTF2's reader has already applied the clock offsets and mapped
+ * local ids to global ones, so the rank files carry aligned times and no CLOCK blocks. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <flowcut/writer.h>
+#include "util/internal.h"
+#include "otf2/common.h"
+#include "trace/input.h"
+
+/* An anchor file starts with two bytes (a record type and OTF2's byte-order mark) and "OTF2". */
+static const unsigned char anchor_magic[] = {'O', 'T', 'F', '2'};
+#define ANCHOR_MAGIC_AT 2
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d != NULL) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            size_t n = strlen(dir) + strlen(e->d_name) + 2;
+            char *p = malloc(n);
+            if (p != NULL) {
+                snprintf(p, n, "%s/%s", dir, e->d_name);
+                unlink(p);
+                free(p);
+            }
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* fc_trace_close's hook for an imported trace: its private directory goes with it. */
+static void forget_dir(void *dir)
+{
+    remove_dir(dir);
+    free(dir);
+}
+
+int fc__otf2_is_anchor(const char *path)
+{
+    struct stat st;
+    unsigned char head[ANCHOR_MAGIC_AT + sizeof anchor_magic];
+    size_t n = strlen(path);
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        return 0;
+    if (n > 5 && strcmp(path + n - 5, ".otf2") == 0)
+        return 1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC), yes = 0;
+    if (fd >= 0) {
+        yes = read(fd, head, sizeof head) == (ssize_t)sizeof head &&
+              memcmp(head + ANCHOR_MAGIC_AT, anchor_magic, sizeof anchor_magic) == 0;
+        close(fd);
+    }
+    return yes;
+}
+
+static int room(void **v, size_t *n, uint64_t ref, size_t sz)
+{
+    if (ref >= MAX_REF)
+        return -1;
+    if (ref < *n)
+        return 0;
+    size_t m = *n ? *n : 16;
+    while (m <= ref)
+        m *= 2;
+    void *p = realloc(*v, m * sz);
+    if (p == NULL)
+        return -1;
+    memset((char *)p + *n * sz, 0, (m - *n) * sz);
+    *v = p;
+    *n = m;
+    return 0;
+}
+
+#define ROOM(im, tab, n, ref)                                                                      \
+    if (room((void **)&(im)->tab, &(im)->n, (ref), sizeof *(im)->tab) < 0) {                       \
+        (im)->nomem = 1;                                                                           \
+        return OTF2_CALLBACK_INTERRUPT;                                                            \
+    }
+
+const char *fc__otf2_string_of(const fc__importer *im, uint32_t ref)
+{
+    return ref < im->nstrings && im->strings[ref] ? im->strings[ref] : "";
+}
+
+static OTF2_CallbackCode on_clock(void *d, uint64_t res, uint64_t off, uint64_t len, uint64_t real)
+{
+    (void)off, (void)len, (void)real;
+    ((fc__importer *)d)->resolution = res;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_string(void *d, OTF2_StringRef self, const char *s)
+{
+    fc__importer *im = d;
+    ROOM(im, strings, nstrings, self);
+    free(im->strings[self]);
+    if ((im->strings[self] = strdup(s)) == NULL) {
+        im->nomem = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_stnode(void *d, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef cls,
+                                   OTF2_SystemTreeNodeRef parent)
+{
+    fc__importer *im = d;
+    ROOM(im, nodes, nnodes, self);
+    im->nodes[self] = (fc__stnode){name, cls, parent};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_lgroup(void *d, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                                   OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
+                                   OTF2_LocationGroupRef creator)
+{
+    fc__importer *im = d;
+    (void)name, (void)creator;
+    ROOM(im, groups, ngroups, self);
+    im->groups[self] = (fc__lgroup){1, type, parent, -1, 0};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_location(void *d, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                     uint64_t nevents, OTF2_LocationGroupRef group)
+{
+    fc__importer *im = d;
+    (void)name, (void)type, (void)nevents;
+    if (fc__grow((void **)&im->locs, &im->nlocs, &im->loccap, sizeof *im->locs) < 0) {
+        im->nomem = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    im->locs[im->nlocs++] = (fc__loc){self, group, 0};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_region(void *d, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canon,
+                                   OTF2_StringRef desc, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                   OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t b, uint32_t e)
+{
+    fc__importer *im = d;
+    (void)desc, (void)role, (void)flags, (void)file, (void)b, (void)e;
+    ROOM(im, regions, nregions, self);
+    im->regions[self] = (fc__oregion){name, canon, paradigm};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_group(void *d, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                                  OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *m)
+{
+    fc__importer *im = d;
+    (void)name, (void)flags;
+    ROOM(im, ogroups, nogroups, self);
+    fc__ogroup *g = &im->ogroups[self];
+    /* Only MPI's groups matter here; a COMM_LOCATIONS group of another paradigm is left out. */
+    if ((type == OTF2_GROUP_TYPE_COMM_LOCATIONS || type == OTF2_GROUP_TYPE_COMM_GROUP) && paradigm != OTF2_PARADIGM_MPI)
+        return OTF2_CALLBACK_SUCCESS;
+    free(g->m);
+    *g = (fc__ogroup){1, type, n, malloc((n ? n : 1) * sizeof *m)};
+    if (g->m == NULL) {
+        im->nomem = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    if (n)
+        memcpy(g->m, m, n * sizeof *m);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_comm(void *d, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+                                 OTF2_CommRef parent, OTF2_CommFlag flags)
+{
+    fc__importer *im = d;
+    (void)name, (void)parent, (void)flags;
+    ROOM(im, comms, ncomms, self);
+    im->comms[self] = (fc__comm){1, group, -1};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_cc(void *d, OTF2_CallingContextRef self, OTF2_RegionRef region,
+                               OTF2_SourceCodeLocationRef scl, OTF2_CallingContextRef parent)
+{
+    fc__importer *im = d;
+    (void)scl, (void)parent;
+    ROOM(im, cc_region, ncc, self);
+    im->cc_region[self] = region;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static int cmp_loc(const void *a, const void *b)
+{
+    const fc__loc *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Numbers the ranks (through the MPI COMM_LOCATIONS group, as Score-P defines it: member i is the
+ * first location of rank i; else the process location groups in order) and the threads. */
+static int number_ranks(fc__importer *im)
+{
+    fc__ogroup *cl = NULL;
+    for (size_t i = 0; i < im->nogroups; i++)
+        if (im->ogroups[i].defined && im->ogroups[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS) {
+            cl = &im->ogroups[i];
+            break;
+        }
+    fc__sort(im->locs, im->nlocs, sizeof *im->locs, cmp_loc);
+    for (size_t i = 0; i < im->nlocs; i++) {
+        fc__loc *l = &im->locs[i];
+        if (l->group >= im->ngroups || !im->groups[l->group].defined)
+            return fc__err(FC_ECORRUPT, "%s: location %llu names an undefined location group %u", im->anchor,
+                           (unsigned long long)l->id, l->group);
+        l->thread = im->groups[l->group].nthreads++;
+    }
+    if (cl != NULL) {
+        for (uint32_t r = 0; r < cl->n; r++)
+            for (size_t i = 0; i < im->nlocs; i++)
+                if (im->locs[i].id == cl->m[r]) {
+                    im->groups[im->locs[i].group].rank = r;
+                    break;
+                }
+        im->world = cl->n;
+    }
+    /* Process groups the MPI group does not list (no MPI, or no such group) get the next ranks. */
+    for (size_t g = 0; g < im->ngroups; g++) {
+        fc__lgroup *lg = &im->groups[g];
+        if (lg->defined && lg->rank < 0 && lg->type == OTF2_LOCATION_GROUP_TYPE_PROCESS && lg->nthreads > 0)
+            lg->rank = im->world++;
+    }
+    if (im->world == 0)
+        return fc__err(FC_ENOTTRACE, "%s: the OTF2 archive defines no process", im->anchor);
+    return 0;
+}
+
+/* The node a location group ran on: the nearest system-tree ancestor of class "node" (Score-P's
+ * class for a host), else its direct parent. */
+static const char *node_of(const fc__importer *im, const fc__lgroup *lg)
+{
+    uint32_t n = lg->parent;
+    for (int depth = 0; n < im->nnodes && depth < 64; depth++) {
+        const char *cls = fc__otf2_string_of(im, im->nodes[n].cls);
+        if (strcmp(cls, "node") == 0)
+            return fc__otf2_string_of(im, im->nodes[n].name);
+        n = im->nodes[n].parent;
+    }
+    return lg->parent < im->nnodes ? fc__otf2_string_of(im, im->nodes[lg->parent].name) : "";
+}
+
+/* ---- communicators ------------------------------------------------------------------------------ */
+
+/* The flowcut communicators of the archive: MPI_COMM_WORLD (the first comm whose group is every
+ * rank in order) is 0, the first COMM_SELF comm 1, any other OTF2 comm c is 2 + c. Members are
+ * world ranks, which is what Score-P's COMM_GROUP groups list (indices into COMM_LOCATIONS). */
+typedef struct ncomm {
+    fc_comm c;
+    uint32_t *members; /* owned; c.local points here */
+} ncomm;
+
+static int build_comms(fc__importer *im, ncomm **out, size_t *nout)
+{
+    ncomm *v = calloc(im->ncomms ? im->ncomms : 1, sizeof *v);
+    int have_world = 0, have_self = 0;
+    *out = v;
+    *nout = 0;
+    if (v == NULL)
+        return fc__err(FC_ENOMEM, "out of memory");
+    for (size_t i = 0; i < im->ncomms; i++) {
+        fc__comm *c = &im->comms[i];
+        fc__ogroup *g = c->defined && c->group < im->nogroups ? &im->ogroups[c->group] : NULL;
+        if (g == NULL || !g->defined || (g->type != OTF2_GROUP_TYPE_COMM_GROUP && g->type != OTF2_GROUP_TYPE_COMM_SELF))
+            continue;
+        ncomm *n = &v[(*nout)++];
+        if (g->type == OTF2_GROUP_TYPE_COMM_SELF) {
+            c->native = have_self ? (int64_t)(2 + i) : 1;
+            have_self = 1;
+            n->c.id = (uint64_t)c->native;
+            n->c.ordinal = -2; /* marks a self communicator: its member is the rank itself */
+            continue;
+        }
+        if ((n->members = malloc((g->n ? g->n : 1) * sizeof *n->members)) == NULL)
+            return fc__err(FC_ENOMEM, "out of memory");
+        int is_world = g->n == im->world;
+        for (uint32_t j = 0; j < g->n; j++) {
+            if (g->m[j] >= im->world)
+                return fc__err(FC_ECORRUPT, "%s: communicator %zu has member %llu outside the %u ranks", im->anchor,
+                               i, (unsigned long long)g->m[j], im->world);
+            n->members[j] = (uint32_t)g->m[j];
+            is_world &= g->m[j] == j;
+        }
+        c->native = is_world && !have_world ? 0 : (int64_t)(2 + i);
+        have_world |= is_world;
+        n->c.id = (uint64_t)c->native;
+        n->c.local_size = g->n;
+        n->c.local = n->members;
+        /* The ordinal tells apart communicators with the same members, the same way on every rank. */
+        n->c.ordinal = 0;
+        for (size_t k = 0; k + 1 < *nout; k++)
+            if (v[k].c.ordinal >= 0 && v[k].c.local_size == g->n &&
+                memcmp(v[k].c.local, n->members, g->n * sizeof *n->members) == 0)
+                n->c.ordinal++;
+    }
+    return 0;
+}
+
+/* ---- the conversion ------------------------------------------------------------------------------ */
+
+static OTF2_GlobalDefReaderCallbacks *def_callbacks(void)
+{
+    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    if (cb == NULL)
+        return NULL;
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, on_string);
+    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, on_stnode);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_lgroup);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
+    OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, on_cc);
+    return cb;
+}
+
+/* Reads the events of one location and writes them as the EVENTS blocks of its thread. */
+static int write_rank(fc__importer *im, OTF2_Reader *rd, OTF2_EvtReaderCallbacks *cb, const char *dir, uint32_t r,
+                      size_t g, const ncomm *nc, size_t nnc)
+{
+    char path[4096];
+    fc_writer *w = NULL;
+    fc_comm *mine = malloc((nnc ? nnc : 1) * sizeof *mine);
+    uint32_t *self = malloc(nnc ? nnc * sizeof *self : 1);
+    uint64_t end_ns = 0;
+    size_t n = 0;
+    int rc;
+    if (mine == NULL || self == NULL) {
+        rc = fc__err(FC_ENOMEM, "out of memory");
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/" FC_TRACE_FILE_FMT, dir, (int)r);
+    fc_rank_info info = {.present = (1u << FC_RK_RANK) | (1u << FC_RK_SIZE) | (1u << FC_RK_NODE) | (1u << FC_RK_HOST),
+                         .rank = r, .size = im->world, .core = -1, .numa = -1, .thread_level = -1};
+    info.node = info.host = node_of(im, &im->groups[g]);
+    /* The communicators this rank belongs to; a self communicator holds the rank alone. */
+    for (size_t i = 0; i < nnc; i++) {
+        const fc_comm *c = &nc[i].c;
+        int member = c->ordinal == -2;
+        for (uint32_t j = 0; !member && j < c->local_size; j++)
+            member = c->local[j] == r;
+        if (!member)
+            continue;
+        mine[n] = *c;
+        if (c->ordinal == -2) {
+            self[n] = r;
+            mine[n].local = &self[n], mine[n].local_size = 1, mine[n].ordinal = 0;
+        }
+        n++;
+    }
+    if ((rc = fc_writer_open(path, r, im->world, 0, 0, 0, &w)) < 0 || (rc = fc_writer_rank(w, &info)) < 0 ||
+        (rc = fc_writer_comms(w, mine, n)) < 0)
+        goto out;
+    for (size_t i = 0; i < im->nlocs && rc == 0; i++)
+        if (im->locs[i].group == g)
+            rc = fc__otf2_convert_location(im, rd, cb, &im->locs[i], w, &end_ns);
+    if (rc == 0)
+        rc = fc_writer_end(w, 0, FC_END_FINALIZE, end_ns, 0);
+out:
+    if (w != NULL && fc_writer_close(w) < 0 && rc == 0)
+        rc = fc__err(FC_EIO, "%s: cannot be written", path);
+    free(mine);
+    free(self);
+    return rc;
+}
+
+static void importer_free(fc__importer *im)
+{
+    for (size_t i = 0; i < im->nstrings; i++)
+        free(im->strings[i]);
+    for (size_t i = 0; i < im->nogroups; i++)
+        free(im->ogroups[i].m);
+    free(im->strings), free(im->nodes), free(im->groups), free(im->locs), free(im->regions);
+    free(im->ogroups), free(im->comms), free(im->cc_region);
+}
+
+/* Converts the archive of anchor into rank files in dir. */
+static int convert_archive(fc__importer *im, const char *dir)
+{
+    OTF2_Reader *rd = NULL;
+    OTF2_GlobalDefReader *gr = NULL;
+    OTF2_GlobalDefReaderCallbacks *gcb = NULL;
+    OTF2_EvtReaderCallbacks *ecb = NULL;
+    ncomm *nc = NULL;
+    size_t nnc = 0;
+    uint64_t ndefs = 0;
+    int rc = 0, evt_open = 0;
+    if ((rd = OTF2_Reader_Open(im->anchor)) == NULL)
+        FC__OTF2_FAIL(FC_ENOTTRACE, "not a readable OTF2 archive");
+    if (OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS)
+        FC__OTF2_FAIL(FC_EIO, "OTF2 reader cannot be set up");
+    if ((gr = OTF2_Reader_GetGlobalDefReader(rd)) == NULL)
+        FC__OTF2_FAIL(FC_ECORRUPT, "global definitions cannot be opened");
+    if ((gcb = def_callbacks()) == NULL || (ecb = fc__otf2_event_callbacks()) == NULL) {
+        rc = fc__err(FC_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, gcb, im) != OTF2_SUCCESS ||
+        OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &ndefs) != OTF2_SUCCESS) {
+        if (im->nomem)
+            FC__OTF2_FAIL(FC_ENOMEM, "out of memory");
+        FC__OTF2_FAIL(FC_ECORRUPT, "global definitions cannot be read (after %llu)", (unsigned long long)ndefs);
+    }
+    if ((rc = number_ranks(im)) < 0 || (rc = build_comms(im, &nc, &nnc)) < 0)
+        goto out;
+    for (size_t i = 0; i < im->nlocs; i++)
+        OTF2_Reader_SelectLocation(rd, im->locs[i].id);
+    /* Local definitions carry the clock offsets and id mappings that the event readers apply; an
+     * archive may have none (no def files), which is not an error. */
+    int defs_open = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
+    if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS)
+        FC__OTF2_FAIL(FC_ECORRUPT, "event files cannot be opened");
+    evt_open = 1;
+    for (size_t i = 0; i < im->nlocs; i++) {
+        OTF2_DefReader *dr = defs_open ? OTF2_Reader_GetDefReader(rd, im->locs[i].id) : NULL;
+        uint64_t n = 0;
+        if (dr != NULL) {
+            OTF2_ErrorCode e = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+            OTF2_Reader_CloseDefReader(rd, dr);
+            if (e != OTF2_SUCCESS)
+                FC__OTF2_FAIL(FC_ECORRUPT, "local definitions of location %llu cannot be read",
+                          (unsigned long long)im->locs[i].id);
+        }
+    }
+    if (defs_open)
+        OTF2_Reader_CloseDefFiles(rd);
+    fc__otf2_quiet(); /* a missing local definition file is no error: forget its message */
+    for (uint32_t r = 0; r < im->world && rc == 0; r++)
+        for (size_t g = 0; g < im->ngroups && rc == 0; g++)
+            if (im->groups[g].defined && im->groups[g].rank == r)
+                rc = write_rank(im, rd, ecb, dir, r, g, nc, nnc);
+out:
+    if (evt_open)
+        OTF2_Reader_CloseEvtFiles(rd);
+    if (gr != NULL)
+        OTF2_Reader_CloseGlobalDefReader(rd, gr);
+    if (rd != NULL)
+        OTF2_Reader_Close(rd);
+    if (gcb != NULL)
+        OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    if (ecb != NULL)
+        OTF2_EvtReaderCallbacks_Delete(ecb);
+    for (size_t i = 0; i < nnc; i++)
+        free(nc[i].members);
+    free(nc);
+    return rc;
+}
+
+int fc__otf2_open(const char *anchor, fc_trace **out)
+{
+    fc__importer im;
+    const char *tmp = getenv("TMPDIR");
+    char *dir = NULL;
+    int rc;
+    *out = NULL;
+    memset(&im, 0, sizeof im);
+    im.anchor = anchor;
+    size_t n = strlen(tmp && *tmp ? tmp : "/tmp") + 32;
+    if ((dir = malloc(n)) == NULL)
+        return fc__err(FC_ENOMEM, "out of memory");
+    snprintf(dir, n, "%s/flowcut-otf2.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(dir) == NULL) {
+        rc = fc__err(FC_EIO, "%s: cannot make a directory for the converted trace: %s", dir, strerror(errno));
+        free(dir);
+        return rc;
+    }
+    fc__otf2_quiet();
+    rc = convert_archive(&im, dir);
+    fc__otf2_loud();
+    importer_free(&im);
+    if (rc == 0 && (rc = fc_trace_open(dir, out)) == 0) {
+        fc__trace_on_close(*out, forget_dir, dir);
+        dir = NULL;
+    }
+    if (dir != NULL) {
+        remove_dir(dir);
+        free(dir);
+    }
+    return rc;
+}
+
+const fc__input fc__otf2_input = {"OTF2", fc__otf2_is_anchor, fc__otf2_open};

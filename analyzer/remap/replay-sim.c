@@ -1,0 +1,339 @@
+/* analyzer/remap/replay-sim.c: runs a replay (replay.h) under one placement of ranks on nodes: a
+ * discrete-event simulation of the ranks' programs whose messages move through the fluid network
+ * simulation of model.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <flowcut/error.h>
+#include "util/internal.h"
+#include "model/model.h"
+#include "remap/replay.h"
+
+typedef struct rank_st {
+    size_t pc;        /* next op */
+    double t;         /* when the rank finished its previous op (or was woken) */
+    uint32_t pending; /* ops its current WAIT still needs */
+    int blocked, done;
+    double end;
+    uint8_t *opdone, *inwait;
+} rank_st;
+
+typedef struct msg_st {
+    double send_t, recv_t, start_t, arrive_t;
+    int started, arrived;
+} msg_st;
+
+/* The ranks by the time of their next op, in a binary heap indexed by rank: the next rank to run
+ * is the one of the earliest time, the lowest rank on a tie, as a scan of all ranks in order would
+ * pick it, found in O(1) and kept in order in O(log ranks) for each rank an op or an arrival
+ * changes, instead of a scan of every rank at every event. Blocked and finished ranks are at
+ * infinity. */
+typedef struct rheap {
+    uint32_t *h;   /* ranks, the next to run first */
+    uint32_t *pos; /* pos[r]: r's place in h */
+    double *key;   /* key[r]: r's next op time (INFINITY: blocked or done) */
+    uint32_t n;
+} rheap;
+
+typedef struct sim {
+    const fc__replay *rp;
+    const uint32_t *node;
+    const fc__replay_opts *o;
+    fc__net *net;
+    rank_st *rs;
+    msg_st *ms;
+    rheap q;
+} sim;
+
+/* Whether rank a runs before rank b. */
+static inline int rh_before(const rheap *q, uint32_t a, uint32_t b)
+{
+    return q->key[a] < q->key[b] || (q->key[a] == q->key[b] && a < b);
+}
+
+static inline void rh_place(rheap *q, uint32_t i, uint32_t r)
+{
+    q->h[i] = r;
+    q->pos[r] = i;
+}
+
+/* Recomputes rank r's time and restores the heap's order around it. */
+static void rh_update(sim *s, uint32_t r)
+{
+    rheap *q = &s->q;
+    const rank_st *st = &s->rs[r];
+    const fc__rprog *pg = &s->rp->prog[r];
+    double key = st->done || st->blocked ? INFINITY
+                                         : st->t + (st->pc < pg->nops ? pg->ops[st->pc].compute : pg->tail);
+    /* A NAN time, which no trace's times should give, compares with nothing and would stall
+     * the heap around it: such a rank is left at infinity, never to run, as if blocked. */
+    q->key[r] = isnan(key) ? INFINITY : key;
+    uint32_t i = q->pos[r];
+    while (i > 0 && rh_before(q, r, q->h[(i - 1) / 2])) {
+        rh_place(q, i, q->h[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= q->n)
+            break;
+        if (c + 1 < q->n && rh_before(q, q->h[c + 1], q->h[c]))
+            c++;
+        if (!rh_before(q, q->h[c], r))
+            break;
+        rh_place(q, i, q->h[c]);
+        i = c;
+    }
+    rh_place(q, i, r);
+}
+
+static int rendezvous(const sim *s, const fc__rmsg *m)
+{
+    return m->sync || m->bytes >= s->o->eager;
+}
+
+static void complete(sim *s, uint32_t r, uint32_t op, double t)
+{
+    rank_st *q = &s->rs[r];
+    q->opdone[op] = 1;
+    if (q->inwait[op]) {
+        q->inwait[op] = 0;
+        if (--q->pending == 0) {
+            q->blocked = 0;
+            q->t = t;
+        }
+    }
+}
+
+static int start(sim *s, uint32_t mi, double t)
+{
+    const fc__rmsg *m = &s->rp->msgs[mi];
+    msg_st *x = &s->ms[mi];
+    x->started = 1;
+    x->start_t = t;
+    return fc__net_start(s->net, t, s->node[m->src], s->node[m->dst], m->bytes, mi);
+}
+
+/* Runs the next op of rank r at time t. */
+static int exec(sim *s, uint32_t r, double t)
+{
+    const fc__rprog *pg = &s->rp->prog[r];
+    rank_st *q = &s->rs[r];
+    q->t = t;
+    if (q->pc == pg->nops) {
+        q->done = 1;
+        q->end = t;
+        return 0;
+    }
+    uint32_t oi = (uint32_t)q->pc++;
+    const fc__rop *op = &pg->ops[oi];
+    if (op->kind == FC__ROP_WAIT) {
+        for (uint32_t i = 0; i < op->n; i++) {
+            uint32_t w = pg->waits[op->first + i];
+            if (!q->opdone[w] && !q->inwait[w]) {
+                q->inwait[w] = 1;
+                q->pending++;
+            }
+        }
+        q->blocked = q->pending > 0;
+        return 0;
+    }
+    if (op->msg == FC__NOMSG) {
+        q->opdone[oi] = 1;
+        return 0;
+    }
+    const fc__rmsg *m = &s->rp->msgs[op->msg];
+    msg_st *x = &s->ms[op->msg];
+    int rdv = rendezvous(s, m);
+    if (op->kind == FC__ROP_SEND) {
+        x->send_t = t;
+        if (!rdv) {
+            q->opdone[oi] = 1;
+            return start(s, op->msg, t);
+        }
+        return !isnan(x->recv_t) ? start(s, op->msg, t) : 0;
+    }
+    x->recv_t = t;
+    if (x->arrived) {
+        q->opdone[oi] = 1;
+        return 0;
+    }
+    if (rdv && !isnan(x->send_t) && !x->started)
+        return start(s, op->msg, t);
+    return 0;
+}
+
+static void arrive(sim *s, uint32_t mi, double t)
+{
+    const fc__rmsg *m = &s->rp->msgs[mi];
+    msg_st *x = &s->ms[mi];
+    x->arrived = 1;
+    x->arrive_t = t;
+    if (!isnan(x->recv_t)) {
+        complete(s, m->dst, m->recv_op, t);
+        rh_update(s, m->dst);
+    }
+    if (rendezvous(s, m)) {
+        complete(s, m->src, m->send_op, t);
+        rh_update(s, m->src);
+    }
+}
+
+/* The simulated inter-node messages as flows, for the conflict decomposition. */
+static int make_flows(const sim *s, fc__replay_result *res)
+{
+    const fc__replay *rp = s->rp;
+    size_t n = 0;
+    for (size_t i = 0; i < rp->nmsgs; i++)
+        n += s->ms[i].arrived && s->node[rp->msgs[i].src] != s->node[rp->msgs[i].dst];
+    res->flows = calloc(n ? n : 1, sizeof *res->flows);
+    if (res->flows == NULL)
+        return FC_ENOMEM;
+    for (size_t i = 0; i < rp->nmsgs; i++) {
+        const fc__rmsg *m = &rp->msgs[i];
+        const msg_st *x = &s->ms[i];
+        if (!x->arrived || s->node[m->src] == s->node[m->dst])
+            continue;
+        fc_flow *f = &res->flows[res->nflows];
+        f->id = res->nflows++;
+        f->src_rank = m->src;
+        f->dst_rank = m->dst;
+        f->src_node = s->node[m->src];
+        f->dst_node = s->node[m->dst];
+        f->bytes = m->bytes;
+        f->send_start = x->send_t;
+        f->recv_post = x->recv_t;
+        f->start = x->start_t;
+        f->end = f->recv_end = f->send_end = x->arrive_t;
+        f->observed = f->end - f->start;
+        f->rendezvous = rendezvous(s, m);
+        f->tag = 0;
+    }
+    return 0;
+}
+
+int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nnodes,
+                   const fc__replay_opts *o, fc__replay_result *res)
+{
+    sim s = {.rp = rp, .node = rank_node, .o = o};
+    int rc = FC_ENOMEM;
+    memset(res, 0, sizeof *res);
+    for (uint32_t r = 0; r < rp->nranks; r++)
+        if (rank_node[r] >= nnodes)
+            return fc__err(FC_EINVAL, "replay: rank %u has no node (%u of %u)", r, rank_node[r], nnodes);
+    if ((rc = fc__net_create(o->profile, o->model, &s.net)) < 0)
+        return rc;
+    rc = FC_ENOMEM;
+    s.rs = calloc(rp->nranks ? rp->nranks : 1, sizeof *s.rs);
+    s.ms = malloc((rp->nmsgs ? rp->nmsgs : 1) * sizeof *s.ms);
+    if (s.rs == NULL || s.ms == NULL)
+        goto out;
+    for (size_t i = 0; i < rp->nmsgs; i++)
+        s.ms[i] = (msg_st){.send_t = NAN, .recv_t = NAN};
+    for (uint32_t r = 0; r < rp->nranks; r++) {
+        const fc__rprog *pg = &rp->prog[r];
+        s.rs[r].t = pg->start;
+        s.rs[r].opdone = calloc(pg->nops ? pg->nops : 1, 1);
+        s.rs[r].inwait = calloc(pg->nops ? pg->nops : 1, 1);
+        if (s.rs[r].opdone == NULL || s.rs[r].inwait == NULL)
+            goto out;
+        if (pg->nops == 0 && pg->obs_end == 0 && pg->obs_mpi == 0 && pg->tail == 0) {
+            s.rs[r].done = 1; /* a rank without events */
+            s.rs[r].end = pg->start;
+        }
+    }
+    s.q.h = malloc((rp->nranks ? rp->nranks : 1) * sizeof *s.q.h);
+    s.q.pos = malloc((rp->nranks ? rp->nranks : 1) * sizeof *s.q.pos);
+    s.q.key = malloc((rp->nranks ? rp->nranks : 1) * sizeof *s.q.key);
+    if (s.q.h == NULL || s.q.pos == NULL || s.q.key == NULL)
+        goto out;
+    for (uint32_t r = 0; r < rp->nranks; r++) {
+        rh_place(&s.q, r, r);
+        s.q.key[r] = -INFINITY; /* before every time: rh_update only moves it down */
+    }
+    s.q.n = rp->nranks;
+    for (uint32_t r = rp->nranks; r-- > 0;)
+        rh_update(&s, r);
+    for (;;) {
+        long best = -1;
+        double tb = INFINITY;
+        if (s.q.n > 0 && isfinite(s.q.key[s.q.h[0]])) {
+            best = s.q.h[0];
+            tb = s.q.key[best];
+        }
+        /* A message that completes before the next rank event arrives first; one that completes
+         * at its very time after it. */
+        double t;
+        uint64_t key;
+        int got = fc__net_settle(s.net, tb, &t, &key);
+        if (got < 0) {
+            rc = got;
+            goto out;
+        }
+        if (got == 1) {
+            if (key < rp->nmsgs)
+                arrive(&s, (uint32_t)key, t);
+            continue;
+        }
+        if (best >= 0) {
+            rc = exec(&s, (uint32_t)best, tb);
+            rh_update(&s, (uint32_t)best);
+            if (rc < 0)
+                goto out;
+            continue;
+        }
+        /* Nothing runs and nothing is in flight: the ranks still blocked wait for messages that
+         * never come (a send that relied on eager buffering the threshold denies it, say). They
+         * are released so that the run ends; their wait simply takes no time. */
+        int stuck = 0;
+        for (uint32_t r = 0; r < rp->nranks; r++)
+            if (!s.rs[r].done && s.rs[r].blocked) {
+                s.rs[r].blocked = 0;
+                s.rs[r].pending = 0;
+                memset(s.rs[r].inwait, 0, rp->prog[r].nops);
+                rh_update(&s, r);
+                stuck = 1;
+            }
+        if (!stuck)
+            break;
+    }
+    double sum = 0;
+    uint32_t counted = 0;
+    for (uint32_t r = 0; r < rp->nranks; r++) {
+        const fc__rprog *pg = &rp->prog[r];
+        if (pg->nops == 0 && pg->obs_end == 0)
+            continue;
+        if (s.rs[r].end > res->time)
+            res->time = s.rs[r].end;
+        double comm = s.rs[r].end - pg->start - pg->obs_compute;
+        if (comm < 0)
+            comm = 0;
+        if (comm > res->comm)
+            res->comm = comm;
+        sum += comm;
+        counted++;
+    }
+    res->comm_mean = counted ? sum / counted : 0;
+    rc = o->want_flows ? make_flows(&s, res) : 0;
+out:
+    if (s.rs)
+        for (uint32_t r = 0; r < rp->nranks; r++) {
+            free(s.rs[r].opdone);
+            free(s.rs[r].inwait);
+        }
+    free(s.rs);
+    free(s.ms);
+    free(s.q.h);
+    free(s.q.pos);
+    free(s.q.key);
+    fc__net_free(s.net);
+    if (rc < 0)
+        fc__replay_result_clear(res);
+    return rc;
+}
+
+void fc__replay_result_clear(fc__replay_result *res)
+{
+    free(res->flows);
+    memset(res, 0, sizeof *res);
+}

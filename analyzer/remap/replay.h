@@ -1,0 +1,163 @@
+/* analyzer/remap/replay.h: the replay of a traced run under another placement of ranks on nodes: each
+ * rank's MPI operations and the computation between them, taken from its trace, re-run against the
+ * fluid network simulation of model.h. Internal to libflowcut-analyzer.
+ *
+ * What a replay keeps of a trace (fc__replay_build):
+ *   - per rank, a program of operations: nonblocking sends and receives, waits on sets of them, and
+ *     the computation time before each MPI call (the gap between the previous call's exit and this
+ *     call's entry on the rank's own clock, so clock alignment cannot distort it);
+ *   - blocking calls become a post and a wait on it; MPI_Sendrecv a send, a receive and a wait on
+ *     both; MPI_Wait*, and MPI_Test* that completed something, wait on the requests their COMPLETE
+ *     records name (a Test that completed nothing only adds its time to the waiting, since under
+ *     another placement the polling would simply last longer or shorter); persistent requests
+ *     are instantiated at each Start; probes are left out;
+ *   - every message's partner: the k-th send from a to b on one communicator and tag pairs with the
+ *     k-th such receive (MPI's non-overtaking order; wildcard receives use the source and tag of
+ *     their recorded status), so the pairing does not depend on the placement;
+ *   - collectives expanded into the point-to-point messages of the algorithm MPICH 4 selects for
+ *     their size (src/mpi/coll/coll_selection.json of MPICH, MPIR layer), see replay-coll.c:
+ *       Bcast      binomial tree (fewer than 8 ranks or <= 12288 bytes); scatter + recursive-doubling
+ *                  allgather (power-of-two size, <= 524288 bytes); scatter + ring allgather otherwise
+ *       Allreduce  recursive doubling (<= 8 bytes, or fewer elements than the power of two below
+ *                  the size, elements counted as 8 bytes); reduce-scatter + allgather (Rabenseifner)
+ *       Reduce     binomial tree (<= 2048 bytes); reduce-scatter + binomial gather otherwise
+ *       Barrier    dissemination with k = 2 (0-byte messages); communicator constructors, which
+ *                  synchronise their parent communicator, are replayed as a barrier of it
+ *       Allgather  recursive doubling (power of two, total < 524288); Bruck (other sizes, total <
+ *                  81920); ring otherwise
+ *       Gather, Scatter  binomial tree; Gatherv, Scatterv: linear
+ *       Alltoall   scattered (all posts, one wait) up to 32768 bytes per peer; pairwise exchange above;
+ *                  Alltoallv/w scattered
+ *       Reduce_scatter(_block)  recursive halving (power of two, total < 524288); pairwise otherwise
+ *       Scan, Exscan  recursive doubling
+ *     Non-blocking collectives run the same messages at their post and complete there (their
+ *     overlap with computation is not modelled). Reductions cost no computation.
+ *
+ * The simulation (fc__replay_run): each rank starts at its observed exit from MPI_Init (relative
+ * to the earliest one) and runs its program; a message moves through the fc__net simulation (node
+ * to node, or inside a node) once it can: an eager message (fewer bytes than the eager threshold)
+ * when its send is posted, a rendezvous one (or a synchronous send) when both the send and the
+ * receive are posted. An eager send completes at its post; a rendezvous send when its data has
+ * arrived; a receive when its data has arrived and it is posted. A rank ends when it reaches
+ * MPI_Finalize (its entry time is the end of the run for that rank).
+ *
+ * Threads: a built replay is read-only during fc__replay_run, so several runs (with their own
+ * results) may go on at once from different threads. */
+#ifndef FLOWCUT_ANALYZER_REPLAY_H
+#define FLOWCUT_ANALYZER_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <flowcut/reader.h>
+#include "match/flow.h"
+#include "model/profile.h"
+
+/* Operation kinds of a rank's program. */
+enum { FC__ROP_SEND = 1, FC__ROP_RECV = 2, FC__ROP_WAIT = 3 };
+
+#define FC__ROPF_SYNC 0x1u /* a synchronous send: completes only once its receive is posted */
+#define FC__ROPF_COLL 0x2u /* part of an expanded collective */
+
+#define FC__NOMSG UINT32_MAX
+
+/* One operation. A SEND or RECV is a post (nonblocking); a WAIT blocks until the ops listed in
+ * the rank's wait list [first, first + n) have completed. */
+typedef struct fc__rop {
+    uint8_t kind;
+    uint8_t flags;
+    uint32_t peer;     /* world rank of the partner (SEND, RECV) */
+    uint64_t bytes;    /* SEND: bytes sent; RECV: bytes expected (informative) */
+    uint32_t msg;      /* message index (SEND, RECV), FC__NOMSG when left without a partner */
+    uint32_t first, n; /* WAIT: slice of the rank's wait list (op indices) */
+    double compute;    /* seconds of computation before this op starts */
+} fc__rop;
+
+/* A rank's program. */
+typedef struct fc__rprog {
+    size_t nops;
+    fc__rop *ops;
+    uint32_t *waits;   /* wait lists: indices into ops */
+    size_t nwaits;
+    double start;      /* seconds after the earliest MPI_Init exit at which the rank starts */
+    double tail;       /* computation after the last op, until MPI_Finalize */
+    double obs_end;    /* observed entry into MPI_Finalize (or last event), seconds like start */
+    double obs_mpi;    /* observed seconds inside MPI calls from start to obs_end */
+    double obs_compute; /* the sum of the computation times, tail included */
+} fc__rprog;
+
+/* A message: a send op paired with a receive op. */
+typedef struct fc__rmsg {
+    uint32_t src, dst;       /* world ranks */
+    uint32_t send_op, recv_op;
+    uint64_t bytes;          /* from the send */
+    int sync;                /* synchronous send */
+} fc__rmsg;
+
+typedef struct fc__replay {
+    uint32_t nranks;         /* world size */
+    fc__rprog *prog;         /* per world rank (empty program for a rank without a file) */
+    size_t nmsgs;
+    fc__rmsg *msgs;
+    uint64_t unmatched;      /* sends and receives left without a partner (they complete at once) */
+    uint64_t colls;          /* collective calls expanded */
+    double obs_time;         /* observed run time: the latest obs_end */
+    uint32_t nnodes;         /* nodes of the trace (as match.h numbers them) */
+    char **nodes;            /* their names */
+    uint32_t *rank_node;     /* observed node of each rank */
+    uint32_t max_slots;      /* the most ranks any node held */
+} fc__replay;
+
+/* Builds the replay of every rank of the trace. Returns 0, a reader error (message in fc_errmsg),
+ * FC_EINVAL (a trace without events) or FC_ENOMEM; *out is owned by the caller
+ * (fc__replay_free). */
+int fc__replay_build(fc_trace *t, fc__replay **out);
+
+/* Frees a replay; NULL is a no-op. */
+void fc__replay_free(fc__replay *rp);
+
+/* Options of a run. */
+typedef struct fc__replay_opts {
+    const fc__profile *profile; /* the platform */
+    unsigned model;             /* FC_MODEL_* of model.h */
+    uint64_t eager;             /* eager/rendezvous threshold in bytes (> 0) */
+    int want_flows;             /* 1: store the simulated inter-node messages as flows */
+} fc__replay_opts;
+
+/* What a run predicts. */
+typedef struct fc__replay_result {
+    double time;          /* run time: the latest rank end */
+    double comm;          /* communication time: the largest per-rank time spent in MPI calls */
+    double comm_mean;     /* the mean over ranks of that time */
+    size_t nflows;        /* with want_flows: simulated inter-node messages (ids 0 ..), else 0 */
+    fc_flow *flows;       /* owned by the result (fc__replay_result_clear) */
+} fc__replay_result;
+
+/* Re-simulates the run with rank r on node rank_node[r] (nodes 0 .. nnodes-1). Returns 0,
+ * FC_EINVAL (a rank without a node, an unusable model: message in fc_errmsg) or FC_ENOMEM. */
+int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nnodes,
+                   const fc__replay_opts *o, fc__replay_result *res);
+
+/* Frees what a result owns and zeroes it. */
+void fc__replay_result_clear(fc__replay_result *res);
+
+/* ---- collective expansion (replay-coll.c) ------------------------------------------------------ */
+
+/* Receives the messages of an expanded collective, in the order the rank posts them: send or
+ * recv (peer is a member index) of bytes, and wait (on everything posted since the last wait). */
+typedef struct fc__coll_sink {
+    int (*post)(void *ctx, int send, uint32_t peer, uint64_t bytes);
+    int (*wait)(void *ctx);
+    void *ctx;
+} fc__coll_sink;
+
+/* Emits member me's part of a collective of kind (FC_EV_MPI_*) on p members with root (a member
+ * index, 0 when rootless) and size n in bytes (the instance's size: the buffer of Bcast, Reduce,
+ * Allreduce, Scan; one member's block for Gather, Scatter, Allgather; the bytes to one peer for
+ * Alltoall; the total for Reduce_scatter), own the bytes this member itself sends (Gatherv,
+ * Scatterv, Alltoallv/w, Allgatherv). Communicator constructors pass FC_EV_MPI_Barrier. Returns 0,
+ * the sink's error, or FC_EUNSUPPORTED for a kind that has no expansion (the caller treats it as
+ * computation). */
+int fc__coll_expand(unsigned kind, uint32_t p, uint32_t me, uint32_t root, uint64_t n, uint64_t own,
+                    const fc__coll_sink *sink);
+
+#endif /* FLOWCUT_ANALYZER_REPLAY_H */
