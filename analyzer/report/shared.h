@@ -1,0 +1,48 @@
+/* analyzer/report/shared.h: what the report writers share beyond report.h: the flows put in id order, node names, the end of a document. Private to analyzer/report/. */
+#ifndef FLOWCUT_ANALYZER_REPORT_SHARED_H
+#define FLOWCUT_ANALYZER_REPORT_SHARED_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include "util/internal.h"
+#include "util/numfmt.h"
+#include "report/report.h"
+#include "conflict/feed.h"
+
+/* ---- flows in order of id ------------------------------------------------------------------ */
+
+/* The streamed documents list the flows by id, but the sweep hands each over when it ends: a flow
+ * waits here, with a copy of its label history, until every lower id has been written, so that
+ * what is held is the flows in flight, not the trace. */
+typedef struct held {
+    int used;
+    fc_flow fl;
+    fc__label_run *runs; /* nruns of them: in inl when they fit, else malloc'd */
+    size_t nruns;
+    fc__label_run inl[4]; /* most flows change label a few times: no allocation for them */
+} held;
+
+typedef struct idorder {
+    held *ring; /* flows of ids base .. base + cap - 1 at [id & (cap - 1)] */
+    size_t cap;
+    uint64_t base;
+    void (*put)(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns);
+    void *arg;
+} idorder;
+
+/* ---- report/report.c ----------------------------------------------------------------------------- */
+
+const char *fc__rp_node_name(const fc_match *m, uint32_t node);
+
+int fc__rp_finish(FILE *f);
+
+int fc__rp_order_init(idorder *o, void (*put)(void *, const fc_flow *, const fc__label_run *, size_t), void *arg);
+
+void fc__rp_order_free(idorder *o);
+
+/* Hands fl to put now if it is the next id, with every held flow that follows; else holds it.
+ * Returns 0 or FC_ENOMEM (message set). */
+int fc__rp_order_flow(idorder *o, const fc_flow *fl, const fc__label_run *runs, size_t nruns);
+
+#endif /* FLOWCUT_ANALYZER_REPORT_SHARED_H */
