@@ -7,7 +7,7 @@
 #include "util/internal.h"
 #include "util/numfmt.h"
 #include "report/report.h"
-#include "conflict/feed.h"
+#include "conflict/sweep.h"
 #include "report/shared.h"
 
 /* ---- CSV --------------------------------------------------------------------------------------- */
@@ -113,8 +113,6 @@ struct fc__csv_stream {
     fc__obuf *ob, *tb; /* the buffers in front of out and tmp */
     fc__analysis a;
     const fc_match *m;
-    fc__feed *feed;
-    fc_match_sink inner;
     idorder order; /* the inter-node rows, on their way to out */
 };
 
@@ -123,18 +121,6 @@ static int cs_start(void *arg, const fc_match *m)
     fc__csv_stream *cs = arg;
     cs->m = cs->a.match = m;
     return 0;
-}
-
-static int cs_flow(void *arg, const fc_flow *fl)
-{
-    fc__csv_stream *cs = arg;
-    return cs->inner.flow(cs->inner.arg, fl);
-}
-
-static int cs_advance(void *arg, double watermark)
-{
-    fc__csv_stream *cs = arg;
-    return cs->inner.advance(cs->inner.arg, watermark);
 }
 
 static int cs_intra(void *arg, const fc_flow *fl)
@@ -170,35 +156,29 @@ int fc__csv_stream_new(FILE *out, const fc__analysis *a, fc__csv_stream **out_cs
     cs->out = out;
     cs->a = *a;
     int no_order = fc__rp_order_init(&cs->order, cs_put_flow, cs);
-    fc__sweep_ops ops = {.arg = cs, .flow_done = cs_done};
     cs->ob = calloc(1, sizeof *cs->ob); /* empty until initialised: fc__csv_stream_free flushes it */
     cs->tb = calloc(1, sizeof *cs->tb);
-    if (no_order || cs->ob == NULL || cs->tb == NULL || (cs->tmp = tmpfile()) == NULL ||
-        fc__feed_new(&ops, &cs->feed) < 0) {
+    if (no_order || cs->ob == NULL || cs->tb == NULL || (cs->tmp = tmpfile()) == NULL) {
         fc__csv_stream_free(cs);
         return fc__err(FC_ENOMEM, "cannot start the CSV report: out of memory or no temporary file");
     }
     fc__ob_init(cs->ob, out);
     fc__ob_init(cs->tb, cs->tmp);
-    fc__feed_intra(cs->feed, cs_intra, cs);
-    cs->inner = fc__feed_sink(cs->feed);
     csv_header(out, a);
     *out_cs = cs;
     return 0;
 }
 
-fc_match_sink fc__csv_stream_sink(fc__csv_stream *cs)
+fc__stream_writer fc__csv_stream_writer(fc__csv_stream *cs)
 {
-    return (fc_match_sink){.arg = cs, .start = cs_start, .flow = cs_flow, .advance = cs_advance};
+    return (fc__stream_writer){
+        .arg = cs, .start = cs_start, .ops = {.arg = cs, .flow_done = cs_done}, .intra = cs_intra};
 }
 
 int fc__csv_stream_finish(fc__csv_stream *cs, fc_match *m)
 {
-    int rc = fc__feed_finish(cs->feed, m);
     fc__ob_flush(cs->ob);
     fc__ob_flush(cs->tb);
-    if (rc < 0)
-        return rc;
     /* The intra-node rows follow, their ids after the inter-node ones. */
     char buf[65536];
     int at_start = 1;
@@ -222,7 +202,6 @@ void fc__csv_stream_free(fc__csv_stream *cs)
 {
     if (cs == NULL)
         return;
-    fc__feed_free(cs->feed);
     if (cs->ob != NULL) /* the rows already made are not lost when the analysis stops short */
         fc__ob_flush(cs->ob);
     if (cs->tmp != NULL)

@@ -7,7 +7,7 @@
 #include "util/internal.h"
 #include "util/numfmt.h"
 #include "report/report.h"
-#include "conflict/feed.h"
+#include "conflict/sweep.h"
 #include "report/shared.h"
 
 static const char *const conflict_names[] = {
@@ -536,8 +536,6 @@ struct fc__json_stream {
     FILE *out, *ftmp, *itmp; /* ftmp: the flows, in order of id; itmp: the intra-node messages */
     fc__obuf *ob, *fb, *ib;  /* the buffers in front of out, ftmp and itmp */
     fc__analysis a;
-    fc__feed *feed;
-    fc_match_sink inner;
     size_t niv;              /* intervals written */
     idorder order;           /* the flows, on their way to ftmp */
     /* Flow-seconds by label, time[k * 5 + kind] for k < ktop, summed in the order the stored
@@ -597,18 +595,6 @@ static int js_start(void *arg, const fc_match *m)
     json_head(js->out, &js->a);
     FC__OB_LIT(js->ob, "  \"intervals\": [");
     return 0;
-}
-
-static int js_flow(void *arg, const fc_flow *fl)
-{
-    fc__json_stream *js = arg;
-    return js->inner.flow(js->inner.arg, fl);
-}
-
-static int js_advance(void *arg, double watermark)
-{
-    fc__json_stream *js = arg;
-    return js->inner.advance(js->inner.arg, watermark);
 }
 
 /* An intra-node message, numbered from 0 among them: one line of the temporary file, renumbered
@@ -695,7 +681,7 @@ static int json_intervals(fc__obuf *o, const fc__analysis *a)
     js->a = *a;
     FC__OB_LIT(o, "  \"intervals\": [");
     fc__sweep_ops ops = {.arg = js, .interval = js_interval};
-    int rc = fc__sweep_flows(a->match->flows, a->match->ninter, &ops);
+    int rc = a->sweep(a, &ops);
     if (rc == 0)
         json_intervals_end(o, js->niv);
     void *all[] = {js->time, js->act, js->conf, js->ids, js->cv};
@@ -736,27 +722,27 @@ int fc__json_stream_new(FILE *out, const fc__analysis *a, fc__json_stream **out_
     js->a.pred = NULL;
     js->a.iv = NULL;
     int no_order = fc__rp_order_init(&js->order, js_put_flow, js);
-    fc__sweep_ops ops = {.arg = js, .interval = js_interval, .flow_done = js_done};
     js->ob = calloc(1, sizeof *js->ob); /* empty until initialised: fc__json_stream_free flushes them */
     js->fb = calloc(1, sizeof *js->fb);
     js->ib = calloc(1, sizeof *js->ib);
     if (no_order || js->ob == NULL || js->fb == NULL || js->ib == NULL || (js->ftmp = tmpfile()) == NULL ||
-        (js->itmp = tmpfile()) == NULL || fc__feed_new(&ops, &js->feed) < 0) {
+        (js->itmp = tmpfile()) == NULL) {
         fc__json_stream_free(js);
         return fc__err(FC_ENOMEM, "cannot start the JSON report: out of memory or no temporary file");
     }
     fc__ob_init(js->ob, out);
     fc__ob_init(js->fb, js->ftmp);
     fc__ob_init(js->ib, js->itmp);
-    fc__feed_intra(js->feed, js_intra, js);
-    js->inner = fc__feed_sink(js->feed);
     *out_js = js;
     return 0;
 }
 
-fc_match_sink fc__json_stream_sink(fc__json_stream *js)
+fc__stream_writer fc__json_stream_writer(fc__json_stream *js)
 {
-    return (fc_match_sink){.arg = js, .start = js_start, .flow = js_flow, .advance = js_advance};
+    return (fc__stream_writer){.arg = js,
+                               .start = js_start,
+                               .ops = {.arg = js, .interval = js_interval, .flow_done = js_done},
+                               .intra = js_intra};
 }
 
 /* Copies what tmp holds to out; with renumber, each line is an entry `{"id": K, ...}` that becomes
@@ -797,9 +783,7 @@ static int js_copy(FILE *out, FILE *tmp, int renumber, uint64_t add)
 
 int fc__json_stream_finish(fc__json_stream *js, fc_match *m)
 {
-    int rc = fc__feed_finish(js->feed, m);
-    if (rc < 0)
-        return rc;
+    int rc;
     js->a.match = m;
     json_intervals_end(js->ob, js->niv);
     fc__ob_flush(js->ob);
@@ -821,7 +805,6 @@ void fc__json_stream_free(fc__json_stream *js)
 {
     if (js == NULL)
         return;
-    fc__feed_free(js->feed);
     if (js->ob != NULL) /* what was written is not lost when the analysis stops short */
         fc__ob_flush(js->ob);
     if (js->ftmp != NULL)

@@ -14,6 +14,7 @@
 #include <flowcut/reader.h>
 #include "match/flow.h"
 #include "conflict/intervals.h"
+#include "conflict/sweep.h"
 #include "match/match.h"
 #include "model/evaluate.h"
 
@@ -33,41 +34,53 @@ typedef struct fc__analysis {
     const char *eager_source; /* where match->eager_threshold comes from, one line */
     size_t top;               /* rows of each long list of the text report (0: all) */
     const fc__prediction *pred; /* the models' predictions, or NULL for none */
+    /* Sweeps match->flows[0 .. match->ninter) again into ops (the JSON document's intervals),
+     * returning 0 or the first error: set by the pipeline that made the analysis (analysis/), so
+     * that the writers consume results and never run a stage themselves. */
+    int (*sweep)(const struct fc__analysis *a, const fc__sweep_ops *ops);
 } fc__analysis;
 
 /* The text report: sections with headings and aligned columns, long lists cut to a->top rows.
  * Needs a->sum, built with the same top; a->iv only with predictions. */
 int fc__report_text(FILE *f, const fc__analysis *a);
 /* One JSON object (schema version 1) with every flow, intra-node message and interval. Also
- * FC_EINVAL when a flow's time is not finite (fc__sweep_flows). */
+ * FC_EINVAL when a flow's time is not finite (the sweep's check). */
 int fc__report_json(FILE *f, const fc__analysis *a);
 /* A header line and one row per message: the inter-node flows, then the intra-node ones. */
 int fc__report_csv(FILE *f, const fc__analysis *a);
 
-/* The CSV report written as the trace is matched (fc__match_stream), without storing the flows:
- * rows appear in the same order and with the same ids as fc__report_csv's, the intra-node ones
- * kept in a temporary file until the number of inter-node flows is known. Without predictions
- * (a->pred must be NULL); a->match is set from the match's start. fc__csv_stream_new writes the
- * header; on success *cs is owned by the caller (fc__csv_stream_free). The stream functions return
- * 0, FC_ENOMEM, FC_EIO (the message in fc_errmsg). */
+/* A document written while the pipeline matches the trace and sweeps its flows, without storing
+ * the flows or the intervals: the pipeline calls start once the match knows the ranks and nodes,
+ * gives ops to the sweep (intervals as they are found, flows once past their end) and intra the
+ * intra-node messages (numbered from 0 among them), then calls the document's finish. */
+typedef struct fc__stream_writer {
+    void *arg;
+    int (*start)(void *arg, const fc_match *m);
+    fc__sweep_ops ops;
+    int (*intra)(void *arg, const fc_flow *fl);
+} fc__stream_writer;
+
+/* The CSV report written that way: rows in the same order and with the same ids as
+ * fc__report_csv's, the intra-node ones kept in a temporary file until the number of inter-node
+ * flows is known. Without predictions (a->pred must be NULL); a->match is set at the start.
+ * fc__csv_stream_new writes the header; on success *cs is owned by the caller
+ * (fc__csv_stream_free, which keeps what was written). fc__csv_stream_finish, once the match
+ * returned m and the sweep is finished, writes the rest. The functions return 0, FC_ENOMEM or
+ * FC_EIO (the message in fc_errmsg). */
 typedef struct fc__csv_stream fc__csv_stream;
 int fc__csv_stream_new(FILE *out, const fc__analysis *a, fc__csv_stream **cs);
-fc_match_sink fc__csv_stream_sink(fc__csv_stream *cs);
-/* After fc__match_stream returned m: writes the remaining rows. */
+fc__stream_writer fc__csv_stream_writer(fc__csv_stream *cs);
 int fc__csv_stream_finish(fc__csv_stream *cs, fc_match *m);
 void fc__csv_stream_free(fc__csv_stream *cs);
 
-/* The JSON document written as the trace is matched, without storing the flows or the intervals:
- * the same document as fc__report_json's (without predictions: a->pred and a->iv are ignored).
- * The head is written when the match starts; each interval as the sweep finds it; the flows (in
- * order of id) and the intra-node messages wait in temporary files, copied after the intervals,
- * and what is known only at the end follows them. Memory follows the flows in flight. The
- * functions and their errors are those of the CSV stream above: fc__json_stream_new (the caller
- * owns *js, freed with fc__json_stream_free, which flushes what was written), the sink to give
- * fc__match_stream, and fc__json_stream_finish once it returned m. */
+/* The JSON document written that way: the same document as fc__report_json's (without
+ * predictions: a->pred and a->iv are ignored). The head is written at the start; each interval as
+ * the sweep finds it; the flows (in order of id) and the intra-node messages wait in temporary
+ * files, copied after the intervals, and what is known only at the end follows them. Memory
+ * follows the flows in flight. The functions and their errors are those of the CSV stream. */
 typedef struct fc__json_stream fc__json_stream;
 int fc__json_stream_new(FILE *out, const fc__analysis *a, fc__json_stream **js);
-fc_match_sink fc__json_stream_sink(fc__json_stream *js);
+fc__stream_writer fc__json_stream_writer(fc__json_stream *js);
 int fc__json_stream_finish(fc__json_stream *js, fc_match *m);
 void fc__json_stream_free(fc__json_stream *js);
 

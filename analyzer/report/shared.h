@@ -8,7 +8,7 @@
 #include "util/internal.h"
 #include "util/numfmt.h"
 #include "report/report.h"
-#include "conflict/feed.h"
+#include "conflict/sweep.h"
 
 /* ---- flows in order of id ------------------------------------------------------------------ */
 

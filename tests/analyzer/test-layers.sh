@@ -19,6 +19,7 @@ failures=0
 # the current sources only), or for cmd the object of each command's source.
 objects() {
     if [ "$1" = cmd ]; then
+        ls "$build/cmd/.libs/libfc_cmd.a" 2>/dev/null
         for c in "$src"/cmd/*.c; do
             c=$(basename "$c" .c)
             ls "$build/cmd/flowcut_$c-$c.o" 2>/dev/null
@@ -60,6 +61,17 @@ for l in $LAYERS; do
         failures=$((failures + 1))
     fi
 done
+
+# The writers consume results: report/ runs no stage (matching, feeding or sweeping the flows,
+# building intervals); the pipelines of analysis/ hand it what it writes.
+objs=$(objects report)
+# shellcheck disable=SC2086
+stages=$(nm --undefined-only $objs 2>/dev/null |
+    awk '$1 == "U" && $2 ~ /^fc__(match_stream|match_trace|feed_|sweep_flows|sweep_new|intervals_build)/ { print $2 }' | sort -u)
+if [ -n "$stages" ]; then
+    echo "FAIL: report/ runs stages itself: $(echo $stages)" >&2
+    failures=$((failures + 1))
+fi
 
 # Includes: a source of layer l includes "L/..." headers of l and earlier layers only.
 for l in $LAYERS; do

@@ -1,0 +1,248 @@
+/* analyzer/analysis/analyze.c: the pipelines of `flowcut analyze` (analyze.h). Four, by what the
+ * report needs: the CSV rows and the JSON document without predictions are written while the
+ * flows are matched and swept (nothing kept); the text report without predictions keeps only its
+ * summary; every report with predictions keeps the flows and their label histories. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <flowcut/reader.h>
+#include "util/internal.h"
+#include "match/match.h"
+#include "conflict/feed.h"
+#include "conflict/summary.h"
+#include "model/evaluate.h"
+#include "report/report.h"
+#include "analysis/analysis.h"
+#include "analysis/analyze.h"
+
+static void progress(const fc__analyze_opts *o, const char *what)
+{
+    if (o->progress != NULL)
+        o->progress(what);
+}
+
+/* The JSON document's intervals come from another sweep of the stored flows. */
+static int sweep_stored(const fc__analysis *a, const fc__sweep_ops *ops)
+{
+    return fc__sweep_flows(a->match->flows, a->match->ninter, ops);
+}
+
+/* Call sites are a help, not a requirement: without addr2line they print as module+offset, and a
+ * trace whose sites cannot be resolved at all still gets its report. Then the output: *out stays
+ * stdout without an output file; FC_EIO when the file cannot be created. */
+static int open_report(const fc__analyze_opts *o, fc_trace *t, fc_symbols **syms, FILE **out)
+{
+    progress(o, "resolving call sites");
+    if (fc_symbols_create(t, 0, syms) < 0)
+        *syms = NULL;
+    if (o->output != NULL && (*out = fopen(o->output, "w")) == NULL) {
+        *out = stdout;
+        return fc__err(FC_EIO, "%s: %s", o->output, strerror(errno));
+    }
+    return 0;
+}
+
+/* The message of a failure to write the report names its file. */
+static int output_err(const fc__analyze_opts *o, int rc)
+{
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", fc_errmsg());
+    return fc__err(rc, "%s%s%s", o->output ? o->output : "", o->output ? ": " : "", msg);
+}
+
+/* The match sink of a streamed document: the writer's start, then the feed into the sweep. */
+typedef struct streamed {
+    fc__stream_writer w;
+    fc_match_sink feed;
+} streamed;
+
+static int streamed_start(void *arg, const fc_match *m)
+{
+    streamed *s = arg;
+    return s->w.start != NULL ? s->w.start(s->w.arg, m) : 0;
+}
+
+static int streamed_flow(void *arg, const fc_flow *f)
+{
+    streamed *s = arg;
+    return s->feed.flow(s->feed.arg, f);
+}
+
+static int streamed_advance(void *arg, double watermark)
+{
+    streamed *s = arg;
+    return s->feed.advance(s->feed.arg, watermark);
+}
+
+/* Matches t into the writer w through a feed and its sweep; *m is the match, NULL on failure. */
+static int stream(fc_trace *t, uint64_t eager, const fc__stream_writer *w, fc_match **m)
+{
+    fc__feed *feed = NULL;
+    int rc = fc__feed_new(&w->ops, &feed);
+    if (rc == 0) {
+        fc__feed_intra(feed, w->intra, w->arg);
+        streamed s = {*w, fc__feed_sink(feed)};
+        fc_match_sink sink = {.arg = &s, .start = streamed_start, .flow = streamed_flow,
+                              .advance = streamed_advance};
+        rc = fc__match_stream(t, eager, &sink, m);
+        if (rc == 0 && (rc = fc__feed_finish(feed, *m)) < 0) {
+            fc__match_free(*m);
+            *m = NULL;
+        }
+    }
+    fc__feed_free(feed);
+    return rc;
+}
+
+int fc__analyze(const fc__analyze_opts *o)
+{
+    int rc, have_eager = o->eager > 0, status = -1;
+    uint64_t eager = o->eager;
+    fc_trace *t = NULL;
+    fc_match *m = NULL;
+    fc__intervals *iv = NULL;
+    fc__summary *sum = NULL;
+    fc__profile *prof = NULL;
+    fc__prediction *pred = NULL;
+    fc_symbols *syms = NULL;
+    FILE *out = stdout;
+    char eager_source[160];
+
+    if (o->platform != NULL && fc__profile_read(o->platform, &prof) < 0)
+        return -1;
+    if (have_eager)
+        snprintf(eager_source, sizeof eager_source, "--eager");
+    else if (prof != NULL && prof->eager_threshold > 0) {
+        eager = prof->eager_threshold;
+        have_eager = 1;
+        snprintf(eager_source, sizeof eager_source, "the platform profile");
+    } else
+        snprintf(eager_source, sizeof eager_source, "default (MPICH ch4:ucx over UCX 1.13: 256 KiB rendezvous)");
+
+    progress(o, "reading the trace");
+    fc__analysis_init(); /* OTF2 input for fc_trace_open */
+    if ((status = fc_trace_open(o->trace, &t)) < 0)
+        goto out;
+    status = -1;
+    unsigned models[FC_NMODELS], nmodels = 0;
+    int all = strcmp(o->model, "all") == 0, none = strcmp(o->model, "none") == 0;
+    int text = strcmp(o->format, "text") == 0, json = strcmp(o->format, "json") == 0;
+    if ((strcmp(o->format, "csv") == 0 || json) && none) {
+        /* The CSV rows and the JSON document are written as the flows are matched and swept, the
+         * CSV rows and the JSON flows in the order of their ids (rows and flows wait only for a
+         * lower id; the JSON flows and the intra-node messages wait in temporary files), so that
+         * neither flows nor intervals are kept: call sites and the output are needed first. */
+        fc__csv_stream *cs = NULL;
+        fc__json_stream *js = NULL;
+        if ((status = open_report(o, t, &syms, &out)) < 0)
+            goto out;
+        fc__analysis ca = {.trace_path = o->trace, .trace = t, .syms = syms, .eager_source = eager_source,
+                           .top = o->top};
+        progress(o, json ? "matching messages and writing the document" : "matching messages and writing the flows");
+        rc = json ? fc__json_stream_new(out, &ca, &js) : fc__csv_stream_new(out, &ca, &cs);
+        if (rc == 0) {
+            fc__stream_writer w = json ? fc__json_stream_writer(js) : fc__csv_stream_writer(cs);
+            rc = stream(t, have_eager ? eager : 0, &w, &m);
+            if (rc == 0)
+                rc = json ? fc__json_stream_finish(js, m) : fc__csv_stream_finish(cs, m);
+        }
+        fc__csv_stream_free(cs);
+        fc__json_stream_free(js);
+        status = rc < 0 ? output_err(o, rc) : 0;
+        goto out;
+    }
+    if (text && none) {
+        /* The text report without predictions needs no flow kept: the messages are matched,
+         * ordered and swept into the report's summary as the ranks are read, so memory follows
+         * the messages in flight, not the length of the trace. */
+        progress(o, "matching messages and splitting flows into intervals");
+        if ((status = fc__summary_new(o->top, &sum)) < 0)
+            goto out;
+        fc__stream_writer w = {.ops = fc__summary_ops(sum)};
+        if ((status = stream(t, have_eager ? eager : 0, &w, &m)) < 0 || (status = fc__summary_finish(sum)) < 0)
+            goto out;
+    } else {
+        progress(o, "matching messages");
+        if ((status = fc__match_trace(t, have_eager ? eager : 0, &m)) < 0)
+            goto out;
+        progress(o, "splitting flows into intervals");
+        /* The text report keeps only its summary of the intervals, so that its memory does not
+         * grow with their number. The reports and the predictions read the flows' label
+         * histories and each interval's span, which a lean build keeps in memory that grows with
+         * the flows and intervals, not with the flows in flight in each interval as well; what
+         * needs an interval's flows (the JSON document's intervals, the errors per interval)
+         * sweeps the flows again. */
+        if (text) { /* one sweep of the flows for both */
+            if ((status = fc__summary_new(o->top, &sum)) == 0) {
+                fc__sweep_ops ops = fc__summary_ops(sum);
+                if ((status = fc__intervals_build_lean_also(m->flows, m->ninter, &ops, &iv)) == 0)
+                    status = fc__summary_finish(sum);
+            }
+        } else
+            status = fc__intervals_build_lean(m->flows, m->ninter, &iv);
+        if (status < 0)
+            goto out;
+    }
+    status = -1;
+    /* Predictions: with the user's profile, else with one fitted to the trace; a trace with no
+     * inter-node flow has nothing to predict, which is not an error unless a model was asked. */
+    if (all)
+        for (unsigned q = 0; q < FC_NMODELS; q++)
+            models[nmodels++] = q;
+    else if (!none)
+        models[nmodels++] = (unsigned)fc__model_parse(o->model);
+    char note[512] = "";
+    if (none) {
+        /* No prediction: a profile given with --platform was still read and checked above, so
+         * that a bad path is reported the same way with every --model. */
+        fc__profile_free(prof);
+        prof = NULL;
+    } else
+        progress(o, "predicting flow times");
+    if (!none && prof == NULL && (rc = fc__selfcal(m, iv, &prof, note, sizeof note)) < 0) {
+        if (!all || m->ninter > 0) {
+            status = rc;
+            goto out;
+        }
+    }
+    if (prof != NULL) {
+        rc = fc__prediction_run(m, iv, prof, models, nmodels, all, &pred);
+        prof = NULL; /* the prediction owns it now */
+        if (rc < 0) {
+            status = rc;
+            goto out;
+        }
+        snprintf(pred->platform, sizeof pred->platform, "%s", o->platform ? o->platform : "");
+        snprintf(pred->note, sizeof pred->note, "%s", o->platform ? "read from --platform" : note);
+    }
+    if ((status = open_report(o, t, &syms, &out)) < 0)
+        goto out;
+    fc__analysis a = {.trace_path = o->trace,
+                      .trace = t,
+                      .match = m,
+                      .iv = iv,
+                      .sum = sum,
+                      .syms = syms,
+                      .eager_source = eager_source,
+                      .top = o->top,
+                      .pred = pred,
+                      .sweep = sweep_stored};
+    if (json)
+        rc = fc__report_json(out, &a);
+    else if (strcmp(o->format, "csv") == 0)
+        rc = fc__report_csv(out, &a);
+    else
+        rc = fc__report_text(out, &a);
+    status = rc < 0 ? output_err(o, rc) : 0;
+out:
+    if (out != stdout && fclose(out) != 0 && status == 0)
+        status = fc__err(FC_EIO, "%s: %s", o->output, strerror(errno));
+    fc_symbols_free(syms);
+    fc__prediction_free(pred);
+    fc__profile_free(prof);
+    fc__intervals_free(iv);
+    fc__summary_free(sum);
+    fc__match_free(m);
+    fc_trace_close(t);
+    return status;
+}
