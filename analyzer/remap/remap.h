@@ -107,4 +107,10 @@ int fc__launcher_parse(const char *name);
 int fc__launcher_write(FILE *f, unsigned format, const fc__remap *rm, size_t which,
                        const char *const *names, const char *trace);
 
+/* Reads a Hydra machinefile ("node" or "node:n" per line, # comments) into the node of each of
+ * rm's ranks, cycling over the slots as Hydra does; node names are the trace's (rm->node_names).
+ * Returns a new array of rm->nranks entries (the caller frees it), or NULL with fc_errmsg() naming
+ * the file and line (FC_EIO, FC_EINVAL, FC_ENOMEM). */
+uint32_t *fc__placement_read_hydra(const char *path, const fc__remap *rm);
+
 #endif /* FLOWCUT_ANALYZER_REMAP_H */

@@ -121,4 +121,16 @@ void fc__report_csv_predicted(FILE *f, const fc__analysis *a, const fc_flow *fl)
 /* The text report's "predicted versus observed" section. Returns 0 or FC_ENOMEM. */
 int fc__report_text_prediction(FILE *f, const fc__analysis *a);
 
+/* ---- flowcut remap ------------------------------------------------------------------------------ */
+
+struct fc__remap;
+struct fc__replay;
+/* The line that sets the replay of the observed placement against the observed run. */
+void fc__report_remap_check(FILE *f, const struct fc__remap *rm);
+/* The text report of a placement search rm over the replay rp of trace: the check, the search,
+ * the current placement and each suggestion with what it does to the conflicts; nodes of the
+ * suggestions named by names. */
+void fc__report_remap_text(FILE *f, const struct fc__replay *rp, const struct fc__remap *rm, const char *trace,
+                           const char *model, const char *platform, const char *const *names);
+
 #endif /* FLOWCUT_ANALYZER_REPORT_H */

@@ -1,0 +1,165 @@
+/* analyzer/analysis/remap.c: the pipeline of `flowcut remap` (remap.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <flowcut/reader.h>
+#include "util/internal.h"
+#include "conflict/intervals.h"
+#include "match/match.h"
+#include "model/model.h"
+#include "model/evaluate.h"
+#include "remap/remap.h"
+#include "report/report.h"
+#include "analysis/analysis.h"
+#include "analysis/remap.h"
+
+/* Splits a comma-separated list; returns the count, names point into s (0: out of memory). */
+static size_t split_hosts(char *s, char ***out)
+{
+    size_t n = 1;
+    for (char *p = s; *p; p++)
+        n += *p == ',';
+    char **v = calloc(n, sizeof *v);
+    if (v == NULL)
+        return 0;
+    n = 0;
+    for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ","))
+        v[n++] = tok;
+    *out = v;
+    return n;
+}
+
+int fc__remap_run(const fc__remap_run_opts *o)
+{
+    const char *path = o->trace, *model = o->model;
+    uint32_t *given_pl = NULL;
+    char **hostv = NULL, note[1024] = "";
+    size_t nhosts = 0;
+    uint64_t eager = o->eager;
+    int status = -1, rc, fmt = strcmp(o->format, "text") == 0 ? -1 : fc__launcher_parse(o->format);
+    fc_trace *t = NULL;
+    fc_match *m = NULL;
+    fc__intervals *iv = NULL;
+    fc__profile *prof = NULL;
+    fc__replay *rp = NULL;
+    fc__remap *rm = NULL;
+    FILE *out = stdout;
+
+    if (o->platform != NULL && fc__profile_read(o->platform, &prof) < 0)
+        goto out;
+    if (eager == 0)
+        eager = prof && prof->eager_threshold ? prof->eager_threshold : FC_MATCH_EAGER_DEFAULT;
+    fc__analysis_init(); /* OTF2 input for fc_trace_open */
+    if (fc_trace_open(path, &t) < 0 || fc__replay_build(t, &rp) < 0)
+        goto out;
+    if (prof == NULL) {
+        /* Self-calibration: the uncontended flows of the trace give latency and bandwidth. */
+        fc_trace *ct = t;
+        if (o->platform_trace != NULL && fc_trace_open(o->platform_trace, &ct) < 0)
+            goto out;
+        rc = fc__match_trace(ct, eager, &m);
+        if (rc == 0)
+            rc = fc__intervals_build_lean(m->flows, m->ninter, &iv);
+        if (rc == 0)
+            rc = fc__selfcal(m, iv, &prof, note, sizeof note);
+        if (ct != t)
+            fc_trace_close(ct);
+        if (rc < 0) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", fc_errmsg());
+            fc__err(rc, "%s: cannot fit a platform profile to the trace (%s); give --platform",
+                    o->platform_trace ? o->platform_trace : path, msg);
+            goto out;
+        }
+        if (o->platform_trace != NULL) {
+            char fitted[1200];
+            snprintf(fitted, sizeof fitted, "%s (from %s)", note, o->platform_trace);
+            snprintf(note, sizeof note, "%.500s", fitted);
+        }
+    }
+    /* A trace without intra-node messages (mapping B of the report's broadcast has none) cannot
+     * say how fast a node moves data inside itself, and the profile would then take the network's
+     * figures for it: a placement that brings partners together would gain nothing. Assume a
+     * shared-memory copy instead: 1 us + 5 GB/s, far faster than any network here. */
+    char assumed[96] = "";
+    if (prof->nintra == 0) {
+        if (fc__profile_add_segment(prof, 1, 0, UINT64_MAX, 1e-6, 1.0 / 5e9, 0) < 0) {
+            fc__err(FC_ENOMEM, "out of memory");
+            goto out;
+        }
+        snprintf(assumed, sizeof assumed, "; intra-node assumed 1 us + 5 GB/s (no intra-node figures)");
+    }
+    /* The flow cuts of a profile fitted to a trace are mostly assumed, and those it does fit come
+     * from flows whose bandwidth was itself fitted under contention: a placement with other
+     * conflicts would be judged by extrapolated cuts. Fair share needs no cut, so it is the model
+     * unless a calibrated profile brings measured cuts. */
+    if (model == NULL)
+        model = o->platform != NULL && fc__model_usable(prof, FC_MODEL_FLOWCUT) ? "flowcut" : "fairshare";
+    if (!fc__model_usable(prof, (unsigned)fc__model_parse(model))) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", fc_errmsg());
+        fc__err(FC_EINVAL, "model %s: %s", model, msg);
+        goto out;
+    }
+    fc__remap_opts ro = {.replay = {.profile = prof, .model = (unsigned)fc__model_parse(model), .eager = eager},
+                         .nodes = (uint32_t)o->nodes, .slots = (uint32_t)o->slots, .exhaustive = o->exhaustive,
+                         .top = (size_t)o->top, .budget = o->budget};
+    if (fc__remap_search(rp, &ro, &rm) < 0) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", fc_errmsg());
+        fc__err(FC_EINVAL, "%s: %s", path, msg);
+        goto out;
+    }
+    if (o->placement != NULL) {
+        if ((given_pl = fc__placement_read_hydra(o->placement, rm)) == NULL)
+            goto out;
+        if (fc__remap_given(rp, &ro, rm, given_pl) < 0) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", fc_errmsg());
+            fc__err(FC_EINVAL, "%s: %s", o->placement, msg);
+            goto out;
+        }
+    }
+    const char *const *names = (const char *const *)rm->node_names;
+    if (o->hosts != NULL) {
+        if ((nhosts = split_hosts(o->hosts, &hostv)) < rm->nodes) {
+            fc__err(FC_EINVAL, "--hosts names %zu nodes, the placement needs %u", nhosts, rm->nodes);
+            goto out;
+        }
+        names = (const char *const *)hostv;
+    }
+    if (o->output != NULL && (out = fopen(o->output, "w")) == NULL) {
+        fc__err(FC_EIO, "%s: %s", o->output, strerror(errno));
+        out = stdout;
+        goto out;
+    }
+    char plat[600];
+    snprintf(plat, sizeof plat, "%s%s", o->platform ? o->platform : note[0] ? note : "fitted to the trace", assumed);
+    if (fmt < 0) {
+        fc__report_remap_text(out, rp, rm, path, model, plat, names);
+    } else {
+        fc__report_remap_check(stderr, rm);
+        if (fmt != FC_LAUNCHER_JSON && rm->ncands == 0) {
+            fc__err(FC_EINVAL, "no placement fits %u nodes x %u slots", rm->nodes, rm->slots);
+            goto out;
+        }
+        if (fc__launcher_write(out, (unsigned)fmt, rm, 0, names, path) < 0) {
+            fc__err(FC_EIO, "cannot write the %s output", o->format);
+            goto out;
+        }
+    }
+    status = 0;
+out:
+    if (out != stdout && fclose(out) != 0 && status == 0)
+        status = fc__err(FC_EIO, "%s: %s", o->output, strerror(errno));
+    free(hostv);
+    free(given_pl);
+    fc__remap_free(rm);
+    fc__replay_free(rp);
+    fc__intervals_free(iv);
+    fc__match_free(m);
+    fc__profile_free(prof);
+    fc_trace_close(t);
+    return status;
+}
