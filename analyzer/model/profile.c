@@ -240,7 +240,7 @@ static void put_segments(FILE *f, const char *key, const fc__segment *v, size_t 
 int fc__profile_write_notes(FILE *f, const fc__profile *p, const char *notes)
 {
     fprintf(f, "flowcut-profile %d.%d\n", FC_PROFILE_VERSION, FC_PROFILE_MINOR);
-    fputs("# flowcut platform profile: see README.md, \"Platform profiles\".\n", f);
+    fputs("# flowcut platform profile: see docs/platform-profile.md and flowcut-calibrate(1).\n", f);
     if (notes != NULL && *notes) {
         fputs("# ", f);
         for (const char *s = notes; *s; s++) {

@@ -3,7 +3,7 @@
  * the eager/rendezvous threshold, the flow cuts of each conflict kind and k, and Gropp's max-rate
  * parameters, with the conditions they were measured under. flowcut-calibrate writes it; the
  * analyzer reads it (--platform) or fits one from a trace (self-calibration). The text format,
- * version 1, is documented in README.md ("Platform profiles") and in profile.c. Internal to
+ * version 1, is documented in docs/platform-profile.md and in profile.c. Internal to
  * libflowcut-analyzer. */
 #ifndef FLOWCUT_ANALYZER_PROFILE_H
 #define FLOWCUT_ANALYZER_PROFILE_H

@@ -1,5 +1,5 @@
 /* analyzer/report/report.h: the reports of an analysis (`flowcut analyze`): a text report for a terminal,
- * and the complete JSON and CSV documents whose layout the README's "flowcut analyze" section
+ * and the complete JSON and CSV documents whose layout docs/json-schema.md
  * specifies field by field. Internal to libflowcut-analyzer.
  *
  * The writers only write to the FILE * they are given: they never print elsewhere, exit or close
