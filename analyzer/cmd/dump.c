@@ -6,6 +6,7 @@
 #include <string.h>
 #include <flowcut/reader.h>
 #include "analysis/analysis.h"
+#include "cmd/cli.h"
 
 static const char usage[] =
     "usage: flowcut dump [--rank N] [--kind NAME] [--no-sites] TRACE\n"
@@ -17,14 +18,6 @@ static const char usage[] =
     "  --kind NAME   only the events of this kind (MPI_Send, COMPLETE, ...)\n"
     "  --no-sites    do not print call sites (and do not run addr2line)\n"
     "  --help        print this help\n";
-
-static int bad_usage(const char *msg)
-{
-    if (msg != NULL)
-        fprintf(stderr, "flowcut dump: %s\n", msg);
-    fputs(usage, stderr);
-    return 2;
-}
 
 int main(int argc, char **argv)
 {
@@ -39,36 +32,33 @@ int main(int argc, char **argv)
     fc_trace *t = NULL;
     fc_symbols *syms = NULL;
     fc_merge *m = NULL;
+    fc__cli_init("dump", usage);
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
             rank = strtol(optarg, &end, 10);
             if (*optarg == '\0' || *end != '\0' || rank < 0 || rank > UINT32_MAX)
-                return bad_usage("--rank needs a world rank (a number >= 0)");
+                return fc__cli_usage("--rank needs a world rank (a number >= 0)");
             break;
         case 'k':
-            if ((kind = fc_event_kind_from_name(optarg)) < 0) {
-                fprintf(stderr, "flowcut dump: unknown event kind '%s' (examples: MPI_Send, COMPLETE)\n", optarg);
-                return 2;
-            }
+            if ((kind = fc_event_kind_from_name(optarg)) < 0)
+                return fc__cli_usage("unknown event kind '%s' (examples: MPI_Send, COMPLETE)", optarg);
             break;
         case 's':
             sites = 0;
             break;
         case 'h':
-            fputs(usage, stdout);
-            return 0;
+            return fc__cli_help();
         default:
-            fprintf(stderr, "flowcut dump: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            return bad_usage(NULL);
+            return fc__cli_usage("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (argc - optind != 1)
-        return bad_usage("expects exactly one TRACE");
+        return fc__cli_usage("expects exactly one TRACE");
     fc__analysis_init(); /* OTF2 input for fc_trace_open */
     if (fc_trace_open(argv[optind], &t) < 0) {
-        fprintf(stderr, "flowcut dump: %s\n", fc_errmsg());
+        fc__cli_failed();
         return 1;
     }
     size_t only = 0;
@@ -130,7 +120,7 @@ int main(int argc, char **argv)
     goto out;
 fail:
     fflush(stdout);
-    fprintf(stderr, "flowcut dump: %s\n", fc_errmsg());
+    fc__cli_failed();
 out:
     fc_merge_close(m);
     fc_symbols_free(syms);

@@ -9,6 +9,7 @@
 
 #include "otf2/common.h"
 #include "analysis/analysis.h"
+#include "cmd/cli.h"
 
 static const char usage[] =
     "usage: flowcut export --otf2 [--no-symbols] TRACE OUTDIR\n"
@@ -19,14 +20,6 @@ static const char usage[] =
     "  --otf2         the output format (the only one so far; required)\n"
     "  --no-symbols   name call-site frames module+0xoffset instead of running addr2line\n"
     "  --help         print this help\n";
-
-static int bad_usage(const char *msg)
-{
-    if (msg != NULL)
-        fprintf(stderr, "flowcut export: %s\n", msg);
-    fputs(usage, stderr);
-    return 2;
-}
 
 int main(int argc, char **argv)
 {
@@ -40,6 +33,7 @@ int main(int argc, char **argv)
     unsigned flags = 0;
     fc_trace *t = NULL;
     fc_otf2_stats st;
+    fc__cli_init("export", usage);
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -50,24 +44,22 @@ int main(int argc, char **argv)
             flags |= FC_OTF2_NO_SYMBOLS;
             break;
         case 'h':
-            fputs(usage, stdout);
-            return 0;
+            return fc__cli_help();
         default:
-            fprintf(stderr, "flowcut export: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            return bad_usage(NULL);
+            return fc__cli_usage("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (!otf2)
-        return bad_usage("give the output format: --otf2");
+        return fc__cli_usage("give the output format: --otf2");
     if (argc - optind != 2)
-        return bad_usage("expects TRACE and OUTDIR");
+        return fc__cli_usage("expects TRACE and OUTDIR");
     fc__analysis_init(); /* OTF2 input for fc_trace_open */
     if (fc_trace_open(argv[optind], &t) < 0) {
-        fprintf(stderr, "flowcut export: %s\n", fc_errmsg());
+        fc__cli_failed();
         return 1;
     }
     if (fc__otf2_export(t, argv[optind + 1], flags, &st) < 0) {
-        fprintf(stderr, "flowcut export: %s\n", fc_errmsg());
+        fc__cli_failed();
         goto out;
     }
     printf("%s/traces.otf2: %" PRIu64 " locations, %" PRIu64 " calls, %" PRIu64 " OTF2 events, %" PRIu64

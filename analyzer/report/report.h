@@ -133,4 +133,11 @@ void fc__report_remap_check(FILE *f, const struct fc__remap *rm);
 void fc__report_remap_text(FILE *f, const struct fc__replay *rp, const struct fc__remap *rm, const char *trace,
                            const char *model, const char *platform, const char *const *names);
 
+/* ---- flowcut info ------------------------------------------------------------------------------- */
+
+/* The summary of trace t (opened from path) as text, or as one JSON object with json: ranks,
+ * nodes, events and bytes per kind, duration, partial ranks, warnings, MPI version and clock-sync
+ * quality. Reads every event once. Returns 0, or FC_ENOMEM or a reading error (fc_errmsg set). */
+int fc__report_info(FILE *f, fc_trace *t, const char *path, int json);
+
 #endif /* FLOWCUT_ANALYZER_REPORT_H */

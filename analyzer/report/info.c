@@ -1,0 +1,263 @@
+/* analyzer/report/info.c: `flowcut info`'s summary of a trace (ranks, nodes, events and bytes per
+ * kind, duration, partial ranks, warnings, MPI version, clock-sync quality), as text or JSON. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <flowcut/reader.h>
+#include "util/internal.h"
+#include "report/report.h"
+
+/* Where the node callbacks write. */
+typedef struct out_arg {
+    fc_trace *t;
+    FILE *f;
+} out_arg;
+
+typedef struct summary {
+    uint64_t events[FC_EV_MAX_], bytes[FC_EV_MAX_], total;
+    int have_time;
+    int64_t first, last; /* aligned ns */
+    uint64_t max_unc;
+    size_t synced;       /* ranks with a clock measurement */
+} summary;
+
+/* The node a rank ran on: its node name, else its host name. */
+static const char *node_of(const fc_rank *r)
+{
+    return r->info.node[0] ? r->info.node : r->info.host[0] ? r->info.host : "unknown";
+}
+
+static int summarize(fc_trace *t, summary *s)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < fc_trace_nranks(t); i++) {
+        const fc_rank *r = fc_trace_rank(t, i);
+        fc_cursor *c;
+        fc_record rec;
+        int rc;
+        if (r->nclocks > 0)
+            s->synced++;
+        if (fc_rank_clock_uncertainty(r) > s->max_unc)
+            s->max_unc = fc_rank_clock_uncertainty(r);
+        if (fc_cursor_open(t, i, &c) < 0)
+            return -1;
+        while ((rc = fc_cursor_next(c, &rec)) > 0) {
+            s->events[rec.ev.kind]++;
+            s->bytes[rec.ev.kind] += rec.ev.bytes;
+            s->total++;
+            if (!s->have_time || rec.t0 < s->first)
+                s->first = rec.t0;
+            if (!s->have_time || rec.t1 > s->last)
+                s->last = rec.t1;
+            s->have_time = 1;
+        }
+        fc_cursor_close(c);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+
+/* Calls fn for each node with the indices of its rank files, in order of first appearance. */
+static void each_node(fc_trace *t, void (*fn)(const char *name, const size_t *ix, size_t n, int first, void *arg),
+                      void *arg)
+{
+    size_t n = fc_trace_nranks(t), *ix = malloc((n ? n : 1) * sizeof *ix);
+    char *done = calloc(n ? n : 1, 1);
+    int first = 1;
+    if (ix == NULL || done == NULL)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        const char *name = node_of(fc_trace_rank(t, i));
+        size_t k = 0;
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && strcmp(node_of(fc_trace_rank(t, j)), name) == 0) {
+                done[j] = 1;
+                ix[k++] = j;
+            }
+        fn(name, ix, k, first, arg);
+        first = 0;
+    }
+out:
+    free(ix);
+    free(done);
+}
+
+static void node_json(const char *name, const size_t *ix, size_t n, int first, void *arg)
+{
+    const out_arg *o = arg;
+    fc_trace *t = o->t;
+    FILE *f = o->f;
+    fprintf(f, "%s{\"name\": ", first ? "" : ", ");
+    fc__json_str(f, name);
+    fputs(", \"ranks\": [", f);
+    for (size_t k = 0; k < n; k++)
+        fprintf(f, "%s%" PRIu32, k ? ", " : "", fc_trace_rank(t, ix[k])->info.rank);
+    fputs("]}", f);
+}
+
+static void node_text(const char *name, const size_t *ix, size_t n, int first, void *arg)
+{
+    const out_arg *o = arg;
+    fc_trace *t = o->t;
+    FILE *f = o->f;
+    fprintf(f, "  %s: rank%s ", name, n > 1 ? "s" : "");
+    for (size_t k = 0; k < n; k++)
+        fprintf(f, "%s%" PRIu32, k ? "," : "", fc_trace_rank(t, ix[k])->info.rank);
+    fputc('\n', f);
+}
+
+static size_t count_nodes(fc_trace *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < fc_trace_nranks(t); i++) {
+        size_t j = 0;
+        while (j < i && strcmp(node_of(fc_trace_rank(t, j)), node_of(fc_trace_rank(t, i))) != 0)
+            j++;
+        n += j == i;
+    }
+    return n;
+}
+
+static const char *mpi_version(fc_trace *t)
+{
+    for (size_t i = 0; i < fc_trace_nranks(t); i++)
+        if (fc_trace_rank(t, i)->info.mpi_version[0])
+            return fc_trace_rank(t, i)->info.mpi_version;
+    return "";
+}
+
+static double duration(const summary *s)
+{
+    return s->have_time ? (double)(s->last - s->first) / 1e9 : 0.0;
+}
+
+static void print_json(FILE *f, fc_trace *t, const summary *s)
+{
+    out_arg oa = {t, f};
+    size_t n = fc_trace_nranks(t);
+    fprintf(f, "{\"ranks\": %zu, \"world_size\": %" PRIu32 ", \"missing_ranks\": %" PRIu32 ", \"nodes\": [", n,
+           fc_trace_world_size(t), fc_trace_missing(t));
+    each_node(t, node_json, &oa);
+    fprintf(f, "], \"partial\": %s, \"partial_ranks\": [", fc_trace_partial(t) ? "true" : "false");
+    int first = 1;
+    for (size_t i = 0; i < n; i++) {
+        const fc_rank *r = fc_trace_rank(t, i);
+        if (!r->partial)
+            continue;
+        fprintf(f, "%s{\"rank\": %" PRIu32 ", \"reason\": ", first ? "" : ", ", r->info.rank);
+        fc__json_str(f, r->partial_why);
+        fputc('}', f);
+        first = 0;
+    }
+    fprintf(f, "], \"events_total\": %" PRIu64 ", \"events\": {", s->total);
+    first = 1;
+    for (unsigned k = 0; k < FC_EV_MAX_; k++)
+        if (s->events[k]) {
+            fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ", fc_event_kind_name(k), s->events[k]);
+            first = 0;
+        }
+    fputs("}, \"bytes\": {", f);
+    first = 1;
+    for (unsigned k = 0; k < FC_EV_MAX_; k++)
+        if (s->events[k] && (fc_event_fields(k, FC_EVF_STATUS) & FC_FIELD_BYTES)) {
+            fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ", fc_event_kind_name(k), s->bytes[k]);
+            first = 0;
+        }
+    fprintf(f, "}, \"duration_s\": %.9f, \"mpi_version\": ", duration(s));
+    fc__json_str(f, mpi_version(t));
+    fprintf(f, ", \"clock\": {\"synced_ranks\": %zu, \"max_uncertainty_ns\": %" PRIu64 "}, \"warnings\": [",
+           s->synced, s->max_unc);
+    first = 1;
+    for (size_t i = 0; i < n; i++) {
+        const fc_rank *r = fc_trace_rank(t, i);
+        for (size_t w = 0; w < r->nwarnings; w++) {
+            fprintf(f, "%s{\"rank\": %" PRIu32 ", \"text\": ", first ? "" : ", ", r->info.rank);
+            fc__json_str(f, r->warnings[w]);
+            fputc('}', f);
+            first = 0;
+        }
+    }
+    fputs("], \"rank_info\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        const fc_rank *r = fc_trace_rank(t, i);
+        fprintf(f, "%s{\"rank\": %" PRIu32 ", \"node\": ", i ? ", " : "", r->info.rank);
+        fc__json_str(f, node_of(r));
+        fputs(", \"host\": ", f);
+        fc__json_str(f, r->info.host);
+        fprintf(f, ", \"core\": %" PRId32 ", \"numa\": %" PRId32 ", \"pid\": %" PRIu32 ", \"threads\": %" PRIu32
+               ", \"events\": %" PRIu64 ", \"partial\": %s, \"program\": ",
+               r->info.core, r->info.numa, r->info.pid, r->threads, r->events, r->partial ? "true" : "false");
+        fc__json_str(f, r->info.program);
+        fputc('}', f);
+    }
+    fputs("]}\n", f);
+}
+
+/* Prints s on one line: control characters (MPI version strings hold tabs and newlines) become
+ * spaces. */
+static void print_line(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+    fputc('\n', f);
+}
+
+static void print_text(FILE *f, fc_trace *t, const char *path, const summary *s)
+{
+    out_arg oa = {t, f};
+    size_t n = fc_trace_nranks(t);
+    fprintf(f, "trace:       %s\n", path);
+    fprintf(f, "ranks:       %zu (world size %" PRIu32 ")\n", n, fc_trace_world_size(t));
+    fprintf(f, "nodes:       %zu\n", count_nodes(t));
+    each_node(t, node_text, &oa);
+    fputs("mpi:         ", f);
+    print_line(f, mpi_version(t)[0] ? mpi_version(t) : "unknown");
+    fprintf(f, "duration:    %.9f s\n", duration(s));
+    fprintf(f, "clock sync:  %zu of %zu ranks measured, max uncertainty %" PRIu64 " ns\n", s->synced, n, s->max_unc);
+    fprintf(f, "partial:     %s\n", fc_trace_partial(t) ? "yes" : "no");
+    if (fc_trace_missing(t))
+        fprintf(f, "  %" PRIu32 " rank files missing\n", fc_trace_missing(t));
+    for (size_t i = 0; i < n; i++)
+        if (fc_trace_rank(t, i)->partial)
+            fprintf(f, "  rank %" PRIu32 ": %s\n", fc_trace_rank(t, i)->info.rank, fc_trace_rank(t, i)->partial_why);
+    size_t nw = 0;
+    for (size_t i = 0; i < n; i++)
+        nw += fc_trace_rank(t, i)->nwarnings;
+    fprintf(f, "warnings:    %zu\n", nw);
+    for (size_t i = 0; i < n; i++)
+        for (size_t w = 0; w < fc_trace_rank(t, i)->nwarnings; w++)
+        {
+            fprintf(f, "  rank %" PRIu32 ": ", fc_trace_rank(t, i)->info.rank);
+            print_line(f, fc_trace_rank(t, i)->warnings[w]);
+        }
+    fprintf(f, "events:      %" PRIu64 "\n", s->total);
+    for (unsigned k = 0; k < FC_EV_MAX_; k++) {
+        if (!s->events[k])
+            continue;
+        fprintf(f, "  %-26s %12" PRIu64, fc_event_kind_name(k), s->events[k]);
+        if (fc_event_fields(k, FC_EVF_STATUS) & FC_FIELD_BYTES)
+            fprintf(f, "  bytes %" PRIu64, s->bytes[k]);
+        fputc('\n', f);
+    }
+}
+
+int fc__report_info(FILE *f, fc_trace *t, const char *path, int json)
+{
+    summary *s = malloc(sizeof *s);
+    if (s == NULL)
+        return fc__err(FC_ENOMEM, "out of memory");
+    int rc = summarize(t, s);
+    if (rc == 0) {
+        if (json)
+            print_json(f, t, s);
+        else
+            print_text(f, t, path, s);
+    }
+    free(s);
+    return rc;
+}
