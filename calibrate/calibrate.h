@@ -54,7 +54,7 @@ typedef struct cal_layout {
     int host_ranks, host_cpus, crowded;
 } cal_layout;
 
-/* ---- sweep.c: the measurements and the summary --------------------------------------------------- */
+/* ---- experiments.c: the measurements and the summary ------------------------------------------ */
 
 /* Rank 0: measures everything into p (segments, threshold, cuts, max-rate) and writes into notes
  * how, and what the data could not determine. Returns 0 or an FC_E* code (message in fc_errmsg). */

@@ -1,4 +1,4 @@
-/* calibrate/sweep.c: what flowcut-calibrate measures and how it turns the times into a profile:
+/* calibrate/experiments.c: what flowcut-calibrate measures and how it turns the times into a profile:
  * adaptive ping-pong sweeps, the elementary conflicts, the max-rate series, and the summary. */
 #include <inttypes.h>
 #include <math.h>
