@@ -1,0 +1,6 @@
+#!/bin/sh
+# test-tracer-fmpi.sh: a Fortran program on the `use mpi` bindings: Bcast, token ring of Send/Recv,
+# Reduce. Output and exit status are the same traced and untraced.
+. "${srcdir:-$(dirname "$0")}/common.sh"
+
+check_example fmpi 3 2
