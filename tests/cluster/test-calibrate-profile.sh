@@ -5,14 +5,14 @@
 # incoming and outgoing flows do not disturb each other (mixed alphas near 0), and the IMB
 # multi-mode ping-pong fitted with Hager & Wellein's model finds the link's bandwidth, its ranks
 # napping when they outnumber the CPUs.
-. "${top_srcdir:?}/tests/cluster/common.sh"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-cluster.sh"
 
-cal="$top_builddir/calibrate/flowcut-calibrate"
-reader="$top_builddir/tests/cluster/read-profile"
+cal="$abs_top_builddir/calibrate/flowcut-calibrate"
+reader="$abs_top_builddir/tests/cluster/read-profile"
 [ -x "$cal" ] || skip "$cal is not built"
 [ -x "$reader" ] || skip "$reader is not built (make check in tests/cluster builds it)"
-prof=$(mktemp /tmp/flowcut-calibrate-test.XXXXXX)
-trap '"$cluster" down >/dev/null 2>&1; rm -f "$prof" "$prof".tmp*' EXIT
+prof=$work/profile
 
 "$cluster" up --nodes 4 --rate 200mbit --duplex full || fail "cluster up"
 timeout 240 "$cluster" mpiexec -n 8 "$cal" --quick -o "$prof" --network "emulated 200mbit full duplex" ||
@@ -25,7 +25,7 @@ range() {
     local v
     v=$(awk -v x="$2" -v lo="$3" -v hi="$4" 'BEGIN { print (x >= lo && x <= hi) ? "ok" : "FAIL" }')
     echo "$1: $2 (allowed $3..$4): $v"
-    [ "$v" = ok ] || failed=1
+    [ "$v" = ok ] || fail_later "$1: $2 outside $3..$4"
 }
 field() { awk -v k="$1" -v i="$2" '$1 == k { print $(i + 1) }' <<<"$out"; }
 
@@ -43,14 +43,14 @@ range "incoming k=2 alpha 1" "$(field incoming 2)" 0.6 1.4
 # Full duplex: the flow into the node and the flow out of it use different directions: alpha 0.
 range "mixed-in alpha" "$(field mixed 1)" -0.25 0.3
 range "mixed-out alpha" "$(field mixed 2)" -0.25 0.3
-[ "$(field maxrate 1)" = 1 ] || { echo "no max-rate parameters"; failed=1; }
+[ "$(field maxrate 1)" = 1 ] || fail_later "no max-rate parameters"
 # IMB's multi-mode ping-pong, fitted with Hager & Wellein's model: its raw unidirectional bandwidth
 # B_r is the link's payload rate, 200e6 / 8 bytes/s less the 4.4 % of headers, within 15 %. The
 # other tenants of this 2-core machine can slow every transfer of a run (the lone flows measured
 # 22.4 MB/s in a run whose B_r came out 20.0): then the lower bound follows the run's own lone
 # flows, 15 % below their rate (1 / the per-byte cost, checked above); nothing moves data faster
 # than the link, so the upper bound stays the link's.
-[ "$(field imb 1)" = 1 ] || { echo "no IMB multi-mode parameters"; failed=1; }
+[ "$(field imb 1)" = 1 ] || fail_later "no IMB multi-mode parameters"
 br_lo=$(awk -v p="$(field inter-per-byte 1)" 'BEGIN { lo = 0.85 / p; printf "%.4g", lo < 2.03e7 ? lo : 2.03e7 }')
 range "IMB multi-mode B_r (bytes/s)" "$(field imb 2)" "$br_lo" 2.75e7
 # The 8 ranks run on this one host: with fewer CPUs than that the pairs must nap between polls
@@ -64,7 +64,6 @@ fi
 if grep -qF "$want" "$prof"; then
     echo "IMB waits for $cpus CPUs: ok"
 else
-    echo "IMB waits for $cpus CPUs: FAIL (no line '$want' in the profile)"
-    failed=1
+    fail_later "IMB waits for $cpus CPUs: no line '$want' in the profile"
 fi
-exit $failed
+finish

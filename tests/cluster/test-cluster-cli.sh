@@ -3,7 +3,8 @@
 # uses only 198.18.0.0/15 inside its own namespaces, leaves the caller's links alone, places ranks
 # as the machinefile says (node:n lines, one line per rank, blocks without -f), and down removes it
 # all.
-. "${top_srcdir:?}/tests/cluster/common.sh"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-cluster.sh"
 
 links_before=$(ip -o link show | awk -F': ' '{ print $2 }' | sort)
 "$cluster" up --nodes 3 --rate 100mbit || fail "up"
@@ -22,8 +23,7 @@ done
     fail "the links of the calling namespace changed"
 
 # Placement: rank -> node as Hydra would place them, computed here by hand.
-hosts=$(mktemp /tmp/flowcut-cluster-test.XXXXXX)
-trap '"$cluster" down >/dev/null 2>&1; rm -f "$hosts"' EXIT
+hosts=$work/hosts
 where() { "$cluster" mpiexec "$@" sh -c 'echo "$PMI_RANK $FLOWCUT_NODE $(ip -4 -o addr show dev eth0 | awk "{ print \$4 }")"' | sort -n | tr '\n' ' '; }
 printf 'node2:2\nnode0\n' >"$hosts"
 got=$(where -f "$hosts" -n 4)

@@ -3,7 +3,8 @@
 # set rate, two transfers out of one node or into one node share it, traffic inside a node is not
 # shaped, and a node's incoming and outgoing transfers are independent with --duplex full but share
 # one budget with --duplex half. Expected times come from the rate alone: t = bytes * 8 / rate.
-. "${top_srcdir:?}/tests/cluster/common.sh"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-cluster.sh"
 
 rate_bits=200000000            # --rate 200mbit
 bytes=4194304                  # 4 MiB: about 170 ms per message, far above start-up and CPU noise
@@ -16,11 +17,10 @@ run() {
     "$ex/pattern" --hosts "$1" >"$hosts" || fail "pattern --hosts $1"
     local n
     n=$(wc -l <"$hosts")
-    timeout 120 "$cluster" mpiexec -f "$hosts" -n "$n" "$ex/pattern" -s $bytes -r $reps "${@:2}" "$1" ||
+    timeout "$FC_TEST_TIMEOUT" "$cluster" mpiexec -f "$hosts" -n "$n" "$ex/pattern" -s $bytes -r $reps "${@:2}" "$1" ||
         fail "pattern $1 did not run"
 }
-hosts=$(mktemp /tmp/flowcut-cluster-test.XXXXXX)
-trap '"$cluster" down >/dev/null 2>&1; rm -f "$hosts"' EXIT
+hosts=$work/hosts
 
 "$cluster" up --nodes 3 --rate 200mbit --duplex full || fail "cluster up"
 
@@ -66,4 +66,4 @@ out=$(run '0>1>2')
 check "half duplex 0>1 (with 1>2)" "$(median_of "$out" 0)" "$tx" 1.70 2.60
 check "half duplex 1>2 (with 0>1)" "$(median_of "$out" 1)" "$tx" 1.70 2.60
 
-exit $failed
+finish

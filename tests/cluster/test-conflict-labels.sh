@@ -22,14 +22,10 @@
 # must carry follows from how long it shared its node with the other flow of its repetition (their
 # observed times, read here): the conflict's when more than 55 %, none when less than 45 %, and at
 # least all flows but two of each pattern must share their node for most of their time.
-. "$(dirname "$0")/common.sh"
-flowcut="$top_builddir/tools/flowcut"
-export FLOWCUT_EXEC_PATH="$top_builddir/analyzer:$top_builddir/tools"
-export FLOWCUT_LIB="$top_builddir/libtrace/.libs/libflowcut.so"
-[ -x "$top_builddir/analyzer/flowcut-analyze" ] || skip "flowcut-analyze is not built"
-command -v python3 >/dev/null 2>&1 || skip "python3 not found"
-work=$(mktemp -d /tmp/flowcut-labels.XXXXXX)
-trap '"$cluster" down >/dev/null 2>&1; rm -rf "$work"' EXIT
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-cluster.sh"
+[ -x "$abs_top_builddir/analyzer/flowcut-analyze" ] || skip "flowcut-analyze is not built"
+need_command "$PYTHON3"
 
 bytes=2000000 # 2 MB: 160 ms alone at 100 Mbit/s
 reps=3        # timed repetitions, after the untimed first one
@@ -41,14 +37,14 @@ check_pattern() {
     local pat=$1 dir="$work/p$2"
     mkdir -p "$dir"
     "$ex/pattern" --hosts "$pat" >"$dir/hosts" || fail "pattern --hosts $pat"
-    timeout 120 "$flowcut" run -o "$dir/t" -- "$flowcut" cluster mpiexec -f "$dir/hosts" \
+    timeout "$FC_TEST_TIMEOUT" "$flowcut" run -o "$dir/t" -- "$flowcut" cluster mpiexec -f "$dir/hosts" \
         -n "$(wc -l <"$dir/hosts")" "$ex/pattern" -s $bytes -r $reps "$pat" >"$dir/out" 2>&1 ||
         { cat "$dir/out"; fail "traced run of $pat"; }
-    timeout 120 "$flowcut" analyze --format json -o "$dir/a.json" "$dir/t" 2>"$dir/err" ||
+    timeout "$FC_TEST_TIMEOUT" "$flowcut" analyze --format json -o "$dir/a.json" "$dir/t" 2>"$dir/err" ||
         { cat "$dir/err"; fail "analyze --format json of $pat"; }
     # The CSV is a second reading of the same analysis; an analyzer without CSV yet is no failure.
     "$flowcut" analyze --format csv -o "$dir/a.csv" "$dir/t" 2>/dev/null || rm -f "$dir/a.csv"
-    python3 - "$pat" "$reps" "$dir/a.json" "$dir/a.csv" <<'PY' || failed=1
+    "$PYTHON3" - "$pat" "$reps" "$dir/a.json" "$dir/a.csv" <<'PY' || fail_later "$pat: flows without the labels the pattern gives"
 import csv, json, os, re, sys
 
 pat, reps, path, csv_path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -164,5 +160,5 @@ for pat in '0>1<2' '1<0>2' '0>1>2'; do
     n=$((n + 1))
     check_pattern "$pat" $n
 done
-[ $failed = 0 ] || fail "some flows do not carry the labels the patterns give"
+[ "$failures" -eq 0 ] || fail "some flows do not carry the labels the patterns give"
 echo "conflict labels of 0>1<2, 1<0>2 and 0>1>2 on the emulated cluster are as the patterns give"

@@ -12,14 +12,13 @@
 #   - its mean absolute error is at most 40 % (the benchmark reports the real figure against the
 #     issue's 5 % target; this bound only catches a model that has stopped working);
 #   - every model ran on every inter-node flow of the trace.
-. "$(dirname "$0")/common.sh"
-[ -x "$top_builddir/calibrate/flowcut-calibrate" ] || skip "flowcut-calibrate is not built"
-command -v python3 >/dev/null 2>&1 || skip "python3 not found"
-work=$(mktemp -d /tmp/flowcut-models-test.XXXXXX)
-trap '"$cluster" down >/dev/null 2>&1; rm -rf "$work"' EXIT
-FLOWCUT_CLUSTER_LOCKED=1 bash "$top_srcdir/bench/models-bench.sh" --quick --duplex full -o "$work/run" \
-    "$top_builddir" || fail "models-bench.sh --quick failed"
-python3 - "$work/run/summary.json" "$work/run/full/random30/platform.json" <<'PY' || failed=1
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-cluster.sh"
+[ -x "$abs_top_builddir/calibrate/flowcut-calibrate" ] || skip "flowcut-calibrate is not built"
+need_command "$PYTHON3"
+FLOWCUT_CLUSTER_LOCKED=1 bash "$abs_top_srcdir/bench/models-bench.sh" --quick --duplex full -o "$work/run" \
+    "$abs_top_builddir" || fail "models-bench.sh --quick failed"
+"$PYTHON3" - "$work/run/summary.json" "$work/run/full/random30/platform.json" <<'PY' || fail_later "the models' errors on the random pattern"
 import json, sys
 rows = json.load(open(sys.argv[1]))
 rep = json.load(open(sys.argv[2]))
@@ -47,4 +46,4 @@ for b in bad:
     print("FAIL: " + b)
 sys.exit(1 if bad else 0)
 PY
-exit $failed
+finish

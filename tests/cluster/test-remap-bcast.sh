@@ -10,15 +10,11 @@
 # re-run check allows for noise: the suggestion's best repetition must beat B's by at least 10 %
 # (the expected difference is about 30 %). The replay check (predicted versus observed run time of
 # the traced placement) is printed, not asserted: it is the figure the report gives every time.
-. "$(dirname "$0")/common.sh"
-flowcut="$top_builddir/tools/flowcut"
-export FLOWCUT_EXEC_PATH="$top_builddir/analyzer:$top_builddir/tools"
-export FLOWCUT_LIB="$top_builddir/libtrace/.libs/libflowcut.so"
-[ -x "$top_builddir/analyzer/flowcut-remap" ] || skip "flowcut-remap is not built"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-cluster.sh"
+[ -x "$abs_top_builddir/analyzer/flowcut-remap" ] || skip "flowcut-remap is not built"
 [ -x "$ex/bcast" ] || skip "$ex/bcast is not built"
-command -v python3 >/dev/null 2>&1 || skip "python3 not found"
-work=$(mktemp -d /tmp/flowcut-remap.XXXXXX)
-trap '"$cluster" down >/dev/null 2>&1; rm -rf "$work"' EXIT
+need_command "$PYTHON3"
 
 bytes=4000000
 reps=3
@@ -35,7 +31,7 @@ cat "$work/s.hydra"
 
 # The per-rank nodes from the Hydra output, read twice: from the node:n lines with the rank order,
 # and from the rank-hosts line; both must agree with the JSON's best suggestion.
-python3 - "$work/s.hydra" "$work/r.json" "$work/S" <<'PY' || fail "the Hydra output or the prediction is wrong"
+"$PYTHON3" - "$work/s.hydra" "$work/r.json" "$work/S" <<'PY' || fail "the Hydra output or the prediction is wrong"
 import json, sys
 hydra, rjson, out = sys.argv[1:]
 order, hosts, slots = None, None, []
@@ -86,5 +82,5 @@ tS=$(best_of "$work/run.S" | sort -g | head -1)
 tA=$(best_of "$work/run.A" | sort -g | head -1)
 echo "observed broadcast (best repetition): B $tB s, A $tA s, suggestion $tS s"
 check "suggestion against B" "$tS" "$tB" 0 0.9
-[ $failed = 0 ] || fail "re-running with the suggestion does not confirm the gain"
+[ "$failures" -eq 0 ] || fail "re-running with the suggestion does not confirm the gain"
 echo "the suggestion for the broadcast traced under mapping B is as good as mapping A and gains on the cluster"

@@ -2,7 +2,8 @@
 # test-tracer-badenv.sh: a bad FLOWCUT_BUFFER value and an unwritable FLOWCUT_DIR each give exactly
 # one warning line per rank on stderr (`flowcut: rank N: ...`), and the application's output and
 # exit status do not change; a FLOWCUT_DIR below missing directories is created with them.
-. "${srcdir:-$(dirname "$0")}/common.sh"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-tracer.sh"
 
 need_example ring
 n=2

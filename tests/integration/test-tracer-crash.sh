@@ -2,7 +2,8 @@
 # test-tracer-crash.sh: the last of 2 ranks dies of SIGSEGV after receiving 4 messages: the trace is
 # still readable, marked partial, and holds the crashed rank's events up to the crash; the program's
 # own output and the launcher's exit status are the same traced and untraced.
-. "${srcdir:-$(dirname "$0")}/common.sh"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-tracer.sh"
 
 need_example crash
 run_untraced "$work/plain.out" 2 "$prog" 4

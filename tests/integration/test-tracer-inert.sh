@@ -2,14 +2,15 @@
 # test-tracer-inert.sh: in processes that are not MPI ranks the preloaded tracer does nothing:
 # /bin/true, a shell pipeline and the MPI launcher itself print only their own output, keep their
 # exit status and create no file, not even with FLOWCUT_DIR set.
-. "${srcdir:-$(dirname "$0")}/common.sh"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-tracer.sh"
 
 mkdir "$work/cwd" || fail "mkdir"
 cd "$work/cwd" || fail "cd"
 
 # expect CMD... : runs CMD with the tracer preloaded; $want_out and $want_rc are what it must give.
 expect() {
-    LD_PRELOAD=$lib FLOWCUT_DIR=$work/never "$@" >"$work/out" 2>"$work/err"
+    LD_PRELOAD=$libflowcut FLOWCUT_DIR=$work/never "$@" >"$work/out" 2>"$work/err"
     rc=$?
     [ "$rc" = "$want_rc" ] || fail "'$*' exited $rc under the tracer, expected $want_rc"
     [ "$(cat "$work/out")" = "$want_out" ] || fail "'$*' printed '$(cat "$work/out")', expected '$want_out'"

@@ -2,7 +2,8 @@
 # test-tracer-pingpong.sh: blocking ping-pong on 2 ranks: every Send and Recv with its peer, tag and
 # bytes, the same output traced and untraced; call sites point at the calling line, depth 4 shows
 # the whole call chain in dump, and depth 0 drops them.
-. "${srcdir:-$(dirname "$0")}/common.sh"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-tracer.sh"
 
 check_example pingpong 2 40 0 8 1000
 

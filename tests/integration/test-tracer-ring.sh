@@ -2,14 +2,15 @@
 # test-tracer-ring.sh: the one 8-rank test: a token ring, a Sendrecv shift and an Allreduce on 8
 # ranks split over two emulated nodes by FLOWCUT_NODE (ranks 0-3 on ring-a, 4-7 on ring-b); every
 # event with its world-rank peer, and info lists the two nodes with their ranks.
-. "${srcdir:-$(dirname "$0")}/common.sh"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-tracer.sh"
 
 need_example ring
 set -- 3 16
 run_untraced "$work/plain.out" 8 "$prog" "$@"
 [ "$(cat "$work/plain.out.rc")" = 0 ] || fail "ring failed untraced: $(cat "$work/plain.out.err")"
 # Two MPMD segments so that each half of the ranks gets its own node name.
-timeout "$FC_TEST_TIMEOUT" "$MPIEXEC" -genv LD_PRELOAD "$lib" -genv FLOWCUT_DIR "$work/trace" \
+timeout "$FC_TEST_TIMEOUT" "$MPIEXEC" -genv LD_PRELOAD "$libflowcut" -genv FLOWCUT_DIR "$work/trace" \
     -n 4 -env FLOWCUT_NODE ring-a "$prog" "$@" : -n 4 -env FLOWCUT_NODE ring-b "$prog" "$@" \
     >"$work/traced.out" 2>"$work/traced.out.err"
 echo $? >"$work/traced.out.rc"

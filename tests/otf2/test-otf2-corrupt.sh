@@ -2,7 +2,8 @@
 # test-otf2-corrupt.sh: a damaged OTF2 archive (garbage anchor file, event file cut short, event
 # file missing) gets one clear error line naming the anchor file and exit status 1 from every
 # command, and leaves no private directory behind.
-. "${srcdir:-$(dirname "$0")}/common.sh"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-otf2.sh"
 
 [ -x "$abs_builddir/scorep-like" ] || fail "scorep-like not built"
 

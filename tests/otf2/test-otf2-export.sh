@@ -3,10 +3,11 @@
 # --otf2`, validates the archive with `otf2-print --silent -Werror` and the order of its records
 # with check-order.py, then checks that `flowcut analyze` of the archive (read back through OTF2's
 # reader) finds the same flows, intervals and labels as the analysis of the native trace.
-. "${srcdir:-$(dirname "$0")}/common.sh"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-otf2.sh"
 
-command -v "$MPIEXEC" >/dev/null 2>&1 || skip "$MPIEXEC not found"
-[ -f "$lib" ] || fail "tracer not built: $lib is missing"
+need_command "$MPIEXEC"
+[ -f "$libflowcut" ] || fail "tracer not built: $libflowcut is missing"
 
 one() {
     name=$1 n=$2

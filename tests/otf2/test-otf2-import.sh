@@ -2,7 +2,8 @@
 # test-otf2-import.sh: an archive written with the OTF2 writer API alone (scorep-like.c: Score-P's
 # layout, a microsecond timer, a clock offset on one rank) is analysed as its comment works out by
 # hand: two flows, three intervals, an outgoing conflict of k = 2 at n0 during [2, 3).
-. "${srcdir:-$(dirname "$0")}/common.sh"
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-otf2.sh"
 
 [ -x "$abs_builddir/scorep-like" ] || fail "scorep-like not built"
 "$abs_builddir/scorep-like" "$work/sl" || fail "scorep-like could not write its archive"

@@ -1,22 +1,15 @@
-# common.sh: sourced by the emulated-cluster tests: skips (exit 77) when the machine cannot host a
-# cluster, serializes the tests on one lock, and always takes the cluster down on exit.
-# Expects top_builddir and top_srcdir (absolute) from the Makefile's AM_TESTS_ENVIRONMENT.
+# lib-cluster.sh: helpers of the emulated-cluster tests, sourced after tests/lib.sh: skips (exit 77)
+# when the machine cannot host a cluster, serializes the tests on one lock, takes the cluster down
+# on exit whatever happens, and compares measured times with expected ones.
 set -u
-
-skip() {
-    echo "SKIP: $*"
-    exit 77
-}
-
-: "${top_builddir:?top_builddir must be set (run through make check)}"
-cluster="$top_builddir/tools/flowcut-cluster"
-ex="$top_builddir/examples"
+cluster=$abs_top_builddir/tools/flowcut-cluster
+ex=$examples
 
 [ "$(id -u)" -eq 0 ] || skip "the emulated cluster needs root (network namespaces and tc)"
-command -v ip >/dev/null 2>&1 || skip "ip (iproute2) not found"
-command -v tc >/dev/null 2>&1 || skip "tc (iproute2) not found"
-command -v flock >/dev/null 2>&1 || skip "flock (util-linux) not found"
-command -v mpiexec.mpich >/dev/null 2>&1 || skip "mpiexec.mpich not found"
+need_command ip "ip (iproute2) not found"
+need_command tc "tc (iproute2) not found"
+need_command flock "flock (util-linux) not found"
+need_command mpiexec.mpich
 [ -x "$cluster" ] || skip "$cluster is not built"
 [ -x "$ex/pattern" ] || skip "$ex/pattern is not built"
 # Some containers allow root but not new network namespaces; probe with a throw-away one.
@@ -27,14 +20,8 @@ ip netns delete "$probe"
 # One cluster at a time on the machine: wait for the other test (or user) to finish.
 mkdir -p /run/flowcut-cluster
 exec 9>/run/flowcut-cluster/test.lock
-flock -w 600 9 || { echo "FAIL: could not get /run/flowcut-cluster/test.lock in 600 s"; exit 1; }
-trap '"$cluster" down >/dev/null 2>&1' EXIT
-trap 'exit 1' INT TERM
-
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
+flock -w 600 9 || fail "could not get /run/flowcut-cluster/test.lock in 600 s"
+at_exit '"$cluster" down >/dev/null 2>&1'
 
 # median_of PATTERN-OUTPUT K: the median time of communication K from `pattern` output.
 median_of() {
@@ -47,13 +34,13 @@ min_of() {
     awk -v k="$2" '$1 == "comm" && $2 == k { print $9 }' <<<"$1"
 }
 
-# check NAME MEASURED EXPECTED LOW HIGH: passes when LOW <= MEASURED/EXPECTED <= HIGH.
+# check NAME MEASURED EXPECTED LOW HIGH: passes when LOW <= MEASURED/EXPECTED <= HIGH; a failure
+# is counted (fail_later) and the test goes on.
 check() {
     local verdict
-    case $2 in '' | *[!0-9.]*) echo "$1: no time measured"; failed=1; return ;; esac
+    case $2 in '' | *[!0-9.]*) fail_later "$1: no time measured"; return ;; esac
     verdict=$(awk -v m="$2" -v e="$3" -v lo="$4" -v hi="$5" \
         'BEGIN { r = m / e; printf "%s %.3f", (r >= lo && r <= hi) ? "ok" : "FAIL", r }')
     echo "$1: measured $2 s, expected $3 s, ratio ${verdict#* } (allowed $4..$5): ${verdict%% *}"
-    [ "${verdict%% *}" = ok ] || failed=1
+    [ "${verdict%% *}" = ok ] || fail_later "$1: ratio ${verdict#* } outside $4..$5"
 }
-failed=0

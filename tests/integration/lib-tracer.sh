@@ -1,49 +1,13 @@
-# common.sh: helpers sourced by the integration tests: where the build tree is, how to run an
-# example untraced and traced with the tracer from the build tree, and how to read the trace back.
-#
-# The tests run from `make check` (which exports the variables below through AM_TESTS_ENVIRONMENT)
-# or by hand from tests/integration of a build tree, in which case the defaults below apply.
+# lib-tracer.sh: helpers of the integration tests, sourced after tests/lib.sh: how to run an
+# example untraced and traced with the tracer of the build tree, and how to read the trace back.
+# MPIFORT and MPICXX (from configure, through tests/env.am) say which examples could be built.
 
-: "${srcdir:=$(cd "$(dirname "$0")" && pwd)}"
-: "${abs_top_builddir:=$(cd ../.. && pwd)}"
-: "${abs_top_srcdir:=$(cd "$srcdir/../.." && pwd)}"
-: "${MPIEXEC:=mpiexec.mpich}"
-: "${PYTHON3:=python3}"
-# Seconds any one launch may take before it counts as a hang.
-: "${FC_TEST_TIMEOUT:=120}"
-
-examples=$abs_top_builddir/examples
-lib=$abs_top_builddir/libtrace/.libs/libflowcut.so
-flowcut=$abs_top_builddir/tools/flowcut
-export FLOWCUT_EXEC_PATH="$abs_top_builddir/analyzer:$abs_top_builddir/tools:$abs_top_srcdir/tools"
-export FLOWCUT_LIB="$lib"
-# The tests choose these themselves; values from the caller's environment would change the results.
-unset FLOWCUT_DIR FLOWCUT_CALLSITE_DEPTH FLOWCUT_BUFFER FLOWCUT_NODE FLOWCUT_CLOCK
-
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-
-skip() {
-    echo "SKIP: $*"
-    exit 77
-}
-
-command -v "$MPIEXEC" >/dev/null 2>&1 || skip "$MPIEXEC not found"
-command -v "$PYTHON3" >/dev/null 2>&1 || skip "$PYTHON3 not found"
-command -v timeout >/dev/null 2>&1 || skip "timeout (coreutils) not found"
+need_command "$MPIEXEC"
+need_command "$PYTHON3"
+need_command timeout "timeout (coreutils) not found"
 # The library and the commands are part of this tree: their absence is a failure, not a skip.
-[ -f "$lib" ] || fail "tracer not built: $lib is missing"
+[ -f "$libflowcut" ] || fail "tracer not built: $libflowcut is missing"
 [ -x "$flowcut" ] || fail "flowcut command not built: $flowcut is missing"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/flowcut-test.XXXXXX") || fail "mktemp failed"
-# FC_KEEP=1 keeps the traces and outputs for a look after a failure.
-if [ -n "${FC_KEEP-}" ]; then
-    echo "keeping $work"
-else
-    trap 'rm -rf "$work"' EXIT
-fi
 
 # need_example NAME: sets prog to the example's path; skips when it was not built because its
 # compiler is missing.
@@ -72,7 +36,7 @@ run_traced() {
     out=$1 dir=$2 n=$3
     shift 3
     # shellcheck disable=SC2086
-    set -- -genv LD_PRELOAD "$lib" -genv FLOWCUT_DIR "$dir" ${FC_GENV-} -n "$n" "$@"
+    set -- -genv LD_PRELOAD "$libflowcut" -genv FLOWCUT_DIR "$dir" ${FC_GENV-} -n "$n" "$@"
     timeout "$FC_TEST_TIMEOUT" "$MPIEXEC" "$@" >"$out" 2>"$out.err"
     echo $? >"$out.rc"
 }
