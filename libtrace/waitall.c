@@ -173,7 +173,7 @@ int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[], const fc_
             ss.pos[j] = -1;
         }
         int m = 0;
-        for (int j = 0; j < n; j++)
+        for (int j = 0; out < n && j < n; j++) /* none left when the step took them all */
             if (ss.pos[j] >= 0) {
                 ss.live[m] = ss.live[j];
                 ss.pos[m++] = ss.pos[j];
@@ -182,7 +182,7 @@ int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[], const fc_
     }
     ss.out = (fc__steps){done, ss.order, ss.when};
     *steps = &ss.out;
-    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+    if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || done == count)
         return rc;
     /* The requests no step completed: null ones, inactive persistent ones (and, should MPI ever
      * break its promise, active ones). PMPI_Waitall on each alone writes the status MPI_Waitall
