@@ -17,7 +17,8 @@
  *     its request), field by field as MPI filled it (see merge), MPI_ERROR MPI_SUCCESS as MPICH's
  *     MPI_Waitall sets it; null and inactive requests get their statuses from PMPI_Waitall itself,
  *     on that one request;
- *   - MPI_STATUSES_IGNORE, count 0 and arguments MPI rejects (a negative count, a NULL array): the
+ *   - MPI_STATUSES_IGNORE: the steps pass it on and write no status;
+ *   - count 0, only null requests, and arguments MPI rejects (a negative count, a NULL array): the
  *     call goes to PMPI_Waitall whole;
  *   - an error in a request: the steps go on until every request is complete and the call returns
  *     MPI_ERR_IN_STATUS with each status' MPI_ERROR set (MPI_SUCCESS, or the request's error), as
@@ -27,7 +28,8 @@
  *     other than MPI_ERRORS_RETURN runs for each step that saw a failed request (with
  *     MPI_ERRORS_ARE_FATAL, the first one ends the program as MPI_Waitall's error would);
  *   - an error of the call itself (an invalid handle, a failure of the progress engine) ends the
- *     steps and is returned as PMPI_Waitsome gave it, with the same error class as PMPI_Waitall's.
+ *     steps and is returned as PMPI_Waitsome gave it, of the class PMPI_Waitall's would have; the
+ *     requests earlier steps completed stay completed.
  *
  * Threads: all state is the calling thread's own (MPI_THREAD_MULTIPLE needs nothing shared). */
 #include <stdlib.h>
