@@ -124,14 +124,6 @@ FC__HIDDEN void fc__rec_sendrecv(fc__thread *t, const fc__call *c, MPI_Comm comm
 FC__HIDDEN void fc__rec_probe(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
                               const int *flag, const MPI_Message *msg, const MPI_Status *st);
 
-/* ---- requests: start, free, cancel, wait and test families (req.c) ---- */
-FC__HIDDEN void fc__rec_start(fc__thread *t, const fc__call *c, const MPI_Request *req);
-FC__HIDDEN void fc__rec_startall(fc__thread *t, const fc__call *c, int count,
-                                 const MPI_Request *reqs);
-FC__HIDDEN void fc__rec_req(fc__thread *t, const fc__call *c, MPI_Request req);
-FC__HIDDEN void fc__rec_test(fc__thread *t, const fc__call *c, MPI_Request req,
-                             const MPI_Status *st, const int *flag);
-
 /* ---- MPI_Waitall in steps (waitall.c) ---- */
 /* What a call completed in steps noted: which requests its steps completed, in the order they
  * completed, and when. Thread-local, valid until the thread's next call completed in steps. */
@@ -150,6 +142,13 @@ typedef struct fc__steps {
 FC__HIDDEN int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[],
                                  const fc__steps **steps);
 
+/* ---- requests: start, free, cancel, wait and test families (req.c) ---- */
+FC__HIDDEN void fc__rec_start(fc__thread *t, const fc__call *c, const MPI_Request *req);
+FC__HIDDEN void fc__rec_startall(fc__thread *t, const fc__call *c, int count,
+                                 const MPI_Request *reqs);
+FC__HIDDEN void fc__rec_req(fc__thread *t, const fc__call *c, MPI_Request req);
+FC__HIDDEN void fc__rec_test(fc__thread *t, const fc__call *c, MPI_Request req,
+                             const MPI_Status *st, const int *flag);
 /* MPI_Waitall and MPI_Testall (flag NULL for Waitall); steps is what fc__steps_Waitall noted, NULL
  * when PMPI ran the call whole. */
 FC__HIDDEN void fc__rec_testall(fc__thread *t, const fc__call *c, int count,
