@@ -196,9 +196,16 @@ static OTF2_CallbackCode on_cc(void *d, OTF2_CallingContextRef self, OTF2_Region
                                OTF2_SourceCodeLocationRef scl, OTF2_CallingContextRef parent)
 {
     fc__importer *im = d;
-    (void)scl, (void)parent;
-    ROOM(im, cc_region, ncc, self);
-    im->cc_region[self] = region;
+    ROOM(im, ccs, ncc, self);
+    im->ccs[self] = (fc__occ){region, scl, parent};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_scl(void *d, OTF2_SourceCodeLocationRef self, OTF2_StringRef file, uint32_t line)
+{
+    fc__importer *im = d;
+    ROOM(im, scls, nscls, self);
+    im->scls[self] = (fc__oscl){file, line};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -334,7 +341,92 @@ static OTF2_GlobalDefReaderCallbacks *def_callbacks(void)
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, on_cc);
+    OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(cb, on_scl);
     return cb;
+}
+
+/* ---- call sites ------------------------------------------------------------------------------------ */
+
+/* The text of a calling context as flowcut names a resolved frame: "function@file:line" (the file's
+ * base name), or the function alone when the context has no source location. */
+static char *cc_text(const fc__importer *im, uint32_t cc)
+{
+    const fc__occ *c = &im->ccs[cc];
+    const char *fn = c->region < im->nregions ? fc__otf2_string_of(im, im->regions[c->region].name) : "";
+    const char *file = "";
+    uint32_t line = 0;
+    if (c->scl < im->nscls && im->scls[c->scl].line > 0) {
+        file = fc__otf2_string_of(im, im->scls[c->scl].file);
+        line = im->scls[c->scl].line;
+        if (strrchr(file, '/') != NULL)
+            file = strrchr(file, '/') + 1;
+    }
+    size_t n = strlen(fn) + strlen(file) + 16;
+    char *t = malloc(n);
+    if (t != NULL) {
+        if (file[0])
+            snprintf(t, n, "%s@%s:%u", fn[0] ? fn : "?", file, line);
+        else
+            snprintf(t, n, "%s", fn[0] ? fn : "?");
+    }
+    return t;
+}
+
+/* Writes the call sites of the rank's calls: a site per calling context its calls were made from,
+ * its frames that context and its ancestors. A frame is already symbolic, so it gets a module of
+ * its own whose path is "=" and its text (see fc_symbols_create), at offset 0. */
+static int write_sites(fc__importer *im, fc_writer *w)
+{
+    fc_module *mods = NULL;
+    fc_site *sites = NULL;
+    fc_frame *frames = NULL;
+    size_t nmods = 0, mcap = 0, nsites = 0, scap = 0, nfr = 0, fcap = 0;
+    fc__intern names = {0};
+    int rc = 0;
+    for (size_t cc = 0; cc < im->ncc && rc == 0; cc++) {
+        if (!im->cc_used[cc])
+            continue;
+        size_t first = nfr;
+        uint32_t depth = 0;
+        for (uint32_t n = (uint32_t)cc; n < im->ncc && depth < 256; n = im->ccs[n].parent, depth++) {
+            char *text = cc_text(im, n), *path;
+            uint32_t id;
+            if (text == NULL || (path = malloc(strlen(text) + 2)) == NULL) {
+                free(text);
+                rc = FC_ENOMEM;
+                break;
+            }
+            sprintf(path, "=%s", text);
+            free(text);
+            int added = fc__intern_id(&names, path, &id);
+            free(path);
+            if (added < 0 || fc__grow((void **)&frames, &nfr, &fcap, sizeof *frames) < 0) {
+                rc = FC_ENOMEM;
+                break;
+            }
+            frames[nfr++] = (fc_frame){id, 0};
+        }
+        if (rc == 0 && fc__grow((void **)&sites, &nsites, &scap, sizeof *sites) < 0)
+            rc = FC_ENOMEM;
+        if (rc == 0)
+            sites[nsites++] = (fc_site){FC__OTF2_SITE_OF(cc), depth, (const fc_frame *)(uintptr_t)first};
+    }
+    for (size_t i = 0; i < names.n && rc == 0; i++) {
+        if (fc__grow((void **)&mods, &nmods, &mcap, sizeof *mods) < 0)
+            rc = FC_ENOMEM;
+        else
+            mods[nmods++] = (fc_module){i, 0, 0, names.s[i], ""};
+    }
+    /* The frames array moved while it grew: the sites hold indices into it until now. */
+    for (size_t i = 0; i < nsites; i++)
+        sites[i].frames = frames + (uintptr_t)sites[i].frames;
+    if (rc == FC_ENOMEM)
+        rc = fc__err(FC_ENOMEM, "out of memory");
+    else if (nsites > 0 && (rc = fc_writer_modules(w, mods, nmods)) == 0)
+        rc = fc_writer_sites(w, sites, nsites);
+    free(mods), free(sites), free(frames);
+    fc__intern_free(&names);
+    return rc;
 }
 
 /* Reads the events of one location and writes them as the EVENTS blocks of its thread. */
@@ -374,9 +466,13 @@ static int write_rank(fc__importer *im, OTF2_Reader *rd, OTF2_EvtReaderCallbacks
     if ((rc = fc_writer_open(path, r, im->world, 0, 0, 0, &w)) < 0 || (rc = fc_writer_rank(w, &info)) < 0 ||
         (rc = fc_writer_comms(w, mine, n)) < 0)
         goto out;
+    if (im->ncc > 0)
+        memset(im->cc_used, 0, im->ncc);
     for (size_t i = 0; i < im->nlocs && rc == 0; i++)
         if (im->locs[i].group == g)
             rc = fc__otf2_convert_location(im, rd, cb, &im->locs[i], w, &end_ns);
+    if (rc == 0)
+        rc = write_sites(im, w);
     if (rc == 0)
         rc = fc_writer_end(w, 0, FC_END_FINALIZE, end_ns, 0);
 out:
@@ -394,7 +490,7 @@ static void importer_free(fc__importer *im)
     for (size_t i = 0; i < im->nogroups; i++)
         free(im->ogroups[i].m);
     free(im->strings), free(im->nodes), free(im->groups), free(im->locs), free(im->regions);
-    free(im->ogroups), free(im->comms), free(im->cc_region);
+    free(im->ogroups), free(im->comms), free(im->ccs), free(im->scls), free(im->cc_used);
 }
 
 /* Converts the archive of anchor into rank files in dir. */
@@ -426,6 +522,10 @@ static int convert_archive(fc__importer *im, const char *dir)
     }
     if ((rc = number_ranks(im)) < 0 || (rc = build_comms(im, &nc, &nnc)) < 0)
         goto out;
+    if ((im->cc_used = calloc(im->ncc ? im->ncc : 1, 1)) == NULL) {
+        rc = fc__err(FC_ENOMEM, "out of memory");
+        goto out;
+    }
     for (size_t i = 0; i < im->nlocs; i++)
         OTF2_Reader_SelectLocation(rd, im->locs[i].id);
     /* Local definitions carry the clock offsets and id mappings that the event readers apply; an
