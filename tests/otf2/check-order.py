@@ -4,7 +4,7 @@ ARCHIVE`) against the order in which Score-P writes MPI events: the message or c
 record of a call right after its Enter and at its time (MpiSend, MpiIsend, MpiCollectiveBegin,
 NonBlockingCollectiveRequest), the records of what a call finishes at its Leave time
 (MpiRecv, MpiIrecv, MpiIrecvRequest, MpiIsendComplete, MpiCollectiveEnd, ...); Enter/Leave
-balanced; MPI_Irecv's request record at its Leave but a persistent receive's at the Enter of its
+(or CallingContextEnter/Leave, read as the Enter/Leave of their context's region) balanced; MPI_Irecv's request record at its Leave but a persistent receive's at the Enter of its
 MPI_Start(all); MPI_Init first and MPI_Finalize last on the first thread of every rank; as many
 messages sent as received.
 
@@ -18,7 +18,9 @@ AT_LEAVE = {"MPI_RECV", "MPI_IRECV", "MPI_IRECV_REQUEST", "MPI_ISEND_COMPLETE", 
 # MPI_Start(all) posts the messages of persistent requests before it calls PMPI: at its Enter.
 EITHER = {"MPI_IRECV_REQUEST"}
 line_re = re.compile(r'^([A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$')
-region_re = re.compile(r'Region: "([^"]*)"')
+region_re = re.compile(r'(?:Region|Calling Context): "([^"]*)"')
+# A calling-context event enters or leaves its context's region.
+SAME = {"CALLING_CONTEXT_ENTER": "ENTER", "CALLING_CONTEXT_LEAVE": "LEAVE"}
 
 
 def fail(msg):
@@ -32,7 +34,7 @@ def main():
     for line in sys.stdin:
         m = line_re.match(line)
         if m:
-            locs.setdefault(int(m.group(2)), []).append((m.group(1), int(m.group(3)), m.group(4)))
+            locs.setdefault(int(m.group(2)), []).append((SAME.get(m.group(1), m.group(1)), int(m.group(3)), m.group(4)))
     sent = received = 0
     for loc, evs in locs.items():
         stack = []
