@@ -246,6 +246,9 @@ typedef struct fc__importer {
     fc__oscl *scls;
     size_t nscls;
     uint8_t *cc_used; /* per calling context: 1 when a call of the rank being written has it as site */
+    /* The region stacks that calls of the rank being written were made in ("r0/r1/...", outermost
+     * first): call sites of plain Enter/Leave nesting, numbered after the calling contexts'. */
+    fc__intern stacks;
     uint32_t world;
     int nomem;
 } fc__importer;

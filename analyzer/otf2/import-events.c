@@ -130,11 +130,43 @@ static int kind_in(int k, int lo, int hi)
     return k >= lo && k <= hi;
 }
 
+/* The call site of a call entered with a plain Enter inside the regions s->st[0 .. nst) (outermost
+ * first): one per distinct stack of the rank, numbered after the calling contexts' sites; 0 when
+ * no region encloses the call. */
+static uint64_t stack_site(lstate *s)
+{
+    fc__importer *im = s->im;
+    char *key = NULL;
+    size_t len = 0, cap = 0;
+    uint32_t id;
+    if (s->nst == 0)
+        return 0;
+    for (size_t i = 0; i < s->nst; i++) {
+        char part[16];
+        int n = snprintf(part, sizeof part, "%s%u", i ? "/" : "", s->st[i].region);
+        if (len + (size_t)n + 1 > cap) {
+            char *k = realloc(key, cap = (cap + (size_t)n + 1) * 2);
+            if (k == NULL) {
+                free(key);
+                s->nomem = 1;
+                return 0;
+            }
+            key = k;
+        }
+        memcpy(key + len, part, (size_t)n + 1);
+        len += (size_t)n;
+    }
+    if (fc__intern_id(&im->stacks, key, &id) < 0)
+        s->nomem = 1;
+    free(key);
+    return s->nomem ? 0 : (uint64_t)im->ncc + 1 + id;
+}
+
 /* Turns one MPI call (a region entered at t0 and left at t1, with the MPI events written inside it)
  * into flowcut records: the call itself, posts it made beyond its own, then its completions. */
 static void convert(lstate *s, uint32_t reg, uint32_t cc, uint64_t t0, uint64_t t1, const oev *ev, size_t n)
 {
-    const fc__importer *im = s->im;
+    fc__importer *im = s->im;
     int k = -1;
     if (reg < im->nregions) {
         k = fc_event_kind_from_name(fc__otf2_string_of(im, im->regions[reg].name));
@@ -144,10 +176,11 @@ static void convert(lstate *s, uint32_t reg, uint32_t cc, uint64_t t0, uint64_t 
     if (k == FC_EV_COMPLETE || k == FC_EV_START)
         k = -1;
     fc_event base = {.kind = k > 0 ? (uint32_t)k : 0, .t0 = t0, .t1 = t1, .peer = FC_PEER_NONE};
-    /* A call entered through a calling context was made from its parent context: its call site. */
+    /* A call entered through a calling context was made from its parent context: its call site.
+     * One entered with a plain Enter was made in the regions still entered around it. */
     uint32_t from = cc < im->ncc ? im->ccs[cc].parent : UINT32_MAX;
-    uint64_t site = from < im->ncc ? FC__OTF2_SITE_OF(from) : 0;
-    if (site != 0)
+    uint64_t site = from < im->ncc ? FC__OTF2_SITE_OF(from) : cc >= im->ncc ? stack_site(s) : 0;
+    if (from < im->ncc)
         im->cc_used[from] = 1;
     int filled = 0;
     int sendlike = kind_in(k, FC_EV_MPI_Send, FC_EV_MPI_Rsend) || k == FC_EV_MPI_Sendrecv || k == FC_EV_MPI_Sendrecv_replace;

@@ -411,6 +411,40 @@ static int write_sites(fc__importer *im, fc_writer *w)
         if (rc == 0)
             sites[nsites++] = (fc_site){FC__OTF2_SITE_OF(cc), depth, (const fc_frame *)(uintptr_t)first};
     }
+    /* The sites of plain Enter/Leave nesting: the enclosing regions, innermost first, by name (their
+     * definitions give where a function is, not the line of the call it made). */
+    for (size_t i = 0; i < im->stacks.n && rc == 0; i++) {
+        size_t first = nfr;
+        uint32_t depth = 0;
+        const char *key = im->stacks.s[i];
+        for (const char *p = key + strlen(key); rc == 0; depth++) {
+            const char *q = p;
+            while (q > key && q[-1] != '/')
+                q--;
+            uint32_t reg = (uint32_t)strtoul(q, NULL, 10), id;
+            const char *name = reg < im->nregions ? fc__otf2_string_of(im, im->regions[reg].name) : "";
+            char *path = malloc(strlen(name) + 3);
+            if (path == NULL) {
+                rc = FC_ENOMEM;
+                break;
+            }
+            sprintf(path, "=%s", name[0] ? name : "?");
+            int added = fc__intern_id(&names, path, &id);
+            free(path);
+            if (added < 0 || fc__grow((void **)&frames, &nfr, &fcap, sizeof *frames) < 0) {
+                rc = FC_ENOMEM;
+                break;
+            }
+            frames[nfr++] = (fc_frame){id, 0};
+            if (q == key)
+                break;
+            p = q - 1;
+        }
+        if (rc == 0 && fc__grow((void **)&sites, &nsites, &scap, sizeof *sites) < 0)
+            rc = FC_ENOMEM;
+        if (rc == 0)
+            sites[nsites++] = (fc_site){im->ncc + 1 + i, depth + 1, (const fc_frame *)(uintptr_t)first};
+    }
     for (size_t i = 0; i < names.n && rc == 0; i++) {
         if (fc__grow((void **)&mods, &nmods, &mcap, sizeof *mods) < 0)
             rc = FC_ENOMEM;
@@ -468,6 +502,8 @@ static int write_rank(fc__importer *im, OTF2_Reader *rd, OTF2_EvtReaderCallbacks
         goto out;
     if (im->ncc > 0)
         memset(im->cc_used, 0, im->ncc);
+    fc__intern_free(&im->stacks);
+    memset(&im->stacks, 0, sizeof im->stacks);
     for (size_t i = 0; i < im->nlocs && rc == 0; i++)
         if (im->locs[i].group == g)
             rc = fc__otf2_convert_location(im, rd, cb, &im->locs[i], w, &end_ns);
@@ -491,6 +527,7 @@ static void importer_free(fc__importer *im)
         free(im->ogroups[i].m);
     free(im->strings), free(im->nodes), free(im->groups), free(im->locs), free(im->regions);
     free(im->ogroups), free(im->comms), free(im->ccs), free(im->scls), free(im->cc_used);
+    fc__intern_free(&im->stacks);
 }
 
 /* Converts the archive of anchor into rank files in dir. */
