@@ -18,11 +18,13 @@
  * B = 1->3 over [2.0, 4.0). Both leave n0 during [2.0, 3.0): an outgoing conflict of k = 2 at n0.
  * Labels: A none [1, 2) then outgoing@n0 [2, 3); B outgoing@n0 [2, 3) then none [3, 4).
  *
- * With --cc the same events are written as Score-P writes them with unwinding on: every region is
- * entered and left through CallingContextEnter/Leave, whose calling contexts say where each MPI
- * call was made from, in a program app.c where main (line 44) calls MPI_Init and MPI_Finalize,
+ * The calls are those of a program app.c where main (line 44) calls MPI_Init and MPI_Finalize,
  * main (line 40) calls exchange, exchange (line 12) makes the messages' calls (MPI_Send, MPI_Recv,
- * MPI_Isend, MPI_Irecv, MPI_Wait) except rank 1's MPI_Wait, which main makes at line 47. */
+ * MPI_Isend, MPI_Irecv, MPI_Wait) except rank 1's MPI_Wait, which main makes at line 47. Without
+ * --cc, as Score-P's compiler instrumentation writes them: the functions main and exchange are
+ * entered and left around the MPI calls they make (main over the whole run). With --cc, as Score-P
+ * writes them with unwinding on: every MPI region is entered and left through
+ * CallingContextEnter/Leave, whose calling contexts say where each call was made from. */
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,8 @@ static const uint32_t call_def[CC_N - CC_FRAMES][2] = {{REG_INIT, CC_MAIN44},  {
                                                        {REG_IRECV, CC_EXCHANGE12}, {REG_WAIT, CC_EXCHANGE12}};
 static int with_cc;
 static uint32_t prev_cc; /* the location's calling context after its last calling-context event */
+static uint32_t open_fn[4]; /* without --cc: the functions entered, outermost first */
+static uint32_t nopen;
 
 static OTF2_FlushType pre_flush(void *d, OTF2_FileType t, OTF2_LocationRef l, void *cb, bool final)
 {
@@ -76,9 +80,29 @@ static uint32_t parent_of(uint32_t cc)
 
 /* Enters region r, made from calling context cc: with --cc as Score-P with unwinding, the unwind
  * distance counting the nodes of cc not on the previous context plus the one that made progress. */
+/* Without --cc: leaves the functions entered that do not lead to the call of context cc and
+ * enters those that do (cc UNDEFINED leaves them all). */
+static void nest(OTF2_EvtWriter *w, uint64_t t, uint32_t cc)
+{
+    uint32_t chain[4], n = 0;
+    for (uint32_t f = cc == OTF2_UNDEFINED_CALLING_CONTEXT ? cc : parent_of(cc); f != OTF2_UNDEFINED_CALLING_CONTEXT;
+         f = parent_of(f))
+        chain[n++] = frame_def[f][0]; /* innermost first */
+    uint32_t keep = 0;
+    while (keep < nopen && keep < n && open_fn[keep] == chain[n - 1 - keep])
+        keep++;
+    while (nopen > keep)
+        check(OTF2_EvtWriter_Leave(w, NULL, t, open_fn[--nopen]), "Leave");
+    for (; nopen < n; nopen++) {
+        open_fn[nopen] = chain[n - 1 - nopen];
+        check(OTF2_EvtWriter_Enter(w, NULL, t, open_fn[nopen]), "Enter");
+    }
+}
+
 static void enter(OTF2_EvtWriter *w, uint64_t t, OTF2_RegionRef r, uint32_t cc)
 {
     if (!with_cc) {
+        nest(w, t, cc);
         check(OTF2_EvtWriter_Enter(w, NULL, t, r), "Enter");
         return;
     }
@@ -130,6 +154,7 @@ int main(int argc, char **argv)
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, r);
         uint64_t skew = r == 3 ? SKEW : 0;
         prev_cc = OTF2_UNDEFINED_CALLING_CONTEXT;
+        nopen = 0;
         call(w, US(0.0) + skew, US(0.1) + skew, REG_INIT, CC_INIT);
         switch (r) {
         case 0: /* Enter, MpiSend at the enter time, Leave: Score-P's order */
@@ -160,6 +185,8 @@ int main(int argc, char **argv)
             break;
         }
         call(w, US(5.0) + skew, US(5.1) + skew, REG_FINALIZE, CC_FINALIZE);
+        if (!with_cc)
+            nest(w, US(5.1) + skew, OTF2_UNDEFINED_CALLING_CONTEXT);
         check(OTF2_EvtWriter_GetNumberOfEvents(w, &nev[r]), "GetNumberOfEvents");
         check(OTF2_Archive_CloseEvtWriter(ar, w), "CloseEvtWriter");
     }
@@ -197,11 +224,13 @@ int main(int argc, char **argv)
         check(OTF2_GlobalDefWriter_WriteRegion(g, i, names[i], names[i], STR_EMPTY,
                                                i >= REG_SEND ? OTF2_REGION_ROLE_POINT2POINT : OTF2_REGION_ROLE_FUNCTION,
                                                OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, STR_MPI, 0, 0), "Region");
-    /* The program's functions, which only calling contexts enter (Score-P's unwinding names them by
-     * their symbol: paradigm sampling). */
+    /* The program's functions: entered by compiler instrumentation, or named by the calling
+     * contexts of Score-P's unwinding (paradigm sampling). */
     for (uint32_t i = REG_MAIN; i < REG_N; i++)
         check(OTF2_GlobalDefWriter_WriteRegion(g, i, STR_MAIN + i - REG_MAIN, STR_MAIN + i - REG_MAIN, STR_EMPTY,
-                                               OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_SAMPLING, OTF2_REGION_FLAG_NONE,
+                                               OTF2_REGION_ROLE_FUNCTION,
+                                               with_cc ? OTF2_PARADIGM_SAMPLING : OTF2_PARADIGM_COMPILER,
+                                               OTF2_REGION_FLAG_NONE,
                                                STR_APP, 0, 0), "Region");
     for (uint32_t i = 0; i < SCL_N; i++)
         check(OTF2_GlobalDefWriter_WriteSourceCodeLocation(g, i, STR_APP, scl_line[i]), "SourceCodeLocation");

@@ -2,8 +2,9 @@
 # test-otf2-import.sh: an archive written with the OTF2 writer API alone (scorep-like.c: Score-P's
 # layout, a microsecond timer, a clock offset on one rank) is analysed as its comment works out by
 # hand: two flows, three intervals, an outgoing conflict of k = 2 at n0 during [2, 3). Written with
-# Score-P's calling contexts (scorep-like --cc), it is analysed the same, and its calls get the
-# call sites of the program its comment describes.
+# Score-P's calling contexts (scorep-like --cc), it is analysed the same; the calls of both get the
+# call sites of the program its comment describes (with their lines from the calling contexts, the
+# functions alone from the nesting of plain Enter/Leave).
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-otf2.sh"
 
@@ -41,11 +42,13 @@ assert "assumption" in r["eager_threshold_source"] and "--eager" in r["eager_thr
 print("hand-made archive: 2 flows, 3 intervals, outgoing@n0 k=2 as expected")
 PY
 done
-# The call sites of the --cc archive, by hand from scorep-like.c's comment: the MPI_Init and
-# MPI_Finalize of every rank from main at line 44, the messages' calls from exchange at line 12
-# (called by main at line 40), rank 1's MPI_Wait from main at line 47.
-"$flowcut" dump "$work/cc/traces.otf2" >"$work/cc.dump" 2>&1 || fail "dump failed: $(cat "$work/cc.dump")"
-"$PYTHON3" - "$work/cc.dump" <<'PY' || fail "the imported call sites are wrong"
+# The call sites, by hand from scorep-like.c's comment: the MPI_Init and MPI_Finalize of every rank
+# from main at line 44, the messages' calls from exchange at line 12 (called by main at line 40),
+# rank 1's MPI_Wait from main at line 47. The calling contexts give the lines; the nesting of
+# plain Enter/Leave gives the functions alone.
+for variant in sl cc; do
+"$flowcut" dump "$work/$variant/traces.otf2" >"$work/$variant.dump" 2>&1 || fail "dump failed: $(cat "$work/$variant.dump")"
+"$PYTHON3" - "$work/$variant.dump" "$variant" <<'PY' || fail "the imported call sites ($variant) are wrong"
 import re, sys
 got = []
 for line in open(sys.argv[1]):
@@ -53,15 +56,22 @@ for line in open(sys.argv[1]):
     if m:
         i = line.find(" site=")
         got.append((int(m.group(1)), m.group(2), line[i + 6:].strip() if i >= 0 else ""))
-ex, top = "exchange@app.c:12<main@app.c:40", "main@app.c:44"
+if sys.argv[2] == "cc":
+    ex, top, wait1 = "exchange@app.c:12<main@app.c:40", "main@app.c:44", "main@app.c:47"
+else:
+    ex, top, wait1 = "exchange<main", "main", "main"
 want = [(r, "MPI_Init", top) for r in range(4)] + [(r, "MPI_Finalize", top) for r in range(4)] + [
-    (0, "MPI_Send", ex), (1, "MPI_Isend", ex), (1, "MPI_Wait", "main@app.c:47"), (2, "MPI_Recv", ex),
+    (0, "MPI_Send", ex), (1, "MPI_Isend", ex), (1, "MPI_Wait", wait1), (2, "MPI_Recv", ex),
     (3, "MPI_Irecv", ex), (3, "MPI_Wait", ex)]
 assert sorted(got) == sorted(want), sorted(got)
-print("calling contexts: %d calls with the call sites of the program" % len(got))
+print("%s: %d calls with the call sites of the program" % (sys.argv[2], len(got)))
 PY
+done
 if [ -n "$PYTHON3_OTF2" ]; then
-    "$PYTHON3_OTF2" "$srcdir/check-archive.py" "$work/cc/traces.otf2" >"$work/cc.check" || fail "$(cat "$work/cc.check")"
+    for variant in sl cc; do
+        "$PYTHON3_OTF2" "$srcdir/check-archive.py" "$work/$variant/traces.otf2" >"$work/$variant.check" ||
+            fail "$variant: $(cat "$work/$variant.check")"
+    done
 fi
 # The other commands read it too.
 "$flowcut" info "$work/sl/traces.otf2" >"$work/info" 2>&1 || fail "info failed: $(cat "$work/info")"
