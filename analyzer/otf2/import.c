@@ -372,94 +372,100 @@ static char *cc_text(const fc__importer *im, uint32_t cc)
     return t;
 }
 
-/* Writes the call sites of the rank's calls: a site per calling context its calls were made from,
- * its frames that context and its ancestors. A frame is already symbolic, so it gets a module of
+/* The call sites of one rank as they are built. A frame is already symbolic, so it gets a module of
  * its own whose path is "=" and its text (see fc_symbols_create), at offset 0. */
+typedef struct sitebuf {
+    fc__intern names; /* module paths, "=TEXT" */
+    fc_frame *frames;
+    size_t nframes, fcap;
+    fc_site *sites;
+    size_t nsites, scap;
+    size_t *first; /* per site: the index of its first frame (frames moves while it grows) */
+    size_t nfirst, firstcap;
+} sitebuf;
+
+/* Adds a frame named text to the site being built. Returns 0 or FC_ENOMEM. */
+static int add_frame(sitebuf *b, const char *text)
+{
+    size_t n = strlen(text) + 2;
+    char *path = malloc(n);
+    uint32_t id;
+    if (path == NULL)
+        return FC_ENOMEM;
+    snprintf(path, n, "=%s", text[0] ? text : "?");
+    int rc = fc__intern_id(&b->names, path, &id);
+    free(path);
+    if (rc < 0 || fc__grow((void **)&b->frames, &b->nframes, &b->fcap, sizeof *b->frames) < 0)
+        return FC_ENOMEM;
+    b->frames[b->nframes++] = (fc_frame){id, 0};
+    return 0;
+}
+
+/* Ends the site id, whose frames are frames[first ..]. Returns 0 or FC_ENOMEM. */
+static int add_site(sitebuf *b, uint64_t id, size_t first)
+{
+    if (fc__grow((void **)&b->sites, &b->nsites, &b->scap, sizeof *b->sites) < 0 ||
+        fc__grow((void **)&b->first, &b->nfirst, &b->firstcap, sizeof *b->first) < 0)
+        return FC_ENOMEM;
+    b->sites[b->nsites++] = (fc_site){id, (uint32_t)(b->nframes - first), NULL};
+    b->first[b->nfirst++] = first;
+    return 0;
+}
+
+/* Writes the call sites of the rank's calls: one per calling context its calls were made from
+ * (that context and its ancestors), and one per stack of regions plain Enters were made in (those
+ * regions innermost first, by name: their definitions give where a function is, not the line of
+ * the call it made). */
 static int write_sites(fc__importer *im, fc_writer *w)
 {
+    sitebuf b;
     fc_module *mods = NULL;
-    fc_site *sites = NULL;
-    fc_frame *frames = NULL;
-    size_t nmods = 0, mcap = 0, nsites = 0, scap = 0, nfr = 0, fcap = 0;
-    fc__intern names = {0};
     int rc = 0;
+    memset(&b, 0, sizeof b);
     for (size_t cc = 0; cc < im->ncc && rc == 0; cc++) {
         if (!im->cc_used[cc])
             continue;
-        size_t first = nfr;
+        size_t first = b.nframes;
         uint32_t depth = 0;
-        for (uint32_t n = (uint32_t)cc; n < im->ncc && depth < 256; n = im->ccs[n].parent, depth++) {
-            char *text = cc_text(im, n), *path;
-            uint32_t id;
-            if (text == NULL || (path = malloc(strlen(text) + 2)) == NULL) {
-                free(text);
-                rc = FC_ENOMEM;
-                break;
-            }
-            sprintf(path, "=%s", text);
+        for (uint32_t n = (uint32_t)cc; n < im->ncc && depth < 256 && rc == 0; n = im->ccs[n].parent, depth++) {
+            char *text = cc_text(im, n);
+            rc = text == NULL ? FC_ENOMEM : add_frame(&b, text);
             free(text);
-            int added = fc__intern_id(&names, path, &id);
-            free(path);
-            if (added < 0 || fc__grow((void **)&frames, &nfr, &fcap, sizeof *frames) < 0) {
-                rc = FC_ENOMEM;
-                break;
-            }
-            frames[nfr++] = (fc_frame){id, 0};
         }
-        if (rc == 0 && fc__grow((void **)&sites, &nsites, &scap, sizeof *sites) < 0)
-            rc = FC_ENOMEM;
         if (rc == 0)
-            sites[nsites++] = (fc_site){FC__OTF2_SITE_OF(cc), depth, (const fc_frame *)(uintptr_t)first};
+            rc = add_site(&b, FC__OTF2_SITE_OF(cc), first);
     }
-    /* The sites of plain Enter/Leave nesting: the enclosing regions, innermost first, by name (their
-     * definitions give where a function is, not the line of the call it made). */
     for (size_t i = 0; i < im->stacks.n && rc == 0; i++) {
-        size_t first = nfr;
-        uint32_t depth = 0;
-        const char *key = im->stacks.s[i];
-        for (const char *p = key + strlen(key); rc == 0; depth++) {
-            const char *q = p;
+        size_t first = b.nframes;
+        const char *key = im->stacks.s[i], *end = key + strlen(key);
+        /* The key lists region ids outermost first: walk it backwards. */
+        while (rc == 0) {
+            const char *q = end;
             while (q > key && q[-1] != '/')
                 q--;
-            uint32_t reg = (uint32_t)strtoul(q, NULL, 10), id;
-            const char *name = reg < im->nregions ? fc__otf2_string_of(im, im->regions[reg].name) : "";
-            char *path = malloc(strlen(name) + 3);
-            if (path == NULL) {
-                rc = FC_ENOMEM;
-                break;
-            }
-            sprintf(path, "=%s", name[0] ? name : "?");
-            int added = fc__intern_id(&names, path, &id);
-            free(path);
-            if (added < 0 || fc__grow((void **)&frames, &nfr, &fcap, sizeof *frames) < 0) {
-                rc = FC_ENOMEM;
-                break;
-            }
-            frames[nfr++] = (fc_frame){id, 0};
+            uint32_t reg = (uint32_t)strtoul(q, NULL, 10);
+            rc = add_frame(&b, reg < im->nregions ? fc__otf2_string_of(im, im->regions[reg].name) : "");
             if (q == key)
                 break;
-            p = q - 1;
+            end = q - 1;
         }
-        if (rc == 0 && fc__grow((void **)&sites, &nsites, &scap, sizeof *sites) < 0)
-            rc = FC_ENOMEM;
         if (rc == 0)
-            sites[nsites++] = (fc_site){im->ncc + 1 + i, depth + 1, (const fc_frame *)(uintptr_t)first};
+            rc = add_site(&b, (uint64_t)im->ncc + 1 + i, first);
     }
-    for (size_t i = 0; i < names.n && rc == 0; i++) {
-        if (fc__grow((void **)&mods, &nmods, &mcap, sizeof *mods) < 0)
-            rc = FC_ENOMEM;
-        else
-            mods[nmods++] = (fc_module){i, 0, 0, names.s[i], ""};
-    }
-    /* The frames array moved while it grew: the sites hold indices into it until now. */
-    for (size_t i = 0; i < nsites; i++)
-        sites[i].frames = frames + (uintptr_t)sites[i].frames;
-    if (rc == FC_ENOMEM)
+    if (rc == 0 && b.nsites > 0 && (mods = malloc(b.names.n * sizeof *mods)) == NULL)
+        rc = FC_ENOMEM;
+    if (rc == FC_ENOMEM) {
         rc = fc__err(FC_ENOMEM, "out of memory");
-    else if (nsites > 0 && (rc = fc_writer_modules(w, mods, nmods)) == 0)
-        rc = fc_writer_sites(w, sites, nsites);
-    free(mods), free(sites), free(frames);
-    fc__intern_free(&names);
+    } else if (b.nsites > 0) {
+        for (size_t i = 0; i < b.names.n; i++)
+            mods[i] = (fc_module){i, 0, 0, b.names.s[i], ""};
+        for (size_t i = 0; i < b.nsites; i++)
+            b.sites[i].frames = b.frames + b.first[i];
+        if ((rc = fc_writer_modules(w, mods, b.names.n)) == 0)
+            rc = fc_writer_sites(w, b.sites, b.nsites);
+    }
+    free(mods), free(b.frames), free(b.sites), free(b.first);
+    fc__intern_free(&b.names);
     return rc;
 }
 
