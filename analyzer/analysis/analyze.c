@@ -12,6 +12,7 @@
 #include "conflict/summary.h"
 #include "model/evaluate.h"
 #include "report/report.h"
+#include "otf2/common.h"
 #include "analysis/analysis.h"
 #include "analysis/analyze.h"
 
@@ -94,6 +95,15 @@ static int stream(fc_trace *t, uint64_t eager, const fc__stream_writer *w, fc_ma
     return rc;
 }
 
+/* 1 when some rank file names the MPI library the trace was made with. */
+static int knows_mpi(fc_trace *t)
+{
+    for (size_t i = 0; i < fc_trace_nranks(t); i++)
+        if (fc_trace_rank(t, i)->info.mpi_version[0])
+            return 1;
+    return 0;
+}
+
 int fc__analyze(const fc__analyze_opts *o)
 {
     int rc, have_eager = o->eager > 0, status = -1;
@@ -106,7 +116,7 @@ int fc__analyze(const fc__analyze_opts *o)
     fc__prediction *pred = NULL;
     fc_symbols *syms = NULL;
     FILE *out = stdout;
-    char eager_source[160];
+    char eager_source[320];
 
     if (o->platform != NULL && fc__profile_read(o->platform, &prof) < 0)
         return -1;
@@ -124,6 +134,12 @@ int fc__analyze(const fc__analyze_opts *o)
     if ((status = fc_trace_open(o->trace, &t)) < 0)
         goto out;
     status = -1;
+    if (!have_eager && fc__otf2_is_anchor(o->trace) && !knows_mpi(t))
+        /* An imported OTF2 archive does not name its MPI library: the default is a guess, and the
+         * report says so and how to replace it. */
+        snprintf(eager_source, sizeof eager_source,
+                 "an assumption: the trace does not name its MPI library, so MPICH ch4:ucx's 256 KiB "
+                 "rendezvous threshold is taken; set the real one with --eager BYTES or --platform PROFILE");
     unsigned models[FC_NMODELS], nmodels = 0;
     int all = strcmp(o->model, "all") == 0, none = strcmp(o->model, "none") == 0;
     int text = strcmp(o->format, "text") == 0, json = strcmp(o->format, "json") == 0;

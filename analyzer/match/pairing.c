@@ -476,8 +476,10 @@ int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
         if (rc < 0)
             return rc;
     }
-    /* Late Receiver: a send that must wait for the receive, entered before the receive was posted. */
-    int64_t lr = (r->post < s->end ? r->post : s->end) - s->wait_t0;
+    /* Late Receiver: a send that must wait for the receive, entered before the receive was posted,
+     * waited until that post. A send that ended before the post contradicts the clocks and waited
+     * for nothing that can be told: 0, as Scalasca counts it, so that both tools agree. */
+    int64_t lr = r->post < s->end ? r->post - s->wait_t0 : 0;
     int waits = ((s->flags & MF_SYNC) != 0) | (f->rendezvous & !(s->flags & MF_BUFFERED));
     if (waits & ((s->flags & MF_WAITED) != 0) & (lr > 0)) {
         int rc = add_wait(p, s, 0, (double)lr * 1e-9);

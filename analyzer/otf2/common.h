@@ -82,9 +82,9 @@ typedef struct fc__xcomm {
     uint32_t group, group_b;        /* OTF2 groups (group_b: the other side of an inter-communicator) */
 } fc__xcomm;
 
-/* A calling-context node: (region, source location, parent). */
+/* A calling-context node: (region, source location, parent) and its depth (a root is 1). */
 typedef struct fc__xcc {
-    uint32_t region, scl, parent;
+    uint32_t region, scl, parent, depth;
 } fc__xcc;
 
 /* A request of the rank being written, by request id: what its completion must say. */
@@ -110,10 +110,9 @@ typedef struct fc__xthread {
     OTF2_EvtWriter *w;
     uint64_t last;     /* last timestamp written: OTF2 wants them non-decreasing per location */
     int started, finalized;
+    uint32_t cc_prev;  /* the calling context after the last CallingContext event (its unwind base) */
     fc__pending p;
 } fc__xthread;
-
-#define FC__OTF2_ATTR_CALLSITE 0 /* the attribute that carries a call's calling context */
 
 /* Everything one export builds, shared by otf2/defs.c and otf2/export.c. */
 typedef struct fc__exporter {
@@ -135,12 +134,15 @@ typedef struct fc__exporter {
     uint32_t *rank_node; /* per world rank: node index, UINT32_MAX without a rank file */
     uint32_t *rank_threads; /* per world rank: locations written */
     uint64_t **rank_events; /* per world rank and thread: events written */
+    /* Timestamps are written on rank 0's clock (aligned), shifted by -base so that none is
+     * negative; wmin and wmax are the extremes of what was written, for the clock properties. */
+    int64_t base;
     int have_time;
-    int64_t tmin, tmax;  /* aligned, for the clock properties */
+    uint64_t wmin, wmax;
+    int64_t fin_end;     /* aligned end of tracing of the rank being written, INT64_MIN when unknown */
     fc__xreq *req;
     size_t nreq;
     fc_otf2_stats st;
-    OTF2_AttributeList *attrs;
     /* OTF2 wants definitions numbered 0, 1, 2 ... in order: the MPI functions' regions come first,
      * in kind order, then the call-site frames' functions. */
     uint32_t region_of[FC_EV_MAX_]; /* UINT32_MAX: no region (sub-records, unknown kinds) */
@@ -161,6 +163,13 @@ uint32_t fc__otf2_str(fc__exporter *x, const char *s);
  * or FC_ENOMEM. */
 int fc__otf2_build_comms(fc__exporter *x);
 int fc__otf2_build_sites(fc__exporter *x, unsigned flags);
+/* The calling context of an MPI call: the region of kind `kind` under the calling context of its
+ * call site (parent, OTF2_UNDEFINED_CALLING_CONTEXT when it has none), added when new. Returns 0
+ * or FC_ENOMEM. */
+int fc__otf2_call_context(fc__exporter *x, unsigned kind, uint32_t parent, uint32_t *out);
+/* The unwind distance of entering calling context cc after calling context prev (OTF2's
+ * CallingContext definition): the nodes newly entered, plus the one that made progress. */
+uint32_t fc__otf2_unwind(const fc__exporter *x, uint32_t prev, uint32_t cc);
 /* Writes the global definitions, once every event is written (locations need their counts).
  * Returns 0 or a negative FC_E* code with fc_errmsg() set. */
 int fc__otf2_write_defs(fc__exporter *x);
@@ -207,6 +216,12 @@ typedef struct fc__comm {
     uint32_t group;
     int64_t native; /* flowcut comm id, -1: none (inter-communicators) */
 } fc__comm;
+typedef struct fc__occ {
+    uint32_t region, scl, parent;
+} fc__occ;
+typedef struct fc__oscl {
+    uint32_t file, line;
+} fc__oscl;
 
 /* What the import knows of the archive, by OTF2 reference. */
 typedef struct fc__importer {
@@ -226,13 +241,22 @@ typedef struct fc__importer {
     size_t nogroups;
     fc__comm *comms;
     size_t ncomms;
-    uint32_t *cc_region;
+    fc__occ *ccs;
     size_t ncc;
+    fc__oscl *scls;
+    size_t nscls;
+    uint8_t *cc_used; /* per calling context: 1 when a call of the rank being written has it as site */
+    /* The region stacks that calls of the rank being written were made in ("r0/r1/...", outermost
+     * first): call sites of plain Enter/Leave nesting, numbered after the calling contexts'. */
+    fc__intern stacks;
     uint32_t world;
     int nomem;
 } fc__importer;
 
-/* Makes room for reference ref in the table *v of *n elements of size sz (zeroed). *//* The text of string ref, "" when undefined. */
+/* The flowcut call-site id of the calls made from calling context cc (cc + 1). */
+#define FC__OTF2_SITE_OF(cc) ((uint64_t)(cc) + 1)
+
+/* The text of string ref, "" when undefined. */
 const char *fc__otf2_string_of(const fc__importer *im, uint32_t ref);
 /* The event callbacks of the import (NULL when out of memory; free with
  * OTF2_EvtReaderCallbacks_Delete). */

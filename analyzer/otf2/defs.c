@@ -271,13 +271,30 @@ out:
 
 /* ---- call sites as calling contexts -------------------------------------------------------------- */
 
+/* The calling context (region, scl, parent), added when new. Regions are final OTF2 ids: the MPI
+ * functions' below nmpi, the frames' functions from nmpi on. */
+static int cc_intern(fc__exporter *x, uint32_t region, uint32_t scl, uint32_t parent, uint32_t *out)
+{
+    char key[48];
+    int rc;
+    snprintf(key, sizeof key, "%u/%u/%u", region, scl, parent);
+    if ((rc = fc__intern_id(&x->cckeys, key, out)) < 0)
+        return rc;
+    if (rc == 1) {
+        if (fc__grow((void **)&x->cc, &x->ncc, &x->cccap, sizeof *x->cc) < 0)
+            return FC_ENOMEM;
+        uint32_t depth = parent == OTF2_UNDEFINED_CALLING_CONTEXT ? 1 : x->cc[parent].depth + 1;
+        x->cc[x->ncc++] = (fc__xcc){region, scl, parent, depth};
+    }
+    return 0;
+}
+
 /* The calling context of a frame: its function (a region of its own) and source location under the
  * context of its caller. */
 static int cc_node(fc__exporter *x, const char *function, const char *file, uint32_t line, uint32_t parent,
                    uint32_t *out)
 {
     uint32_t fn, scl = OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
-    char key[96];
     int rc;
     if ((rc = fc__intern_id(&x->fnames, function, &fn)) < 0 || (rc = fc__intern_id(&x->strings, function, &(uint32_t){0})) < 0)
         return rc;
@@ -305,15 +322,31 @@ static int cc_node(fc__exporter *x, const char *function, const char *file, uint
         x->scl_file[scl] = fc__otf2_str(x, file);
         x->scl_line[scl] = line;
     }
-    snprintf(key, sizeof key, "%u/%u/%u", fn, scl, parent);
-    if ((rc = fc__intern_id(&x->cckeys, key, out)) < 0)
-        return rc;
-    if (rc == 1) {
-        if (fc__grow((void **)&x->cc, &x->ncc, &x->cccap, sizeof *x->cc) < 0)
-            return FC_ENOMEM;
-        x->cc[x->ncc++] = (fc__xcc){fn, scl, parent}; /* region: the frame function's, numbered later */
+    return cc_intern(x, x->nmpi + fn, scl, parent, out);
+}
+
+int fc__otf2_call_context(fc__exporter *x, unsigned kind, uint32_t parent, uint32_t *out)
+{
+    return cc_intern(x, x->region_of[kind], OTF2_UNDEFINED_SOURCE_CODE_LOCATION, parent, out);
+}
+
+uint32_t fc__otf2_unwind(const fc__exporter *x, uint32_t prev, uint32_t cc)
+{
+    /* The node that made progress is the deepest one cc's caller shares with prev (none: every
+     * node of cc is new); cc and the nodes between them were entered. */
+    uint32_t a = x->cc[cc].parent, b = prev;
+    uint32_t da = a == OTF2_UNDEFINED_CALLING_CONTEXT ? 0 : x->cc[a].depth;
+    uint32_t db = b == OTF2_UNDEFINED_CALLING_CONTEXT ? 0 : x->cc[b].depth;
+    for (; db > da; db--)
+        b = x->cc[b].parent;
+    for (; da > db; da--)
+        a = x->cc[a].parent;
+    while (a != b) {
+        a = x->cc[a].parent;
+        b = x->cc[b].parent;
+        da--;
     }
-    return 0;
+    return x->cc[cc].depth - da + 1;
 }
 
 /* Splits the text of a resolved frame, "function@file:line", in place; returns 0 when it has that
@@ -360,7 +393,7 @@ int fc__otf2_build_sites(fc__exporter *x, unsigned flags)
             for (uint32_t k = s->depth; k-- > 0 && rc == 0;) {
                 char buf[512], *file = NULL;
                 uint32_t line = 0;
-                const char *text = k == 0 && syms ? fc_symbols_site(syms, i, s->id) : NULL;
+                const char *text = syms ? fc__symbols_frame(syms, i, s->id, k) : NULL;
                 if (text != NULL) {
                     snprintf(buf, sizeof buf, "%s", text);
                     if (split_site(buf, &file, &line) < 0)
@@ -378,7 +411,6 @@ int fc__otf2_build_sites(fc__exporter *x, unsigned flags)
         }
     }
     fc_symbols_free(syms);
-    x->st.contexts = x->ncc;
     return rc;
 }
 
@@ -388,8 +420,7 @@ int fc__otf2_build_sites(fc__exporter *x, unsigned flags)
 static int collect_strings(fc__exporter *x)
 {
     static const char *const fixed[] = {"", "MPI", "flowcut", "machine", "node", "MPI_COMM_WORLD", "MPI_COMM_SELF",
-                                        "Master thread", "flowcut::callsite",
-                                        "call site of the MPI call, as a calling context"};
+                                        "Master thread"};
     char buf[64];
     uint32_t id;
     int rc = 0;
@@ -483,10 +514,12 @@ static int write_globals(fc__exporter *x)
     char buf[64];
     if (g == NULL)
         return fc__err(FC_EIO, "OTF2 writer: %s", fc__otf2_message());
-    /* The global offset and length cover every event on rank 0's clock; the real-time stamp is rank
-     * 0's wall clock at the start of tracing (close to the first event, not exactly at it). */
-    uint64_t off = x->have_time && x->tmin > 0 ? (uint64_t)x->tmin : 0;
-    uint64_t len = x->have_time ? (uint64_t)(x->tmax - (int64_t)off) + 1 : 0;
+    /* The global offset is the earliest timestamp written and the length reaches the latest: the
+     * events carry no clock offsets, so these are exactly the times every reader sees. The
+     * real-time stamp is rank 0's wall clock at the start of tracing (close to the first event,
+     * not exactly at it). */
+    uint64_t off = x->have_time ? x->wmin : 0;
+    uint64_t len = x->have_time ? x->wmax - x->wmin + 1 : 0;
     long r0 = fc_trace_find(x->t, 0);
     uint64_t real = r0 >= 0 && fc_trace_rank(x->t, (size_t)r0)->info.start_ns ? fc_trace_rank(x->t, (size_t)r0)->info.start_ns
                                                                                  : OTF2_UNDEFINED_TIMESTAMP;
@@ -521,7 +554,7 @@ static int write_globals(fc__exporter *x)
         FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteRegion(g, x->region_of[k], fc__otf2_str(x, name), fc__otf2_str(x, name), fc__otf2_str(x, ""), fc__otf2_role(k),
                                              OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, fc__otf2_str(x, "MPI"), 0, 0));
     }
-    /* The functions of call-site frames: regions that no event enters, named by calling contexts. */
+    /* The functions of call-site frames: entered through the calling contexts of the MPI calls. */
     for (size_t i = 0; i < x->fnames.n; i++)
         FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteRegion(g, x->nmpi + (uint32_t)i, fc__otf2_str(x, x->fnames.s[i]),
                                              fc__otf2_str(x, x->fnames.s[i]), fc__otf2_str(x, ""), OTF2_REGION_ROLE_FUNCTION,
@@ -530,13 +563,10 @@ static int write_globals(fc__exporter *x)
     int rc = write_groups_and_comms(x, g);
     if (rc < 0)
         return rc;
-    FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteAttribute(g, FC__OTF2_ATTR_CALLSITE, fc__otf2_str(x, "flowcut::callsite"),
-                                            fc__otf2_str(x, "call site of the MPI call, as a calling context"),
-                                            OTF2_TYPE_CALLING_CONTEXT));
     for (size_t i = 0; i < x->scls.n; i++)
         FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteSourceCodeLocation(g, (uint32_t)i, x->scl_file[i], x->scl_line[i]));
     for (size_t i = 0; i < x->ncc; i++)
-        FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteCallingContext(g, (uint32_t)i, x->nmpi + x->cc[i].region, x->cc[i].scl, x->cc[i].parent));
+        FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteCallingContext(g, (uint32_t)i, x->cc[i].region, x->cc[i].scl, x->cc[i].parent));
     return 0;
 }
 

@@ -32,15 +32,24 @@ static int req_slot(fc__exporter *x, uint64_t req, fc__xreq **out)
     return 0;
 }
 
-/* OTF2 refuses timestamps that go back on one location: clamp (records of one thread only go back
- * by the rounding of the tracer's clock, if at all). */
-static uint64_t ts(fc__xthread *th, uint64_t t)
+/* The timestamp written for aligned time t. OTF2 refuses timestamps that go back on one location:
+ * clamp (records of one thread only go back by the rounding of the tracer's clock, if at all). The
+ * extremes written are kept for the clock properties, so that the global offset is never later
+ * than an event. */
+static uint64_t ts_of(fc__exporter *x, fc__xthread *th, int64_t t)
 {
-    if (t < th->last)
-        t = th->last;
-    th->last = t;
-    return t;
+    uint64_t w = t > x->base ? (uint64_t)(t - x->base) : 0;
+    if (w < th->last)
+        w = th->last;
+    th->last = w;
+    if (!x->have_time || w < x->wmin)
+        x->wmin = w;
+    if (!x->have_time || w > x->wmax)
+        x->wmax = w;
+    x->have_time = 1;
+    return w;
 }
+#define ts(th, t) ts_of(x, th, t)
 
 static uint32_t root_of(int64_t peer)
 {
@@ -55,7 +64,7 @@ static uint32_t root_of(int64_t peer)
 
 
 /* The completion of request req at time t: what Score-P writes when a Wait or Test completes it. */
-static int write_completion(fc__exporter *x, fc__xthread *th, const fc_record *sub, uint64_t t)
+static int write_completion(fc__exporter *x, fc__xthread *th, const fc_record *sub, int64_t t)
 {
     fc__xreq *q;
     int rc = req_slot(x, sub->req, &q);
@@ -80,7 +89,7 @@ static int write_completion(fc__exporter *x, fc__xthread *th, const fc_record *s
 }
 
 /* A persistent request started: Score-P writes the post of a fresh message at the Start. */
-static int write_start(fc__exporter *x, fc__xthread *th, uint64_t reqid, uint64_t t)
+static int write_start(fc__exporter *x, fc__xthread *th, uint64_t reqid, int64_t t)
 {
     fc__xreq *q;
     int rc = req_slot(x, reqid, &q);
@@ -106,6 +115,27 @@ static int rooted(unsigned k)
     }
 }
 
+/* Enters the region of an MPI call of kind k as Score-P does with unwinding on: a CallingContextEnter
+ * of the call's calling context (its region under the frames of its call site), with the unwind
+ * distance from the thread's previous calling context. *cc receives the context, for the Leave. */
+static int enter_call(fc__exporter *x, fc__xthread *th, unsigned k, uint32_t site_cc, int64_t t, uint32_t *cc)
+{
+    int rc = fc__otf2_call_context(x, k, site_cc, cc);
+    if (rc < 0)
+        return fc__err(rc, "out of memory");
+    FC__OTF2_TRY(OTF2_EvtWriter_CallingContextEnter(th->w, NULL, ts(th, t), *cc, fc__otf2_unwind(x, th->cc_prev, *cc)));
+    th->cc_prev = *cc;
+    return 0;
+}
+
+/* Leaves it: the frames of the call site stay entered until the next call shows which it left. */
+static int leave_call(fc__exporter *x, fc__xthread *th, uint32_t cc, int64_t t)
+{
+    FC__OTF2_TRY(OTF2_EvtWriter_CallingContextLeave(th->w, NULL, ts(th, t), cc));
+    th->cc_prev = x->cc[cc].parent;
+    return 0;
+}
+
 /* Writes one call: Enter, the MPI records in Score-P's order, Leave. */
 static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_record *c, const fc_record *subs, size_t nsubs)
 {
@@ -113,15 +143,20 @@ static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_reco
     unsigned k = ev->kind;
     uint32_t comm = ev->comm < x->ncomm_of[ri] ? x->comm_of[ri][ev->comm] : UINT32_MAX;
     int have_comm = comm != UINT32_MAX;
-    uint64_t t0 = ev->t0, t1 = ev->t1;
+    int64_t t0 = c->t0, t1 = c->t1;
     int rc = 0;
     fc__xreq *q;
+    uint32_t cc;
     if (k == 0 || k >= FC_EV_MAX_ || x->region_of[k] == UINT32_MAX)
         return 0;
-    OTF2_AttributeList_RemoveAllAttributes(x->attrs);
-    if (ev->site < x->ncc_of[ri] && x->cc_of[ri][ev->site] != UINT32_MAX)
-        OTF2_AttributeList_AddCallingContextRef(x->attrs, FC__OTF2_ATTR_CALLSITE, x->cc_of[ri][ev->site]);
-    FC__OTF2_TRY(OTF2_EvtWriter_Enter(th->w, x->attrs, ts(th, t0), x->region_of[k]));
+    /* MPI_Finalize is recorded at its entry; the rank's tracing ends inside it, after the barrier
+     * of the final clock measurement that every rank enters, so that is when it is left. */
+    if (k == FC_EV_MPI_Finalize && x->fin_end > t1)
+        t1 = x->fin_end;
+    uint32_t site_cc = ev->site < x->ncc_of[ri] && x->cc_of[ri][ev->site] != UINT32_MAX ? x->cc_of[ri][ev->site]
+                                                                                       : OTF2_UNDEFINED_CALLING_CONTEXT;
+    if ((rc = enter_call(x, th, k, site_cc, t0, &cc)) < 0)
+        return rc;
     int failed = ev->flags & FC_EVF_ERROR;
     int coll = fc__otf2_collective(k);
     switch (k) {
@@ -198,7 +233,8 @@ static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_reco
         FC__OTF2_TRY(OTF2_EvtWriter_MpiCollectiveEnd(th->w, NULL, ts(th, t1), (OTF2_CollectiveOp)coll, comm,
                                             rooted(k) ? root_of(ev->peer) : OTF2_COLLECTIVE_ROOT_NONE,
                                             ev->bytes, ev->bytes2));
-    FC__OTF2_TRY(OTF2_EvtWriter_Leave(th->w, NULL, ts(th, t1), x->region_of[k]));
+    if ((rc = leave_call(x, th, cc, t1)) < 0)
+        return rc;
     x->st.calls++;
     return 0;
 }
@@ -212,9 +248,10 @@ static int flush(fc__exporter *x, size_t ri, fc__xthread *th, int thread0)
         return 0;
     unsigned k = p->call.ev.kind;
     if (thread0 && !th->started && k != FC_EV_MPI_Init && k != FC_EV_MPI_Init_thread) {
-        uint64_t t = p->call.ev.t0;
-        FC__OTF2_TRY(OTF2_EvtWriter_Enter(th->w, NULL, ts(th, t), x->region_of[FC_EV_MPI_Init]));
-        FC__OTF2_TRY(OTF2_EvtWriter_Leave(th->w, NULL, ts(th, t), x->region_of[FC_EV_MPI_Init]));
+        uint32_t cc;
+        int rc = enter_call(x, th, FC_EV_MPI_Init, OTF2_UNDEFINED_CALLING_CONTEXT, p->call.t0, &cc);
+        if (rc < 0 || (rc = leave_call(x, th, cc, p->call.t0)) < 0)
+            return rc;
     }
     th->started = 1;
     if (k == FC_EV_MPI_Finalize)
@@ -223,36 +260,15 @@ static int flush(fc__exporter *x, size_t ri, fc__xthread *th, int thread0)
     return write_call(x, ri, th, &p->call, p->subs, p->nsubs);
 }
 
-static void track_time(fc__exporter *x, const fc_record *rec)
-{
-    if (!x->have_time || rec->t0 < x->tmin)
-        x->tmin = rec->t0;
-    if (!x->have_time || rec->t1 > x->tmax)
-        x->tmax = rec->t1;
-    x->have_time = 1;
-}
-
-/* Writes the local definitions of one location: the clock offsets of its rank to rank 0's clock
- * (OTF2's reader interpolates between them as flowcut does). */
-static int write_clock(fc__exporter *x, const fc_rank *r, uint64_t loc)
+/* Writes the local definitions of one location, which hold nothing: the events are already on
+ * rank 0's clock (flowcut's alignment), so the archive has no clock offsets. OTF2's reader would
+ * interpolate offsets with its own rounding, which can put an event a nanosecond before the global
+ * offset and move times away from what flowcut analyses. */
+static int write_local_defs(fc__exporter *x, uint64_t loc)
 {
     OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(x->ar, loc);
-    const fc_clock *best[2] = {NULL, NULL};
     if (dw == NULL)
         return fc__err(FC_EIO, "OTF2 writer: %s", fc__otf2_message());
-    for (size_t i = 0; r != NULL && i < r->nclocks; i++) {
-        const fc_clock *k = &r->clocks[i];
-        if (k->phase <= FC_CLOCK_FINALIZE && (best[k->phase] == NULL || k->uncertainty_ns < best[k->phase]->uncertainty_ns))
-            best[k->phase] = k;
-    }
-    if (best[0] && best[1] && best[1]->local_ns < best[0]->local_ns) {
-        const fc_clock *tmp = best[0];
-        best[0] = best[1], best[1] = tmp;
-    }
-    for (int i = 0; i < 2; i++)
-        if (best[i] != NULL && (i == 0 || best[0] == NULL || best[1]->local_ns > best[0]->local_ns))
-            FC__OTF2_TRY(OTF2_DefWriter_WriteClockOffset(dw, best[i]->local_ns, best[i]->offset_ns,
-                                                (double)best[i]->uncertainty_ns));
     FC__OTF2_TRY(OTF2_Archive_CloseDefWriter(x->ar, dw));
     return 0;
 }
@@ -271,6 +287,11 @@ static int write_rank(fc__exporter *x, long ri, uint32_t rank)
     if (x->nreq > 0) /* memset of a NULL array, even of 0 bytes, is undefined */
         memset(x->req, 0, x->nreq * sizeof *x->req);
     x->rank_threads[rank] = nthreads;
+    x->fin_end = r != NULL && r->has_end && r->end.reason == FC_END_FINALIZE && r->end.end_ns > 0
+                     ? fc_rank_align(r, r->end.end_ns)
+                     : INT64_MIN;
+    for (uint32_t k = 0; k < nthreads; k++)
+        th[k].cc_prev = OTF2_UNDEFINED_CALLING_CONTEXT;
     for (uint32_t k = 0; k < nthreads; k++)
         if ((th[k].w = OTF2_Archive_GetEvtWriter(x->ar, fc__otf2_location(rank, k))) == NULL) {
             rc = fc__err(FC_EIO, "OTF2 writer: %s", fc__otf2_message());
@@ -280,7 +301,6 @@ static int write_rank(fc__exporter *x, long ri, uint32_t rank)
         goto out;
     while (cur != NULL && (rc = fc_cursor_next(cur, &rec)) > 0) {
         fc__xthread *h = &th[rec.ev.thread < nthreads ? rec.ev.thread : 0];
-        track_time(x, &rec);
         if (rec.ev.kind == FC_EV_COMPLETE || rec.ev.kind == FC_EV_START) {
             fc__pending *p = &h->p;
             if (!p->has)
@@ -306,8 +326,11 @@ static int write_rank(fc__exporter *x, long ri, uint32_t rank)
     /* Scalasca expects MPI_Finalize on every rank: a rank that ended without one (it crashed, or
      * tracing stopped early) gets an empty one at its last timestamp. */
     if (th[0].started && !th[0].finalized) {
-        FC__OTF2_TRY(OTF2_EvtWriter_Enter(th[0].w, NULL, th[0].last, x->region_of[FC_EV_MPI_Finalize]));
-        FC__OTF2_TRY(OTF2_EvtWriter_Leave(th[0].w, NULL, th[0].last, x->region_of[FC_EV_MPI_Finalize]));
+        uint32_t cc;
+        int64_t t = (int64_t)th[0].last + x->base;
+        if ((rc = enter_call(x, &th[0], FC_EV_MPI_Finalize, OTF2_UNDEFINED_CALLING_CONTEXT, t, &cc)) < 0 ||
+            (rc = leave_call(x, &th[0], cc, t)) < 0)
+            goto out;
     }
     if ((x->rank_events[rank] = calloc(nthreads, sizeof **x->rank_events)) == NULL) {
         rc = fc__err(FC_ENOMEM, "out of memory");
@@ -379,12 +402,19 @@ int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc_otf2_sta
             x.world = fc_trace_rank(t, i)->info.rank + 1;
     if ((rc = check_outdir(outdir)) < 0)
         return rc;
+    /* Aligned times may be negative (a rank whose clock is behind rank 0's): shift every time by
+     * the earliest when it is, since OTF2 timestamps are unsigned. Alignment keeps the order of a
+     * rank's times, so its earliest event is its first. */
+    for (size_t i = 0; i < fc_trace_nranks(t); i++) {
+        const fc_rank *r = fc_trace_rank(t, i);
+        if (r->has_events && fc_rank_align(r, r->first_t0) < x.base)
+            x.base = fc_rank_align(r, r->first_t0);
+    }
     fc__otf2_quiet();
     x.rank_node = malloc((x.world ? x.world : 1) * sizeof *x.rank_node);
     x.rank_threads = calloc(x.world ? x.world : 1, sizeof *x.rank_threads);
     x.rank_events = calloc(x.world ? x.world : 1, sizeof *x.rank_events);
-    x.attrs = OTF2_AttributeList_New();
-    if (x.rank_node == NULL || x.rank_threads == NULL || x.rank_events == NULL || x.attrs == NULL) {
+    if (x.rank_node == NULL || x.rank_threads == NULL || x.rank_events == NULL) {
         rc = fc__err(FC_ENOMEM, "out of memory");
         goto out;
     }
@@ -423,15 +453,15 @@ int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc_otf2_sta
         goto out;
     }
     for (uint32_t r = 0; r < x.world && rc == 0; r++) {
-        long i = fc_trace_find(t, r);
         for (uint32_t k = 0; k < x.rank_threads[r] && rc == 0; k++)
-            rc = write_clock(&x, i >= 0 ? fc_trace_rank(t, (size_t)i) : NULL, fc__otf2_location(r, k));
+            rc = write_local_defs(&x, fc__otf2_location(r, k));
     }
     if (rc < 0 || OTF2_Archive_CloseDefFiles(x.ar) != OTF2_SUCCESS) {
         if (rc == 0)
             rc = fc__err(FC_EIO, "%s: OTF2 writer: %s", outdir, fc__otf2_message());
         goto out;
     }
+    x.st.contexts = x.ncc;
     if ((rc = fc__otf2_write_defs(&x)) < 0)
         goto out;
 out:
@@ -440,8 +470,6 @@ out:
     fc__otf2_loud();
     if (rc == 0 && stats != NULL)
         *stats = x.st;
-    if (x.attrs != NULL)
-        OTF2_AttributeList_Delete(x.attrs);
     for (size_t i = 0; i < fc_trace_nranks(t); i++) {
         if (x.comm_of)
             free(x.comm_of[i]);

@@ -20,6 +20,7 @@ typedef struct oev {
 
 typedef struct frame {
     uint32_t region;
+    uint32_t cc;  /* the calling context it was entered with, UINT32_MAX for a plain Enter */
     uint64_t t0;
     size_t first; /* its MPI events are ev[first .. nev) */
 } frame;
@@ -130,11 +131,43 @@ static int kind_in(int k, int lo, int hi)
     return k >= lo && k <= hi;
 }
 
+/* The call site of a call entered with a plain Enter inside the regions s->st[0 .. nst) (outermost
+ * first): one per distinct stack of the rank, numbered after the calling contexts' sites; 0 when
+ * no region encloses the call. */
+static uint64_t stack_site(lstate *s)
+{
+    fc__importer *im = s->im;
+    char *key = NULL;
+    size_t len = 0, cap = 0;
+    uint32_t id;
+    if (s->nst == 0)
+        return 0;
+    for (size_t i = 0; i < s->nst; i++) {
+        char part[16];
+        int n = snprintf(part, sizeof part, "%s%u", i ? "/" : "", s->st[i].region);
+        if (len + (size_t)n + 1 > cap) {
+            char *k = realloc(key, cap = (cap + (size_t)n + 1) * 2);
+            if (k == NULL) {
+                free(key);
+                s->nomem = 1;
+                return 0;
+            }
+            key = k;
+        }
+        memcpy(key + len, part, (size_t)n + 1);
+        len += (size_t)n;
+    }
+    if (fc__intern_id(&im->stacks, key, &id) < 0)
+        s->nomem = 1;
+    free(key);
+    return s->nomem ? 0 : (uint64_t)im->ncc + 1 + id;
+}
+
 /* Turns one MPI call (a region entered at t0 and left at t1, with the MPI events written inside it)
  * into flowcut records: the call itself, posts it made beyond its own, then its completions. */
-static void convert(lstate *s, uint32_t reg, uint64_t t0, uint64_t t1, const oev *ev, size_t n)
+static void convert(lstate *s, uint32_t reg, uint32_t cc, uint64_t t0, uint64_t t1, const oev *ev, size_t n)
 {
-    const fc__importer *im = s->im;
+    fc__importer *im = s->im;
     int k = -1;
     if (reg < im->nregions) {
         k = fc_event_kind_from_name(fc__otf2_string_of(im, im->regions[reg].name));
@@ -144,6 +177,12 @@ static void convert(lstate *s, uint32_t reg, uint64_t t0, uint64_t t1, const oev
     if (k == FC_EV_COMPLETE || k == FC_EV_START)
         k = -1;
     fc_event base = {.kind = k > 0 ? (uint32_t)k : 0, .t0 = t0, .t1 = t1, .peer = FC_PEER_NONE};
+    /* A call entered through a calling context was made from its parent context: its call site.
+     * One entered with a plain Enter was made in the regions still entered around it. */
+    uint32_t from = cc < im->ncc ? im->ccs[cc].parent : UINT32_MAX;
+    uint64_t site = from < im->ncc ? FC__OTF2_SITE_OF(from) : cc >= im->ncc ? stack_site(s) : 0;
+    if (from < im->ncc)
+        im->cc_used[from] = 1;
     int filled = 0;
     int sendlike = kind_in(k, FC_EV_MPI_Send, FC_EV_MPI_Rsend) || k == FC_EV_MPI_Sendrecv || k == FC_EV_MPI_Sendrecv_replace;
     int recvlike = k == FC_EV_MPI_Recv || k == FC_EV_MPI_Mrecv;
@@ -219,12 +258,14 @@ static void convert(lstate *s, uint32_t reg, uint64_t t0, uint64_t t1, const oev
             break;
         }
     }
+    base.site = site;
     if (base.kind != 0) {
         put(s, &base);
         if ((base.kind == FC_EV_MPI_Irecv || base.kind == FC_EV_MPI_Imrecv) && base.obj && !s->nomem)
             rmap_put(s, base.obj, s->nout - 1);
     }
     for (size_t i = 0; i < nx; i++) {
+        extra[i].site = site; /* a post the call made (MPI_Start's, say): from the call's site */
         put(s, &extra[i]);
         if (extra[i].kind == FC_EV_MPI_Irecv && !s->nomem)
             rmap_put(s, extra[i].obj, s->nout - 1);
@@ -237,7 +278,7 @@ static void push_ev(lstate *s, uint64_t time, const oev *o)
 {
     if (s->nst == 0) {
         /* An MPI record outside any region: a call of its own, of no known function. */
-        convert(s, UINT32_MAX, ns(s->im, time), ns(s->im, time), o, 1);
+        convert(s, UINT32_MAX, UINT32_MAX, ns(s->im, time), ns(s->im, time), o, 1);
         return;
     }
     if (fc__grow((void **)&s->ev, &s->nev, &s->evcap, sizeof *s->ev) < 0) {
@@ -248,14 +289,14 @@ static void push_ev(lstate *s, uint64_t time, const oev *o)
     s->ev[s->nev++].t = ns(s->im, time);
 }
 
-static void enter(lstate *s, uint64_t time, uint32_t region)
+static void enter(lstate *s, uint64_t time, uint32_t region, uint32_t cc)
 {
     s->last = ns(s->im, time);
     if (fc__grow((void **)&s->st, &s->nst, &s->stcap, sizeof *s->st) < 0) {
         s->nomem = 1;
         return;
     }
-    s->st[s->nst++] = (frame){region, s->last, s->nev};
+    s->st[s->nst++] = (frame){region, cc, s->last, s->nev};
 }
 
 static void leave(lstate *s, uint64_t time)
@@ -265,7 +306,7 @@ static void leave(lstate *s, uint64_t time)
         return;
     frame *f = &s->st[--s->nst];
     if (s->nev > f->first || (f->region < s->im->nregions && s->im->regions[f->region].paradigm == OTF2_PARADIGM_MPI))
-        convert(s, f->region, f->t0, s->last, s->ev + f->first, s->nev - f->first);
+        convert(s, f->region, f->cc, f->t0, s->last, s->ev + f->first, s->nev - f->first);
     s->nev = f->first;
 }
 
@@ -284,7 +325,7 @@ static void leave(lstate *s, uint64_t time)
 CB_HEAD(on_enter, OTF2_RegionRef r)
 {
     (void)l, (void)pos, (void)a;
-    enter(d, t, r);
+    enter(d, t, r, UINT32_MAX);
     return ((lstate *)d)->nomem ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 CB_HEAD(on_leave, OTF2_RegionRef r)
@@ -297,7 +338,7 @@ CB_HEAD(on_cc_enter, OTF2_CallingContextRef cc, uint32_t unwind)
 {
     lstate *s = d;
     (void)l, (void)pos, (void)a, (void)unwind;
-    enter(s, t, cc < s->im->ncc ? s->im->cc_region[cc] : UINT32_MAX);
+    enter(s, t, cc < s->im->ncc ? s->im->ccs[cc].region : UINT32_MAX, cc < s->im->ncc ? cc : UINT32_MAX);
     return s->nomem ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 CB_HEAD(on_cc_leave, OTF2_CallingContextRef cc)

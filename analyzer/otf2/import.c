@@ -196,9 +196,16 @@ static OTF2_CallbackCode on_cc(void *d, OTF2_CallingContextRef self, OTF2_Region
                                OTF2_SourceCodeLocationRef scl, OTF2_CallingContextRef parent)
 {
     fc__importer *im = d;
-    (void)scl, (void)parent;
-    ROOM(im, cc_region, ncc, self);
-    im->cc_region[self] = region;
+    ROOM(im, ccs, ncc, self);
+    im->ccs[self] = (fc__occ){region, scl, parent};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_scl(void *d, OTF2_SourceCodeLocationRef self, OTF2_StringRef file, uint32_t line)
+{
+    fc__importer *im = d;
+    ROOM(im, scls, nscls, self);
+    im->scls[self] = (fc__oscl){file, line};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -334,7 +341,132 @@ static OTF2_GlobalDefReaderCallbacks *def_callbacks(void)
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, on_cc);
+    OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(cb, on_scl);
     return cb;
+}
+
+/* ---- call sites ------------------------------------------------------------------------------------ */
+
+/* The text of a calling context as flowcut names a resolved frame: "function@file:line" (the file's
+ * base name), or the function alone when the context has no source location. */
+static char *cc_text(const fc__importer *im, uint32_t cc)
+{
+    const fc__occ *c = &im->ccs[cc];
+    const char *fn = c->region < im->nregions ? fc__otf2_string_of(im, im->regions[c->region].name) : "";
+    const char *file = "";
+    uint32_t line = 0;
+    if (c->scl < im->nscls && im->scls[c->scl].line > 0) {
+        file = fc__otf2_string_of(im, im->scls[c->scl].file);
+        line = im->scls[c->scl].line;
+        if (strrchr(file, '/') != NULL)
+            file = strrchr(file, '/') + 1;
+    }
+    size_t n = strlen(fn) + strlen(file) + 16;
+    char *t = malloc(n);
+    if (t != NULL) {
+        if (file[0])
+            snprintf(t, n, "%s@%s:%u", fn[0] ? fn : "?", file, line);
+        else
+            snprintf(t, n, "%s", fn[0] ? fn : "?");
+    }
+    return t;
+}
+
+/* The call sites of one rank as they are built. A frame is already symbolic, so it gets a module of
+ * its own whose path is "=" and its text (see fc_symbols_create), at offset 0. */
+typedef struct sitebuf {
+    fc__intern names; /* module paths, "=TEXT" */
+    fc_frame *frames;
+    size_t nframes, fcap;
+    fc_site *sites;
+    size_t nsites, scap;
+    size_t *first; /* per site: the index of its first frame (frames moves while it grows) */
+    size_t nfirst, firstcap;
+} sitebuf;
+
+/* Adds a frame named text to the site being built. Returns 0 or FC_ENOMEM. */
+static int add_frame(sitebuf *b, const char *text)
+{
+    size_t n = strlen(text) + 2;
+    char *path = malloc(n);
+    uint32_t id;
+    if (path == NULL)
+        return FC_ENOMEM;
+    snprintf(path, n, "=%s", text[0] ? text : "?");
+    int rc = fc__intern_id(&b->names, path, &id);
+    free(path);
+    if (rc < 0 || fc__grow((void **)&b->frames, &b->nframes, &b->fcap, sizeof *b->frames) < 0)
+        return FC_ENOMEM;
+    b->frames[b->nframes++] = (fc_frame){id, 0};
+    return 0;
+}
+
+/* Ends the site id, whose frames are frames[first ..]. Returns 0 or FC_ENOMEM. */
+static int add_site(sitebuf *b, uint64_t id, size_t first)
+{
+    if (fc__grow((void **)&b->sites, &b->nsites, &b->scap, sizeof *b->sites) < 0 ||
+        fc__grow((void **)&b->first, &b->nfirst, &b->firstcap, sizeof *b->first) < 0)
+        return FC_ENOMEM;
+    b->sites[b->nsites++] = (fc_site){id, (uint32_t)(b->nframes - first), NULL};
+    b->first[b->nfirst++] = first;
+    return 0;
+}
+
+/* Writes the call sites of the rank's calls: one per calling context its calls were made from
+ * (that context and its ancestors), and one per stack of regions plain Enters were made in (those
+ * regions innermost first, by name: their definitions give where a function is, not the line of
+ * the call it made). */
+static int write_sites(fc__importer *im, fc_writer *w)
+{
+    sitebuf b;
+    fc_module *mods = NULL;
+    int rc = 0;
+    memset(&b, 0, sizeof b);
+    for (size_t cc = 0; cc < im->ncc && rc == 0; cc++) {
+        if (!im->cc_used[cc])
+            continue;
+        size_t first = b.nframes;
+        uint32_t depth = 0;
+        for (uint32_t n = (uint32_t)cc; n < im->ncc && depth < 256 && rc == 0; n = im->ccs[n].parent, depth++) {
+            char *text = cc_text(im, n);
+            rc = text == NULL ? FC_ENOMEM : add_frame(&b, text);
+            free(text);
+        }
+        if (rc == 0)
+            rc = add_site(&b, FC__OTF2_SITE_OF(cc), first);
+    }
+    for (size_t i = 0; i < im->stacks.n && rc == 0; i++) {
+        size_t first = b.nframes;
+        const char *key = im->stacks.s[i], *end = key + strlen(key);
+        /* The key lists region ids outermost first: walk it backwards. */
+        while (rc == 0) {
+            const char *q = end;
+            while (q > key && q[-1] != '/')
+                q--;
+            uint32_t reg = (uint32_t)strtoul(q, NULL, 10);
+            rc = add_frame(&b, reg < im->nregions ? fc__otf2_string_of(im, im->regions[reg].name) : "");
+            if (q == key)
+                break;
+            end = q - 1;
+        }
+        if (rc == 0)
+            rc = add_site(&b, (uint64_t)im->ncc + 1 + i, first);
+    }
+    if (rc == 0 && b.nsites > 0 && (mods = malloc(b.names.n * sizeof *mods)) == NULL)
+        rc = FC_ENOMEM;
+    if (rc == FC_ENOMEM) {
+        rc = fc__err(FC_ENOMEM, "out of memory");
+    } else if (b.nsites > 0) {
+        for (size_t i = 0; i < b.names.n; i++)
+            mods[i] = (fc_module){i, 0, 0, b.names.s[i], ""};
+        for (size_t i = 0; i < b.nsites; i++)
+            b.sites[i].frames = b.frames + b.first[i];
+        if ((rc = fc_writer_modules(w, mods, b.names.n)) == 0)
+            rc = fc_writer_sites(w, b.sites, b.nsites);
+    }
+    free(mods), free(b.frames), free(b.sites), free(b.first);
+    fc__intern_free(&b.names);
+    return rc;
 }
 
 /* Reads the events of one location and writes them as the EVENTS blocks of its thread. */
@@ -374,9 +506,15 @@ static int write_rank(fc__importer *im, OTF2_Reader *rd, OTF2_EvtReaderCallbacks
     if ((rc = fc_writer_open(path, r, im->world, 0, 0, 0, &w)) < 0 || (rc = fc_writer_rank(w, &info)) < 0 ||
         (rc = fc_writer_comms(w, mine, n)) < 0)
         goto out;
+    if (im->ncc > 0)
+        memset(im->cc_used, 0, im->ncc);
+    fc__intern_free(&im->stacks);
+    memset(&im->stacks, 0, sizeof im->stacks);
     for (size_t i = 0; i < im->nlocs && rc == 0; i++)
         if (im->locs[i].group == g)
             rc = fc__otf2_convert_location(im, rd, cb, &im->locs[i], w, &end_ns);
+    if (rc == 0)
+        rc = write_sites(im, w);
     if (rc == 0)
         rc = fc_writer_end(w, 0, FC_END_FINALIZE, end_ns, 0);
 out:
@@ -394,7 +532,8 @@ static void importer_free(fc__importer *im)
     for (size_t i = 0; i < im->nogroups; i++)
         free(im->ogroups[i].m);
     free(im->strings), free(im->nodes), free(im->groups), free(im->locs), free(im->regions);
-    free(im->ogroups), free(im->comms), free(im->cc_region);
+    free(im->ogroups), free(im->comms), free(im->ccs), free(im->scls), free(im->cc_used);
+    fc__intern_free(&im->stacks);
 }
 
 /* Converts the archive of anchor into rank files in dir. */
@@ -426,6 +565,10 @@ static int convert_archive(fc__importer *im, const char *dir)
     }
     if ((rc = number_ranks(im)) < 0 || (rc = build_comms(im, &nc, &nnc)) < 0)
         goto out;
+    if ((im->cc_used = calloc(im->ncc ? im->ncc : 1, 1)) == NULL) {
+        rc = fc__err(FC_ENOMEM, "out of memory");
+        goto out;
+    }
     for (size_t i = 0; i < im->nlocs; i++)
         OTF2_Reader_SelectLocation(rd, im->locs[i].id);
     /* Local definitions carry the clock offsets and id mappings that the event readers apply; an

@@ -166,7 +166,9 @@ static int resolve_module(fc_symbols *y, const want *w, size_t n, unsigned flags
         size_t m = i;
         for (size_t q = 0; q < k; q++) {
             char *fn = next_line(&p), *loc = next_line(&p);
-            const char *s = format_resolved(&y->arena, fn, loc);
+            /* A module named "=TEXT" is a frame that came symbolic (from an OTF2 calling context):
+             * TEXT names it, whatever the flags. */
+            const char *s = w[i].path[0] == '=' ? w[i].path + 1 : format_resolved(&y->arena, fn, loc);
             if (s == NULL) {
                 char tmp[64];
                 snprintf(tmp, sizeof tmp, "+0x%" PRIx64, off[q]);
@@ -310,6 +312,15 @@ const char *fc_symbols_chain(const fc_symbols *y, size_t i, uint64_t site)
     const fc_rank *r = &y->t->ranks[i].pub;
     const fc_site *s = fc_rank_site(r, site);
     return s ? y->chain[i][s - r->sites] : NULL;
+}
+
+const char *fc__symbols_frame(const fc_symbols *y, size_t i, uint64_t site, uint32_t k)
+{
+    if (i >= y->t->nranks || site == 0 || y->frames[i] == NULL)
+        return NULL;
+    const fc_rank *r = &y->t->ranks[i].pub;
+    const fc_site *s = fc_rank_site(r, site);
+    return s && k < s->depth && y->frames[i][s - r->sites] ? y->frames[i][s - r->sites][k] : NULL;
 }
 
 void fc_symbols_free(fc_symbols *y)

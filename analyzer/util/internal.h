@@ -136,6 +136,11 @@ uint64_t fc__comm_key(const fc_rank *r, uint64_t id);
  * new array *keys the caller frees; ids beyond take fc__comm_key. Returns 0 or FC_ENOMEM. */
 int fc__comm_keys(const fc_rank *r, uint64_t **keys, size_t *n);
 
+/* The text of frame k (0: the MPI call's caller) of site id of rank file i, as fc_symbols_chain
+ * names it ("function@file:line" or "module+0xoffset"), or NULL for an unknown site or frame.
+ * Owned by syms. */
+const char *fc__symbols_frame(const fc_symbols *syms, size_t i, uint64_t site, uint32_t k);
+
 /* 1 for the point-to-point send kinds, blocking, non-blocking and persistent. */
 static inline int fc__is_send_kind(uint32_t k)
 {

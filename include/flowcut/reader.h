@@ -243,8 +243,9 @@ typedef struct fc_symbols fc_symbols;
 /* Resolves every frame of every call site of every rank to "function@file:line" by running one
  * `addr2line -f -C -e MODULE` per distinct module with all its offsets; sites it cannot resolve
  * (addr2line or the module missing, no line information) become "module+0xoffset" (module's base
- * name). Unknown flag bits give FC_EINVAL. On success *out is owned by the caller
- * (fc_symbols_free). */
+ * name). A module whose path is "=TEXT" holds frames that are already symbolic (the calling
+ * contexts of an imported OTF2 trace): each is named TEXT. Unknown flag bits give FC_EINVAL. On
+ * success *out is owned by the caller (fc_symbols_free). */
 int fc_symbols_create(const fc_trace *t, unsigned flags, fc_symbols **out);
 /* The text of site id of rank file i (its frame 0, the MPI call's caller), or NULL for site 0 or
  * an unknown id. Owned by syms. */

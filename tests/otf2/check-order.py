@@ -5,7 +5,9 @@ record of a call right after its Enter and at its time (MpiSend, MpiIsend, MpiCo
 NonBlockingCollectiveRequest), the records of what a call finishes right before its Leave and at
 its time (MpiRecv, MpiIrecvRequest, MpiCollectiveEnd), or, for the completion of a request
 (MpiIrecv, MpiIsendComplete, ...), at the time the request completed inside the call (a COMPLETE
-with a time of its own, format 2.1), in time order; Enter/Leave balanced; MPI_Irecv's request record at its Leave but a persistent receive's at the Enter of its
+with a time of its own, format 2.1), in time order; Enter/Leave (or CallingContextEnter/Leave,
+read as the Enter/Leave of their context's region) balanced; MPI_Irecv's request record at its
+Leave but a persistent receive's at the Enter of its
 MPI_Start(all); MPI_Init first and MPI_Finalize last on the first thread of every rank; as many
 messages sent as received.
 
@@ -21,7 +23,9 @@ BEFORE_LEAVE = AT_LEAVE | COMPLETIONS
 # MPI_Start(all) posts the messages of persistent requests before it calls PMPI: at its Enter.
 EITHER = {"MPI_IRECV_REQUEST"}
 line_re = re.compile(r'^([A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$')
-region_re = re.compile(r'Region: "([^"]*)"')
+region_re = re.compile(r'(?:Region|Calling Context): "([^"]*)"')
+# A calling-context event enters or leaves its context's region.
+SAME = {"CALLING_CONTEXT_ENTER": "ENTER", "CALLING_CONTEXT_LEAVE": "LEAVE"}
 
 
 def fail(msg):
@@ -35,7 +39,7 @@ def main():
     for line in sys.stdin:
         m = line_re.match(line)
         if m:
-            locs.setdefault(int(m.group(2)), []).append((m.group(1), int(m.group(3)), m.group(4)))
+            locs.setdefault(int(m.group(2)), []).append((SAME.get(m.group(1), m.group(1)), int(m.group(3)), m.group(4)))
     sent = received = 0
     for loc, evs in locs.items():
         stack = []

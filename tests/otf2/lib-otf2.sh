@@ -24,3 +24,17 @@ trace_example() {
         -n "$((n - half))" -env FLOWCUT_NODE b "$examples/$name" "$@" >"$dir.out" 2>&1 ||
         fail "$name did not run under the tracer: $(head -c 2000 "$dir.out")"
 }
+
+# OTF2's Python bindings (Debian package python3-otf2) are installed for Debian's own python3,
+# which need not be the python3 first on the PATH: PYTHON3_OTF2 is a python that imports them, or
+# empty. need_python_otf2 skips the test without one.
+PYTHON3_OTF2=
+for fc_py in "$PYTHON3" /usr/bin/python3; do
+    if "$fc_py" -c 'import otf2' 2>/dev/null; then
+        PYTHON3_OTF2=$fc_py
+        break
+    fi
+done
+need_python_otf2() {
+    [ -n "$PYTHON3_OTF2" ] || skip "OTF2's Python bindings are missing (Debian package python3-otf2)"
+}

@@ -1,16 +1,21 @@
 #!/bin/sh
 # test-otf2-import.sh: an archive written with the OTF2 writer API alone (scorep-like.c: Score-P's
 # layout, a microsecond timer, a clock offset on one rank) is analysed as its comment works out by
-# hand: two flows, three intervals, an outgoing conflict of k = 2 at n0 during [2, 3).
+# hand: two flows, three intervals, an outgoing conflict of k = 2 at n0 during [2, 3). Written with
+# Score-P's calling contexts (scorep-like --cc), it is analysed the same; the calls of both get the
+# call sites of the program its comment describes (with their lines from the calling contexts, the
+# functions alone from the nesting of plain Enter/Leave).
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-otf2.sh"
 
 [ -x "$abs_builddir/scorep-like" ] || fail "scorep-like not built"
-"$abs_builddir/scorep-like" "$work/sl" || fail "scorep-like could not write its archive"
-"$OTF2_PRINT" --silent -Werror "$work/sl/traces.otf2" >"$work/print" 2>&1 || fail "otf2-print: $(cat "$work/print")"
-"$flowcut" analyze --format json "$work/sl/traces.otf2" >"$work/sl.json" 2>"$work/sl.err" ||
-    fail "analyze failed: $(cat "$work/sl.err")"
-"$PYTHON3" - "$work/sl.json" <<'PY' || fail "the analysis of the hand-made archive is wrong"
+for variant in sl cc; do
+[ "$variant" = cc ] && cc=--cc || cc=
+"$abs_builddir/scorep-like" $cc "$work/$variant" || fail "scorep-like $cc could not write its archive"
+"$OTF2_PRINT" --silent -Werror "$work/$variant/traces.otf2" >"$work/print" 2>&1 || fail "otf2-print: $(cat "$work/print")"
+"$flowcut" analyze --format json "$work/$variant/traces.otf2" >"$work/$variant.json" 2>"$work/$variant.err" ||
+    fail "analyze failed: $(cat "$work/$variant.err")"
+"$PYTHON3" - "$work/$variant.json" <<'PY' || fail "the analysis of the hand-made archive ($variant) is wrong"
 import json, sys
 r = json.load(open(sys.argv[1]))
 def near(a, b):
@@ -32,8 +37,42 @@ iv = [(round(i["start"], 9), round(i["end"], 9), i["flows"]) for i in r["interva
 assert iv == [(1.0, 2.0, [0]), (2.0, 3.0, [0, 1]), (3.0, 4.0, [1])], iv
 assert r["intervals"][1]["conflicts"] == [{"node": "n0", "kind": "outgoing", "k": 2, "flows": [0, 1]}], r["intervals"][1]
 assert near(r["totals"]["outgoing"]["flow_s"], 2.0) and near(r["totals"]["none"]["flow_s"], 2.0), r["totals"]
+# The trace does not name its MPI library: the report says the eager threshold is assumed, and how to set it.
+assert "assumption" in r["eager_threshold_source"] and "--eager" in r["eager_threshold_source"], r["eager_threshold_source"]
 print("hand-made archive: 2 flows, 3 intervals, outgoing@n0 k=2 as expected")
 PY
+done
+# The call sites, by hand from scorep-like.c's comment: the MPI_Init and MPI_Finalize of every rank
+# from main at line 44, the messages' calls from exchange at line 12 (called by main at line 40),
+# rank 1's MPI_Wait from main at line 47. The calling contexts give the lines; the nesting of
+# plain Enter/Leave gives the functions alone.
+for variant in sl cc; do
+"$flowcut" dump "$work/$variant/traces.otf2" >"$work/$variant.dump" 2>&1 || fail "dump failed: $(cat "$work/$variant.dump")"
+"$PYTHON3" - "$work/$variant.dump" "$variant" <<'PY' || fail "the imported call sites ($variant) are wrong"
+import re, sys
+got = []
+for line in open(sys.argv[1]):
+    m = re.search(r" rank=(\d+) thread=\d+ kind=(MPI_\S+)", line)
+    if m:
+        i = line.find(" site=")
+        got.append((int(m.group(1)), m.group(2), line[i + 6:].strip() if i >= 0 else ""))
+if sys.argv[2] == "cc":
+    ex, top, wait1 = "exchange@app.c:12<main@app.c:40", "main@app.c:44", "main@app.c:47"
+else:
+    ex, top, wait1 = "exchange<main", "main", "main"
+want = [(r, "MPI_Init", top) for r in range(4)] + [(r, "MPI_Finalize", top) for r in range(4)] + [
+    (0, "MPI_Send", ex), (1, "MPI_Isend", ex), (1, "MPI_Wait", wait1), (2, "MPI_Recv", ex),
+    (3, "MPI_Irecv", ex), (3, "MPI_Wait", ex)]
+assert sorted(got) == sorted(want), sorted(got)
+print("%s: %d calls with the call sites of the program" % (sys.argv[2], len(got)))
+PY
+done
+if [ -n "$PYTHON3_OTF2" ]; then
+    for variant in sl cc; do
+        "$PYTHON3_OTF2" "$srcdir/check-archive.py" "$work/$variant/traces.otf2" >"$work/$variant.check" ||
+            fail "$variant: $(cat "$work/$variant.check")"
+    done
+fi
 # The other commands read it too.
 "$flowcut" info "$work/sl/traces.otf2" >"$work/info" 2>&1 || fail "info failed: $(cat "$work/info")"
 grep -q '^nodes: *3' "$work/info" || fail "info: $(cat "$work/info")"
