@@ -7,7 +7,7 @@
 # The order is the one analyzer/Makefile.am documents, bottom first.
 set -u
 : "${FC_TOP_BUILDDIR:?run through make check}" "${FC_TOP_SRCDIR:?run through make check}"
-LAYERS="util format trace otf2 match conflict model remap report analysis cmd"
+LAYERS="util format trace otf2 match collective conflict model remap report analysis cmd"
 build=$FC_TOP_BUILDDIR/analyzer
 src=$FC_TOP_SRCDIR/analyzer
 command -v nm >/dev/null 2>&1 || { echo "SKIP: nm (binutils) is needed"; exit 77; }
