@@ -15,11 +15,12 @@
  *   Allgather(v)  recursive doubling (power of two, total < 524288); Bruck (other sizes, total <
  *              81920); ring otherwise
  *   Gather, Scatter  binomial; Gatherv, Scatterv: linear
- *   Alltoall   scattered (every post, one wait) up to 32768 bytes per peer; pairwise exchange
- *              above; Alltoallv/w scattered
+ *   Alltoall   Bruck (8 ranks or more and <= 256 bytes per peer); scattered (every post, one wait)
+ *              up to 32768 bytes per peer; pairwise exchange above; Alltoallv/w scattered
  *   Reduce_scatter(_block)  recursive halving (power of two, total < 524288); pairwise otherwise
  *   Scan, Exscan  recursive doubling
- * The non-blocking forms use the same thresholds and message patterns.
+ * The non-blocking forms use their own thresholds where MPICH's table differs (Ibcast < 12288,
+ * Iallreduce <= 2048, Ialltoall Bruck up to 2048 bytes) and the same message patterns.
  * MPICH's ch4 device may wrap these in node-aware compositions on communicators that span several
  * nodes with several ranks each; the expansion models the MPIR algorithm alone. */
 #ifndef FLOWCUT_ANALYZER_COLLECTIVE_H

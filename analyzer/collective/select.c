@@ -139,17 +139,18 @@ static uint32_t pof2_below(uint32_t p)
 /* MPICH's table (coll_selection.json) for kind on p members of size n. */
 static unsigned by_table(unsigned kind, uint32_t p, uint64_t n)
 {
+    int nb = kind != blocking(kind);
     switch (blocking(kind)) {
     case FC_EV_MPI_Barrier:
         return FC__CA_K_DISSEMINATION;
     case FC_EV_MPI_Bcast:
-        if (p < 8 || n <= 12288)
+        if (p < 8 || (nb ? n < 12288 : n <= 12288))
             return FC__CA_BINOMIAL;
-        return is_pof2(p) && n <= 524288 ? FC__CA_SCATTER_RD_ALLGATHER
+        return is_pof2(p) && (nb ? n < 524288 : n <= 524288) ? FC__CA_SCATTER_RD_ALLGATHER
                                                              : FC__CA_SCATTER_RING_ALLGATHER;
     case FC_EV_MPI_Allreduce:
         /* Elements are counted as 8 bytes: the trace records bytes, not the datatype. */
-        return n <= 8 || n / 8 < pof2_below(p) ? FC__CA_RECURSIVE_DOUBLING
+        return n <= (nb ? 2048u : 8u) || n / 8 < pof2_below(p) ? FC__CA_RECURSIVE_DOUBLING
                                                                : FC__CA_REDUCE_SCATTER_ALLGATHER;
     case FC_EV_MPI_Reduce:
         return n <= 2048 || n / 8 < pof2_below(p) ? FC__CA_BINOMIAL : FC__CA_REDUCE_SCATTER_GATHER;
@@ -165,6 +166,8 @@ static unsigned by_table(unsigned kind, uint32_t p, uint64_t n)
     case FC_EV_MPI_Scatterv:
         return FC__CA_LINEAR;
     case FC_EV_MPI_Alltoall:
+        if (p >= 8 && n <= (nb ? 2048u : 256u))
+            return FC__CA_BRUCKS;
         return n <= 32768 ? FC__CA_SCATTERED : FC__CA_PAIRWISE;
     case FC_EV_MPI_Alltoallv:
     case FC_EV_MPI_Alltoallw:
