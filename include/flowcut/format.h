@@ -26,7 +26,8 @@
  *
  * Versioning: FC_FORMAT_MAJOR changes only when an old reader would misread a new file; readers
  * refuse a newer major and read every older one. History: 1.0 first; 2.0 EVENTS chunks in
- * columns (a 1.x reader cannot read them; rows remain valid and 2.x readers read 1.x files). FC_FORMAT_MINOR grows with additive changes (new block kinds, new event
+ * columns (a 1.x reader cannot read them; rows remain valid and 2.x readers read 1.x files); 2.1 the
+ * RANK field COLL_ENV. FC_FORMAT_MINOR grows with additive changes (new block kinds, new event
  * kinds, new fields appended to a record), which old readers skip. Block kinds, event kinds, field
  * keys and flags are append-only: a number, once given, keeps its meaning forever.
  *
@@ -52,7 +53,7 @@ extern "C" {
 #define FC_MAGIC_LEN 8
 #define FC_BOM 0x0A0B0C0Du /* written little-endian: 0D 0C 0B 0A; a reader seeing 0A 0B 0C 0D knows */
 #define FC_FORMAT_MAJOR 2
-#define FC_FORMAT_MINOR 0
+#define FC_FORMAT_MINOR 1
 #define FC_FILE_HEADER_SIZE 64
 #define FC_TRACE_FILE_FMT "rank-%06d.fct" /* name of a rank's file inside the trace directory */
 
@@ -138,7 +139,9 @@ enum fc_block_kind {
     X(CALLSITE_DEPTH, 13, "u32 call-site depth recorded (0: none)")                               \
     X(CLOCK_SOURCE, 14, "text name of the event clock, e.g. tsc or clock_gettime")                \
     X(AFFINITY, 15, "text list of CPUs the rank may run on, as in /proc/self/status")              \
-    X(INIT_MODE, 16, "u32 how tracing started: FC_INIT_*")
+    X(INIT_MODE, 16, "u32 how tracing started: FC_INIT_*")                                      \
+    X(COLL_ENV, 17, "the MPIR_CVAR_* variables of the environment that choose MPICH's collective " \
+                    "algorithms (names ending in _ALGORITHM): NAME=VALUE, each followed by a NUL")
 
 enum fc_rank_field {
 #define FC__X(name, num, desc) FC_RK_##name = num,
