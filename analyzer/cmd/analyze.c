@@ -90,6 +90,8 @@ int main(int argc, char **argv)
     fc__profile *prof = NULL;
     fc__prediction *pred = NULL;
     fc_symbols *syms = NULL;
+    fc__colls *colls = NULL;   /* the collective calls, their flows among the match's */
+    fc__coll_stream *cst = NULL;
     FILE *out = stdout;
     char eager_source[160];
 
@@ -181,8 +183,13 @@ int main(int argc, char **argv)
         progress(json ? "matching messages and writing the document" : "matching messages and writing the flows");
         rc = json ? fc__json_stream_new(out, &ca, &js) : fc__csv_stream_new(out, &ca, &cs);
         if (rc == 0) {
-            fc_match_sink sink = json ? fc__json_stream_sink(js) : fc__csv_stream_sink(cs);
-            rc = fc__match_stream(t, have_eager ? eager : 0, &sink, &m);
+            fc_match_sink inner = json ? fc__json_stream_sink(js) : fc__csv_stream_sink(cs), sink;
+            if ((rc = fc__coll_stream_new(t, &inner, &cst)) == 0) {
+                sink = fc__coll_stream_sink(cst);
+                rc = fc__match_stream(t, have_eager ? eager : 0, &sink, &m);
+            }
+            if (rc == 0 && (rc = fc__coll_stream_finish(cst, m, &colls)) == 0 && json)
+                fc__json_stream_colls(js, colls);
             if (rc == 0)
                 rc = json ? fc__json_stream_finish(js, m) : fc__csv_stream_finish(cs, m);
         }
@@ -203,9 +210,11 @@ int main(int argc, char **argv)
         progress("matching messages and splitting flows into intervals");
         if (fc__summary_new((size_t)top, &sum) == 0) {
             fc__sweep_ops ops = fc__summary_ops(sum);
-            if (fc__feed_new(&ops, &feed) == 0) {
-                fc_match_sink sink = fc__feed_sink(feed);
-                if (fc__match_stream(t, have_eager ? eager : 0, &sink, &m) == 0 && fc__feed_finish(feed, m) < 0) {
+            fc_match_sink inner, sink;
+            if (fc__feed_new(&ops, &feed) == 0 && (inner = fc__feed_sink(feed), fc__coll_stream_new(t, &inner, &cst)) == 0) {
+                sink = fc__coll_stream_sink(cst);
+                if (fc__match_stream(t, have_eager ? eager : 0, &sink, &m) == 0 &&
+                    (fc__coll_stream_finish(cst, m, &colls) < 0 || fc__feed_finish(feed, m) < 0)) {
                     fc__match_free(m);
                     m = NULL;
                 }
@@ -218,7 +227,7 @@ int main(int argc, char **argv)
         }
     } else {
         progress("matching messages");
-        if (fc__match_trace(t, have_eager ? eager : 0, &m) < 0) {
+        if (fc__match_trace(t, have_eager ? eager : 0, &m) < 0 || fc__colls_add(t, m, &colls) < 0) {
             fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
             goto out;
         }
@@ -284,7 +293,8 @@ int main(int argc, char **argv)
                       .syms = syms,
                       .eager_source = eager_source,
                       .top = (size_t)top,
-                      .pred = pred};
+                      .pred = pred,
+                      .colls = colls};
     if (strcmp(format, "json") == 0)
         rc = fc__report_json(out, &a);
     else if (strcmp(format, "csv") == 0)
@@ -306,6 +316,8 @@ out:
     fc__profile_free(prof);
     fc__intervals_free(iv);
     fc__summary_free(sum);
+    fc__coll_stream_free(cst);
+    fc__colls_free(colls);
     fc__match_free(m);
     fc_trace_close(t);
     return status;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <flowcut/reader.h>
 #include "conflict/intervals.h"
+#include "collective/calls.h"
 #include "match/match.h"
 #include "model/model.h"
 #include "model/evaluate.h"
@@ -330,6 +331,11 @@ int main(int argc, char **argv)
             goto out;
         }
         rc = fc__match_trace(ct, eager, &m);
+        if (rc == 0) { /* the collectives' messages are flows to fit to as well */
+            fc__colls *colls = NULL;
+            rc = fc__colls_add(ct, m, &colls);
+            fc__colls_free(colls);
+        }
         if (rc == 0)
             rc = fc__intervals_build_lean(m->flows, m->ninter, &iv);
         if (rc == 0)
@@ -337,8 +343,8 @@ int main(int argc, char **argv)
         if (ct != t)
             fc_trace_close(ct);
         if (rc < 0) {
-            fprintf(stderr, "flowcut remap: %s: cannot fit a platform profile to the trace (%s); give --platform\n",
-                    ptrace ? ptrace : path, fc_errmsg());
+            fprintf(stderr, "flowcut remap: %s: cannot fit a platform profile to the trace (%s)%s\n",
+                    ptrace ? ptrace : path, fc_errmsg(), strstr(fc_errmsg(), "--platform") ? "" : "; give --platform");
             goto out;
         }
         if (ptrace != NULL) {

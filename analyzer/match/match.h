@@ -62,6 +62,8 @@ typedef struct fc_traffic {
     uint32_t src, dst;
     uint64_t count;
     double bytes;
+    uint64_t coll_count;   /* of those, the messages of collectives (collective/calls.h) */
+    double coll_bytes;
 } fc_traffic;
 
 /* Node counts up to this one sum the traffic in a matrix, larger ones in a table of the pairs

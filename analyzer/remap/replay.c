@@ -625,6 +625,7 @@ int fc__replay_build(fc_trace *t, fc__replay **out)
         goto out;
     b.rp = rp;
     b.im = &im;
+    fc__coll_trace_settings(t, &rp->coll, NULL, 0);
     for (size_t i = 0; i < fc_trace_nranks(t); i++) {
         if ((rc = set_rank(&b, fc_trace_rank(t, i))) < 0)
             goto out;

@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <flowcut/reader.h>
-#include "collective/collective.h"
+#include "collective/calls.h"
 #include "match/flow.h"
 #include "model/profile.h"
 

@@ -26,8 +26,10 @@ static const char *node_name(const fc_match *m, uint32_t node)
 void fc__report_json_prediction(FILE *f, const fc__analysis *a)
 {
     const fc__prediction *pr = a->pred;
-    if (pr == NULL)
+    if (pr == NULL) {
+        fputs("  \"platform\": null,\n  \"errors\": null,\n", f); /* documented members are always there */
         return;
+    }
     const fc__profile *p = pr->profile;
     fputs("  \"platform\": {\"file\": ", f);
     fc__json_str(f, pr->platform[0] ? pr->platform : NULL);

@@ -15,6 +15,7 @@
 #include "match/flow.h"
 #include "conflict/intervals.h"
 #include "match/match.h"
+#include "collective/calls.h"
 #include "model/evaluate.h"
 
 /* What one report describes. Nothing here is owned by the analysis: the caller keeps every
@@ -33,6 +34,7 @@ typedef struct fc__analysis {
     const char *eager_source; /* where match->eager_threshold comes from, one line */
     size_t top;               /* rows of each long list of the text report (0: all) */
     const fc__prediction *pred; /* the models' predictions, or NULL for none */
+    const fc__colls *colls;   /* the collective calls, whose flows match->flows holds, or NULL */
 } fc__analysis;
 
 /* The text report: sections with headings and aligned columns, long lists cut to a->top rows.
@@ -70,6 +72,8 @@ int fc__json_stream_new(FILE *out, const fc__analysis *a, fc__json_stream **js);
 fc_match_sink fc__json_stream_sink(fc__json_stream *js);
 int fc__json_stream_finish(fc__json_stream *js, fc_match *m);
 void fc__json_stream_free(fc__json_stream *js);
+/* The collective calls the streamed documents describe (before their finish; NULL: none). */
+void fc__json_stream_colls(fc__json_stream *js, const fc__colls *colls);
 
 /* The name of an FC_CONFLICT_* kind ("none", "outgoing", "incoming", "mixed-in", "mixed-out"),
  * or "unknown". */
@@ -88,6 +92,13 @@ void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc_label *main, do
 /* Calls fn once per warning of the analysis (unmatched messages, clock violations, partial and
  * missing ranks, the ranks' own WARN texts), each one line without a newline, in that order. */
 void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, void *arg), void *arg);
+
+/* The "collectives" member of the JSON document and the collective wait states' arrays, each
+ * ending with ",\n" (collective/calls.h; empty lists without collectives). */
+void fc__report_json_collectives(FILE *f, const fc__analysis *a);
+void fc__report_json_coll_waits(FILE *f, const fc__analysis *a);
+/* The text report's collective lines of its run section (nothing without collectives). */
+void fc__report_text_collectives(FILE *f, const fc__analysis *a);
 
 /* Counts the calls fc__report_warnings would make. */
 size_t fc__report_nwarnings(const fc__analysis *a);

@@ -137,7 +137,7 @@ for h in run nodes "inter-node traffic" "time in conflicts" "worst intervals" "w
     "call sites of the conflicted flows" "wait states" warnings; do
     grep -q "^== $h" "$scratch/out.txt" || fail "out: no section '$h'"
 done
-"$FLOWCUT" analyze --format csv "$scratch/out" | grep -Eq '^0,0,1,node0,node1,1000,.*,outgoing,node0,2,libapp.so\+0x1a0,libapp.so\+0x2b0(,[0-9.]+)+$' ||
+"$FLOWCUT" analyze --format csv "$scratch/out" | grep -Eq '^0,0,1,node0,node1,1000,.*,outgoing,node0,2,libapp.so\+0x1a0,libapp.so\+0x2b0,,,(,[0-9.]+)+$' ||
     fail "out: CSV sites"
 
 # ---- 0>1>2: a chain through node1; mixed on [200, 400): 0>1 mixed-in, 1>2 mixed-out ------------
@@ -240,7 +240,7 @@ EOF
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 # The base columns, then one predicted duration per model (self-calibrated: every model runs).
-assert rows[0] == "id,src_rank,dst_rank,src_node,dst_node,bytes,start,end,observed,rendezvous,intra,main_conflict,main_node,main_k,send_site,recv_site,predicted_linear,predicted_flowcut,predicted_maxrate,predicted_fairshare".split(","), rows[0]
+assert rows[0] == "id,src_rank,dst_rank,src_node,dst_node,bytes,start,end,observed,rendezvous,intra,main_conflict,main_node,main_k,send_site,recv_site,collective,algorithm,step,predicted_linear,predicted_flowcut,predicted_maxrate,predicted_fairshare".split(","), rows[0]
 assert len(rows) == 4
 r = {int(x[0]): x for x in rows[1:]}
 assert r[0][1:6] == ["0", "1", "node0", "node1", "1000"] and r[0][9:14] == ["0", "0", "incoming", "node1", "2"], r[0]
@@ -275,7 +275,7 @@ assert ivs() == [(250, 400, [0], [])], ivs()
 EOF
 "$FLOWCUT" analyze "$scratch/intra" >"$scratch/intra.txt" || fail "intra: text exit $?"
 grep -q "a .*ranks 0,1 .*intra-node: 1 messages, 1000 B" "$scratch/intra.txt" || fail "intra: text lacks the intra-node total"
-"$FLOWCUT" analyze --format csv "$scratch/intra" | grep -q '^1,0,1,a,a,1000,.*,0,1,,,,,,,,,$' || fail "intra: CSV row"
+"$FLOWCUT" analyze --format csv "$scratch/intra" | grep -q '^1,0,1,a,a,1000,.*,0,1,,,,,,,,,,,,$' || fail "intra: CSV row"
 
 # ---- unmatched send and a partial rank: reported, exit 0 -----------------------------------------
 gen unmatched <<'EOF'
@@ -479,6 +479,7 @@ for d in "$scratch"/*/; do
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for k in ("platform", "errors"):
+    a.pop(k, None)
     b.pop(k, None)
 for f in b["flows"]:
     f.pop("predicted", None)

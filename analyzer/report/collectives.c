@@ -1,0 +1,138 @@
+/* analyzer/report/collectives.c: what the reports say about the collective calls (collective/
+ * calls.h): the JSON document's "collectives" member and collective wait states, and the text
+ * report's collective lines. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include "util/internal.h"
+#include "report/report.h"
+#include "report/shared.h"
+
+/* How the steps' times come about, in the words of calls.h, for both reports. */
+static const char timing_note[] =
+    "inferred, not observed: each rank's time in the call is split evenly among its steps of the "
+    "algorithm; a step starts no earlier than the rank entered the call, its previous step ended and "
+    "the steps that send it its inputs started; the last ends at the rank's exit";
+
+static void json_num(FILE *f, double x)
+{
+    if (isfinite(x))
+        fc__put_secs(f, x);
+    else
+        fputs("null", f);
+}
+
+void fc__report_json_coll_waits(FILE *f, const fc__analysis *a)
+{
+    const fc__colls *c = a->colls;
+    const fc_match *m = a->match;
+    static const char *const names[3] = {"wait_nxn_s", "late_broadcast_s", "early_reduce_s"};
+    for (int k = 0; k < 3; k++) {
+        const double *v = c == NULL ? NULL : k == 0 ? c->wait_nxn : k == 1 ? c->late_bcast : c->early_reduce;
+        fprintf(f, "%s\"%s\": [", k ? ", " : "    ", names[k]);
+        for (uint32_t r = 0; r < m->world; r++) {
+            fputs(r ? ", " : "", f);
+            json_num(f, v != NULL && r < c->world ? v[r] : 0.0);
+        }
+        putc(']', f);
+    }
+    fputs(",\n", f);
+}
+
+void fc__report_json_collectives(FILE *f, const fc__analysis *a)
+{
+    const fc__colls *c = a->colls;
+    size_t ncalls = c ? c->ncalls : 0;
+    fprintf(f, "  \"collectives\": {\"calls\": %zu, \"messages\": %" PRIu64 ", \"inter_node_messages\": %" PRIu64
+               ", \"incomplete_calls\": %" PRIu64 ", \"timing\": ",
+            ncalls, c ? c->flows : 0, c ? c->inter_flows : 0, c ? c->incomplete : 0);
+    fc__json_str(f, timing_note);
+    fputs(",\n    \"by_kind\": [", f);
+    int first = 1;
+    for (unsigned k = 0; c != NULL && k < FC_EV_MAX_; k++) {
+        const fc__coll_kind_sum *s = &c->kinds[k];
+        if (s->calls == 0)
+            continue;
+        fprintf(f, "%s{\"collective\": \"%s\", \"calls\": %" PRIu64 ", \"messages\": %" PRIu64
+                   ", \"inter_node_messages\": %" PRIu64 ", \"inter_node_bytes\": %" PRIu64
+                   ", \"intra_node_bytes\": %" PRIu64 "}",
+                first ? "\n      " : ",\n      ", fc_event_kind_name(k), s->calls, s->flows, s->inter_flows,
+                s->inter_bytes, s->intra_bytes);
+        first = 0;
+    }
+    fputs(first ? "],\n    \"calls\": [" : "\n    ],\n    \"calls\": [", f);
+    for (size_t i = 0; i < ncalls; i++) {
+        const fc__coll_call *cl = &c->calls[i];
+        const fc__coll_member *mem = c->members + cl->first;
+        double enter = INFINITY, longest = 0, sum = 0;
+        for (size_t j = 0; j < cl->nmem; j++) {
+            double d = mem[j].exit - mem[j].enter;
+            enter = fmin(enter, mem[j].enter);
+            longest = fmax(longest, d);
+            sum += d;
+        }
+        fprintf(f, "%s{\"id\": %zu, \"collective\": \"%s\", \"algorithm\": ", i ? ",\n      " : "\n      ", i,
+                fc_event_kind_name(cl->record_kind));
+        fc__json_str(f, cl->alg ? fc__coll_alg_name(cl->alg) : NULL);
+        fprintf(f, ", \"ranks\": %" PRIu32 ", \"present\": %zu, \"bytes\": %" PRIu64 ", \"messages\": %" PRIu64
+                   ", \"inter_node_bytes\": %" PRIu64 ", \"enter\": ",
+                cl->p, cl->nmem, cl->n, cl->nflows, cl->inter_bytes);
+        json_num(f, cl->nmem ? enter : NAN);
+        fputs(", \"observed_max_s\": ", f);
+        json_num(f, longest);
+        fputs(", \"observed_mean_s\": ", f);
+        json_num(f, cl->nmem ? sum / (double)cl->nmem : NAN);
+        fputs(", \"site\": ", f);
+        fc__json_str(f, cl->nmem ? fc__report_site(a, mem[0].rank, mem[0].site) : NULL);
+        putc('}', f);
+    }
+    fputs(ncalls ? "\n    ]},\n" : "]},\n", f);
+}
+
+static const char *hb(char *buf, size_t n, double b)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+    return buf;
+}
+
+void fc__report_text_collectives(FILE *f, const fc__analysis *a)
+{
+    const fc__colls *c = a->colls;
+    if (c == NULL || c->ncalls == 0)
+        return;
+    char b1[32], b2[32];
+    uint64_t inter = 0, intra = 0;
+    for (unsigned k = 0; k < FC_EV_MAX_; k++) {
+        inter += c->kinds[k].inter_bytes;
+        intra += c->kinds[k].intra_bytes;
+    }
+    fprintf(f, "collectives:     %zu calls expanded into %" PRIu64 " messages (%" PRIu64
+               " inter-node): %s between nodes, %s inside nodes\n",
+            c->ncalls, c->flows, c->inter_flows, hb(b1, sizeof b1, (double)inter), hb(b2, sizeof b2, (double)intra));
+    for (unsigned k = 0; k < FC_EV_MAX_; k++) {
+        const fc__coll_kind_sum *s = &c->kinds[k];
+        if (s->calls == 0)
+            continue;
+        /* The algorithms the calls of this kind ran. */
+        char algs[160] = "";
+        unsigned seen = 0;
+        for (size_t i = 0; i < c->ncalls; i++) {
+            const fc__coll_call *cl = &c->calls[i];
+            if (cl->record_kind != k || (seen & (1u << cl->alg)))
+                continue;
+            seen |= 1u << cl->alg;
+            size_t l = strlen(algs);
+            snprintf(algs + l, sizeof algs - l, "%s%s", l ? ", " : "", cl->alg ? fc__coll_alg_name(cl->alg) : "not expanded");
+        }
+        fprintf(f, "  %-24s %6" PRIu64 " calls, %8" PRIu64 " messages, %10s between nodes, %10s inside (%s)\n",
+                fc_event_kind_name(k), s->calls, s->flows, hb(b1, sizeof b1, (double)s->inter_bytes),
+                hb(b2, sizeof b2, (double)s->intra_bytes), algs);
+    }
+    fprintf(f, "  collective steps' times are %s\n", timing_note);
+}
