@@ -91,6 +91,7 @@ int main(int argc, char **argv)
     fc__prediction *pred = NULL;
     fc_symbols *syms = NULL;
     fc__colls *colls = NULL;   /* the collective calls, their flows among the match's */
+    fc__coll_pred *cpred = NULL;
     fc__coll_stream *cst = NULL;
     FILE *out = stdout;
     char eager_source[160];
@@ -280,6 +281,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
             goto out;
         }
+        if (colls != NULL && colls->ncalls > 0 && fc__coll_predict(colls, m, pred, &cpred) < 0) {
+            fprintf(stderr, "flowcut analyze: %s\n", fc_errmsg());
+            goto out;
+        }
         snprintf(pred->platform, sizeof pred->platform, "%s", platform ? platform : "");
         snprintf(pred->note, sizeof pred->note, "%s", platform ? "read from --platform" : note);
     }
@@ -294,7 +299,8 @@ int main(int argc, char **argv)
                       .eager_source = eager_source,
                       .top = (size_t)top,
                       .pred = pred,
-                      .colls = colls};
+                      .colls = colls,
+                      .cpred = cpred};
     if (strcmp(format, "json") == 0)
         rc = fc__report_json(out, &a);
     else if (strcmp(format, "csv") == 0)
@@ -317,6 +323,7 @@ out:
     fc__intervals_free(iv);
     fc__summary_free(sum);
     fc__coll_stream_free(cst);
+    fc__coll_pred_free(cpred);
     fc__colls_free(colls);
     fc__match_free(m);
     fc_trace_close(t);

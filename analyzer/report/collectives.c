@@ -7,6 +7,7 @@
 #include "util/internal.h"
 #include "report/report.h"
 #include "report/shared.h"
+#include "model/model.h"
 
 /* How the steps' times come about, in the words of calls.h, for both reports. */
 static const char timing_note[] =
@@ -84,6 +85,18 @@ void fc__report_json_collectives(FILE *f, const fc__analysis *a)
         json_num(f, cl->nmem ? sum / (double)cl->nmem : NAN);
         fputs(", \"site\": ", f);
         fc__json_str(f, cl->nmem ? fc__report_site(a, mem[0].rank, mem[0].site) : NULL);
+        const fc__coll_pred *cp = a->cpred;
+        fputs(", \"observed_s\": ", f);
+        json_num(f, cp ? cp->obs[i] : NAN);
+        fputs(", \"predicted\": ", f);
+        if (cp == NULL || isnan(cp->obs[i]))
+            fputs("null", f);
+        else
+            for (unsigned j = 0; j < cp->nmodels; j++) {
+                fprintf(f, "%s\"%s\": ", j ? ", " : "{", fc__model_name(cp->model[j]));
+                json_num(f, cp->pred[j][i]);
+                fputs(j + 1 == cp->nmodels ? "}" : "", f);
+            }
         putc('}', f);
     }
     fputs(ncalls ? "\n    ]},\n" : "]},\n", f);
@@ -135,4 +148,101 @@ void fc__report_text_collectives(FILE *f, const fc__analysis *a)
                 hb(b2, sizeof b2, (double)s->intra_bytes), algs);
     }
     fprintf(f, "  collective steps' times are %s\n", timing_note);
+}
+
+void fc__report_json_errors_collective(FILE *f, const fc__analysis *a)
+{
+    const fc__coll_pred *cp = a->cpred;
+    if (a->pred == NULL) {
+        fputs("  \"errors_collective\": null,\n", f);
+        return;
+    }
+    fputs("  \"errors_collective\": {", f);
+    for (unsigned j = 0; j < a->pred->nmodels; j++) {
+        const fc__errors *e = cp ? &cp->err[j] : NULL;
+        size_t n = e ? e->n : 0;
+        fprintf(f, "%s\"%s\": {\"calls\": %zu, \"mean_abs_pct\": ", j ? ", " : "", fc__model_name(a->pred->model[j]), n);
+        json_num(f, n ? e->mean_abs_pct : NAN);
+        fputs(", \"global_pct\": ", f);
+        json_num(f, n ? e->global_pct : NAN);
+        fputs(", \"p95_abs_pct\": ", f);
+        json_num(f, n ? e->p95_abs_pct : NAN);
+        fputs(", \"max_abs_pct\": ", f);
+        json_num(f, n ? e->max_abs_pct : NAN);
+        if (n)
+            fprintf(f, ", \"best_call\": %" PRIu64 ", \"worst_call\": %" PRIu64 "}", e->best, e->worst);
+        else
+            fputs(", \"best_call\": null, \"worst_call\": null}", f);
+    }
+    fputs("},\n", f);
+}
+
+/* The calls of one call site (of the lowest member rank's record). */
+typedef struct site_sum {
+    uint32_t kind, rank;
+    uint64_t site;
+    size_t calls;
+    double obs, pred[FC_NMODELS];
+} site_sum;
+
+static int cmp_site_sum(const void *x, const void *y)
+{
+    const site_sum *a = x, *b = y;
+    if (a->obs != b->obs)
+        return a->obs > b->obs ? -1 : 1;
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+int fc__report_text_coll_prediction(FILE *f, const fc__analysis *a)
+{
+    const fc__coll_pred *cp = a->cpred;
+    const fc__colls *c = a->colls;
+    if (cp == NULL || c == NULL || cp->npredicted == 0)
+        return 0;
+    fprintf(f, "\ncollective calls (%zu predicted: each model replays the call's messages from the ranks' "
+               "entries; observed: first entry to last exit):\n",
+            cp->npredicted);
+    fprintf(f, "%-10s %6s %12s %12s %10s %10s\n", "model", "calls", "mean |err|", "global err", "p95", "max");
+    for (unsigned j = 0; j < cp->nmodels; j++) {
+        const fc__errors *e = &cp->err[j];
+        fprintf(f, "%-10s %6zu %11.1f%% %11.1f%% %9.1f%% %9.1f%%\n", fc__model_name(cp->model[j]), e->n,
+                e->mean_abs_pct, e->global_pct, e->p95_abs_pct, e->max_abs_pct);
+    }
+    site_sum *v = calloc(c->ncalls + 1, sizeof *v);
+    size_t n = 0;
+    if (v == NULL)
+        return FC_ENOMEM;
+    for (size_t i = 0; i < c->ncalls; i++) {
+        const fc__coll_call *cl = &c->calls[i];
+        if (isnan(cp->obs[i]) || cl->nmem == 0)
+            continue;
+        const fc__coll_member *m0 = &c->members[cl->first];
+        size_t k = 0;
+        while (k < n && !(v[k].kind == cl->record_kind && v[k].rank == m0->rank && v[k].site == m0->site))
+            k++;
+        if (k == n)
+            v[n++] = (site_sum){.kind = cl->record_kind, .rank = m0->rank, .site = m0->site};
+        v[k].calls++;
+        v[k].obs += cp->obs[i];
+        for (unsigned j = 0; j < cp->nmodels; j++)
+            v[k].pred[j] += cp->pred[j][i];
+    }
+    qsort(v, n, sizeof *v, cmp_site_sum);
+    fprintf(f, "\nper call site (seconds in all its calls; the site of the lowest rank):\n");
+    fprintf(f, "%-24s %6s %10s", "collective", "calls", "observed");
+    for (unsigned j = 0; j < cp->nmodels; j++)
+        fprintf(f, " %10s", fc__model_name(cp->model[j]));
+    fputs("  site\n", f);
+    size_t show = a->top && a->top < n ? a->top : n;
+    for (size_t k = 0; k < show; k++) {
+        const char *s = fc__report_site(a, v[k].rank, v[k].site);
+        fprintf(f, "%-24s %6zu %10.6f", fc_event_kind_name(v[k].kind), v[k].calls, v[k].obs);
+        for (unsigned j = 0; j < cp->nmodels; j++)
+            fprintf(f, " %10.6f", v[k].pred[j]);
+        fprintf(f, "  %s\n", s ? s : "(not recorded)");
+    }
+    if (show < n)
+        fprintf(f, "  ... %zu more call sites (--top)\n", n - show);
+    free(v);
+    return 0;
 }

@@ -425,6 +425,7 @@ static void json_tail(FILE *f, const fc__analysis *a, const json_times *tm)
     }
     fputs("],\n", f);
     fc__report_json_collectives(f, a);
+    fc__report_json_errors_collective(f, a);
     fputs("  \"warnings\": [", f);
     size_t nw = 0;
     void *arg[2] = {f, &nw};

@@ -16,6 +16,7 @@
 #include "conflict/intervals.h"
 #include "match/match.h"
 #include "collective/calls.h"
+#include "remap/coll-predict.h"
 #include "model/evaluate.h"
 
 /* What one report describes. Nothing here is owned by the analysis: the caller keeps every
@@ -35,6 +36,7 @@ typedef struct fc__analysis {
     size_t top;               /* rows of each long list of the text report (0: all) */
     const fc__prediction *pred; /* the models' predictions, or NULL for none */
     const fc__colls *colls;   /* the collective calls, whose flows match->flows holds, or NULL */
+    const fc__coll_pred *cpred; /* the models' durations of those calls, or NULL */
 } fc__analysis;
 
 /* The text report: sections with headings and aligned columns, long lists cut to a->top rows.
@@ -99,6 +101,10 @@ void fc__report_json_collectives(FILE *f, const fc__analysis *a);
 void fc__report_json_coll_waits(FILE *f, const fc__analysis *a);
 /* The text report's collective lines of its run section (nothing without collectives). */
 void fc__report_text_collectives(FILE *f, const fc__analysis *a);
+/* The JSON member "errors_collective" (null without predictions), ending with ",\n"; the text
+ * report's predicted versus observed collective calls, per call site (nothing without). */
+void fc__report_json_errors_collective(FILE *f, const fc__analysis *a);
+int fc__report_text_coll_prediction(FILE *f, const fc__analysis *a);
 
 /* Counts the calls fc__report_warnings would make. */
 size_t fc__report_nwarnings(const fc__analysis *a);

@@ -398,7 +398,7 @@ int fc__report_text(FILE *f, const fc__analysis *a)
     text_intervals(f, a);
     text_flows(f, a);
     text_hot_nodes(f, a);
-    if ((rc = fc__report_text_prediction(f, a)) < 0)
+    if ((rc = fc__report_text_prediction(f, a)) < 0 || (rc = fc__report_text_coll_prediction(f, a)) < 0)
         return fc__err(rc, "out of memory writing the report");
     text_sites(f, a);
     if ((rc = text_waits(f, a)) < 0)

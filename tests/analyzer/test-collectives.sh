@@ -80,11 +80,19 @@ assert all(abs(w[r] - (7 - r) * 1e-6) < 1e-12 for r in range(8)), w
 assert j["totals"]["outgoing"]["flow_s"] > 0, j["totals"]
 assert j["warnings"] == [], j["warnings"]
 assert j["platform"] is not None and "flowcut" in j["errors"], j["errors"]
+# The call's observed duration runs from the first entry (rank 0, 10 us) to the last exit (5000 us);
+# every model predicts it, and the statistics over the one call are that call's error.
+c = j["collectives"]["calls"][0]
+assert abs(c["observed_s"] - 4990e-6) < 1e-12, c
+for model, e in j["errors_collective"].items():
+    err = abs(c["predicted"][model] - c["observed_s"]) / c["observed_s"] * 100
+    assert e["calls"] == 1 and abs(e["mean_abs_pct"] - err) < 1e-3 and abs(e["max_abs_pct"] - err) < 1e-3, (model, e, err)
 EOF
 "$FLOWCUT" analyze "$scratch/a2a" >"$scratch/a2a.txt" 2>&1 || fail "a2a: text exit $?"
 grep -q "^  MPI_Alltoall .* 1 calls, .*48.0 MiB between nodes.*(pairwise)" "$scratch/a2a.txt" || fail "a2a: text lacks the collective's line"
 grep -q "of which coll\." "$scratch/a2a.txt" || fail "a2a: traffic matrix lacks the collectives' column"
 grep -q "^== predicted versus observed" "$scratch/a2a.txt" || fail "a2a: no predictions"
+grep -q "^collective calls (1 predicted" "$scratch/a2a.txt" || fail "a2a: no predictions of the collective call"
 "$FLOWCUT" analyze --format csv --model none "$scratch/a2a" | awk -F, 'NR > 1 && $11 == 0 && $17 == "MPI_Alltoall" { b += $6 } END { exit b != 48 * 1048576 }' ||
     fail "a2a: CSV inter-node bytes of MPI_Alltoall"
 "$FLOWCUT" remap "$scratch/a2a" >"$scratch/a2a.remap" 2>&1 || fail "a2a: remap exit $? ($(head -c 300 "$scratch/a2a.remap"))"
@@ -146,6 +154,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert [w for w in j["warnings"] if w.startswith("no inter-node traffic")], j["warnings"]
 assert j["flows"] == [] and len(j["intra"]) == 8 and j["platform"] is None and j["errors"] is None
+assert j["errors_collective"] is None
 EOF
 "$FLOWCUT" analyze "$scratch/onenode" 2>&1 | grep -q "no inter-node traffic" || fail "onenode: text lacks the line"
 
