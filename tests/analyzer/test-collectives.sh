@@ -127,6 +127,23 @@ w = json.load(open(sys.argv[1]))["wait_states"]["late_broadcast_s"]
 assert w[0] == 0 and all(abs(w[r] - (50 - 10 - r) * 1e-6) < 1e-12 for r in range(1, 8)), w
 EOF
 
+# ---- the timing rule (calls.h), worked by hand on the same broadcast with every rank in the call
+# from 10 to 5000 us: rank 0 has 3 steps (sends to 4, 2, 1) of 4990/3 us each; rank 2 has 2 (receive
+# from 0, send to 3) of 2495 us, its first starting when rank 0's second (its input) does, at
+# 10 + 4990/3; rank 3's one step starts with rank 2's second, at 10 + 4990/3 + 2495, and ends at the
+# exit. So 0>4 spans [10, 10 + 4990/3], 0>2 [10 + 4990/3, 10 + 4990/3 + 2495], 2>3 [that, 5000].
+spec MPI_Bcast 1000 1000 0 10 10 10 10 10 10 10 10 | gen timing
+"$FLOWCUT" analyze --format json --model none -o "$scratch/timing.json" "$scratch/timing" || fail "timing: exit $?"
+"$PY" - "$scratch/timing.json" <<'EOF' || fail "timing: steps placed as the rule says"
+import json, sys
+j = json.load(open(sys.argv[1]))
+f = {(x["src_rank"], x["dst_rank"]): x for x in j["flows"] + j["intra"]}
+a = 10 + 4990 / 3
+for (s, d), (t0, t1) in {(0, 4): (10, a), (0, 2): (a, a + 2495), (2, 3): (a + 2495, 5000)}.items():
+    assert abs(f[s, d]["start"] - t0 * 1e-6) < 2e-9 and abs(f[s, d]["end"] - t1 * 1e-6) < 2e-9, (s, d, f[s, d])
+assert [f[0, 4]["step"], f[0, 2]["step"], f[2, 3]["step"]] == [0, 1, 1]
+EOF
+
 # ---- MPI_Reduce of 1000 bytes to rank 0: binomial, the reverse edges of the broadcast above (3
 # inter-node flows, 3000 bytes). The root enters first, at 10 us, and the others at 30 + r:
 # the root waits 30 + 1 - 10 = 21 us for the first of them (Early Reduce).
