@@ -514,8 +514,9 @@ void fc__colls_free(fc__colls *c)
     free(c);
 }
 
-int fc__colls_build(fc_trace *t, const fc_match *m, int (*fn)(void *arg, const fc_flow *f), void *arg,
-                    fc__colls **out)
+/* The calls, read in a pass of their own unless want_pass is 0 (a match that saw none). */
+static int build(fc_trace *t, const fc_match *m, int want_pass, int (*fn)(void *arg, const fc_flow *f), void *arg,
+                 fc__colls **out)
 {
     gather g;
     expander x;
@@ -540,7 +541,7 @@ int fc__colls_build(fc_trace *t, const fc_match *m, int (*fn)(void *arg, const f
     fc__colls_settings(t, c);
     g.c = c;
     g.origin = fc_trace_origin(t);
-    for (size_t i = 0; i < fc_trace_nranks(t); i++)
+    for (size_t i = 0; i < fc_trace_nranks(t) && want_pass; i++)
         if ((rc = read_rank(&g, t, i)) < 0)
             goto out;
     if ((rc = place_members(&g)) < 0)
@@ -573,6 +574,12 @@ out:
     free(x.pos);
     free(x.pairs);
     return rc;
+}
+
+int fc__colls_build(fc_trace *t, const fc_match *m, int (*fn)(void *arg, const fc_flow *f), void *arg,
+                    fc__colls **out)
+{
+    return build(t, m, 1, fn, arg, out);
 }
 
 void fc__colls_settings(const fc_trace *t, fc__colls *c)
@@ -657,7 +664,7 @@ static int add_traffic(fc_match *m, const fc_flow *f, size_t n)
 int fc__colls_add(fc_trace *t, fc_match *m, fc__colls **out)
 {
     flowvec fv = {0};
-    int rc = fc__colls_build(t, m, keep_flow, &fv, out);
+    int rc = build(t, m, m->coll_records > 0, keep_flow, &fv, out);
     if (rc == 0 && fv.n > 0) {
         fc_flow *all = realloc(m->flows, (m->nflows + fv.n) * sizeof *all);
         if (all == NULL)
