@@ -114,7 +114,7 @@ for duplex in $duplexes; do
     printf 'node0\nnode0\nnode1\nnode1\nnode2\nnode2\nnode3\nnode3\n' >"$work/$duplex/hosts-coll"
     fftn=$(awk -v s=$scale 'BEGIN { printf "%d", 2048 * s }')
     trace fft "$work/$duplex/hosts-coll" 8 "$b/examples/fft" -n "$fftn" -r "$reps"
-    trace cg "$work/$duplex/hosts-coll" 8 "$b/examples/cg" -x 8192 -y 16 -i 40
+    trace cg "$work/$duplex/hosts-coll" 8 "$b/examples/cg" -x 8192 -y 16 -i 400
     trace bcastmix "$work/$duplex/hosts-coll" 8 "$b/examples/bcastmix" -b "$pbytes" -s 64 -r "$reps"
 done
 
