@@ -111,7 +111,7 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
     fc__colls *c = g->c;
     uint32_t p, k = rec->ev.kind;
     const uint32_t *mem = members_of(c, r, rec->ev.comm, &p);
-    if (mem == NULL || p < 2)
+    if (mem == NULL || p < 2 || p > c->world)
         return 0;
     uint64_t key = rec->ev.comm < nkeys ? keys[rec->ev.comm] : fc__comm_key(r, rec->ev.comm), seq;
     int rc = next_seq(g, key, &seq);
@@ -119,6 +119,8 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
         return rc;
     uint32_t me = UINT32_MAX, root = UINT32_MAX;
     for (uint32_t i = 0; i < p; i++) {
+        if (mem[i] >= c->world)
+            return 0; /* a member outside the world: a damaged definition, left out */
         if (mem[i] == r->info.rank)
             me = i;
         if (rec->peer >= 0 && mem[i] == (uint32_t)rec->peer)

@@ -163,6 +163,15 @@ rm -f "$scratch/missing/rank-000007.fct"
 check missing MPI_Alltoall $((36 * MIB)) 36 pairwise
 grep -q "collective call with members missing" "$scratch/missing.json" || fail "missing: not in the warnings"
 
+# ---- records that disagree: rank 3 records an MPI_Bcast where the others record MPI_Allreduce.
+# Its record is left out and the all-reduce (8 bytes, recursive doubling) is expanded for the 7
+# others: of the partners r^2 and r^4 (other nodes), the pairs 1-3 and 3-7 are gone, leaving 6 + 6
+# inter-node messages of 8 bytes: 96 bytes.
+spec MPI_Allreduce 8 8 -1 | sed 's/^ev 3 MPI_Allreduce .*/ev 3 MPI_Bcast 13 5000 0 0 8 0 b2=8/' | gen disagree
+check disagree MPI_Allreduce 96 12 recursive_doubling
+grep -q "1 collective call with members missing or disagreeing.*1 records of another call left out" "$scratch/disagree.json" ||
+    fail "disagree: not in the warnings"
+
 # ---- every rank on one node: no inter-node traffic, said in one line, every member present.
 { echo "ranks 4"; for r in 0 1 2 3; do echo "node $r only"; echo "ev $r MPI_Allreduce 10 20 -1 0 8 0 b2=8"; done; } | gen onenode
 "$FLOWCUT" analyze --format json --model none "$scratch/onenode" >"$scratch/onenode.json" 2>&1 || fail "onenode: exit $?"
