@@ -80,6 +80,9 @@ typedef struct fc__colls {
 int fc__colls_build(fc_trace *t, const fc_match *m, int (*fn)(void *arg, const fc_flow *f), void *arg,
                     fc__colls **out);
 
+/* The same without reading the trace (a match that saw no collective record): no call. */
+int fc__colls_none(fc_trace *t, const fc_match *m, fc__colls **out);
+
 /* Frees c; NULL is a no-op. */
 void fc__colls_free(fc__colls *c);
 
