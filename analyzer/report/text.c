@@ -182,9 +182,14 @@ static int text_nodes(FILE *f, const fc__analysis *a)
             if (m->traffic[i].src != m->traffic[i].dst)
                 ix[pairs++] = &m->traffic[i];
         qsort(ix, pairs, sizeof *ix, cmp_pair);
-        for (size_t q = 0; q < limit(a, pairs); q++)
-            fprintf(f, "  %-16s -> %-16s %12s %10" PRIu64 "\n", m->nodes[ix[q]->src], m->nodes[ix[q]->dst],
+        int coll = a->colls != NULL && a->colls->inter_flows > 0;
+        for (size_t q = 0; q < limit(a, pairs); q++) {
+            fprintf(f, "  %-16s -> %-16s %12s %10" PRIu64, m->nodes[ix[q]->src], m->nodes[ix[q]->dst],
                     hbytes(b, sizeof b, ix[q]->bytes), ix[q]->count);
+            if (coll) /* the collectives' share of the pair */
+                fprintf(f, "   of which coll. %s / %" PRIu64, hbytes(b, sizeof b, ix[q]->coll_bytes), ix[q]->coll_count);
+            putc('\n', f);
+        }
         free(ix);
         more(f, a, pairs, "node pairs");
     }
