@@ -245,6 +245,11 @@ typedef struct post {
     uint64_t bytes;
 } post;
 
+/* A send of the expander's posts and the receive it pairs with (indices into its v). */
+typedef struct cpair {
+    size_t snd, rcv;
+} cpair;
+
 typedef struct expander {
     post *v;
     size_t n, cap;
@@ -255,7 +260,7 @@ typedef struct expander {
     double *s, *e;
     size_t scap;
     int32_t *pos;       /* member index -> j, or -1: world-sized */
-    struct { size_t snd, rcv; } *pairs; /* a send of v and its receive */
+    cpair *pairs;       /* a send of v and its receive */
     size_t pcap;
 } expander;
 
@@ -302,6 +307,19 @@ static int cmp_post(const void *x, const void *y)
     if (a->send != b->send)
         return a->send ? -1 : 1;
     return a->send ? cmp_send(x, y) : cmp_recv(x, y);
+}
+
+/* The posts the pairs index, for cmp_pair_step (qsort has no context argument); set just before
+ * the sort, on one thread at a time as the calls are built. */
+static _Thread_local const post *sort_v;
+
+static int cmp_pair_step(const void *x, const void *y)
+{
+    const cpair *a = x, *b = y;
+    uint32_t sa = sort_v[a->snd].step, sb = sort_v[b->snd].step;
+    if (sa != sb)
+        return sa < sb ? -1 : 1;
+    return (a->snd > b->snd) - (a->snd < b->snd);
 }
 
 /* The steps of member j after step k start no earlier than the previous one ends. */
@@ -384,7 +402,12 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc_match *m, expan
         }
     }
     /* A receiving step starts no earlier than its sending step: relaxed until nothing moves, at
-     * most once per step of the call, since an algorithm's dependencies have no cycle. */
+     * most once per step of the call, since an algorithm's dependencies have no cycle. Taken in
+     * the order of the senders' steps, the steps of a ring or of recursive doubling settle in one
+     * pass, where the order of the ranks took a pass per rank. */
+    sort_v = x->v;
+    if (npair > 1)
+        qsort(x->pairs, npair, sizeof *x->pairs, cmp_pair_step);
     for (size_t round = 0; round <= tot; round++) {
         int changed = 0;
         for (size_t q = 0; q < npair; q++) {
