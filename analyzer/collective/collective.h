@@ -61,7 +61,8 @@ const char *fc__coll_alg_name(unsigned alg);
 int fc__coll_is_coll(unsigned kind);
 
 /* 1 for the communicator constructors that synchronise their parent communicator (MPI_Comm_free
- * is local in MPICH; the inter-communicator constructors are left out), else 0. */
+ * is local in MPICH; MPI_Comm_create_group involves its group only; the inter-communicator
+ * constructors are left out), else 0. */
 int fc__coll_is_ctor(unsigned kind);
 
 /* The run's settings that change the selection: per collective kind, the algorithm a

@@ -25,9 +25,10 @@ int fc__coll_is_coll(unsigned kind)
 
 int fc__coll_is_ctor(unsigned kind)
 {
+    /* MPI_Comm_create_group is collective over its group only, not the parent: left out. */
     return (kind >= FC_EV_MPI_Comm_dup && kind <= FC_EV_MPI_Dist_graph_create_adjacent) ||
-           kind == FC_EV_MPI_Comm_split_type || kind == FC_EV_MPI_Comm_create_group ||
-           kind == FC_EV_MPI_Comm_dup_with_info || kind == FC_EV_MPI_Comm_idup || kind == FC_EV_MPI_Cart_sub;
+           kind == FC_EV_MPI_Comm_split_type || kind == FC_EV_MPI_Comm_dup_with_info ||
+           kind == FC_EV_MPI_Comm_idup || kind == FC_EV_MPI_Cart_sub;
 }
 
 /* The blocking kind of a non-blocking collective (MPI_Ibcast -> MPI_Bcast), else kind itself. */
