@@ -483,7 +483,7 @@ out:
 
 /* ---- collective wait states ------------------------------------------------------------------- */
 
-static void wait_states(fc__colls *c, const fc__coll_call *cl)
+static void wait_states(fc__colls *c, fc__coll_call *cl)
 {
     const fc__coll_member *mem = c->members + cl->first;
     if (cl->nmem != cl->p || cl->nmem == 0)
@@ -505,18 +505,24 @@ static void wait_states(fc__colls *c, const fc__coll_call *cl)
         case FC_EV_MPI_Allgatherv: case FC_EV_MPI_Alltoall: case FC_EV_MPI_Alltoallv:
         case FC_EV_MPI_Alltoallw: case FC_EV_MPI_Reduce_scatter: case FC_EV_MPI_Reduce_scatter_block:
             w = fmin(last - mb->enter, in);
-            if (w > 0)
+            if (w > 0) {
                 c->wait_nxn[mb->rank] += w;
+                cl->wait_s += w;
+            }
             break;
         case FC_EV_MPI_Bcast: case FC_EV_MPI_Scatter: case FC_EV_MPI_Scatterv:
             w = fmin(root_enter - mb->enter, in);
-            if (mb->me != cl->root && w > 0)
+            if (mb->me != cl->root && w > 0) {
                 c->late_bcast[mb->rank] += w;
+                cl->wait_s += w;
+            }
             break;
         case FC_EV_MPI_Reduce: case FC_EV_MPI_Gather: case FC_EV_MPI_Gatherv:
             w = fmin(first_other - mb->enter, in);
-            if (mb->me == cl->root && w > 0)
+            if (mb->me == cl->root && w > 0) {
                 c->early_reduce[mb->rank] += w;
+                cl->wait_s += w;
+            }
             break;
         default:
             break;

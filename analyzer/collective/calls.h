@@ -42,6 +42,7 @@ typedef struct fc__coll_call {
     const uint32_t *ranks; /* world rank of each member index (owned by the trace or the calls) */
     uint32_t dropped;     /* members' records left out: another kind of call at the same place */
     uint64_t nflows;      /* messages between present members */
+    double wait_s;        /* the members' collective waits in this call (wait_nxn and the others) */
     uint64_t inter_bytes, intra_bytes;
 } fc__coll_call;
 

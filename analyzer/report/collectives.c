@@ -83,6 +83,8 @@ void fc__report_json_collectives(FILE *f, const fc__analysis *a)
         json_num(f, longest);
         fputs(", \"observed_mean_s\": ", f);
         json_num(f, cl->nmem ? sum / (double)cl->nmem : NAN);
+        fputs(", \"wait_s\": ", f);
+        json_num(f, cl->wait_s);
         fputs(", \"site\": ", f);
         fc__json_str(f, cl->nmem ? fc__report_site(a, mem[0].rank, mem[0].site) : NULL);
         const fc__coll_pred *cp = a->cpred;
@@ -245,4 +247,37 @@ int fc__report_text_coll_prediction(FILE *f, const fc__analysis *a)
         fprintf(f, "  ... %zu more call sites (--top)\n", n - show);
     free(v);
     return 0;
+}
+
+void fc__report_text_coll_wait_sites(FILE *f, const fc__analysis *a)
+{
+    const fc__colls *c = a->colls;
+    site_sum *v = c ? calloc(c->ncalls + 1, sizeof *v) : NULL;
+    size_t n = 0;
+    if (v == NULL)
+        return; /* the per-rank table above has said the essential */
+    for (size_t i = 0; i < c->ncalls; i++) {
+        const fc__coll_call *cl = &c->calls[i];
+        if (cl->nmem == 0 || !(cl->wait_s > 0))
+            continue;
+        const fc__coll_member *m0 = &c->members[cl->first];
+        size_t k = 0;
+        while (k < n && !(v[k].kind == cl->record_kind && v[k].rank == m0->rank && v[k].site == m0->site))
+            k++;
+        if (k == n)
+            v[n++] = (site_sum){.kind = cl->record_kind, .rank = m0->rank, .site = m0->site};
+        v[k].calls++;
+        v[k].obs += cl->wait_s; /* the waits, ranked as the observed times are */
+    }
+    qsort(v, n, sizeof *v, cmp_site_sum);
+    fprintf(f, "\n  collective calls that waited most (seconds over their ranks; the site of the lowest rank)\n");
+    size_t show = a->top && a->top < n ? a->top : n;
+    for (size_t k = 0; k < show; k++) {
+        const char *s = fc__report_site(a, v[k].rank, v[k].site);
+        fprintf(f, "  %-24s %6zu calls %16.9f  %s\n", fc_event_kind_name(v[k].kind), v[k].calls, v[k].obs,
+                s ? s : "(not recorded)");
+    }
+    if (n == 0)
+        fputs("  (no collective waited)\n", f);
+    free(v);
 }

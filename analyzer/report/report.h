@@ -105,6 +105,8 @@ void fc__report_text_collectives(FILE *f, const fc__analysis *a);
  * report's predicted versus observed collective calls, per call site (nothing without). */
 void fc__report_json_errors_collective(FILE *f, const fc__analysis *a);
 int fc__report_text_coll_prediction(FILE *f, const fc__analysis *a);
+/* The call sites of the collectives that waited most (the site of each call's lowest rank). */
+void fc__report_text_coll_wait_sites(FILE *f, const fc__analysis *a);
 
 /* Counts the calls fc__report_warnings would make. */
 size_t fc__report_nwarnings(const fc__analysis *a);

@@ -344,6 +344,7 @@ static int text_waits(FILE *f, const fc__analysis *a)
                 "early reduce");
         for (uint32_t r = 0; r < m->world && r < c->world; r++)
             fprintf(f, "  %6" PRIu32 " %16.9f %16.9f %16.9f\n", r, c->wait_nxn[r], c->late_bcast[r], c->early_reduce[r]);
+        fc__report_text_coll_wait_sites(f, a);
     }
     for (size_t i = 0; i < m->nsites; i++)
         if (m->sites[i].late_sender + m->sites[i].late_receiver > 0)

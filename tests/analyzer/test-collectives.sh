@@ -77,6 +77,8 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 w = j["wait_states"]["wait_nxn_s"]
 assert all(abs(w[r] - (7 - r) * 1e-6) < 1e-12 for r in range(8)), w
+# The call's waits: 7 + 6 + ... + 0 = 28 us.
+assert abs(j["collectives"]["calls"][0]["wait_s"] - 28e-6) < 1e-12, j["collectives"]["calls"][0]
 assert j["totals"]["outgoing"]["flow_s"] > 0, j["totals"]
 assert j["warnings"] == [], j["warnings"]
 assert j["platform"] is not None and "flowcut" in j["errors"], j["errors"]
