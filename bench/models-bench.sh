@@ -4,7 +4,9 @@
 # 30-communication pattern packed onto those nodes (examples/random30 -N 4) and the report's
 # synthetic patterns (examples/pattern), analyzes each trace with the profile and every model, and
 # prints each model's errors (Martinasso & Mehaut's Table 3: mean absolute, global, p95 and worst
-# flow error). It asserts nothing; tests/cluster/test-model-errors.sh runs the quick version and checks it.
+# flow error). It also traces the collective examples (examples/fft, cg, bcastmix), whose traffic is
+# in collectives, and prints each model's errors over their collective calls' durations. It asserts
+# nothing; tests/cluster/test-model-errors.sh runs the quick version and checks it.
 #
 # Usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [-o DIR] BUILDDIR
 #   --quick   a small version (quick calibration, half-size messages, one repetition, fewer patterns)
@@ -39,7 +41,8 @@ calibrate="$b/calibrate/flowcut-calibrate"
 export FLOWCUT_EXEC_PATH="$b/analyzer:$b/tools"
 export FLOWCUT_LIB="$b/libtrace/.libs/libflowcut.so"
 [ "$(id -u)" -eq 0 ] || { echo "models-bench: SKIP: the emulated cluster needs root"; exit 77; }
-for f in "$calibrate" "$b/examples/random30" "$b/examples/pattern" "$b/analyzer/flowcut-analyze"; do
+for f in "$calibrate" "$b/examples/random30" "$b/examples/pattern" "$b/analyzer/flowcut-analyze" \
+    "$b/examples/fft" "$b/examples/cg" "$b/examples/bcastmix"; do
     [ -x "$f" ] || { echo "models-bench: $f is not built" >&2; exit 1; }
 done
 
@@ -107,6 +110,12 @@ for duplex in $duplexes; do
         echo "$pat" >"$work/$duplex/pattern$i/name"
         i=$((i + 1))
     done
+    # The collective examples, 2 ranks a node: their flows are the steps of MPICH's algorithms.
+    printf 'node0\nnode0\nnode1\nnode1\nnode2\nnode2\nnode3\nnode3\n' >"$work/$duplex/hosts-coll"
+    fftn=$(awk -v s=$scale 'BEGIN { printf "%d", 2048 * s }')
+    trace fft "$work/$duplex/hosts-coll" 8 "$b/examples/fft" -n "$fftn" -r "$reps"
+    trace cg "$work/$duplex/hosts-coll" 8 "$b/examples/cg" -x 8192 -y 16 -i 400
+    trace bcastmix "$work/$duplex/hosts-coll" 8 "$b/examples/bcastmix" -b "$pbytes" -s 64 -r "$reps"
 done
 
 # The tables: one row per (duplex, case, profile, model); summary.json keeps them all. Two
@@ -123,6 +132,8 @@ def by_comm(rep, model, case):
     """Per-communication errors of the medians over repetitions (Table 3's reading)."""
     groups = {}
     for f in rep["flows"]:
+        if f.get("collective") is not None:
+            continue  # a collective's steps: inferred times, compared per call below
         # random30 -N tags each communication with its number; pattern tags with the repetition.
         key = (f["src_rank"], f["dst_rank"], f["bytes"], f["tag"] if case == "random30" else None)
         groups.setdefault(key, []).append(f)
@@ -142,10 +153,19 @@ def by_comm(rep, model, case):
     p95 = errs[min(len(errs) - 1, max(0, -(-95 * len(errs) // 100) - 1))]
     return dict(comms=len(errs), mean=sum(errs) / len(errs), glob=abs(sp - so) / so * 100, p95=p95, max=errs[-1])
 
+coll_rows = []
 for d in duplexes:
     for case in sorted(os.listdir(os.path.join(work, d))):
         cdir = os.path.join(work, d, case)
         if not os.path.isdir(cdir):
+            continue
+        if case in ("fft", "cg", "bcastmix"):
+            for prof in ("platform", "self"):
+                rep = json.load(open(os.path.join(cdir, prof + ".json")))
+                for model, e in (rep.get("errors_collective") or {}).items():
+                    coll_rows.append(dict(duplex=d, case=case, profile=prof, model=model, calls=e["calls"],
+                                          mean=e["mean_abs_pct"], glob=e["global_pct"], p95=e["p95_abs_pct"],
+                                          max=e["max_abs_pct"]))
             continue
         name = open(os.path.join(cdir, "name")).read().strip() if os.path.exists(os.path.join(cdir, "name")) else case
         for prof in ("platform", "self"):
@@ -156,6 +176,7 @@ for d in duplexes:
                                  max=e["max_abs_pct"], worst=e["worst_flow"],
                                  median=by_comm(rep, model, name)))
 json.dump(rows, open(os.path.join(work, "summary.json"), "w"), indent=1)
+json.dump(coll_rows, open(os.path.join(work, "summary-collective.json"), "w"), indent=1)
 print("\n%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s %6s" % ("duplex", "case", "profile", "model", "flows",
       "mean%", "global%", "p95%", "max%", "worst"))
 for r in rows:
@@ -189,4 +210,21 @@ for d in duplexes:
             avg = lambda k: sum(x[k] for x in sel) / len(sel)
             print("  %-5s %-10s mean %5.1f%%  global %5.1f%%  p95 %5.1f%%  max %5.1f%%" %
                   (d, m, avg("mean"), avg("glob"), avg("p95"), avg("max")))
+# The collective examples: each collective call's predicted duration (its messages replayed under
+# the model from the ranks' entries) against the observed one (first entry to last exit).
+print("\ncollective calls of the collective examples (fft, cg, bcastmix): predicted against observed duration")
+print("%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s" % ("duplex", "case", "profile", "model", "calls",
+      "mean%", "global%", "p95%", "max%"))
+f = lambda x: "%8.1f" % x if x is not None else "       -"
+for r in coll_rows:
+    print("%-6s %-10s %-9s %-10s %5d %s %s %s %s" % (r["duplex"], r["case"], r["profile"], r["model"], r["calls"],
+          f(r["mean"]), f(r["glob"]), f(r["p95"]), f(r["max"])))
+print("mean absolute error of the predicted collective durations, calibrated profile (mean over the examples):")
+for d in duplexes:
+    for m in ("flowcut", "maxrate", "fairshare", "linear"):
+        sel = [r for r in coll_rows if r["duplex"] == d and r["model"] == m and r["profile"] == "platform"
+               and r["mean"] is not None]
+        if sel:
+            print("  %-5s %-10s mean |err| %5.1f%%  (%s)" % (d, m, sum(r["mean"] for r in sel) / len(sel),
+                  ", ".join("%s %.1f%%" % (r["case"], r["mean"]) for r in sel)))
 PY

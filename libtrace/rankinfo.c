@@ -63,6 +63,42 @@ static int numa_of(int cpu)
     return node;
 }
 
+extern char **environ;
+
+/* 1 for the MPICH control variables that change which algorithm a collective runs: the
+ * MPIR_CVAR_*_ALGORITHM choices and the size limits and switches of the selection. */
+static int coll_var(const char *e)
+{
+    static const char *const words[] = {"ALGORITHM", "MSG_SIZE", "MIN_PROCS", "COLL_SELECTION", "DEVICE_COLLECTIVES",
+                                        "SMP_COLLECTIVES"};
+    if (strncmp(e, "MPIR_CVAR_", 10) != 0)
+        return 0;
+    size_t n = strcspn(e, "=");
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        const char *w = strstr(e, words[i]);
+        if (w != NULL && (size_t)(w - e) < n)
+            return 1;
+    }
+    return 0;
+}
+
+/* The FC_RK_COLL_ENV field: those variables as NAME=VALUE, each ended by a NUL, as many as fit
+ * a fixed buffer (the runtime allocates nothing here). */
+static void coll_env(fc__buf *b)
+{
+    static char env[4096];
+    size_t n = 0;
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        size_t l = strlen(*e) + 1;
+        if (coll_var(*e) && n + l <= sizeof env) {
+            memcpy(env + n, *e, l);
+            n += l;
+        }
+    }
+    if (n > 0)
+        field(b, FC_RK_COLL_ENV, env, n);
+}
+
 void fc__rank_describe(fc__buf *b)
 {
     static char big[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -106,6 +142,7 @@ void fc__rank_describe(fc__buf *b)
         }
     }
     field_u32(b, FC_RK_INIT_MODE, (uint32_t)fc__rt.init_mode);
+    coll_env(b);
 }
 
 void fc__trace_dir(char *dir, size_t n, int coll)

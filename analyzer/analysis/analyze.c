@@ -8,9 +8,11 @@
 #include <flowcut/reader.h>
 #include "util/internal.h"
 #include "match/match.h"
+#include "collective/calls.h"
 #include "conflict/feed.h"
 #include "conflict/summary.h"
 #include "model/evaluate.h"
+#include "remap/coll-predict.h"
 #include "report/report.h"
 #include "otf2/common.h"
 #include "analysis/analysis.h"
@@ -75,22 +77,30 @@ static int streamed_advance(void *arg, double watermark)
     return s->feed.advance(s->feed.arg, watermark);
 }
 
-/* Matches t into the writer w through a feed and its sweep; *m is the match, NULL on failure. */
-static int stream(fc_trace *t, uint64_t eager, const fc__stream_writer *w, fc_match **m)
+/* Matches t into the writer w through a feed and its sweep; *m is the match, NULL on failure. The
+ * collectives' messages join the flows once the point-to-point ones are matched; *colls holds
+ * their calls. */
+static int stream(fc_trace *t, uint64_t eager, const fc__stream_writer *w, fc_match **m, fc__colls **colls)
 {
     fc__feed *feed = NULL;
+    fc__coll_stream *cst = NULL;
+    streamed s;
     int rc = fc__feed_new(&w->ops, &feed);
     if (rc == 0) {
         fc__feed_intra(feed, w->intra, w->arg);
-        streamed s = {*w, fc__feed_sink(feed)};
-        fc_match_sink sink = {.arg = &s, .start = streamed_start, .flow = streamed_flow,
-                              .advance = streamed_advance};
-        rc = fc__match_stream(t, eager, &sink, m);
-        if (rc == 0 && (rc = fc__feed_finish(feed, *m)) < 0) {
-            fc__match_free(*m);
-            *m = NULL;
+        s = (streamed){*w, fc__feed_sink(feed)};
+        fc_match_sink inner = {.arg = &s, .start = streamed_start, .flow = streamed_flow,
+                               .advance = streamed_advance};
+        if ((rc = fc__coll_stream_new(t, &inner, &cst)) == 0) {
+            fc_match_sink sink = fc__coll_stream_sink(cst);
+            rc = fc__match_stream(t, eager, &sink, m);
+            if (rc == 0 && ((rc = fc__coll_stream_finish(cst, *m, colls)) < 0 || (rc = fc__feed_finish(feed, *m)) < 0)) {
+                fc__match_free(*m);
+                *m = NULL;
+            }
         }
     }
+    fc__coll_stream_free(cst);
     fc__feed_free(feed);
     return rc;
 }
@@ -115,6 +125,8 @@ int fc__analyze(const fc__analyze_opts *o)
     fc__profile *prof = NULL;
     fc__prediction *pred = NULL;
     fc_symbols *syms = NULL;
+    fc__colls *colls = NULL; /* the collective calls, their flows among the match's */
+    fc__coll_pred *cpred = NULL;
     FILE *out = stdout;
     char eager_source[320];
 
@@ -158,7 +170,9 @@ int fc__analyze(const fc__analyze_opts *o)
         rc = json ? fc__json_stream_new(out, &ca, &js) : fc__csv_stream_new(out, &ca, &cs);
         if (rc == 0) {
             fc__stream_writer w = json ? fc__json_stream_writer(js) : fc__csv_stream_writer(cs);
-            rc = stream(t, have_eager ? eager : 0, &w, &m);
+            rc = stream(t, have_eager ? eager : 0, &w, &m, &colls);
+            if (rc == 0 && json)
+                fc__json_stream_colls(js, colls);
             if (rc == 0)
                 rc = json ? fc__json_stream_finish(js, m) : fc__csv_stream_finish(cs, m);
         }
@@ -175,11 +189,13 @@ int fc__analyze(const fc__analyze_opts *o)
         if ((status = fc__summary_new(o->top, &sum)) < 0)
             goto out;
         fc__stream_writer w = {.ops = fc__summary_ops(sum)};
-        if ((status = stream(t, have_eager ? eager : 0, &w, &m)) < 0 || (status = fc__summary_finish(sum)) < 0)
+        if ((status = stream(t, have_eager ? eager : 0, &w, &m, &colls)) < 0 ||
+            (status = fc__summary_finish(sum)) < 0)
             goto out;
     } else {
         progress(o, "matching messages");
-        if ((status = fc__match_trace(t, have_eager ? eager : 0, &m)) < 0)
+        if ((status = fc__match_trace(t, have_eager ? eager : 0, &m)) < 0 ||
+            (status = fc__colls_add(t, m, &colls)) < 0)
             goto out;
         progress(o, "splitting flows into intervals");
         /* The text report keeps only its summary of the intervals, so that its memory does not
@@ -228,6 +244,10 @@ int fc__analyze(const fc__analyze_opts *o)
             status = rc;
             goto out;
         }
+        if (colls != NULL && colls->ncalls > 0 && (rc = fc__coll_predict(colls, m, pred, &cpred)) < 0) {
+            status = rc;
+            goto out;
+        }
         snprintf(pred->platform, sizeof pred->platform, "%s", o->platform ? o->platform : "");
         snprintf(pred->note, sizeof pred->note, "%s", o->platform ? "read from --platform" : note);
     }
@@ -242,6 +262,8 @@ int fc__analyze(const fc__analyze_opts *o)
                       .eager_source = eager_source,
                       .top = o->top,
                       .pred = pred,
+                      .colls = colls,
+                      .cpred = cpred,
                       .sweep = sweep_stored};
     if (json)
         rc = fc__report_json(out, &a);
@@ -258,6 +280,8 @@ out:
     fc__profile_free(prof);
     fc__intervals_free(iv);
     fc__summary_free(sum);
+    fc__coll_pred_free(cpred);
+    fc__colls_free(colls);
     fc__match_free(m);
     fc_trace_close(t);
     return status;

@@ -6,6 +6,7 @@
 #include <flowcut/reader.h>
 #include "util/internal.h"
 #include "conflict/intervals.h"
+#include "collective/calls.h"
 #include "match/match.h"
 #include "model/model.h"
 #include "model/evaluate.h"
@@ -59,6 +60,11 @@ int fc__remap_run(const fc__remap_run_opts *o)
         if (o->platform_trace != NULL && fc_trace_open(o->platform_trace, &ct) < 0)
             goto out;
         rc = fc__match_trace(ct, eager, &m);
+        if (rc == 0) { /* the collectives' messages are flows to fit to as well */
+            fc__colls *colls = NULL;
+            rc = fc__colls_add(ct, m, &colls);
+            fc__colls_free(colls);
+        }
         if (rc == 0)
             rc = fc__intervals_build_lean(m->flows, m->ninter, &iv);
         if (rc == 0)
@@ -68,8 +74,9 @@ int fc__remap_run(const fc__remap_run_opts *o)
         if (rc < 0) {
             char msg[512];
             snprintf(msg, sizeof msg, "%s", fc_errmsg());
-            fc__err(rc, "%s: cannot fit a platform profile to the trace (%s); give --platform",
-                    o->platform_trace ? o->platform_trace : path, msg);
+            fc__err(rc, "%s: cannot fit a platform profile to the trace (%s)%s",
+                    o->platform_trace ? o->platform_trace : path, msg,
+                    strstr(msg, "--platform") ? "" : "; give --platform");
             goto out;
         }
         if (o->platform_trace != NULL) {

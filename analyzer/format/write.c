@@ -14,6 +14,8 @@ struct fc_writer {
     uint64_t off, events, warnings;
     uint32_t seq;
     int failed;
+    char *coll_env; /* the next RANK block's FC_RK_COLL_ENV, or NULL */
+    size_t coll_env_len;
 };
 
 /* A growable payload under construction. */
@@ -202,9 +204,23 @@ int fc_writer_rank(fc_writer *w, const fc_rank_info *in)
     TEXT(FC_RK_CLOCK_SOURCE, in->clock_source)
     TEXT(FC_RK_AFFINITY, in->affinity)
     if (HAS(FC_RK_INIT_MODE)) field_u32(&b, FC_RK_INIT_MODE, in->init_mode);
+    if (w->coll_env != NULL)
+        field(&b, FC_RK_COLL_ENV, w->coll_env, (uint32_t)w->coll_env_len);
 #undef TEXT
 #undef HAS
     return emit(w, FC_BLK_RANK, 0, &b);
+}
+
+int fc_writer_rank_coll_env(fc_writer *w, const char *env, size_t len)
+{
+    char *c = malloc(len ? len : 1);
+    if (c == NULL)
+        return fc__err(FC_ENOMEM, "out of memory");
+    memcpy(c, env, len);
+    free(w->coll_env);
+    w->coll_env = c;
+    w->coll_env_len = len;
+    return 0;
 }
 
 int fc_writer_modules(fc_writer *w, const fc_module *m, size_t n)
@@ -333,6 +349,7 @@ int fc_writer_close(fc_writer *w)
     if (fclose(w->f) != 0 && w->failed == 0)
         rc = fc__err(FC_EIO, "%s: %s", w->path, strerror(errno));
     free(w->path);
+    free(w->coll_env);
     free(w);
     return rc;
 }

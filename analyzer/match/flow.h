@@ -26,8 +26,12 @@ typedef struct fc_flow {
     double observed;             /* end - start */
     uint64_t send_site, recv_site; /* call-site ids on the source and destination rank */
     double recv_post, recv_end;  /* the receive post (Recv entry or Irecv) and its completion */
-    int64_t tag;
-    uint32_t send_kind, recv_kind; /* FC_EV_* of the calls that sent and received */
+    int64_t tag;                 /* -1 for a message of a collective */
+    uint16_t send_kind, recv_kind; /* FC_EV_* of the calls that sent and received */
+    uint8_t coll;                /* FC_EV_* of the collective the message is a step of (its
+                                    expansion, collective/collective.h), 0 for a point-to-point one */
+    uint8_t coll_alg;            /* the collective's algorithm (FC__CA_*) */
+    uint16_t coll_step;          /* the sender's step of the algorithm, from 0 */
 } fc_flow;
 _Static_assert(offsetof(fc_flow, send_start) + sizeof(double) <= 64, "what the sweep reads fits one line");
 _Static_assert(sizeof(fc_flow) == 128, "a flow fills two cache lines");

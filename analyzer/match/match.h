@@ -62,6 +62,8 @@ typedef struct fc_traffic {
     uint32_t src, dst;
     uint64_t count;
     double bytes;
+    uint64_t coll_count;   /* of those, the messages of collectives (collective/calls.h) */
+    double coll_bytes;
 } fc_traffic;
 
 /* Node counts up to this one sum the traffic in a matrix, larger ones in a table of the pairs
@@ -106,6 +108,7 @@ typedef struct fc_match {
                                    UINT64_MAX when flows were streamed and it has no id */
     uint32_t worst_src, worst_dst; /* its world ranks */
     double worst_send;          /* its send's start, seconds */
+    uint64_t coll_records;      /* records of collectives and communicator constructors seen */
     uint64_t clock_violations_beyond; /* those larger than the two ranks' clock uncertainties
                                          (fc_rank_clock_uncertainty) added: the ones that say
                                          the alignment is wrong rather than merely imprecise */

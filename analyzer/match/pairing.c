@@ -319,7 +319,7 @@ static __attribute__((noinline)) int traffic_add_sparse(struct fc__traffic_acc *
         h = (h + 1) & (a->cap - 1);
     fc_traffic *c = &a->cell[h];
     if (c->count == 0) {
-        *c = (fc_traffic){s, d, 0, 0};
+        *c = (fc_traffic){.src = s, .dst = d};
         a->n++;
     }
     c->bytes += bytes;
@@ -389,7 +389,7 @@ int fc__mt_traffic_finish(fc_match *res)
     if (a->tb != NULL) {
         for (size_t i = 0; i < a->nn * a->nn; i++)
             if (a->tc[i])
-                res->traffic[res->ntraffic++] = (fc_traffic){(uint32_t)(i / a->nn), (uint32_t)(i % a->nn), a->tc[i], a->tb[i]};
+                res->traffic[res->ntraffic++] = (fc_traffic){.src = (uint32_t)(i / a->nn), .dst = (uint32_t)(i % a->nn), .count = a->tc[i], .bytes = a->tb[i]};
     } else {
         for (size_t i = 0; i < a->cap; i++)
             if (a->cell[i].count)
@@ -445,8 +445,11 @@ int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
     f->end = f->recv_end;
     f->observed = f->end - f->start;
     f->tag = r->tag;
-    f->send_kind = s->kind;
-    f->recv_kind = r->kind;
+    f->send_kind = (uint16_t)s->kind;
+    f->recv_kind = (uint16_t)r->kind;
+    f->coll = 0;
+    f->coll_alg = 0;
+    f->coll_step = 0;
     f->send_site = s->site;
     f->recv_site = r->site;
     f->intra = f->src_node == f->dst_node;

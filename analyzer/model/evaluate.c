@@ -298,7 +298,7 @@ static int interval_errors(const fc_match *m, const fc__intervals *iv, double *c
         const fc_flow *f = &m->flows[i];
         for (unsigned q = 0; q < nq; q++) {
             double p = pred[q][f->id];
-            e[f->id * nq + q] = f->observed > 0 && isfinite(p) ? fabs(p - f->observed) / f->observed * 100 : NAN;
+            e[f->id * nq + q] = !f->coll && f->observed > 0 && isfinite(p) ? fabs(p - f->observed) / f->observed * 100 : NAN;
         }
     }
     x.e = e;
@@ -324,8 +324,11 @@ int fc__prediction_run(const fc_match *m, const fc__intervals *iv, fc__profile *
     size_t n1 = m->ninter ? m->ninter : 1;
     if ((obs = malloc(n1 * sizeof *obs)) == NULL)
         goto out;
+    /* A collective's flows are predicted (they share the network) but their times are inferred,
+     * not observed: the errors are over the point-to-point flows, and the collective calls have
+     * theirs (remap/coll-predict.h). */
     for (size_t i = 0; i < m->ninter; i++)
-        obs[i] = m->flows[i].observed;
+        obs[i] = m->flows[i].coll ? NAN : m->flows[i].observed;
     for (unsigned j = 0; j < n; j++) {
         unsigned md = models[j];
         if (!fc__model_usable(p, md)) {

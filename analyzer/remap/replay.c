@@ -6,6 +6,7 @@
 #include <flowcut/error.h>
 #include <flowcut/reader.h>
 #include "util/internal.h"
+#include "collective/collective.h"
 #include "remap/replay.h"
 
 /* The tag of the messages of expanded collectives: below every tag MPI allows, so they never pair
@@ -107,36 +108,6 @@ static int next_seq(cseq **v, size_t *n, size_t *cap, uint64_t key, uint64_t *se
     (*n)++;
     *seq = 0;
     return 0;
-}
-
-static int is_coll(uint32_t k)
-{
-    return k >= FC_EV_MPI_Barrier && k <= FC_EV_MPI_Iexscan;
-}
-
-/* Communicator constructors that synchronise their parent (Comm_free is local in MPICH; the
- * inter-communicator ones are left out). */
-static int is_ctor(uint32_t k)
-{
-    return (k >= FC_EV_MPI_Comm_dup && k <= FC_EV_MPI_Dist_graph_create_adjacent) ||
-           k == FC_EV_MPI_Comm_split_type || k == FC_EV_MPI_Comm_create_group ||
-           k == FC_EV_MPI_Comm_dup_with_info || k == FC_EV_MPI_Comm_idup || k == FC_EV_MPI_Cart_sub;
-}
-
-/* What one member's record says about the instance's size (see fc__coll_expand). */
-static uint64_t contrib(uint32_t k, uint64_t bytes, uint64_t bytes2, uint32_t p)
-{
-    switch (k) {
-    case FC_EV_MPI_Scatter: case FC_EV_MPI_Iscatter:
-        return bytes2;
-    case FC_EV_MPI_Gather: case FC_EV_MPI_Igather: case FC_EV_MPI_Allgather:
-    case FC_EV_MPI_Iallgather: case FC_EV_MPI_Allgatherv: case FC_EV_MPI_Iallgatherv:
-        return bytes;
-    case FC_EV_MPI_Alltoall: case FC_EV_MPI_Ialltoall:
-        return p ? bytes / p : bytes;
-    default:
-        return is_ctor(k) ? 0 : (bytes > bytes2 ? bytes : bytes2);
-    }
 }
 
 /* ---- building one rank's program ---------------------------------------------------------------- */
@@ -337,11 +308,12 @@ static int do_coll(builder *b, const fc_record *rec)
         return rc;
     uint32_t k = rec->ev.kind;
     ient *e = imap_find(b->im, key, seq, 0);
-    uint64_t n = e ? e->n : contrib(k, rec->ev.bytes, rec->ev.bytes2, p);
+    uint64_t n = e ? e->n : fc__coll_size(k, rec->ev.bytes, rec->ev.bytes2, p);
     fc__coll_sink sink = {.post = coll_post, .wait = coll_wait, .ctx = b};
     b->coll_comm = key;
     b->coll_first = b->pg->nops;
-    rc = fc__coll_expand(is_ctor(k) ? FC_EV_MPI_Barrier : k, p, me, root, n, rec->ev.bytes, &sink);
+    unsigned kind = fc__coll_is_ctor(k) ? FC_EV_MPI_Barrier : k;
+    rc = fc__coll_expand(kind, fc__coll_select(kind, p, n, &b->rp->coll), p, me, root, n, rec->ev.bytes, &sink);
     if (rc == FC_EUNSUPPORTED)
         return 0;
     b->rp->colls++;
@@ -356,7 +328,7 @@ static int coll_sizes(builder *b, fc_trace *t, size_t i)
     int rc = fc_cursor_open(t, i, &c);
     while (rc == 0 && (rc = fc_cursor_next(c, &rec)) > 0) {
         uint32_t k = rec.ev.kind;
-        if (!(is_coll(k) || is_ctor(k)) || (rec.ev.flags & FC_EVF_ERROR)) {
+        if (!(fc__coll_is_coll(k) || fc__coll_is_ctor(k)) || (rec.ev.flags & FC_EVF_ERROR)) {
             rc = 0;
             continue;
         }
@@ -369,7 +341,7 @@ static int coll_sizes(builder *b, fc_trace *t, size_t i)
             rc = FC_ENOMEM;
             break;
         }
-        uint64_t n = contrib(k, rec.ev.bytes, rec.ev.bytes2, p);
+        uint64_t n = fc__coll_size(k, rec.ev.bytes, rec.ev.bytes2, p);
         if (n > e->n)
             e->n = n;
         rc = 0;
@@ -483,7 +455,7 @@ static int on_call(builder *b, const fc_record *rec, long *sr_send)
             b->waitop = (long)b->pg->nops - 1;
         return rc;
     default:
-        if (is_coll(k) || is_ctor(k))
+        if (fc__coll_is_coll(k) || fc__coll_is_ctor(k))
             return do_coll(b, rec);
         return 0;
     }
@@ -653,6 +625,7 @@ int fc__replay_build(fc_trace *t, fc__replay **out)
         goto out;
     b.rp = rp;
     b.im = &im;
+    fc__coll_trace_settings(t, &rp->coll, NULL, 0);
     for (size_t i = 0; i < fc_trace_nranks(t); i++) {
         if ((rc = set_rank(&b, fc_trace_rank(t, i))) < 0)
             goto out;

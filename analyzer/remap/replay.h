@@ -15,21 +15,7 @@
  *     k-th such receive (MPI's non-overtaking order; wildcard receives use the source and tag of
  *     their recorded status), so the pairing does not depend on the placement;
  *   - collectives expanded into the point-to-point messages of the algorithm MPICH 4 selects for
- *     their size (src/mpi/coll/coll_selection.json of MPICH, MPIR layer), see replay-coll.c:
- *       Bcast      binomial tree (fewer than 8 ranks or <= 12288 bytes); scatter + recursive-doubling
- *                  allgather (power-of-two size, <= 524288 bytes); scatter + ring allgather otherwise
- *       Allreduce  recursive doubling (<= 8 bytes, or fewer elements than the power of two below
- *                  the size, elements counted as 8 bytes); reduce-scatter + allgather (Rabenseifner)
- *       Reduce     binomial tree (<= 2048 bytes); reduce-scatter + binomial gather otherwise
- *       Barrier    dissemination with k = 2 (0-byte messages); communicator constructors, which
- *                  synchronise their parent communicator, are replayed as a barrier of it
- *       Allgather  recursive doubling (power of two, total < 524288); Bruck (other sizes, total <
- *                  81920); ring otherwise
- *       Gather, Scatter  binomial tree; Gatherv, Scatterv: linear
- *       Alltoall   scattered (all posts, one wait) up to 32768 bytes per peer; pairwise exchange above;
- *                  Alltoallv/w scattered
- *       Reduce_scatter(_block)  recursive halving (power of two, total < 524288); pairwise otherwise
- *       Scan, Exscan  recursive doubling
+ *     them (collective/collective.h), under the algorithm variables the run set (fc__replay.coll);
  *     Non-blocking collectives run the same messages at their post and complete there (their
  *     overlap with computation is not modelled). Reductions cost no computation.
  *
@@ -49,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <flowcut/reader.h>
+#include "collective/calls.h"
 #include "match/flow.h"
 #include "model/profile.h"
 
@@ -105,6 +92,7 @@ typedef struct fc__replay {
     char **nodes;            /* their names */
     uint32_t *rank_node;     /* observed node of each rank */
     uint32_t max_slots;      /* the most ranks any node held */
+    fc__coll_settings coll;  /* the collective algorithms the run forced (MPICH's defaults: zero) */
 } fc__replay;
 
 /* Builds the replay of every rank of the trace. Returns 0, a reader error (message in fc_errmsg),
@@ -139,25 +127,5 @@ int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nno
 
 /* Frees what a result owns and zeroes it. */
 void fc__replay_result_clear(fc__replay_result *res);
-
-/* ---- collective expansion (replay-coll.c) ------------------------------------------------------ */
-
-/* Receives the messages of an expanded collective, in the order the rank posts them: send or
- * recv (peer is a member index) of bytes, and wait (on everything posted since the last wait). */
-typedef struct fc__coll_sink {
-    int (*post)(void *ctx, int send, uint32_t peer, uint64_t bytes);
-    int (*wait)(void *ctx);
-    void *ctx;
-} fc__coll_sink;
-
-/* Emits member me's part of a collective of kind (FC_EV_MPI_*) on p members with root (a member
- * index, 0 when rootless) and size n in bytes (the instance's size: the buffer of Bcast, Reduce,
- * Allreduce, Scan; one member's block for Gather, Scatter, Allgather; the bytes to one peer for
- * Alltoall; the total for Reduce_scatter), own the bytes this member itself sends (Gatherv,
- * Scatterv, Alltoallv/w, Allgatherv). Communicator constructors pass FC_EV_MPI_Barrier. Returns 0,
- * the sink's error, or FC_EUNSUPPORTED for a kind that has no expansion (the caller treats it as
- * computation). */
-int fc__coll_expand(unsigned kind, uint32_t p, uint32_t me, uint32_t root, uint64_t n, uint64_t own,
-                    const fc__coll_sink *sink);
 
 #endif /* FLOWCUT_ANALYZER_REPLAY_H */

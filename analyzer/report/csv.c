@@ -69,6 +69,16 @@ static void csv_row(fc__obuf *o, const fc__analysis *a, const fc_match *m, const
     csv_str(o, fc__report_site(a, fl->src_rank, fl->send_site));
     fc__ob_char(o, ',');
     csv_str(o, fc__report_site(a, fl->dst_rank, fl->recv_site));
+    if (fl->coll) {
+        fc__ob_char(o, ',');
+        const char *cn = fc_event_kind_name(fl->coll), *an = fc__coll_alg_name(fl->coll_alg);
+        fc__ob_put(o, cn, strlen(cn));
+        fc__ob_char(o, ',');
+        fc__ob_put(o, an, strlen(an));
+        fc__ob_char(o, ',');
+        fc__ob_u64(o, fl->coll_step);
+    } else
+        FC__OB_LIT(o, ",,,");
     if (a->pred != NULL) {
         fc__ob_flush(o);
         fc__report_csv_predicted(o->f, a, fl);
@@ -79,7 +89,7 @@ static void csv_row(fc__obuf *o, const fc__analysis *a, const fc_match *m, const
 static void csv_header(FILE *f, const fc__analysis *a)
 {
     fputs("id,src_rank,dst_rank,src_node,dst_node,bytes,start,end,observed,rendezvous,intra,main_conflict,"
-          "main_node,main_k,send_site,recv_site",
+          "main_node,main_k,send_site,recv_site,collective,algorithm,step",
           f);
     fc__report_csv_predicted_header(f, a);
     putc('\n', f);

@@ -131,6 +131,15 @@ static const char *mpi_version(fc_trace *t)
     return "";
 }
 
+/* The first rank's recorded MPIR_CVAR_* collective settings (FC_RK_COLL_ENV), or NULL. */
+static const fc_rank *coll_env_rank(fc_trace *t)
+{
+    for (size_t i = 0; i < fc_trace_nranks(t); i++)
+        if (fc_trace_rank(t, i)->coll_env != NULL)
+            return fc_trace_rank(t, i);
+    return NULL;
+}
+
 static double duration(const summary *s)
 {
     return s->have_time ? (double)(s->last - s->first) / 1e9 : 0.0;
@@ -170,6 +179,13 @@ static void print_json(FILE *f, fc_trace *t, const summary *s)
         }
     fprintf(f, "}, \"duration_s\": %.9f, \"mpi_version\": ", duration(s));
     fc__json_str(f, mpi_version(t));
+    fputs(", \"collective_settings\": [", f);
+    const fc_rank *ce = coll_env_rank(t);
+    for (size_t o = 0; ce != NULL && o < ce->coll_env_len; o += strlen(ce->coll_env + o) + 1) {
+        fputs(o ? ", " : "", f);
+        fc__json_str(f, ce->coll_env + o);
+    }
+    fputc(']', f);
     fprintf(f, ", \"clock\": {\"synced_ranks\": %zu, \"max_uncertainty_ns\": %" PRIu64 "}, \"warnings\": [",
            s->synced, s->max_unc);
     first = 1;
@@ -218,6 +234,9 @@ static void print_text(FILE *f, fc_trace *t, const char *path, const summary *s)
     fputs("mpi:         ", f);
     print_line(f, mpi_version(t)[0] ? mpi_version(t) : "unknown");
     fprintf(f, "duration:    %.9f s\n", duration(s));
+    const fc_rank *ce = coll_env_rank(t);
+    for (size_t o = 0; ce != NULL && o < ce->coll_env_len; o += strlen(ce->coll_env + o) + 1)
+        fprintf(f, "collectives: %s\n", ce->coll_env + o);
     fprintf(f, "clock sync:  %zu of %zu ranks measured, max uncertainty %" PRIu64 " ns\n", s->synced, n, s->max_unc);
     fprintf(f, "partial:     %s\n", fc_trace_partial(t) ? "yes" : "no");
     if (fc_trace_missing(t))

@@ -26,8 +26,10 @@ static const char *node_name(const fc_match *m, uint32_t node)
 void fc__report_json_prediction(FILE *f, const fc__analysis *a)
 {
     const fc__prediction *pr = a->pred;
-    if (pr == NULL)
+    if (pr == NULL) {
+        fputs("  \"platform\": null,\n  \"errors\": null,\n", f); /* documented members are always there */
         return;
+    }
     const fc__profile *p = pr->profile;
     fputs("  \"platform\": {\"file\": ", f);
     fc__json_str(f, pr->platform[0] ? pr->platform : NULL);
@@ -219,8 +221,15 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
         return FC_ENOMEM;
     size_t nr = 0;
     for (size_t i = 0; i < m->ninter; i++)
-        if (m->flows[i].observed > 0 && isfinite(pr->pred[lead][i])) /* as the error statistics */
+        if (!m->flows[i].coll && m->flows[i].observed > 0 && isfinite(pr->pred[lead][i])) /* as the error statistics */
             r[nr++] = (ranked){i, fabs(pr->pred[lead][i] - m->flows[i].observed) / m->flows[i].observed};
+    if (nr == 0 && m->ninter > 0) {
+        /* Every inter-node flow is a collective's step, whose time is inferred: the calls are
+         * compared below instead. */
+        fputs("(no point-to-point flow between nodes: the collective calls are compared below)\n", f);
+        free(r);
+        return 0;
+    }
     size_t show = a->top && a->top < nr ? a->top : nr;
     rank_first(r, nr, show);
     fprintf(f, "\nflows where %s and the observation part most (seconds):\n", fc__model_name(pr->model[lead]));

@@ -82,6 +82,24 @@ void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, voi
         for (size_t w = 0; w < rk->nwarnings; w++)
             warn(fn, arg, "rank %" PRIu32 ": %s", rk->info.rank, rk->warnings[w]);
     }
+    const fc__colls *c = a->colls;
+    if (c != NULL && c->incomplete) {
+        const fc__coll_call *cl = &c->calls[c->first_incomplete];
+        warn(fn, arg,
+             "%" PRIu64 " collective call%s with members missing or disagreeing: expanded for the ranks present "
+             "(the first: %s #%zu of %" PRIu32 " ranks, %zu present, %" PRIu32 " records of another call left out)",
+             c->incomplete, c->incomplete == 1 ? "" : "s", fc_event_kind_name(cl->record_kind), c->first_incomplete,
+             cl->p, cl->nmem, cl->dropped);
+    }
+    if (c != NULL && c->unsupported)
+        warn(fn, arg,
+             "%s (and %" PRIu32 " more) forces a collective algorithm flowcut does not model: MPICH's default "
+             "selection stands in for it",
+             c->unsupported_text, c->unsupported - 1);
+    if (m->ninter == 0)
+        warn(fn, arg, "no inter-node traffic: every message%s stays inside its node, so there is nothing to label "
+                      "or predict",
+             c != NULL && c->ncalls ? " and every step of the collectives" : "");
 }
 
 static void count_one(const char *line, void *arg)
@@ -157,6 +175,15 @@ static void json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl, con
     fc__ob_json_str(o, fc__report_site(a, fl->src_rank, fl->send_site));
     FC__OB_LIT(o, ", \"recv_site\": ");
     fc__ob_json_str(o, fc__report_site(a, fl->dst_rank, fl->recv_site));
+    if (fl->coll) {
+        FC__OB_LIT(o, ", \"collective\": ");
+        fc__ob_json_str(o, fc_event_kind_name(fl->coll));
+        FC__OB_LIT(o, ", \"algorithm\": ");
+        fc__ob_json_str(o, fc__coll_alg_name(fl->coll_alg));
+        FC__OB_LIT(o, ", \"step\": ");
+        fc__ob_u64(o, fl->coll_step);
+    } else
+        FC__OB_LIT(o, ", \"collective\": null, \"algorithm\": null, \"step\": null");
     if (!fl->intra) {
         FC__OB_LIT(o, ", \"conflict\": [");
         for (size_t r = 0; r < nruns; r++) {
@@ -370,7 +397,9 @@ static void json_tail(FILE *f, const fc__analysis *a, const json_times *tm)
         fputs(r ? ", " : "", f);
         json_secs(f, m->late_receiver[r]);
     }
-    fputs("],\n    \"sites\": [", f);
+    fputs("],\n", f);
+    fc__report_json_coll_waits(f, a);
+    fputs("    \"sites\": [", f);
     for (size_t i = 0; i < m->nsites; i++) {
         const fc_wait_site *s = &m->sites[i];
         fprintf(f, "%s{\"rank\": %" PRIu32 ", \"site\": ", i ? ",\n      " : "\n      ", s->rank);
@@ -394,7 +423,10 @@ static void json_tail(FILE *f, const fc__analysis *a, const json_times *tm)
         fc__json_str(f, fc__unmatched_reason(u->reason));
         putc('}', f);
     }
-    fputs("],\n  \"warnings\": [", f);
+    fputs("],\n", f);
+    fc__report_json_collectives(f, a);
+    fc__report_json_errors_collective(f, a);
+    fputs("  \"warnings\": [", f);
     size_t nw = 0;
     void *arg[2] = {f, &nw};
     fc__report_warnings(a, json_warning, arg);
@@ -593,6 +625,7 @@ static int js_start(void *arg, const fc_match *m)
     js->a.match = m;
     /* Everything the head says is known now: ranks, nodes, the eager threshold. */
     json_head(js->out, &js->a);
+    fc__report_json_prediction(js->out, &js->a); /* null members: a stream has no predictions */
     FC__OB_LIT(js->ob, "  \"intervals\": [");
     return 0;
 }
@@ -779,6 +812,11 @@ static int js_copy(FILE *out, FILE *tmp, int renumber, uint64_t add)
     if (ferror(tmp))
         return fc__err(FC_EIO, "the JSON report's temporary file: %s", strerror(errno ? errno : EIO));
     return 0;
+}
+
+void fc__json_stream_colls(fc__json_stream *js, const fc__colls *colls)
+{
+    js->a.colls = colls;
 }
 
 int fc__json_stream_finish(fc__json_stream *js, fc_match *m)

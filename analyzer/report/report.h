@@ -16,6 +16,8 @@
 #include "conflict/intervals.h"
 #include "conflict/sweep.h"
 #include "match/match.h"
+#include "collective/calls.h"
+#include "remap/coll-predict.h"
 #include "model/evaluate.h"
 
 /* What one report describes. Nothing here is owned by the analysis: the caller keeps every
@@ -34,6 +36,8 @@ typedef struct fc__analysis {
     const char *eager_source; /* where match->eager_threshold comes from, one line */
     size_t top;               /* rows of each long list of the text report (0: all) */
     const fc__prediction *pred; /* the models' predictions, or NULL for none */
+    const fc__colls *colls;   /* the collective calls, whose flows match->flows holds, or NULL */
+    const fc__coll_pred *cpred; /* the models' durations of those calls, or NULL */
     /* Sweeps match->flows[0 .. match->ninter) again into ops (the JSON document's intervals),
      * returning 0 or the first error: set by the pipeline that made the analysis (analysis/), so
      * that the writers consume results and never run a stage themselves. */
@@ -83,6 +87,8 @@ int fc__json_stream_new(FILE *out, const fc__analysis *a, fc__json_stream **js);
 fc__stream_writer fc__json_stream_writer(fc__json_stream *js);
 int fc__json_stream_finish(fc__json_stream *js, fc_match *m);
 void fc__json_stream_free(fc__json_stream *js);
+/* The collective calls the streamed documents describe (before their finish; NULL: none). */
+void fc__json_stream_colls(fc__json_stream *js, const fc__colls *colls);
 
 /* The name of an FC_CONFLICT_* kind ("none", "outgoing", "incoming", "mixed-in", "mixed-out"),
  * or "unknown". */
@@ -101,6 +107,19 @@ void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc_label *main, do
 /* Calls fn once per warning of the analysis (unmatched messages, clock violations, partial and
  * missing ranks, the ranks' own WARN texts), each one line without a newline, in that order. */
 void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, void *arg), void *arg);
+
+/* The "collectives" member of the JSON document and the collective wait states' arrays, each
+ * ending with ",\n" (collective/calls.h; empty lists without collectives). */
+void fc__report_json_collectives(FILE *f, const fc__analysis *a);
+void fc__report_json_coll_waits(FILE *f, const fc__analysis *a);
+/* The text report's collective lines of its run section (nothing without collectives). */
+void fc__report_text_collectives(FILE *f, const fc__analysis *a);
+/* The JSON member "errors_collective" (null without predictions), ending with ",\n"; the text
+ * report's predicted versus observed collective calls, per call site (nothing without). */
+void fc__report_json_errors_collective(FILE *f, const fc__analysis *a);
+int fc__report_text_coll_prediction(FILE *f, const fc__analysis *a);
+/* The call sites of the collectives that waited most (the site of each call's lowest rank). */
+void fc__report_text_coll_wait_sites(FILE *f, const fc__analysis *a);
 
 /* Counts the calls fc__report_warnings would make. */
 size_t fc__report_nwarnings(const fc__analysis *a);

@@ -74,6 +74,7 @@ static void text_run(FILE *f, const fc__analysis *a)
     fprintf(f, "messages:        %zu matched: %zu inter-node flows, %zu intra-node; %" PRIu64 " unmatched sends, %" PRIu64
                " unmatched receives\n",
             m->nflows, m->ninter, m->nflows - m->ninter, m->unmatched_sends, m->unmatched_recvs);
+    fc__report_text_collectives(f, a);
     fprintf(f, "intervals:       %zu\n", a->sum->nintervals);
     fprintf(f, "clock:           %" PRIu64 " violations (%" PRIu64 " beyond uncertainty)", m->clock_violations,
             m->clock_violations_beyond);
@@ -139,9 +140,12 @@ static int text_nodes(FILE *f, const fc__analysis *a)
         const fc_traffic *cell[MATRIX_MAX][MATRIX_MAX] = {{NULL}};
         for (size_t i = 0; i < m->ntraffic; i++)
             cell[m->traffic[i].src][m->traffic[i].dst] = &m->traffic[i];
+        int coll = a->colls != NULL && a->colls->inter_flows > 0;
         fprintf(f, "  %-16s", "from \\ to");
         for (size_t d = 0; d < nn; d++)
             fprintf(f, " %18.18s", m->nodes[d]);
+        if (coll) /* how much of each row the collectives moved */
+            fprintf(f, " %18s", "of which coll.");
         putc('\n', f);
         for (size_t s = 0; s < nn; s++) {
             fprintf(f, "  %-16.16s", m->nodes[s]);
@@ -152,6 +156,18 @@ static int text_nodes(FILE *f, const fc__analysis *a)
                     snprintf(c, sizeof c, "-");
                 else
                     snprintf(c, sizeof c, "%s / %" PRIu64, hbytes(b, sizeof b, t ? t->bytes : 0), t ? t->count : 0);
+                fprintf(f, " %18s", c);
+            }
+            if (coll) {
+                char c[48];
+                double cb = 0;
+                uint64_t cn = 0;
+                for (size_t d = 0; d < nn; d++)
+                    if (d != s && cell[s][d] != NULL) {
+                        cb += cell[s][d]->coll_bytes;
+                        cn += cell[s][d]->coll_count;
+                    }
+                snprintf(c, sizeof c, "%s / %" PRIu64, hbytes(b, sizeof b, cb), cn);
                 fprintf(f, " %18s", c);
             }
             putc('\n', f);
@@ -166,9 +182,14 @@ static int text_nodes(FILE *f, const fc__analysis *a)
             if (m->traffic[i].src != m->traffic[i].dst)
                 ix[pairs++] = &m->traffic[i];
         qsort(ix, pairs, sizeof *ix, cmp_pair);
-        for (size_t q = 0; q < limit(a, pairs); q++)
-            fprintf(f, "  %-16s -> %-16s %12s %10" PRIu64 "\n", m->nodes[ix[q]->src], m->nodes[ix[q]->dst],
+        int coll = a->colls != NULL && a->colls->inter_flows > 0;
+        for (size_t q = 0; q < limit(a, pairs); q++) {
+            fprintf(f, "  %-16s -> %-16s %12s %10" PRIu64, m->nodes[ix[q]->src], m->nodes[ix[q]->dst],
                     hbytes(b, sizeof b, ix[q]->bytes), ix[q]->count);
+            if (coll) /* the collectives' share of the pair */
+                fprintf(f, "   of which coll. %s / %" PRIu64, hbytes(b, sizeof b, ix[q]->coll_bytes), ix[q]->coll_count);
+            putc('\n', f);
+        }
         free(ix);
         more(f, a, pairs, "node pairs");
     }
@@ -317,6 +338,14 @@ static int text_waits(FILE *f, const fc__analysis *a)
         fprintf(f, "  %6" PRIu32 " %-16s %16.9f %16.9f\n", r,
                 m->rank_node[r] == FC_NODE_NONE ? "(no file)" : node_name(m, m->rank_node[r]), m->late_sender[r],
                 m->late_receiver[r]);
+    const fc__colls *c = a->colls;
+    if (c != NULL && c->ncalls > 0) {
+        fprintf(f, "\n  collective waits\n  %6s %16s %16s %16s\n", "rank", "wait at NxN", "late broadcast",
+                "early reduce");
+        for (uint32_t r = 0; r < m->world && r < c->world; r++)
+            fprintf(f, "  %6" PRIu32 " %16.9f %16.9f %16.9f\n", r, c->wait_nxn[r], c->late_bcast[r], c->early_reduce[r]);
+        fc__report_text_coll_wait_sites(f, a);
+    }
     for (size_t i = 0; i < m->nsites; i++)
         if (m->sites[i].late_sender + m->sites[i].late_receiver > 0)
             v[n++] = m->sites[i];
@@ -375,7 +404,7 @@ int fc__report_text(FILE *f, const fc__analysis *a)
     text_intervals(f, a);
     text_flows(f, a);
     text_hot_nodes(f, a);
-    if ((rc = fc__report_text_prediction(f, a)) < 0)
+    if ((rc = fc__report_text_prediction(f, a)) < 0 || (rc = fc__report_text_coll_prediction(f, a)) < 0)
         return fc__err(rc, "out of memory writing the report");
     text_sites(f, a);
     if ((rc = text_waits(f, a)) < 0)

@@ -113,6 +113,16 @@ static int parse_rank(fc_trace *t, fc__rank *r, const unsigned char *p, const un
         case FC_RK_PROGRAM: in->program = s; break;
         case FC_RK_CLOCK_SOURCE: in->clock_source = s; break;
         case FC_RK_AFFINITY: in->affinity = s; break;
+        case FC_RK_COLL_ENV: {
+            char *env = fc__arena_alloc(&t->arena, len + 1);
+            if (env == NULL)
+                return FC_ENOMEM;
+            memcpy(env, p, len);
+            env[len] = '\0';
+            r->pub.coll_env = env;
+            r->pub.coll_env_len = len;
+            break;
+        }
         case FC_RK_ARGS: {
             uint32_t argc = 0;
             for (uint32_t i = 0; i < len; i++)

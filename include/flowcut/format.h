@@ -28,9 +28,9 @@
  * refuse a newer major and read every older one. History: 1.0 first; 2.0 EVENTS chunks in
  * columns (a 1.x reader cannot read them; rows remain valid and 2.x readers read 1.x files); 2.1
  * COMPLETE records that carry their request's own completion time (FC_EVF_OWN_TIME), which 2.0
- * readers read as the time of the completion. FC_FORMAT_MINOR grows with additive changes (new
- * block kinds, new event kinds, new fields appended to a record, new flags), which old readers skip
- * or read compatibly. Block kinds, event kinds, field
+ * readers read as the time of the completion, and the RANK field COLL_ENV. FC_FORMAT_MINOR grows
+ * with additive changes (new block kinds, new event kinds, new fields appended to a record, new
+ * flags), which old readers skip or read compatibly. Block kinds, event kinds, field
  * keys and flags are append-only: a number, once given, keeps its meaning forever.
  *
  * Payload encodings (all described in detail at each kind below):
@@ -141,7 +141,9 @@ enum fc_block_kind {
     X(CALLSITE_DEPTH, 13, "u32 call-site depth recorded (0: none)")                               \
     X(CLOCK_SOURCE, 14, "text name of the event clock, e.g. tsc or clock_gettime")                \
     X(AFFINITY, 15, "text list of CPUs the rank may run on, as in /proc/self/status")              \
-    X(INIT_MODE, 16, "u32 how tracing started: FC_INIT_*")
+    X(INIT_MODE, 16, "u32 how tracing started: FC_INIT_*")                                      \
+    X(COLL_ENV, 17, "the MPIR_CVAR_* variables of the environment that choose MPICH's collective " \
+                    "algorithms (names ending in _ALGORITHM): NAME=VALUE, each followed by a NUL")
 
 enum fc_rank_field {
 #define FC__X(name, num, desc) FC_RK_##name = num,

@@ -112,6 +112,8 @@ typedef struct fc_rank {
     uint32_t threads;        /* 1 + the highest thread number seen */
     int has_events;
     uint64_t first_t0;       /* earliest event t0 (local clock), when has_events */
+    const char *coll_env;    /* FC_RK_COLL_ENV: NAME=VALUE entries each ended by a NUL, or NULL */
+    size_t coll_env_len;     /* its bytes */
 } fc_rank;
 
 /* Opens a trace directory (every rank-*.fct in it) or a single rank file, and reads every rank's

@@ -27,6 +27,9 @@ int fc_writer_open(const char *path, uint32_t rank, uint32_t size, uint64_t star
 /* Writes a RANK block with the fields whose bit (1 << FC_RK_*) is set in info->present; strings
  * NULL are written as empty. argv holds info->argc strings. */
 int fc_writer_rank(fc_writer *w, const fc_rank_info *info);
+/* Sets the FC_RK_COLL_ENV field (len bytes of NAME=VALUE entries, each ended by a NUL) that the
+ * next fc_writer_rank writes; the writer keeps a copy. Returns 0 or FC_ENOMEM. */
+int fc_writer_rank_coll_env(fc_writer *w, const char *env, size_t len);
 int fc_writer_modules(fc_writer *w, const fc_module *m, size_t n);
 int fc_writer_sites(fc_writer *w, const fc_site *s, size_t n);
 int fc_writer_comms(fc_writer *w, const fc_comm *c, size_t n);

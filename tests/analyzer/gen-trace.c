@@ -5,11 +5,12 @@
  * usage: gen-trace DIR < SPEC. SPEC lines (blank lines and # comments ignored):
  *   ranks N                      world size (first line)
  *   node R NAME                  node (and host) name of rank R
- *   ev R KIND T0 T1 PEER TAG BYTES OBJ [status] [site=ID]
+ *   ev R KIND T0 T1 PEER TAG BYTES OBJ [status] [site=ID] [b2=N]
  *                                one event of rank R: KIND as `flowcut dump` names it, T0 and T1 in
  *                                microseconds of the rank's clock, OBJ a request handle (0x.. ok),
- *                                `status` to set FC_EVF_STATUS, ID a call site; events of a rank
- *                                in time order
+ *                                `status` to set FC_EVF_STATUS, ID a call site, N the bytes2 field
+ *                                (a collective's bytes received); events of a rank in time order
+ *   env R NAME=VALUE             an MPIR_CVAR_* setting of rank R's environment (FC_RK_COLL_ENV)
  *   site R ID OFFSET             call site ID of rank R: one frame at OFFSET (hex) in the module
  *                                /nonexistent/libapp.so, which addr2line cannot open, so the site
  *                                reads "libapp.so+0xOFFSET"
@@ -28,6 +29,8 @@
 
 typedef struct grank {
     char node[64];
+    char env[512]; /* NAME=VALUE entries, each ended by a NUL */
+    size_t nenv;
     fc_event *ev; /* MAXE of them, allocated for the ranks that have events */
     size_t n;
     int partial;
@@ -46,7 +49,7 @@ static void die(int line, const char *what)
 
 int main(int argc, char **argv)
 {
-    char buf[512], kind[64], extra[2][64];
+    char buf[512], kind[64], extra[3][64];
     unsigned n = 0, members[MAXR];
     int line = 0;
     if (argc != 2) {
@@ -58,7 +61,7 @@ int main(int argc, char **argv)
         double t0, t1;
         long long peer, tag;
         unsigned long long bytes, obj;
-        char name[64];
+        char name[64], name2[256];
         line++;
         if (buf[0] == '#' || strspn(buf, " \t\r\n") == strlen(buf))
             continue;
@@ -71,6 +74,12 @@ int main(int argc, char **argv)
             if (r >= n)
                 die(line, "rank out of range");
             snprintf(rk[r].node, sizeof rk[r].node, "%s", name);
+        } else if (sscanf(buf, "env %u %255s", &r, name2) == 2) {
+            size_t l = strlen(name2) + 1;
+            if (r >= n || rk[r].nenv + l > sizeof rk[r].env)
+                die(line, "rank out of range or too many env entries");
+            memcpy(rk[r].env + rk[r].nenv, name2, l);
+            rk[r].nenv += l;
         } else if (sscanf(buf, "partial %u", &r) == 1) {
             if (r >= n)
                 die(line, "rank out of range");
@@ -82,8 +91,8 @@ int main(int argc, char **argv)
             rk[r].frames[q] = (fc_frame){.module = 0, .offset = obj};
             rk[r].sites[q] = (fc_site){.id = bytes, .depth = 1, .frames = &rk[r].frames[q]};
         } else {
-            int k = sscanf(buf, "ev %u %63s %lf %lf %lld %lld %llu %lli %63s %63s", &r, kind, &t0, &t1, &peer, &tag,
-                           &bytes, (long long *)&obj, extra[0], extra[1]);
+            int k = sscanf(buf, "ev %u %63s %lf %lf %lld %lld %llu %lli %63s %63s %63s", &r, kind, &t0, &t1, &peer,
+                           &tag, &bytes, (long long *)&obj, extra[0], extra[1], extra[2]);
             if (k < 8 || r >= n || rk[r].n + 1 >= MAXE)
                 die(line, "expected: ev R KIND T0 T1 PEER TAG BYTES OBJ [status] [site=ID]");
             int kn = fc_event_kind_from_name(kind);
@@ -106,8 +115,10 @@ int main(int argc, char **argv)
                     e->flags = FC_EVF_STATUS;
                 else if (sscanf(extra[x], "site=%llu", &id) == 1)
                     e->site = id;
+                else if (sscanf(extra[x], "b2=%llu", &id) == 1)
+                    e->bytes2 = id;
                 else
-                    die(line, "extra fields are status and site=ID");
+                    die(line, "extra fields are status, site=ID and b2=N");
             }
         }
     }
@@ -133,7 +144,8 @@ int main(int argc, char **argv)
             memcpy(all + 1, rk[i].ev, rk[i].n * sizeof *all);
         snprintf(fname, sizeof fname, FC_TRACE_FILE_FMT, (int)i);
         snprintf(path, sizeof path, "%s/%s", argv[1], fname);
-        if (fc_writer_open(path, i, n, 0, 1, 0, &w) < 0 || fc_writer_rank(w, &info) < 0 ||
+        if (fc_writer_open(path, i, n, 0, 1, 0, &w) < 0 ||
+            (rk[i].nenv && fc_writer_rank_coll_env(w, rk[i].env, rk[i].nenv) < 0) || fc_writer_rank(w, &info) < 0 ||
             fc_writer_comms(w, &world, 1) < 0 ||
             (rk[i].nsites && (fc_writer_modules(w, &module, 1) < 0 || fc_writer_sites(w, rk[i].sites, rk[i].nsites) < 0)) ||
             fc_writer_events(w, 0, all, rk[i].n + 1) < 0 ||

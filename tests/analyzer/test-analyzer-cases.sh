@@ -132,7 +132,7 @@ for h in run nodes "inter-node traffic" "time in conflicts" "worst intervals" "w
     "call sites of the conflicted flows" "wait states" warnings; do
     grep -q "^== $h" "$work/out.txt" || fail_later "out: no section '$h'"
 done
-"$flowcut" analyze --format csv "$work/out" | grep -Eq '^0,0,1,node0,node1,1000,.*,outgoing,node0,2,libapp.so\+0x1a0,libapp.so\+0x2b0(,[0-9.]+)+$' ||
+"$flowcut" analyze --format csv "$work/out" | grep -Eq '^0,0,1,node0,node1,1000,.*,outgoing,node0,2,libapp.so\+0x1a0,libapp.so\+0x2b0,,,(,[0-9.]+)+$' ||
     fail_later "out: CSV sites"
 
 # ---- 0>1>2: a chain through node1; mixed on [200, 400): 0>1 mixed-in, 1>2 mixed-out ------------
@@ -235,7 +235,7 @@ EOF
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 # The base columns, then one predicted duration per model (self-calibrated: every model runs).
-assert rows[0] == "id,src_rank,dst_rank,src_node,dst_node,bytes,start,end,observed,rendezvous,intra,main_conflict,main_node,main_k,send_site,recv_site,predicted_linear,predicted_flowcut,predicted_maxrate,predicted_fairshare".split(","), rows[0]
+assert rows[0] == "id,src_rank,dst_rank,src_node,dst_node,bytes,start,end,observed,rendezvous,intra,main_conflict,main_node,main_k,send_site,recv_site,collective,algorithm,step,predicted_linear,predicted_flowcut,predicted_maxrate,predicted_fairshare".split(","), rows[0]
 assert len(rows) == 4
 r = {int(x[0]): x for x in rows[1:]}
 assert r[0][1:6] == ["0", "1", "node0", "node1", "1000"] and r[0][9:14] == ["0", "0", "incoming", "node1", "2"], r[0]
@@ -270,7 +270,7 @@ assert ivs() == [(250, 400, [0], [])], ivs()
 EOF
 "$flowcut" analyze "$work/intra" >"$work/intra.txt" || fail_later "intra: text exit $?"
 grep -q "a .*ranks 0,1 .*intra-node: 1 messages, 1000 B" "$work/intra.txt" || fail_later "intra: text lacks the intra-node total"
-"$flowcut" analyze --format csv "$work/intra" | grep -q '^1,0,1,a,a,1000,.*,0,1,,,,,,,,,$' || fail_later "intra: CSV row"
+"$flowcut" analyze --format csv "$work/intra" | grep -q '^1,0,1,a,a,1000,.*,0,1,,,,,,,,,,,,$' || fail_later "intra: CSV row"
 
 # ---- unmatched send and a partial rank: reported, exit 0 -----------------------------------------
 gen unmatched <<'EOF'
@@ -473,7 +473,8 @@ for d in "$work"/*/; do
     "$PYTHON3" - "$d.stream.json" "$d.stored.json" <<'PY' || fail_later "${d##*/}: streamed and stored JSON differ"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
-for k in ("platform", "errors"):
+for k in ("platform", "errors", "errors_collective"):
+    a.pop(k, None)
     b.pop(k, None)
 for f in b["flows"]:
     f.pop("predicted", None)

@@ -7,7 +7,7 @@
 # The order is the one analyzer/Makefile.am documents, bottom first.
 set -u
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
-LAYERS="util format trace otf2 match conflict model remap report analysis cmd"
+LAYERS="util format trace otf2 match collective conflict model remap report analysis cmd"
 build=$abs_top_builddir/analyzer
 src=$abs_top_srcdir/analyzer
 need_command nm "nm (binutils) is needed"

@@ -245,6 +245,38 @@ static void test_unknown_rank_field(void **state)
     rm_scratch(dir);
 }
 
+/* The collective settings (FC_RK_COLL_ENV): NUL-ended entries come back byte for byte; a file
+ * without the field has none. */
+static void test_coll_env(void **state)
+{
+    (void)state;
+    static const char env[] = "MPIR_CVAR_BCAST_INTRA_ALGORITHM=binomial\0MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE=0";
+    char dir[4096], path[4200];
+    fc_writer *w;
+    fc_rank_info in = full_info();
+    make_scratch(dir, sizeof dir);
+    for (int with = 0; with < 2; with++) {
+        rank_path(path, sizeof path, dir, with);
+        assert_int_equal(fc_writer_open(path, (uint32_t)with, 2, 0, 1, 0, &w), 0);
+        if (with)
+            assert_int_equal(fc_writer_rank_coll_env(w, env, sizeof env), 0);
+        in.rank = (uint32_t)with;
+        in.size = 2;
+        assert_int_equal(fc_writer_rank(w, &in), 0);
+        assert_int_equal(fc_writer_end(w, 0, 0, 0, 0), 0);
+        assert_int_equal(fc_writer_close(w), 0);
+    }
+    fc_trace *t;
+    assert_int_equal(fc_trace_open(dir, &t), 0);
+    assert_null(fc_trace_rank(t, 0)->coll_env);
+    const fc_rank *r = fc_trace_rank(t, 1);
+    assert_int_equal(r->coll_env_len, sizeof env);
+    assert_memory_equal(r->coll_env, env, sizeof env);
+    assert_int_equal(r->info.pid, in.pid); /* the fields around it read as before */
+    fc_trace_close(t);
+    rm_scratch(dir);
+}
+
 /* Writer argument checks. */
 static void test_writer_rejects(void **state)
 {
@@ -271,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_zlib),
         cmocka_unit_test(test_round_trip_stored),
         cmocka_unit_test(test_unknown_rank_field),
+        cmocka_unit_test(test_coll_env),
         cmocka_unit_test(test_writer_rejects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

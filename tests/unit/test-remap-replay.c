@@ -220,7 +220,7 @@ static void expand(unsigned kind, uint32_t p, uint32_t root, uint64_t n, recorde
     for (uint32_t me = 0; me < p; me++) {
         memset(&out[me], 0, sizeof out[me]);
         fc__coll_sink s = {.post = rec_post, .wait = rec_wait, .ctx = &out[me]};
-        assert_int_equal(fc__coll_expand(kind, p, me, root, n, n, &s), 0);
+        assert_int_equal(fc__coll_expand(kind, fc__coll_select(kind, p, n, NULL), p, me, root, n, n, &s), 0);
     }
 }
 

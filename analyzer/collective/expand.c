@@ -1,10 +1,9 @@
-/* analyzer/remap/replay-coll.c: expands MPI collectives into the point-to-point messages of the algorithms
- * MPICH 4 selects for them (replay.h lists the choices and the thresholds, taken from MPICH's
- * src/mpi/coll/coll_selection.json), so that a replay can move them through the network model. */
+/* analyzer/collective/expand.c: expands MPI collectives into the point-to-point messages of the
+ * algorithms of MPICH 4's MPIR layer (collective.h lists them; select.c chooses one). */
 #include <stdint.h>
 #include <flowcut/error.h>
 #include <flowcut/format.h>
-#include "remap/replay.h"
+#include "collective/collective.h"
 
 /* The emitting state of one member: what it posts goes to the sink with member indices. */
 typedef struct em {
@@ -226,15 +225,15 @@ static int reduce_rsg(const em *e, uint32_t me, uint32_t root, uint64_t n)
     return 0;
 }
 
-/* Allgather of blocks of b bytes among all members, as MPICH chooses it for total = p * b. */
-static int allgather(const em *e, uint32_t me, uint64_t b)
+/* Allgather of blocks of b bytes among all members: recursive doubling (power-of-two sizes),
+ * Bruck (the blocks gathered so far, doubling, to me - k from me + k) or ring. */
+static int allgather(const em *e, uint32_t me, uint64_t b, unsigned alg)
 {
     uint32_t p = e->p;
-    uint64_t total = b * p;
-    if (is_pof2(p) && total < 524288) {
+    if (alg == FC__CA_RECURSIVE_DOUBLING && is_pof2(p)) {
         for (uint32_t mask = 1; mask < p; mask <<= 1)
             TRY(xchg(e, me ^ mask, me ^ mask, b * mask));
-    } else if (!is_pof2(p) && total < 81920) {
+    } else if (alg == FC__CA_BRUCKS || alg == FC__CA_RECURSIVE_DOUBLING) {
         for (uint32_t k = 1; k < p; k <<= 1) {
             uint32_t blocks = k < p - k ? k : p - k;
             TRY(xchg(e, me + p - k, me + k, b * blocks));
@@ -300,8 +299,23 @@ static int scattered(const em *e, uint32_t me, int to, int from, uint64_t b)
     return wt(e);
 }
 
-int fc__coll_expand(unsigned kind, uint32_t p, uint32_t me, uint32_t root, uint64_t n, uint64_t own,
-                    const fc__coll_sink *sink)
+/* Bruck's all-to-all (MPIR_Alltoall_intra_brucks): in step k (k = 1, 2, 4 ...) every member
+ * sends to me + k and receives from me - k the blocks whose index has bit k set, b bytes each. */
+static int alltoall_brucks(const em *e, uint32_t me, uint64_t b)
+{
+    uint32_t p = e->p;
+    for (uint32_t k = 1; k < p; k <<= 1) {
+        uint64_t blocks = 0;
+        for (uint32_t i = 0; i < p; i++)
+            if (i & k)
+                blocks++;
+        TRY(xchg(e, me + k, me + p - k, b * blocks));
+    }
+    return 0;
+}
+
+int fc__coll_expand(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
+                    uint64_t own, const fc__coll_sink *sink)
 {
     em e = {.s = sink, .p = p};
     if (p <= 1)
@@ -315,11 +329,11 @@ int fc__coll_expand(unsigned kind, uint32_t p, uint32_t me, uint32_t root, uint6
         return 0;
     case FC_EV_MPI_Bcast:
     case FC_EV_MPI_Ibcast:
-        if (p < 8 || n <= 12288)
+        if (alg == FC__CA_BINOMIAL)
             return bcast_binomial(&e, rel, root, n);
         uint64_t ss = (n + p - 1) / p;
         TRY(bcast_scatter(&e, rel, root, n, ss));
-        if (is_pof2(p) && n <= 524288) {
+        if (alg == FC__CA_SCATTER_RD_ALLGATHER && is_pof2(p)) {
             for (uint32_t mask = 1; mask < p; mask <<= 1)
                 TRY(xchg(&e, me ^ mask, me ^ mask, ss * mask));
         } else {
@@ -329,17 +343,17 @@ int fc__coll_expand(unsigned kind, uint32_t p, uint32_t me, uint32_t root, uint6
         return 0;
     case FC_EV_MPI_Allreduce:
     case FC_EV_MPI_Iallreduce:
-        return allreduce(&e, me, n, !(n <= 8 || n / 8 < pof2_below(p)));
+        return allreduce(&e, me, n, alg == FC__CA_REDUCE_SCATTER_ALLGATHER);
     case FC_EV_MPI_Reduce:
     case FC_EV_MPI_Ireduce:
-        if (n <= 2048 || n / 8 < pof2_below(p))
+        if (alg == FC__CA_BINOMIAL)
             return reduce_binomial(&e, rel, root, n);
         return reduce_rsg(&e, me, root, n);
     case FC_EV_MPI_Allgather:
     case FC_EV_MPI_Iallgather:
     case FC_EV_MPI_Allgatherv:
     case FC_EV_MPI_Iallgatherv:
-        return allgather(&e, me, n);
+        return allgather(&e, me, n, alg);
     case FC_EV_MPI_Gather:
     case FC_EV_MPI_Igather:
         return gather_binomial(&e, rel, root, n);
@@ -366,7 +380,9 @@ int fc__coll_expand(unsigned kind, uint32_t p, uint32_t me, uint32_t root, uint6
         return wt(&e);
     case FC_EV_MPI_Alltoall:
     case FC_EV_MPI_Ialltoall:
-        if (n <= 32768)
+        if (alg == FC__CA_BRUCKS)
+            return alltoall_brucks(&e, me, n);
+        if (alg == FC__CA_SCATTERED)
             return scattered(&e, me, 1, 1, n);
         for (uint32_t i = 1; i < p; i++) {
             if (is_pof2(p))
@@ -384,7 +400,7 @@ int fc__coll_expand(unsigned kind, uint32_t p, uint32_t me, uint32_t root, uint6
     case FC_EV_MPI_Ireduce_scatter:
     case FC_EV_MPI_Reduce_scatter_block:
     case FC_EV_MPI_Ireduce_scatter_block:
-        if (is_pof2(p) && n < 524288) {
+        if (alg == FC__CA_RECURSIVE_HALVING && is_pof2(p)) {
             uint64_t size = n;
             for (uint32_t mask = p / 2; mask > 0; mask >>= 1) {
                 size /= 2;

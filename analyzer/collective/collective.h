@@ -1,0 +1,111 @@
+/* analyzer/collective/collective.h: MPI collectives as the point-to-point messages of the algorithms
+ * MPICH 4.0.2 selects for them, shared by the analysis (which turns the messages into flows) and the
+ * remap replay (which moves them through the network model). Internal to libflowcut-analyzer.
+ *
+ * The selection follows MPICH's MPIR layer (src/mpi/coll/coll_selection.json, compiled into
+ * libmpich), with the MPIR_CVAR_<COLL>_INTRA_ALGORITHM variables of the run forcing an algorithm:
+ *   Bcast      binomial (fewer than 8 ranks, or <= 12288 bytes); scatter + recursive-doubling
+ *              allgather (power-of-two size, <= 524288 bytes); scatter + ring allgather otherwise
+ *   Allreduce  recursive doubling (<= 8 bytes, or fewer elements than the power of two below the
+ *              size, elements counted as 8 bytes); reduce-scatter + allgather (Rabenseifner)
+ *   Reduce     binomial (<= 2048 bytes, or fewer elements than that power of two); reduce-scatter
+ *              + binomial gather otherwise
+ *   Barrier    dissemination with k = 2 (0-byte messages); communicator constructors, which
+ *              synchronise their parent communicator, are expanded as a barrier of it
+ *   Allgather(v)  recursive doubling (power of two, total < 524288); Bruck (other sizes, total <
+ *              81920); ring otherwise
+ *   Gather, Scatter  binomial; Gatherv, Scatterv: linear
+ *   Alltoall   Bruck (8 ranks or more and <= 256 bytes per peer); scattered (every post, one wait)
+ *              up to 32768 bytes per peer; pairwise exchange above; Alltoallv/w scattered
+ *   Reduce_scatter(_block)  recursive halving (power of two, total < 524288); pairwise otherwise
+ *   Scan, Exscan  recursive doubling
+ * The non-blocking forms use their own thresholds where MPICH's table differs (Ibcast < 12288,
+ * Iallreduce <= 2048, Ialltoall Bruck up to 2048 bytes) and the same message patterns.
+ * MPICH's ch4 device may wrap these in node-aware compositions on communicators that span several
+ * nodes with several ranks each; the expansion models the MPIR algorithm alone. */
+#ifndef FLOWCUT_ANALYZER_COLLECTIVE_H
+#define FLOWCUT_ANALYZER_COLLECTIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <flowcut/format.h>
+
+/* Algorithms: X(name, the value MPICH's MPIR_CVAR_*_INTRA_ALGORITHM gives it). Append only. */
+#define FC__COLL_ALGS(X)                                                                           \
+    X(AUTO, "auto")                                                                               \
+    X(BINOMIAL, "binomial")                                                                       \
+    X(SCATTER_RD_ALLGATHER, "scatter_recursive_doubling_allgather")                               \
+    X(SCATTER_RING_ALLGATHER, "scatter_ring_allgather")                                           \
+    X(RECURSIVE_DOUBLING, "recursive_doubling")                                                   \
+    X(REDUCE_SCATTER_ALLGATHER, "reduce_scatter_allgather")                                       \
+    X(REDUCE_SCATTER_GATHER, "reduce_scatter_gather")                                             \
+    X(BRUCKS, "brucks")                                                                           \
+    X(RING, "ring")                                                                               \
+    X(LINEAR, "linear")                                                                           \
+    X(SCATTERED, "scattered")                                                                     \
+    X(PAIRWISE, "pairwise")                                                                       \
+    X(RECURSIVE_HALVING, "recursive_halving")                                                     \
+    X(K_DISSEMINATION, "k_dissemination")
+
+enum fc__coll_alg {
+#define FC__X(name, text) FC__CA_##name,
+    FC__COLL_ALGS(FC__X)
+#undef FC__X
+    FC__CA_COUNT_
+};
+
+/* The name of an algorithm ("binomial", ...), or "unknown". */
+const char *fc__coll_alg_name(unsigned alg);
+
+/* 1 for the FC_EV_* kinds of collectives (blocking and non-blocking), else 0. */
+int fc__coll_is_coll(unsigned kind);
+
+/* 1 for the communicator constructors that synchronise their parent communicator (MPI_Comm_free
+ * is local in MPICH; MPI_Comm_create_group involves its group only; the inter-communicator
+ * constructors are left out), else 0. */
+int fc__coll_is_ctor(unsigned kind);
+
+/* The run's settings that change the selection: per collective kind, the algorithm a
+ * MPIR_CVAR_<COLL>_INTRA_ALGORITHM forces, FC__CA_AUTO where none does. Zeroed means MPICH's
+ * defaults. */
+typedef struct fc__coll_settings {
+    uint8_t force[FC_EV_MAX_];
+} fc__coll_settings;
+
+/* Applies one environment variable NAME=VALUE of the run to s. Returns 1 when it forces an
+ * algorithm the expansion models (or sets one back to auto), 0 when the variable does not change
+ * the selection, and FC_EUNSUPPORTED when it forces an algorithm the expansion does not model
+ * (MPICH's "nb", "smp", "tree", "recexch", ...): s is left as it was, so MPICH's default selection
+ * stands in for it and the caller says so. */
+int fc__coll_setting(fc__coll_settings *s, const char *name, const char *value);
+
+/* The algorithm MPICH selects for a collective of kind (FC_EV_*; communicator constructors count
+ * as MPI_Barrier) on p members with size n (as fc__coll_expand takes it), under settings s (NULL:
+ * the defaults). FC__CA_AUTO for a kind without an expansion. */
+unsigned fc__coll_select(unsigned kind, uint32_t p, uint64_t n, const fc__coll_settings *s);
+
+/* Receives the messages of an expanded collective, in the order the member posts them: send or
+ * recv (peer is a member index) of bytes, and wait (on everything posted since the last wait).
+ * The waits divide a member's part into its steps: step 0 is what it posts before its first wait. */
+typedef struct fc__coll_sink {
+    int (*post)(void *ctx, int send, uint32_t peer, uint64_t bytes);
+    int (*wait)(void *ctx);
+    void *ctx;
+} fc__coll_sink;
+
+/* Emits member me's part of a collective of kind (FC_EV_MPI_*) run with algorithm alg (from
+ * fc__coll_select) on p members with root (a member index, 0 when rootless) and size n in bytes
+ * (the instance's size: the buffer of Bcast, Reduce, Allreduce, Scan; one member's block for
+ * Gather, Scatter, Allgather; the bytes to one peer for Alltoall; the total for Reduce_scatter),
+ * own the bytes this member itself sends (Gatherv, Scatterv, Alltoallv/w, Allgatherv).
+ * Communicator constructors pass FC_EV_MPI_Barrier. Returns 0, the sink's error, or
+ * FC_EUNSUPPORTED for a kind or algorithm that has no expansion (the caller treats the call as
+ * computation). */
+int fc__coll_expand(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
+                    uint64_t own, const fc__coll_sink *sink);
+
+/* The instance size n of fc__coll_expand that one member's record gives (bytes it sends, bytes2 it
+ * receives); the members' records may differ (a root's and a leaf's), so callers take the largest. */
+uint64_t fc__coll_size(unsigned kind, uint64_t bytes, uint64_t bytes2, uint32_t p);
+
+#endif /* FLOWCUT_ANALYZER_COLLECTIVE_H */

@@ -1,0 +1,203 @@
+#!/bin/sh
+# tests/analyzer/test-collective-flows.sh: collectives in `flowcut analyze`. Each case writes a trace of
+# 8 ranks on 4 nodes, 2 per node (rank r on node n(r / 2)), whose communication is collectives only,
+# and checks the flows tagged with each collective against byte counts worked out by hand from the
+# algorithm MPICH runs, the collective wait states against the ranks' entry times, and that every
+# report (text, JSON, CSV, predictions, remap) has something to say.
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+PY=$PYTHON3
+need_command "$PY" "python3 is needed to parse the JSON"
+FC_GEN=$abs_builddir/gen-trace
+scratch=$work
+MIB=1048576
+
+
+# spec KIND BYTES BYTES2 ROOT [ENTER_OF_RANK0..7]: one call of KIND on every rank of 8 (rank r on
+# node n(r/2)), entered at the given microseconds (10 + r by default), left at 5000 us.
+spec() {
+    kind=$1 bytes=$2 bytes2=$3 root=$4
+    shift 4
+    echo "ranks 8"
+    for r in 0 1 2 3 4 5 6 7; do echo "node $r n$((r / 2))"; done
+    for r in 0 1 2 3 4 5 6 7; do
+        enter=$((10 + r))
+        [ $# -gt 0 ] && { enter=$1; shift; }
+        echo "ev $r $kind $enter 5000 $root 0 $bytes 0 b2=$bytes2"
+        echo "ev $r MPI_Finalize 6000 6001 -1 0 0 0"
+    done
+}
+
+# gen NAME: the trace of the spec on standard input.
+gen() {
+    mkdir -p "$scratch/$1" && "$FC_GEN" "$scratch/$1" || fail_later "$1: gen-trace"
+}
+
+# check NAME COLLECTIVE INTER_BYTES INTER_FLOWS ALGORITHM [OPTIONS]: the JSON document of NAME has
+# exactly these inter-node bytes and flows tagged with COLLECTIVE, all of ALGORITHM.
+check() {
+    name=$1 coll=$2 bytes=$3 flows=$4 alg=$5
+    shift 5
+    "$flowcut" analyze --format json "$@" -o "$scratch/$name.json" "$scratch/$name" 2>"$scratch/$name.err" ||
+        { fail_later "$name: exit $? ($(cat "$scratch/$name.err"))"; return; }
+    "$PY" - "$scratch/$name.json" "$coll" "$bytes" "$flows" "$alg" <<'EOF' || fail_later "$name: JSON checks"
+import json, sys
+j = json.load(open(sys.argv[1]))
+coll, nbytes, nflows, alg = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+tagged = [f for f in j["flows"] if f["collective"] == coll]
+assert all(f["collective"] is not None for f in j["flows"] + j["intra"]), "a flow without its collective"
+assert sum(f["bytes"] for f in tagged) == nbytes, (sum(f["bytes"] for f in tagged), nbytes)
+assert len(tagged) == nflows == j["messages"]["inter_node"], (len(tagged), nflows, j["messages"])
+assert {f["algorithm"] for f in tagged} == {alg}, {f["algorithm"] for f in tagged}
+assert all(f["src_node"] != f["dst_node"] for f in tagged)
+k = [x for x in j["collectives"]["by_kind"] if x["collective"] == coll][0]
+assert k["inter_node_bytes"] == nbytes and k["calls"] == 1, k
+# Every flow lies inside the observed windows of its two ranks (entered at 10 + r us at the
+# earliest, left at 5000 us).
+for f in j["flows"] + j["intra"]:
+    assert 10e-6 - 1e-12 <= f["start"] <= f["end"] <= 5000e-6 + 1e-12, f
+assert len(j["intervals"]) > 0
+for key in ("platform", "errors", "collectives", "warnings", "wait_states"):
+    assert key in j, key
+EOF
+}
+
+# ---- MPI_Alltoall of 1 MiB blocks: pairwise exchange (> 32768 bytes a peer). Each rank sends one
+# block to each of the 8 - 2 = 6 ranks of the other nodes: 8 x 6 = 48 inter-node flows of 1 MiB.
+# The ranks enter at 10 + r us, so in this N-to-N call rank r waits for rank 7: (7 - r) us.
+spec MPI_Alltoall $((8 * MIB)) $((8 * MIB)) -1 | gen a2a
+check a2a MPI_Alltoall $((48 * MIB)) 48 pairwise
+"$PY" - "$scratch/a2a.json" <<'EOF' || fail_later "a2a: wait states, conflicts, predictions"
+import json, sys
+j = json.load(open(sys.argv[1]))
+w = j["wait_states"]["wait_nxn_s"]
+assert all(abs(w[r] - (7 - r) * 1e-6) < 1e-12 for r in range(8)), w
+# The call's waits: 7 + 6 + ... + 0 = 28 us.
+assert abs(j["collectives"]["calls"][0]["wait_s"] - 28e-6) < 1e-12, j["collectives"]["calls"][0]
+assert j["totals"]["outgoing"]["flow_s"] > 0, j["totals"]
+assert j["warnings"] == [], j["warnings"]
+assert j["platform"] is not None and "flowcut" in j["errors"], j["errors"]
+# The call's observed duration runs from the first entry (rank 0, 10 us) to the last exit (5000 us);
+# every model predicts it, and the statistics over the one call are that call's error.
+c = j["collectives"]["calls"][0]
+assert abs(c["observed_s"] - 4990e-6) < 1e-12, c
+for model, e in j["errors_collective"].items():
+    err = abs(c["predicted"][model] - c["observed_s"]) / c["observed_s"] * 100
+    assert e["calls"] == 1 and abs(e["mean_abs_pct"] - err) < 1e-3 and abs(e["max_abs_pct"] - err) < 1e-3, (model, e, err)
+EOF
+"$flowcut" analyze "$scratch/a2a" >"$scratch/a2a.txt" 2>&1 || fail_later "a2a: text exit $?"
+grep -q "^  MPI_Alltoall .* 1 calls, .*48.0 MiB between nodes.*(pairwise)" "$scratch/a2a.txt" || fail_later "a2a: text lacks the collective's line"
+grep -q "of which coll\." "$scratch/a2a.txt" || fail_later "a2a: traffic matrix lacks the collectives' column"
+grep -q "^== predicted versus observed" "$scratch/a2a.txt" || fail_later "a2a: no predictions"
+grep -q "^collective calls (1 predicted" "$scratch/a2a.txt" || fail_later "a2a: no predictions of the collective call"
+"$flowcut" analyze --format csv --model none "$scratch/a2a" | awk -F, 'NR > 1 && $11 == 0 && $17 == "MPI_Alltoall" { b += $6 } END { exit b != 48 * 1048576 }' ||
+    fail_later "a2a: CSV inter-node bytes of MPI_Alltoall"
+"$flowcut" remap "$scratch/a2a" >"$scratch/a2a.remap" 2>&1 || fail_later "a2a: remap exit $? ($(head -c 300 "$scratch/a2a.remap"))"
+
+# ---- forced: MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=scattered moves the same blocks in one step.
+{ spec MPI_Alltoall $((8 * MIB)) $((8 * MIB)) -1; for r in 0 1 2 3 4 5 6 7; do echo "env $r MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=scattered"; done; } | gen forced
+check forced MPI_Alltoall $((48 * MIB)) 48 scattered
+# An algorithm the expansion does not model is named in the warnings; MPICH's default stands in.
+{ spec MPI_Alltoall $((8 * MIB)) $((8 * MIB)) -1; for r in 0 1 2 3 4 5 6 7; do echo "env $r MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=nb"; done; } | gen unmodelled
+check unmodelled MPI_Alltoall $((48 * MIB)) 48 pairwise
+grep -q "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=nb" "$scratch/unmodelled.json" || fail_later "unmodelled: not in the warnings"
+
+# ---- MPI_Alltoall of 100-byte blocks: Bruck (8 ranks, <= 256 bytes). Step k = 1, 2, 4 sends 4
+# blocks (400 bytes) to r + k: for k = 1 only the odd ranks' partner is on another node (4 flows),
+# for k = 2 and 4 every rank's is (8 + 8): 20 flows, 20 x 400 = 8000 bytes.
+spec MPI_Alltoall 800 800 -1 | gen bruck
+check bruck MPI_Alltoall 8000 20 brucks
+
+# ---- MPI_Allreduce of 8 bytes: recursive doubling, partners r^1 (same node), r^2, r^4 (other
+# nodes): 2 inter-node messages of 8 bytes per rank, 16 flows, 128 bytes.
+spec MPI_Allreduce 8 8 -1 | gen allreduce
+check allreduce MPI_Allreduce 128 16 recursive_doubling
+
+# ---- MPI_Bcast of 1000 bytes from rank 0: binomial tree 0>4, 0>2, 0>1, 2>3, 4>6, 4>5, 6>7, of
+# which 0>4, 0>2 and 4>6 cross nodes: 3 flows, 3000 bytes. The root enters last (at 50 us, the
+# others at 10 + r), so every other rank waits 50 - (10 + r) us for it (Late Broadcast).
+spec MPI_Bcast 1000 1000 0 50 11 12 13 14 15 16 17 | gen bcast
+check bcast MPI_Bcast 3000 3 binomial
+"$PY" - "$scratch/bcast.json" <<'EOF' || fail_later "bcast: late broadcast"
+import json, sys
+w = json.load(open(sys.argv[1]))["wait_states"]["late_broadcast_s"]
+assert w[0] == 0 and all(abs(w[r] - (50 - 10 - r) * 1e-6) < 1e-12 for r in range(1, 8)), w
+EOF
+
+# ---- the timing rule (calls.h), worked by hand on the same broadcast with every rank in the call
+# from 10 to 5000 us: rank 0 has 3 steps (sends to 4, 2, 1) of 4990/3 us each; rank 2 has 2 (receive
+# from 0, send to 3) of 2495 us, its first starting when rank 0's second (its input) does, at
+# 10 + 4990/3; rank 3's one step starts with rank 2's second, at 10 + 4990/3 + 2495, and ends at the
+# exit. So 0>4 spans [10, 10 + 4990/3], 0>2 [10 + 4990/3, 10 + 4990/3 + 2495], 2>3 [that, 5000].
+spec MPI_Bcast 1000 1000 0 10 10 10 10 10 10 10 10 | gen timing
+"$flowcut" analyze --format json --model none -o "$scratch/timing.json" "$scratch/timing" || fail_later "timing: exit $?"
+"$PY" - "$scratch/timing.json" <<'EOF' || fail_later "timing: steps placed as the rule says"
+import json, sys
+j = json.load(open(sys.argv[1]))
+f = {(x["src_rank"], x["dst_rank"]): x for x in j["flows"] + j["intra"]}
+a = 10 + 4990 / 3
+for (s, d), (t0, t1) in {(0, 4): (10, a), (0, 2): (a, a + 2495), (2, 3): (a + 2495, 5000)}.items():
+    assert abs(f[s, d]["start"] - t0 * 1e-6) < 2e-9 and abs(f[s, d]["end"] - t1 * 1e-6) < 2e-9, (s, d, f[s, d])
+assert [f[0, 4]["step"], f[0, 2]["step"], f[2, 3]["step"]] == [0, 1, 1]
+EOF
+
+# ---- MPI_Reduce of 1000 bytes to rank 0: binomial, the reverse edges of the broadcast above (3
+# inter-node flows, 3000 bytes). The root enters first, at 10 us, and the others at 30 + r:
+# the root waits 30 + 1 - 10 = 21 us for the first of them (Early Reduce).
+spec MPI_Reduce 1000 1000 0 10 31 32 33 34 35 36 37 | gen reduce
+check reduce MPI_Reduce 3000 3 binomial
+"$PY" - "$scratch/reduce.json" <<'EOF' || fail_later "reduce: early reduce"
+import json, sys
+w = json.load(open(sys.argv[1]))["wait_states"]["early_reduce_s"]
+assert abs(w[0] - 21e-6) < 1e-12 and all(x == 0 for x in w[1:]), w
+EOF
+
+# ---- a rank file missing: rank 7's. The all-to-all is expanded for the 7 ranks present: ranks of
+# n0, n1 and n2 send to the 5 present ranks of the other nodes, rank 6 to the 6 of n0..n2:
+# 6 x 5 + 6 = 36 flows of 1 MiB. The call is named in the warnings; nothing else breaks.
+spec MPI_Alltoall $((8 * MIB)) $((8 * MIB)) -1 | gen missing
+rm -f "$scratch/missing/rank-000007.fct"
+check missing MPI_Alltoall $((36 * MIB)) 36 pairwise
+grep -q "collective call with members missing" "$scratch/missing.json" || fail_later "missing: not in the warnings"
+
+# ---- records that disagree: rank 3 records an MPI_Bcast where the others record MPI_Allreduce.
+# Its record is left out and the all-reduce (8 bytes, recursive doubling) is expanded for the 7
+# others: of the partners r^2 and r^4 (other nodes), the pairs 1-3 and 3-7 are gone, leaving 6 + 6
+# inter-node messages of 8 bytes: 96 bytes.
+spec MPI_Allreduce 8 8 -1 | sed 's/^ev 3 MPI_Allreduce .*/ev 3 MPI_Bcast 13 5000 0 0 8 0 b2=8/' | gen disagree
+check disagree MPI_Allreduce 96 12 recursive_doubling
+grep -q "1 collective call with members missing or disagreeing.*1 records of another call left out" "$scratch/disagree.json" ||
+    fail_later "disagree: not in the warnings"
+
+# ---- every rank on one node: no inter-node traffic, said in one line, every member present.
+{ echo "ranks 4"; for r in 0 1 2 3; do echo "node $r only"; echo "ev $r MPI_Allreduce 10 20 -1 0 8 0 b2=8"; done; } | gen onenode
+"$flowcut" analyze --format json --model none "$scratch/onenode" >"$scratch/onenode.json" 2>&1 || fail_later "onenode: exit $?"
+"$PY" - "$scratch/onenode.json" <<'EOF' || fail_later "onenode: JSON checks"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert [w for w in j["warnings"] if w.startswith("no inter-node traffic")], j["warnings"]
+assert j["flows"] == [] and len(j["intra"]) == 8 and j["platform"] is None and j["errors"] is None
+assert j["errors_collective"] is None
+EOF
+"$flowcut" analyze "$scratch/onenode" 2>&1 | grep -q "no inter-node traffic" || fail_later "onenode: text lacks the line"
+
+# ---- non-blocking: MPI_Ialltoall posted at 10 + r us, completed by MPI_Wait at 400..500 us: the
+# flows lie inside [post, completion], tagged MPI_Ialltoall.
+{
+    echo "ranks 8"
+    for r in 0 1 2 3 4 5 6 7; do
+        echo "node $r n$((r / 2))"
+        echo "ev $r MPI_Ialltoall $((10 + r)) $((11 + r)) -1 0 $((8 * MIB)) 0x40 b2=$((8 * MIB))"
+        echo "ev $r MPI_Wait 400 500 -1 0 0 0x40"
+        echo "ev $r COMPLETE 500 500 -1 0 0 0x40"
+    done
+} | gen nonblocking
+check nonblocking MPI_Ialltoall $((48 * MIB)) 48 pairwise
+"$PY" - "$scratch/nonblocking.json" <<'EOF' || fail_later "nonblocking: window"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert max(f["end"] for f in j["flows"]) <= 500e-6 + 1e-12 and min(f["start"] for f in j["flows"]) >= 10e-6 - 1e-12
+assert max(f["end"] for f in j["flows"]) > 11e-6 + 1e-9, "the window ends at the completion, not the post"
+EOF
+
+[ "$failures" -eq 0 ] && echo "collectives: every case passed"
+finish

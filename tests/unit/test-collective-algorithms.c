@@ -1,0 +1,319 @@
+/* tests/unit/test-collective-algorithms.c: the collective layer: the step structure of MPICH's algorithms
+ * for small communicators (edges, partners and order derived by hand from the algorithms'
+ * descriptions), the algorithm chosen on both sides of every threshold of MPICH 4.0.2's
+ * coll_selection.json, and algorithms forced through MPIR_CVAR_*_INTRA_ALGORITHM. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <flowcut/error.h>
+#include <flowcut/format.h>
+#include "collective/collective.h"
+
+#define MAXP 16
+#define MAXM 64
+
+/* What one member posted: messages with the step (waits before them) they belong to. */
+typedef struct msg {
+    int send;
+    uint32_t peer;
+    uint64_t bytes;
+    unsigned step;
+} msg;
+
+typedef struct member {
+    msg v[MAXM];
+    size_t n;
+    unsigned waits;
+} member;
+
+static int on_post(void *ctx, int send, uint32_t peer, uint64_t bytes)
+{
+    member *m = ctx;
+    assert_true(m->n < MAXM);
+    m->v[m->n++] = (msg){send, peer, bytes, m->waits};
+    return 0;
+}
+
+static int on_wait(void *ctx)
+{
+    ((member *)ctx)->waits++;
+    return 0;
+}
+
+/* Expands every member's part of a collective with the algorithm MPICH selects (or alg when it
+ * is not FC__CA_AUTO). */
+static void expand(unsigned kind, unsigned alg, uint32_t p, uint32_t root, uint64_t n, member *out)
+{
+    if (alg == FC__CA_AUTO)
+        alg = fc__coll_select(kind, p, n, NULL);
+    for (uint32_t me = 0; me < p; me++) {
+        memset(&out[me], 0, sizeof out[me]);
+        fc__coll_sink s = {.post = on_post, .wait = on_wait, .ctx = &out[me]};
+        assert_int_equal(fc__coll_expand(kind, alg, p, me, root, n, n, &s), 0);
+    }
+}
+
+/* The k-th send of a to b pairs with the k-th receive of b from a: every pair of members has as
+ * many of one as of the other. */
+static void assert_paired(const member *m, uint32_t p)
+{
+    for (uint32_t a = 0; a < p; a++)
+        for (uint32_t b = 0; b < p; b++) {
+            size_t s = 0, r = 0;
+            for (size_t i = 0; i < m[a].n; i++)
+                s += m[a].v[i].send && m[a].v[i].peer == b;
+            for (size_t i = 0; i < m[b].n; i++)
+                r += !m[b].v[i].send && m[b].v[i].peer == a;
+            assert_int_equal(s, r);
+        }
+}
+
+/* Binomial broadcast from root 3 on 6 members. Relative ranks (rank - 3 mod 6): 0 sends to 4,
+ * then 2, then 1 (farthest first); 2 sends to 3; 4 sends to 5. So the edges are 3>1, 3>5, 3>4,
+ * 5>0 and 1>2, and every other member first receives once from its parent. */
+static void test_bcast_binomial_edges(void **state)
+{
+    (void)state;
+    member m[6];
+    static const int parent[6] = {5, 3, 1, -1, 3, 3};
+    static const uint32_t root_children[3] = {1, 5, 4};
+    expand(FC_EV_MPI_Bcast, FC__CA_AUTO, 6, 3, 100, m);
+    assert_int_equal(m[3].n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        assert_true(m[3].v[i].send);
+        assert_int_equal(m[3].v[i].peer, root_children[i]);
+    }
+    for (uint32_t me = 0; me < 6; me++) {
+        if (me == 3)
+            continue;
+        assert_false(m[me].v[0].send);
+        assert_int_equal(m[me].v[0].peer, parent[me]);
+        for (size_t i = 1; i < m[me].n; i++) {
+            assert_true(m[me].v[i].send);
+            assert_int_equal(parent[m[me].v[i].peer], me);
+        }
+        assert_int_equal(m[me].v[0].bytes, 100);
+    }
+    /* 5 edges in all: a tree on 6 members. */
+    size_t edges = 0;
+    for (uint32_t me = 0; me < 6; me++)
+        for (size_t i = 0; i < m[me].n; i++)
+            edges += m[me].v[i].send;
+    assert_int_equal(edges, 5);
+    assert_paired(m, 6);
+}
+
+/* Recursive-doubling allreduce on 8 members: rank 5 exchanges with 5^1 = 4, 5^2 = 7, 5^4 = 1, in
+ * steps 0, 1, 2. On 6 members (pof2 = 4, rem = 2): ranks 0 and 2 send to 1 and 3 and sit out;
+ * the new ranks 0..3 are 1, 3, 4, 5; rank 4 (new 2) exchanges with new 3 = 5 and new 0 = 1;
+ * rank 1 (new 0) receives from 0, exchanges with 3 then 4, and sends the result back to 0. */
+static void test_allreduce_recursive_doubling_partners(void **state)
+{
+    (void)state;
+    member m[8];
+    expand(FC_EV_MPI_Allreduce, FC__CA_AUTO, 8, 0, 8, m);
+    static const uint32_t p5[3] = {4, 7, 1};
+    assert_int_equal(m[5].n, 6);
+    for (unsigned s = 0; s < 3; s++) {
+        assert_true(m[5].v[2 * s].send);
+        assert_int_equal(m[5].v[2 * s].peer, p5[s]);
+        assert_false(m[5].v[2 * s + 1].send);
+        assert_int_equal(m[5].v[2 * s + 1].peer, p5[s]);
+        assert_int_equal(m[5].v[2 * s].step, s);
+    }
+    assert_paired(m, 8);
+
+    expand(FC_EV_MPI_Allreduce, FC__CA_AUTO, 6, 0, 8, m);
+    assert_int_equal(m[4].n, 4);
+    assert_int_equal(m[4].v[0].peer, 5);
+    assert_int_equal(m[4].v[2].peer, 1);
+    static const struct { int send; uint32_t peer; } r1[6] = {{0, 0}, {1, 3}, {0, 3}, {1, 4}, {0, 4}, {1, 0}};
+    assert_int_equal(m[1].n, 6);
+    for (size_t i = 0; i < 6; i++) {
+        assert_int_equal(m[1].v[i].send, r1[i].send);
+        assert_int_equal(m[1].v[i].peer, r1[i].peer);
+    }
+    /* Rank 0 sends its data, then receives the result: two messages, nothing else. */
+    assert_int_equal(m[0].n, 2);
+    assert_true(m[0].v[0].send);
+    assert_false(m[0].v[1].send);
+    assert_paired(m, 6);
+}
+
+/* Ring allgather on 5 members (blocks of 20000 bytes: 100000 >= 81920, so the ring): p - 1 = 4
+ * steps, each sending one block to me + 1 and receiving one from me - 1. */
+static void test_allgather_ring_order(void **state)
+{
+    (void)state;
+    member m[5];
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allgather, 5, 20000, NULL), FC__CA_RING);
+    expand(FC_EV_MPI_Allgather, FC__CA_AUTO, 5, 0, 20000, m);
+    for (uint32_t me = 0; me < 5; me++) {
+        assert_int_equal(m[me].n, 8);
+        assert_int_equal(m[me].waits, 4);
+        for (unsigned s = 0; s < 4; s++) {
+            assert_int_equal(m[me].v[2 * s].peer, (me + 1) % 5);
+            assert_int_equal(m[me].v[2 * s + 1].peer, (me + 4) % 5);
+            assert_int_equal(m[me].v[2 * s].bytes, 20000);
+            assert_int_equal(m[me].v[2 * s].step, s);
+        }
+    }
+    assert_paired(m, 5);
+}
+
+/* Bruck's all-to-all on 8 members: in step k = 1, 2, 4 each member sends to me + k the blocks
+ * whose index has bit k set: 4 of the 8 each time. */
+static void test_alltoall_brucks_steps(void **state)
+{
+    (void)state;
+    member m[8];
+    expand(FC_EV_MPI_Alltoall, FC__CA_AUTO, 8, 0, 100, m);
+    for (uint32_t me = 0; me < 8; me++) {
+        assert_int_equal(m[me].n, 6);
+        for (unsigned s = 0; s < 3; s++) {
+            assert_int_equal(m[me].v[2 * s].peer, (me + (1u << s)) % 8);
+            assert_int_equal(m[me].v[2 * s + 1].peer, (me + 8 - (1u << s)) % 8);
+            assert_int_equal(m[me].v[2 * s].bytes, 400);
+        }
+    }
+    assert_paired(m, 8);
+}
+
+/* All-to-all among 8 ranks on 4 nodes, 2 ranks per node (node = rank / 2): each rank sends one
+ * block to each of the 8 - 2 = 6 ranks of the other nodes, for the direct algorithms
+ * (scattered and pairwise), so the inter-node bytes are 8 * 6 * the block. */
+static void test_alltoall_internode_bytes(void **state)
+{
+    (void)state;
+    member m[8];
+    static const uint64_t blocks[2] = {1000, 1u << 20};
+    static const unsigned algs[2] = {FC__CA_SCATTERED, FC__CA_PAIRWISE};
+    for (int c = 0; c < 2; c++) {
+        assert_int_equal(fc__coll_select(FC_EV_MPI_Alltoall, 8, blocks[c], NULL), algs[c]);
+        expand(FC_EV_MPI_Alltoall, FC__CA_AUTO, 8, 0, blocks[c], m);
+        uint64_t inter = 0;
+        for (uint32_t me = 0; me < 8; me++)
+            for (size_t i = 0; i < m[me].n; i++)
+                if (m[me].v[i].send && m[me].v[i].peer / 2 != me / 2)
+                    inter += m[me].v[i].bytes;
+        assert_int_equal(inter, 8 * 6 * blocks[c]);
+        assert_paired(m, 8);
+    }
+}
+
+/* Every kind, on 1 to 9 members, with every root: sends and receives pair up. */
+static void test_all_kinds_pair(void **state)
+{
+    (void)state;
+    static member m[MAXP];
+    static const uint64_t sizes[3] = {8, 4096, 1u << 20};
+    for (unsigned k = FC_EV_MPI_Barrier; k <= FC_EV_MPI_Iexscan; k++)
+        for (uint32_t p = 1; p <= 9; p++)
+            for (int s = 0; s < 3; s++)
+                for (uint32_t root = 0; root < p; root++) {
+                    for (uint32_t me = 0; me < p; me++) {
+                        memset(&m[me], 0, sizeof m[me]);
+                        fc__coll_sink sk = {.post = on_post, .wait = on_wait, .ctx = &m[me]};
+                        unsigned alg = fc__coll_select(k, p, sizes[s] / 64, NULL);
+                        assert_int_equal(fc__coll_expand(k, alg, p, me, root, sizes[s] / 64, sizes[s] / 64, &sk), 0);
+                    }
+                    assert_paired(m, p);
+                }
+}
+
+/* MPICH 4.0.2's table, on both sides of each threshold. */
+static void test_selection_thresholds(void **state)
+{
+    (void)state;
+    /* Bcast: binomial below 8 members or up to 12288 bytes; power-of-two sizes up to 524288
+     * bytes scatter + recursive doubling; the ring otherwise. Ibcast's short limit is strict. */
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Bcast, 16, 12288, NULL), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Bcast, 16, 12289, NULL), FC__CA_SCATTER_RD_ALLGATHER);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Bcast, 16, 524288, NULL), FC__CA_SCATTER_RD_ALLGATHER);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Bcast, 16, 524289, NULL), FC__CA_SCATTER_RING_ALLGATHER);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Bcast, 12, 12289, NULL), FC__CA_SCATTER_RING_ALLGATHER);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Bcast, 7, 1u << 24, NULL), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Bcast, 8, 1u << 24, NULL), FC__CA_SCATTER_RING_ALLGATHER);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Ibcast, 16, 12287, NULL), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Ibcast, 16, 12288, NULL), FC__CA_SCATTER_RD_ALLGATHER);
+    /* Allreduce on 8: recursive doubling up to 8 bytes or fewer than 8 elements (of 8 bytes). */
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allreduce, 8, 8, NULL), FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allreduce, 8, 56, NULL), FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allreduce, 8, 64, NULL), FC__CA_REDUCE_SCATTER_ALLGATHER);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Iallreduce, 8, 2048, NULL), FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Iallreduce, 8, 2056, NULL), FC__CA_REDUCE_SCATTER_ALLGATHER);
+    /* Reduce: binomial up to 2048 bytes. */
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Reduce, 8, 2048, NULL), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Reduce, 8, 2056, NULL), FC__CA_REDUCE_SCATTER_GATHER);
+    /* Allgather: totals below 524288 (power of two) or 81920 (other sizes). */
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allgather, 8, 65535, NULL), FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allgather, 8, 65536, NULL), FC__CA_RING);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allgather, 6, 13653, NULL), FC__CA_BRUCKS);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allgather, 6, 13654, NULL), FC__CA_RING);
+    /* Alltoall: Bruck for 8 members or more up to 256 bytes a peer (2048 for Ialltoall),
+     * scattered up to 32768, pairwise above; fewer than 8 members never Bruck. */
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Alltoall, 8, 256, NULL), FC__CA_BRUCKS);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Alltoall, 8, 257, NULL), FC__CA_SCATTERED);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Alltoall, 7, 256, NULL), FC__CA_SCATTERED);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Alltoall, 8, 32768, NULL), FC__CA_SCATTERED);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Alltoall, 8, 32769, NULL), FC__CA_PAIRWISE);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Ialltoall, 8, 2048, NULL), FC__CA_BRUCKS);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Ialltoall, 8, 2049, NULL), FC__CA_SCATTERED);
+    /* Reduce_scatter: recursive halving for power-of-two sizes and totals below 524288. */
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Reduce_scatter, 8, 524287, NULL), FC__CA_RECURSIVE_HALVING);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Reduce_scatter, 8, 524288, NULL), FC__CA_PAIRWISE);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Reduce_scatter, 6, 100, NULL), FC__CA_PAIRWISE);
+    /* Communicator constructors synchronise like a barrier. */
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Comm_split, 8, 0, NULL), FC__CA_K_DISSEMINATION);
+}
+
+/* MPIR_CVAR_<COLL>_INTRA_ALGORITHM forces an algorithm the expansion models; others are refused
+ * and leave MPICH's selection in place. */
+static void test_cvar_forcing(void **state)
+{
+    (void)state;
+    fc__coll_settings s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM", "pairwise"), 1);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Alltoall, 8, 100, &s), FC__CA_PAIRWISE);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Ialltoall, 8, 100, &s), FC__CA_BRUCKS);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_BCAST_INTRA_ALGORITHM", "scatter_ring_allgather"), 1);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Bcast, 8, 100, &s), FC__CA_SCATTER_RING_ALLGATHER);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_BCAST_INTRA_ALGORITHM", "auto"), 1);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Bcast, 8, 100, &s), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", "nb"), FC_EUNSUPPORTED);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allreduce, 8, 8, &s), FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM", "sched_reduce_scatter_allgather"), 1);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Iallreduce, 8, 8, &s), FC__CA_REDUCE_SCATTER_ALLGATHER);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allreduce, 8, 8, &s), FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM", "pairwise"), 1);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Reduce_scatter_block, 8, 100, &s), FC__CA_PAIRWISE);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Reduce_scatter, 8, 100, &s), FC__CA_RECURSIVE_HALVING);
+    /* Recursive doubling needs a power of two: MPICH falls back to its table on 6 members. */
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM", "recursive_doubling"), 1);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allgather, 8, 1u << 20, &s), FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(fc__coll_select(FC_EV_MPI_Allgather, 6, 100, &s), FC__CA_BRUCKS);
+    /* Variables that do not choose an algorithm change nothing. */
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE", "1"), 0);
+    assert_int_equal(fc__coll_setting(&s, "PATH", "/bin"), 0);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_ALLTOAL_INTRA_ALGORITHM", "pairwise"), 0);
+    assert_string_equal(fc__coll_alg_name(FC__CA_SCATTER_RD_ALLGATHER), "scatter_recursive_doubling_allgather");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bcast_binomial_edges),
+        cmocka_unit_test(test_allreduce_recursive_doubling_partners),
+        cmocka_unit_test(test_allgather_ring_order),
+        cmocka_unit_test(test_alltoall_brucks_steps),
+        cmocka_unit_test(test_alltoall_internode_bytes),
+        cmocka_unit_test(test_all_kinds_pair),
+        cmocka_unit_test(test_selection_thresholds),
+        cmocka_unit_test(test_cvar_forcing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
