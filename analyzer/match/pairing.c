@@ -468,6 +468,23 @@ int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
         if ((uint64_t)(s->post - r->end) > unc)
             res->clock_violations_beyond++;
     }
+    /* A send that waits for its receive cannot complete before the receive is posted. */
+    int waits = ((s->flags & MF_SYNC) != 0) | (f->rendezvous & !(s->flags & MF_BUFFERED));
+    res->cur_waits = (fc_flow_waits){secs(p, s->wait_t0), secs(p, r->wait_t0), 0};
+    if (waits && (s->flags & MF_DONE) && s->end < r->post) {
+        res->cur_waits.send_early = 1;
+        double v = (double)(r->post - s->end) * 1e-9;
+        if (res->send_violations == 0 || v > res->worst_send_violation) {
+            res->worst_send_violation = v;
+            res->worst_send_flow = f->id;
+            res->worst_send_src = f->src_rank;
+            res->worst_send_dst = f->dst_rank;
+        }
+        res->send_violations++;
+        uint64_t unc = (s->src < res->world ? p->unc[s->src] : 0) + (r->dst < res->world ? p->unc[r->dst] : 0);
+        if ((uint64_t)(r->post - s->end) > unc)
+            res->send_violations_beyond++;
+    }
     /* Late Sender: the receive (or the wait on it) entered before the send was posted, and waited
      * until that post or its own end. */
     int64_t ls = (s->post < r->end ? s->post : r->end) - r->wait_t0;
@@ -478,7 +495,6 @@ int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
     }
     /* Late Receiver: a send that must wait for the receive, entered before the receive was posted. */
     int64_t lr = (r->post < s->end ? r->post : s->end) - s->wait_t0;
-    int waits = ((s->flags & MF_SYNC) != 0) | (f->rendezvous & !(s->flags & MF_BUFFERED));
     if (waits & ((s->flags & MF_WAITED) != 0) & (lr > 0)) {
         int rc = add_wait(p, s, 0, (double)lr * 1e-9);
         if (rc < 0)
