@@ -11,6 +11,7 @@
 #include "conflict/feed.h"
 #include "conflict/summary.h"
 #include "model/evaluate.h"
+#include "model/observe.h"
 #include "report/report.h"
 #include "analysis/analysis.h"
 #include "analysis/analyze.h"
@@ -104,6 +105,7 @@ int fc__analyze(const fc__analyze_opts *o)
     fc__summary *sum = NULL;
     fc__profile *prof = NULL;
     fc__prediction *pred = NULL;
+    fc__observation *obs = NULL;
     fc_symbols *syms = NULL;
     FILE *out = stdout;
     char eager_source[160];
@@ -199,8 +201,25 @@ int fc__analyze(const fc__analyze_opts *o)
         prof = NULL;
     } else
         progress(o, "predicting flow times");
-    if (!none && prof == NULL && (rc = fc__selfcal(m, iv, &prof, note, sizeof note)) < 0) {
-        if (!all || m->ninter > 0) {
+    /* What each flow's time is made of, and so which flows the models are judged on: the parts
+     * the events give first, which self-calibration needs, then the classes with the platform. */
+    if (!none && (status = fc__observe_new(t, m, o->all_flows, &obs)) < 0)
+        goto out;
+    status = -1;
+    if (!none && prof == NULL && m->ninter > 0 && (rc = fc__selfcal_observed(m, iv, obs, &prof, note, sizeof note)) < 0) {
+        status = rc;
+        goto out;
+    }
+    if (!none && prof == NULL && m->ninter > 0 && !all) {
+        status = fc__err(FC_EINVAL, "model %s: %s", o->model, note);
+        goto out;
+    }
+    if (obs != NULL) {
+        fc__observe_classify(obs, m, iv, prof);
+        snprintf(obs->platform_note, sizeof obs->platform_note, "%s", prof == NULL ? note : "");
+    }
+    if (!none && prof == NULL && m->ninter == 0 && (rc = fc__selfcal(m, iv, &prof, note, sizeof note)) < 0) {
+        if (!all) {
             status = rc;
             goto out;
         }
@@ -208,6 +227,8 @@ int fc__analyze(const fc__analyze_opts *o)
     if (prof != NULL) {
         rc = fc__prediction_run(m, iv, prof, models, nmodels, all, &pred);
         prof = NULL; /* the prediction owns it now */
+        if (rc == 0 && obs != NULL)
+            rc = fc__prediction_judge(pred, m, iv, obs->judged);
         if (rc < 0) {
             status = rc;
             goto out;
@@ -226,6 +247,7 @@ int fc__analyze(const fc__analyze_opts *o)
                       .eager_source = eager_source,
                       .top = o->top,
                       .pred = pred,
+                      .obs = obs,
                       .sweep = sweep_stored};
     if (json)
         rc = fc__report_json(out, &a);
@@ -239,6 +261,7 @@ out:
         status = fc__err(FC_EIO, "%s: %s", o->output, strerror(errno));
     fc_symbols_free(syms);
     fc__prediction_free(pred);
+    fc__observation_free(obs);
     fc__profile_free(prof);
     fc__intervals_free(iv);
     fc__summary_free(sum);

@@ -213,13 +213,17 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
                 e->mean_abs_pct, e->global_pct, e->p95_abs_pct, e->max_abs_pct, e->n ? best : "-",
                 e->n ? worst : "-");
     }
+    if (a->obs != NULL)
+        fprintf(f, "(each figure over the %zu %s of %zu inter-node flows; predictions are made for every flow)\n",
+                a->obs->njudged, a->obs->all ? "flows of every class but below-wire" : "network flows", m->ninter);
     unsigned lead = lead_model(pr);
-    ranked *r = malloc(m->ninter * sizeof *r);
+    ranked *r = malloc((m->ninter ? m->ninter : 1) * sizeof *r);
     if (r == NULL)
         return FC_ENOMEM;
     size_t nr = 0;
+    /* As the error statistics: the flows they count. */
     for (size_t i = 0; i < m->ninter; i++)
-        if (m->flows[i].observed > 0 && isfinite(pr->pred[lead][i])) /* as the error statistics */
+        if (m->flows[i].observed > 0 && isfinite(pr->pred[lead][i]) && (a->obs == NULL || a->obs->judged[i]))
             r[nr++] = (ranked){i, fabs(pr->pred[lead][i] - m->flows[i].observed) / m->flows[i].observed};
     size_t show = a->top && a->top < nr ? a->top : nr;
     rank_first(r, nr, show);

@@ -375,6 +375,7 @@ int fc__report_text(FILE *f, const fc__analysis *a)
     text_intervals(f, a);
     text_flows(f, a);
     text_hot_nodes(f, a);
+    fc__report_text_observation(f, a);
     if ((rc = fc__report_text_prediction(f, a)) < 0)
         return fc__err(rc, "out of memory writing the report");
     text_sites(f, a);
