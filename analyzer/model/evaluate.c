@@ -275,53 +275,87 @@ static size_t degrees(const fc_match *m, const fc__intervals *iv, uint8_t *alone
 }
 
 /* The inter-node segments fitted to the flows keep[] names, with times tim[]: to those that ran
- * alone when there are enough, else to all of them each divided by its degree. */
+ * alone when there are enough, else to all of them each divided by its degree (*div is then
+ * degree, else NULL). */
 static size_t fit_kept(const fc_match *m, const uint8_t *keep, const uint8_t *alone, const double *degree,
-                       const double *tim, uint8_t *both, double *bb, double *tt, fc__segment *seg, size_t *nseg)
+                       const double *tim, uint8_t *both, double *bb, double *tt, fc__segment *seg, size_t *nseg,
+                       const double **div)
 {
     size_t nboth = 0;
     for (size_t i = 0; i < m->ninter; i++)
         nboth += both[i] = keep[i] && alone[i];
     size_t used = 0;
     *nseg = 0;
+    *div = NULL;
     if (nboth >= FC_SELFCAL_MIN_FLOWS)
         used = fit_side_times(m, 0, m->ninter, both, NULL, tim, m->eager_threshold, bb, tt, seg, nseg);
-    if (*nseg == 0)
+    if (*nseg == 0) {
         used = fit_side_times(m, 0, m->ninter, keep, degree, tim, m->eager_threshold, bb, tt, seg, nseg);
+        *div = degree;
+    }
     return used;
 }
 
-/* Keeps a fitted segment to what the flows show: a latency above 0 (else the median time the kept
- * flows of the segment took beyond their data, when positive) and a rate some kept flow reached
- * (else the fastest such flow's rate). vals has room for m->ninter values. Returns 0, or -1 when
- * no positive latency can be had. */
-static int check_segment(const fc_match *m, const uint8_t *keep, const double *tim, double *vals, fc__segment *s,
-                         int *capped)
+static double median_of(double *v, size_t n)
 {
-    double rmax = 0;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Keeps a fitted segment to what the flows keep[] of it show, each time tim[i] divided by div[i]
+ * (NULL: by 1), as the fit took them. The latency is above 0: when the fit gives none (one size
+ * only, or noise), the median time the flows took beyond their data time, when positive, else
+ * fixed_lat (the eager segment's, for the rendezvous one), else the median of the positive ones
+ * of those times. On a machine with more ranks than cores
+ * (over) a rank that waits for a core only ever adds time: the per-byte cost is then at most the
+ * 10th percentile of what the flows show. And the rate is one a NIC reached: at most the largest
+ * of div[i] x bytes / (time - latency). vals has room for m->ninter values. Returns 0, or -1 when
+ * no positive latency can be had. */
+static int check_segment(const fc_match *m, const uint8_t *keep, const double *tim, const double *div,
+                         int over, double fixed_lat, double *vals, fc__segment *s, int *capped)
+{
     size_t n = 0;
-    for (size_t i = 0; i < m->ninter; i++) {
-        const fc_flow *f = &m->flows[i];
-        if (keep[i] && f->bytes >= s->lo && f->bytes < s->hi)
-            vals[n++] = tim[i] - (double)f->bytes * s->per_byte;
+#define KEPT(i) (keep[i] && m->flows[i].bytes >= s->lo && m->flows[i].bytes < s->hi && m->flows[i].bytes > 0)
+#define TIME(i) (div ? tim[i] / div[i] : tim[i])
+    for (size_t i = 0; i < m->ninter; i++)
+        if (KEPT(i))
+            vals[n++] = TIME(i) - (double)m->flows[i].bytes * s->per_byte;
+    if (n == 0)
+        return -1;
+    if (!(s->latency > 0)) {
+        double med = median_of(vals, n);
+        s->latency = med > 0 ? med : fixed_lat;
     }
     if (!(s->latency > 0)) {
-        /* The median time the segment's flows took beyond their data: what a latency is. */
-        if (n == 0)
+        /* The residuals straddle 0: the median of those above it, a latency some flows show. */
+        size_t np = 0;
+        for (size_t i = 0; i < n; i++)
+            if (vals[i] > 0)
+                vals[np++] = vals[i];
+        if (np == 0)
             return -1;
-        qsort(vals, n, sizeof *vals, cmp_double);
-        double med = n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
-        if (!(med > 0))
-            return -1;
-        s->latency = med;
+        s->latency = median_of(vals, np);
     }
-    for (size_t i = 0; i < m->ninter; i++) {
-        const fc_flow *f = &m->flows[i];
-        if (keep[i] && f->bytes >= s->lo && f->bytes < s->hi && tim[i] > s->latency && f->bytes > 0) {
-            double r = (double)f->bytes / (tim[i] - s->latency);
-            rmax = r > rmax ? r : rmax;
+    if (over) {
+        n = 0;
+        for (size_t i = 0; i < m->ninter; i++)
+            if (KEPT(i) && TIME(i) > s->latency)
+                vals[n++] = (TIME(i) - s->latency) / (double)m->flows[i].bytes;
+        if (n > 0) {
+            qsort(vals, n, sizeof *vals, cmp_double);
+            double p10 = vals[n / 10];
+            if (p10 < s->per_byte)
+                s->per_byte = p10;
         }
     }
+    double rmax = 0;
+    for (size_t i = 0; i < m->ninter; i++)
+        if (KEPT(i) && tim[i] > s->latency) {
+            double r = (div ? div[i] : 1) * (double)m->flows[i].bytes / (tim[i] - s->latency);
+            rmax = r > rmax ? r : rmax;
+        }
+#undef KEPT
+#undef TIME
     if (rmax > 0 && 1 / s->per_byte > rmax) {
         s->per_byte = 1 / rmax;
         *capped = 1;
@@ -359,8 +393,17 @@ int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, fc__observa
     }
     fc__segment seg[2];
     size_t nseg = 0;
+    const double *div = NULL;
     if (ncand >= FC_SELFCAL_MIN_FLOWS)
-        fit_kept(m, keep, alone, degree, tim, both, bb, tt, seg, &nseg);
+        fit_kept(m, keep, alone, degree, tim, both, bb, tt, seg, &nseg, &div);
+    int capped = 0, nolat = 0, over = 0;
+    for (size_t i = 0; i < m->ninter; i++)
+        over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
+                            (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
+    for (size_t s = 0; s < nseg; s++)
+        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped) < 0;
+    if (nolat)
+        nseg = 0;
     if (nseg > 0) {
         /* Classify with it, then fit again to the network flows alone. */
         if ((p->inter = malloc(sizeof seg)) == NULL)
@@ -374,10 +417,13 @@ int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, fc__observa
     size_t nnet = nseg > 0 ? ob->count[FC_OBS_NETWORK] : 0, used = 0;
     nseg = 0;
     if (nnet >= FC_SELFCAL_MIN_FLOWS)
-        used = fit_kept(m, keep, alone, degree, tim, both, bb, tt, seg, &nseg);
-    int capped = 0, nolat = 0;
+        used = fit_kept(m, keep, alone, degree, tim, both, bb, tt, seg, &nseg, &div);
+    capped = nolat = over = 0;
+    for (size_t i = 0; i < m->ninter; i++)
+        over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
+                            (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
     for (size_t s = 0; s < nseg; s++)
-        nolat |= check_segment(m, keep, tim, bb, &seg[s], &capped) < 0;
+        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped) < 0;
     if (nseg == 0 || nolat) {
         snprintf(note, nnote,
                  "not self-calibrated: %zu of %zu inter-node flows are network flows (%d needed, with a "
@@ -410,7 +456,7 @@ int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, fc__observa
     snprintf(note, nnote,
              "self-calibrated: inter-node latency and bandwidth from %zu network flows (of %zu)%s, intra-node "
              "from %zu messages; flow cuts fitted for %zu (kind, k), assumed for %zu",
-             used, m->ninter, capped ? ", the rate capped at the fastest flow's" : "", nintra, fitted, assumed);
+             used, m->ninter, capped ? ", the rate capped at the fastest NIC's" : "", nintra, fitted, assumed);
     *out = p;
     p = NULL;
     rc = 0;

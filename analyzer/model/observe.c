@@ -2,8 +2,8 @@
  * explain, and its class (observe.h). The rules, in docs/analyze.md ("What each flow's time is
  * made of"), are applied in this order:
  *
- *   below-wire      the ends contradict the clocks, or the flow took less than its bytes need at
- *                   the platform's rate beyond the two ranks' clock uncertainties;
+ *   below-wire      the ends contradict the clocks, or the flow took less than half the time its
+ *                   bytes need at the platform's rate, beyond the two ranks' clock uncertainties;
  *   late-peer       waiting for the peer is at least half the observed time (and no less than the
  *   no-progress     time without progress), or the time without progress is;
  *   oversubscribed  a machine or node of the flow ran more ranks than the cores they may use, and
@@ -263,7 +263,7 @@ void fc__observe_classify(fc__observation *o, const fc_match *m, const fc__inter
                      (f->dst_rank < m->world ? m->clock_unc[f->dst_rank] : 0);
         ob->wire = s ? (lat + data < tb ? lat + data : tb) : 0;
         ob->rest = tb - ob->wire;
-        int fast = s != NULL && obs + unc < data;
+        int fast = s != NULL && obs + unc < FC_OBS_WIRE_MARGIN * data;
         if (fast) {
             if (o->below_wire == 0 || data - obs > o->worst_below_s) {
                 o->worst_below_s = data - obs;

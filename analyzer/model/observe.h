@@ -33,6 +33,10 @@ enum fc_obs_class {
 
 /* A share of the observed time a part must reach to give the flow its class. */
 #define FC_OBS_MAJOR_SHARE 0.5
+/* A flow is below the wire when its observed time (plus the clock uncertainties) is below this
+ * share of its data time: more than twice the platform's rate, which no estimate of the rate
+ * misses by, so that only clock problems remain. */
+#define FC_OBS_WIRE_MARGIN 0.5
 
 /* One flow's observation. The four parts are seconds; for a flow of non-negative observed time
  * they add up to it. */

@@ -78,9 +78,15 @@ ev 0 MPI_Send 100 105 1 0 8 0
 ev 1 MPI_Recv 50 130 0 0 8 0
 EOF
 
-# 100000 B observed in 500, half their data time: faster than the wire, a clock problem. All 500
-# go to the wire.
-case_ fast below-wire 0 0 500 0 <<'EOF'
+# 100000 B observed in 400, less than half their data time (1000): faster than twice the wire's
+# rate, a clock problem. All 400 go to the wire. In 500, half the data time, it would not be: the
+# data time (1000) is above the latency, so network.
+case_ fast below-wire 0 0 400 0 <<'EOF'
+ranks 2
+ev 0 MPI_Send 100 110 1 0 100000 0
+ev 1 MPI_Recv 50 500 0 0 100000 0
+EOF
+case_ halfwire network 0 0 500 0 <<'EOF'
 ranks 2
 ev 0 MPI_Send 100 110 1 0 100000 0
 ev 1 MPI_Recv 50 600 0 0 100000 0
