@@ -174,7 +174,7 @@ int fc__analyze(const fc__analyze_opts *o)
          * the flows and intervals, not with the flows in flight in each interval as well; what
          * needs an interval's flows (the JSON document's intervals, the errors per interval)
          * sweeps the flows again. */
-        if (text) { /* one sweep of the flows for both */
+        if (text && none) { /* one sweep of the flows for both */
             if ((status = fc__summary_new(o->top, &sum)) == 0) {
                 fc__sweep_ops ops = fc__summary_ops(sum);
                 if ((status = fc__intervals_build_lean_also(m->flows, m->ninter, &ops, &iv)) == 0)
@@ -235,6 +235,16 @@ int fc__analyze(const fc__analyze_opts *o)
         }
         snprintf(pred->platform, sizeof pred->platform, "%s", o->platform ? o->platform : "");
         snprintf(pred->note, sizeof pred->note, "%s", o->platform ? "read from --platform" : note);
+    }
+    if (text && !none) {
+        /* The summary counts the flows the statistics count (network ones by default), which the
+         * classes decide: a sweep of the stored flows once they are known. */
+        if ((status = fc__summary_new(o->top, &sum)) < 0)
+            goto out;
+        sum->count = obs != NULL ? obs->judged : NULL;
+        fc__sweep_ops ops = fc__summary_ops(sum);
+        if ((status = fc__sweep_flows(m->flows, m->ninter, &ops)) < 0 || (status = fc__summary_finish(sum)) < 0)
+            goto out;
     }
     if ((status = open_report(o, t, &syms, &out)) < 0)
         goto out;

@@ -91,6 +91,15 @@ void fc__report_json_observation(FILE *f, const fc__analysis *a)
     fputs("]},\n", f);
 }
 
+void fc__report_text_counted(FILE *f, const fc__analysis *a)
+{
+    const fc__observation *o = a->obs;
+    if (o == NULL)
+        return;
+    fprintf(f, "  counted: the %zu %s of %zu inter-node flows (classes: observed times below)\n", o->njudged,
+            o->all ? "flows of every class but below-wire" : "network flows", o->n);
+}
+
 void fc__report_text_observation(FILE *f, const fc__analysis *a)
 {
     const fc__observation *o = a->obs;

@@ -131,6 +131,9 @@ void fc__report_json_observation(FILE *f, const fc__analysis *a);
 void fc__report_json_flow_observation(FILE *f, const fc__analysis *a, uint64_t id);
 /* The members the clock checks add to the JSON document's "clock" object, each after ", ". */
 void fc__report_json_clock_more(FILE *f, const fc__analysis *a);
+/* The line under a heading of the text report that says which flows its figures count; nothing
+ * without an observation (every flow counts). */
+void fc__report_text_counted(FILE *f, const fc__analysis *a);
 /* The text report's "observed times" section; nothing without an observation. */
 void fc__report_text_observation(FILE *f, const fc__analysis *a);
 /* The warnings of the clock checks on sends and on the wire (fc__report_warnings' format). */

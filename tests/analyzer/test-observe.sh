@@ -167,6 +167,29 @@ grep -Eq '^late-peer +1 +50\.0% +0\.000510 +98\.0% +0\.0% +2\.0% +0\.0%$' "$scra
     fail "two: the late-peer row of the breakdown"
 grep -q 'each figure over the 1 network flows of 2 inter-node flows' "$scratch/two.txt" || fail "two: what the figures cover"
 
+# The conflict flow-seconds count the flows the statistics count. Ranks 0 and 1 share node a: 0>2
+# (100000 B, both ends in MPI, observed 2020: network) and 1>3 (1000 B, received at 1500: late-peer,
+# 1410) leave a together on [100, 1510): outgoing k=2 for 1410 us each, then 0>2 alone for 610.
+# Network flows: outgoing 1410, none 610, total 2020; every flow: outgoing 2820, total 3430.
+mkdir -p "$scratch/conf" && "$FC_GEN" "$scratch/conf" <<'EOF' || fail "conf: gen-trace"
+ranks 4
+node 0 a
+node 1 a
+node 2 b
+node 3 c
+ev 0 MPI_Send 100 2120 2 0 100000 0
+ev 2 MPI_Recv 50 2120 0 0 100000 0
+ev 1 MPI_Send 100 110 3 0 1000 0
+ev 3 MPI_Recv 1500 1510 1 0 1000 0
+EOF
+"$FLOWCUT" analyze --platform "$prof" "$scratch/conf" >"$scratch/conf.txt" || fail "conf: exit $?"
+"$FLOWCUT" analyze --platform "$prof" --flows all "$scratch/conf" >"$scratch/conf.all.txt" || fail "conf: exit $?"
+grep -Eq '^  outgoing +2 +0\.001410000 ' "$scratch/conf.txt" && grep -Eq '^  total +0\.002020000 ' "$scratch/conf.txt" ||
+    fail "conf: the network flows' conflict flow-seconds"
+grep -q '^  counted: the 1 network flows of 2 inter-node flows' "$scratch/conf.txt" || fail "conf: what the figures count"
+grep -Eq '^  outgoing +2 +0\.002820000 ' "$scratch/conf.all.txt" && grep -Eq '^  total +0\.003430000 ' "$scratch/conf.all.txt" ||
+    fail "conf: every flow's conflict flow-seconds"
+
 # Self-calibration declines when too few network flows: no model, a note, exit 0.
 "$FLOWCUT" analyze "$scratch/two" >"$scratch/two.self.txt" || fail "two: self-calibrated exit $?"
 grep -q '^no platform: .*not self-calibrated' "$scratch/two.self.txt" || fail "two: no note on the missing platform"
