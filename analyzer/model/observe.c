@@ -3,7 +3,8 @@
  * made of"), are applied in this order:
  *
  *   below-wire      the ends contradict the clocks, or the flow took less than half the time its
- *                   bytes need at the platform's rate, beyond the two ranks' clock uncertainties;
+ *                   bytes need at the platform's rate, beyond the two ranks' clock uncertainties
+ *                   (a flow of no positive time within them is latency-bound);
  *   late-peer       waiting for the peer is at least half the observed time (and no less than the
  *   no-progress     time without progress), or the time without progress is;
  *   oversubscribed  a machine or node of the flow ran more ranks than the cores they may use, and
@@ -43,12 +44,15 @@ static double clamp(double x, double lo, double hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-/* The parts the events give: late_peer and no_progress; rest holds what is left of the time. */
-static void event_parts(const fc_flow *f, const fc_flow_waits *w, fc__obs *ob)
+/* The parts the events give: late_peer and no_progress; rest holds what is left of the time.
+ * unc: the two ranks' clock uncertainties added. A clock problem is a contradiction beyond them:
+ * within them, a receive seen completing before its send is a message too fast for the clocks to
+ * time, which the classes take as latency-bound. */
+static void event_parts(const fc_flow *f, const fc_flow_waits *w, double unc, fc__obs *ob)
 {
     double a = f->start, e = f->end, obs = f->observed;
     *ob = (fc__obs){.cls = FC_OBS_NETWORK};
-    ob->clock = obs < 0 || w->send_early;
+    ob->clock = -obs > unc || (w->send_early && f->recv_post - f->send_end > unc);
     if (!(obs > 0))
         return;
     double rw = clamp(w->recv_wait, a, e);
@@ -178,8 +182,12 @@ int fc__observe_new(const fc_trace *t, const fc_match *m, int all, fc__observati
     o->oversub = calloc(m->world ? m->world : 1, 1);
     if (o->flow == NULL || o->judged == NULL || o->oversub == NULL)
         goto out;
-    for (size_t i = 0; i < o->n; i++)
-        event_parts(&m->flows[i], &m->waits[i], &o->flow[i]);
+    for (size_t i = 0; i < o->n; i++) {
+        const fc_flow *f = &m->flows[i];
+        double unc = (f->src_rank < m->world ? m->clock_unc[f->src_rank] : 0) +
+                     (f->dst_rank < m->world ? m->clock_unc[f->dst_rank] : 0);
+        event_parts(f, &m->waits[i], unc, &o->flow[i]);
+    }
     /* Busy ranks against cores, per machine (host name) and per node: on a real cluster the two
      * are one; on an emulated one, the nodes of one machine share its cores. */
     for (size_t i = 0; i < nr; i++) {
@@ -276,6 +284,8 @@ void fc__observe_classify(fc__observation *o, const fc_match *m, const fc__inter
         double waiting = ob->late_peer + ob->no_progress;
         if (ob->clock || fast)
             ob->cls = FC_OBS_BELOW_WIRE;
+        else if (!(obs > 0))
+            ob->cls = FC_OBS_LATENCY;
         else if (waiting >= FC_OBS_MAJOR_SHARE * obs && obs > 0)
             ob->cls = ob->late_peer >= ob->no_progress ? FC_OBS_LATE_PEER : FC_OBS_NO_PROGRESS;
         else if (over && tb - (lat + data * max_degree(iv, f->id)) >= FC_OBS_MAJOR_SHARE * obs)

@@ -42,8 +42,9 @@ enum fc_obs_class {
  * they add up to it. */
 typedef struct fc__obs {
     uint32_t cls;       /* FC_OBS_* */
-    uint32_t clock;     /* 1 when its ends contradict the clocks (receive completing before the send
-                           started, or a waiting send completing before the receive was posted) */
+    uint32_t clock;     /* 1 when its ends contradict the clocks beyond the two ranks' uncertainties
+                           (receive completing before the send started, or a waiting send
+                           completing before the receive was posted) */
     double late_peer;   /* one end inside MPI waiting for the other */
     double no_progress; /* (rendezvous) neither end inside MPI: the transfer could not progress */
     double wire;        /* latency + bytes x per-byte of the platform, at most what is left */
