@@ -303,8 +303,9 @@ static double median_of(double *v, size_t n)
 }
 
 /* Keeps a fitted segment to what the flows keep[] of it show, each time tim[i] divided by div[i]
- * (NULL: by 1), as the fit took them. The latency is above 0: when the fit gives none (one size
- * only, or noise), the median time the flows took beyond their data time, when positive, else
+ * (NULL: by 1), as the fit took them. Flows of one size show no latency: it is then fixed_lat,
+ * else FC_SELFCAL_LATENCY_ASSUMED (*assumed set), and the per-byte cost their mean time beyond it.
+ * Otherwise the latency is above 0: when the fit gives none (noise), the median time the flows took beyond their data time, when positive, else
  * fixed_lat (the eager segment's, for the rendezvous one), else the median of the positive ones
  * of those times. On a machine with more ranks than cores
  * (over) a rank that waits for a core only ever adds time: the per-byte cost is then at most the
@@ -312,16 +313,33 @@ static double median_of(double *v, size_t n)
  * of div[i] x bytes / (time - latency). vals has room for m->ninter values. Returns 0, or -1 when
  * no positive latency can be had. */
 static int check_segment(const fc_match *m, const uint8_t *keep, const double *tim, const double *div,
-                         int over, double fixed_lat, double *vals, fc__segment *s, int *capped)
+                         int over, double fixed_lat, double *vals, fc__segment *s, int *capped, int *assumed)
 {
     size_t n = 0;
 #define KEPT(i) (keep[i] && m->flows[i].bytes >= s->lo && m->flows[i].bytes < s->hi && m->flows[i].bytes > 0)
 #define TIME(i) (div ? tim[i] / div[i] : tim[i])
+    uint64_t bmin = UINT64_MAX, bmax = 0;
     for (size_t i = 0; i < m->ninter; i++)
-        if (KEPT(i))
+        if (KEPT(i)) {
             vals[n++] = TIME(i) - (double)m->flows[i].bytes * s->per_byte;
+            bmin = m->flows[i].bytes < bmin ? m->flows[i].bytes : bmin;
+            bmax = m->flows[i].bytes > bmax ? m->flows[i].bytes : bmax;
+        }
     if (n == 0)
         return -1;
+    if (bmin == bmax) {
+        /* One size shows latency and data time only together: the latency is the eager
+         * segment's, else taken as negligible, and the per-byte cost carries the rest. */
+        s->latency = fixed_lat > 0 ? fixed_lat : FC_SELFCAL_LATENCY_ASSUMED;
+        double sum = 0;
+        for (size_t i = 0; i < m->ninter; i++)
+            if (KEPT(i))
+                sum += (TIME(i) - s->latency) / (double)bmin;
+        s->per_byte = sum / (double)n;
+        if (!(s->per_byte > 0))
+            return -1;
+        *assumed = fixed_lat > 0 ? *assumed : 1;
+    }
     if (!(s->latency > 0)) {
         double med = median_of(vals, n);
         s->latency = med > 0 ? med : fixed_lat;
@@ -396,12 +414,12 @@ int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, fc__observa
     const double *div = NULL;
     if (ncand >= FC_SELFCAL_MIN_FLOWS)
         fit_kept(m, keep, alone, degree, tim, both, bb, tt, seg, &nseg, &div);
-    int capped = 0, nolat = 0, over = 0;
+    int capped = 0, nolat = 0, over = 0, assumed_lat = 0;
     for (size_t i = 0; i < m->ninter; i++)
         over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
                             (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
     for (size_t s = 0; s < nseg; s++)
-        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped) < 0;
+        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0;
     if (nolat)
         nseg = 0;
     if (nseg > 0) {
@@ -418,12 +436,12 @@ int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, fc__observa
     nseg = 0;
     if (nnet >= FC_SELFCAL_MIN_FLOWS)
         used = fit_kept(m, keep, alone, degree, tim, both, bb, tt, seg, &nseg, &div);
-    capped = nolat = over = 0;
+    capped = nolat = over = assumed_lat = 0;
     for (size_t i = 0; i < m->ninter; i++)
         over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
                             (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
     for (size_t s = 0; s < nseg; s++)
-        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped) < 0;
+        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0;
     if (nseg == 0 || nolat) {
         snprintf(note, nnote,
                  "not self-calibrated: %zu of %zu inter-node flows are network flows (%d needed, with a "
@@ -454,9 +472,10 @@ int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, fc__observa
     p->has_maxrate = 1;
     p->maxrate = (fc__maxrate){big->latency, 1 / big->per_byte, 1 / big->per_byte, 0, 0};
     snprintf(note, nnote,
-             "self-calibrated: inter-node latency and bandwidth from %zu network flows (of %zu)%s, intra-node "
+             "self-calibrated: inter-node latency and bandwidth from %zu network flows (of %zu)%s%s, intra-node "
              "from %zu messages; flow cuts fitted for %zu (kind, k), assumed for %zu",
-             used, m->ninter, capped ? ", the rate capped at the fastest NIC's" : "", nintra, fitted, assumed);
+             used, m->ninter, capped ? ", the rate capped at the fastest NIC's" : "",
+             assumed_lat ? ", the latency assumed (one message size shows none)" : "", nintra, fitted, assumed);
     *out = p;
     p = NULL;
     rc = 0;

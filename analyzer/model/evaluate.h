@@ -15,6 +15,10 @@
 /* Flows whose whole life lies under one conflict label that self-calibration needs, per (kind,
  * k), before it trusts the median flow cut they show; with fewer it assumes the cut. */
 #define FC_SELFCAL_MIN_FLOWS 3
+/* The latency self-calibration takes when the network flows of a segment all have one size, which
+ * shows latency and data time only together, and no eager segment gives one: negligible against
+ * the time of flows of a size large enough to be network flows. Seconds. */
+#define FC_SELFCAL_LATENCY_ASSUMED 1e-6
 
 typedef struct fc__prediction {
     fc__profile *profile;    /* owned */
