@@ -4,7 +4,7 @@
 # 30-communication pattern packed onto those nodes (examples/random30 -N 4) and the report's
 # synthetic patterns (examples/pattern), analyzes each trace with the profile and every model, and
 # prints each model's errors (Martinasso & Mehaut's Table 3: mean absolute, global, p95 and worst
-# flow error). It asserts nothing; tests/cluster/models.test runs the quick version and checks it.
+# flow error). It asserts nothing; tests/cluster/test-model-errors.sh runs the quick version and checks it.
 #
 # Usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [-o DIR] BUILDDIR
 #   --quick   a small version (quick calibration, half-size messages, one repetition, fewer patterns)

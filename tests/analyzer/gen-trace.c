@@ -1,5 +1,5 @@
 /* tests/analyzer/gen-trace.c: writes a small hand-built trace through writer.h from a text
- * description on standard input, so that each golden case of test-analyze.sh states its events
+ * description on standard input, so that each case of test-analyzer-cases.sh states its events
  * next to the values it expects.
  *
  * usage: gen-trace DIR < SPEC. SPEC lines (blank lines and # comments ignored):

@@ -1,38 +1,36 @@
-/* tests/format/fmt-util.h: helpers of the format tests: scratch directories, running a flowcut
- * command from the build tree and capturing its output. */
+/* tests/format/fmt-util.h: helpers of the format tests (cmocka): scratch directories, running a
+ * flowcut command from the build tree and capturing its output, and assertions that print what
+ * they looked at when they fail. */
 #ifndef FMT_UTIL_H
 #define FMT_UTIL_H
 
+#include <setjmp.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cmocka.h>
 #include <flowcut/reader.h>
 #include <flowcut/writer.h>
 
-static int fmt_failures;
-
-#define CHECK(cond, ...)                                                                           \
+/* Fails the current test unless cond holds; the message says which case (a cut, a flipped byte,
+ * a command) and what the command printed, which cmocka's own assertions cannot show. */
+#define assert_msg(cond, fmt, ...)                                                                 \
     do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);               \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            fmt_failures++;                                                                        \
-        }                                                                                          \
+        if (!(cond))                                                                               \
+            fail_msg("%s: " fmt, #cond, ##__VA_ARGS__);                                            \
     } while (0)
 
-/* Stops the test at once when a step it depends on failed. */
-#define REQUIRE(cond, ...)                                                                         \
+/* Fails the current test unless the text s contains sub, and prints both when it does not. */
+#define assert_contains(s, sub)                                                                    \
     do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: required step failed: %s: ", __FILE__, __LINE__, #cond);      \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            exit(1);                                                                               \
-        }                                                                                          \
+        const char *s_ = (s), *sub_ = (sub);                                                       \
+        if (strstr(s_, sub_) == NULL)                                                              \
+            fail_msg("'%s' does not contain '%s'", s_, sub_);                                      \
     } while (0)
 
 static char scratch[4096];
@@ -40,7 +38,7 @@ static char scratch[4096];
 static inline void scratch_make(void)
 {
     snprintf(scratch, sizeof scratch, "%s/fc-format-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    REQUIRE(mkdtemp(scratch) != NULL, "mkdtemp");
+    assert_non_null(mkdtemp(scratch));
 }
 
 static inline void scratch_remove(void)
@@ -82,7 +80,7 @@ static inline char *slurp(const char *path)
         }
     }
     fclose(f);
-    REQUIRE(s != NULL, "out of memory");
+    assert_non_null(s);
     s[n] = '\0';
     return s;
 }
@@ -95,7 +93,7 @@ static int run_flowcut(char **out, char **err, const char *fmt, ...)
     char args[8192], cmd[16384];
     const char *fc = getenv("FLOWCUT");
     va_list ap;
-    REQUIRE(fc != NULL, "FLOWCUT is not set (run through make check)");
+    assert_msg(fc != NULL, "FLOWCUT is not set (run through make check)");
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);

@@ -2,28 +2,23 @@
 # tests/format/test-format-headers.sh: each public header compiles alone, as C11 and as C++11,
 # warning-free, so that users can include any of them first.
 set -u
-src=${FC_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+src=$abs_top_srcdir
 cc=${FC_CC:-cc}
 cxx=${CXX:-g++}
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-for h in "$src"/include/flowcut/*.h; do
+# version.h is made by configure, in the build tree.
+for h in "$src"/include/flowcut/*.h "$abs_top_builddir"/include/flowcut/version.h; do
     name=flowcut/${h##*/}
-    printf '#include <%s>\nint fc_header_test_anchor;\n' "$name" >"$tmp/t.c"
-    if ! $cc -std=c11 -Wall -Wextra -Werror -pedantic -I"$src/include" -c "$tmp/t.c" -o "$tmp/t.o" 2>"$tmp/err"; then
-        echo "FAIL: $name does not compile alone as C11:"
-        cat "$tmp/err"
-        fail=1
+    printf '#include <%s>\nint fc_header_test_anchor;\n' "$name" >"$work/t.c"
+    if ! $cc -std=c11 -Wall -Wextra -Werror -pedantic -I"$abs_top_builddir/include" -I"$src/include" -c "$work/t.c" -o "$work/t.o" 2>"$work/err"; then
+        fail_later "$name does not compile alone as C11: $(cat "$work/err")"
     fi
-    cp "$tmp/t.c" "$tmp/t.cc"
+    cp "$work/t.c" "$work/t.cc"
     if ! command -v "$cxx" >/dev/null 2>&1; then
-        echo "SKIP: no C++ compiler ($cxx) for $name"
-    elif ! $cxx -std=c++11 -Wall -Wextra -Werror -I"$src/include" -c "$tmp/t.cc" -o "$tmp/t.o" 2>"$tmp/err"; then
-        echo "FAIL: $name does not compile alone as C++11:"
-        cat "$tmp/err"
-        fail=1
+        echo "note: no C++ compiler ($cxx): $name not compiled as C++11"
+    elif ! $cxx -std=c++11 -Wall -Wextra -Werror -I"$abs_top_builddir/include" -I"$src/include" -c "$work/t.cc" -o "$work/t.o" 2>"$work/err"; then
+        fail_later "$name does not compile alone as C++11: $(cat "$work/err")"
     fi
 done
-[ $fail -eq 0 ] && echo "all public headers compile alone (C11, C++11)"
-exit $fail
+[ "$failures" -eq 0 ] && echo "all public headers compile alone (C11, C++11)"
+finish

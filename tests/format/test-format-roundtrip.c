@@ -96,21 +96,21 @@ static void write_trace(const char *dir, const char *self, uint64_t self_off)
         in.host = nodes[r];
         in.mpi_version = "MPICH Version: 4.0.2";
         rank_file(path, sizeof path, dir, r);
-        REQUIRE(fc_writer_open(path, me, 3, 0, 100 + me, 0, &w) == 0, "%s", fc_errmsg());
-        REQUIRE(fc_writer_rank(w, &in) == 0, "%s", fc_errmsg());
-        REQUIRE(fc_writer_comms(w, comms, r == 0 ? 2 : 3) == 0, "%s", fc_errmsg());
+        assert_msg(fc_writer_open(path, me, 3, 0, 100 + me, 0, &w) == 0, "%s", fc_errmsg());
+        assert_msg(fc_writer_rank(w, &in) == 0, "%s", fc_errmsg());
+        assert_msg(fc_writer_comms(w, comms, r == 0 ? 2 : 3) == 0, "%s", fc_errmsg());
         if (r == 0) {
             fc_module mods[] = {{0, 0x400000, 0x1000, "/nonexistent/dir/app", ""}, {1, 0, 0, self, ""}};
             fc_frame f1[] = {{0, 0x1234}}, f2[] = {{1, self_off}, {0, 0x10}};
             fc_site sites[] = {{1, 1, f1}, {2, 2, f2}};
-            REQUIRE(fc_writer_modules(w, mods, 2) == 0, "%s", fc_errmsg());
-            REQUIRE(fc_writer_sites(w, sites, 2) == 0, "%s", fc_errmsg());
+            assert_msg(fc_writer_modules(w, mods, 2) == 0, "%s", fc_errmsg());
+            assert_msg(fc_writer_sites(w, sites, 2) == 0, "%s", fc_errmsg());
         }
         if (r == 1)
-            REQUIRE(fc_writer_clock(w, clk1, 2) == 0, "%s", fc_errmsg());
+            assert_msg(fc_writer_clock(w, clk1, 2) == 0, "%s", fc_errmsg());
         if (r == 2) {
-            REQUIRE(fc_writer_clock(w, clk2, 1) == 0, "%s", fc_errmsg());
-            REQUIRE(fc_writer_warn(w, warn_text) == 0, "%s", fc_errmsg());
+            assert_msg(fc_writer_clock(w, clk2, 1) == 0, "%s", fc_errmsg());
+            assert_msg(fc_writer_warn(w, warn_text) == 0, "%s", fc_errmsg());
         }
         /* Each thread's events in chunks of at most 3, to cross block boundaries. */
         for (unsigned th = 0; th < 2; th++) {
@@ -121,13 +121,13 @@ static void write_trace(const char *dir, const char *self, uint64_t self_off)
                 if (mine)
                     chunk[n++] = specs[i].ev;
                 if (n > 0 && (n == 3 || i == NSPECS)) {
-                    REQUIRE(fc_writer_events(w, th, chunk, n) == 0, "%s", fc_errmsg());
+                    assert_msg(fc_writer_events(w, th, chunk, n) == 0, "%s", fc_errmsg());
                     n = 0;
                 }
             }
         }
-        REQUIRE(fc_writer_end(w, 0, FC_END_FINALIZE, 31000000, 0) == 0, "%s", fc_errmsg());
-        REQUIRE(fc_writer_close(w) == 0, "%s", fc_errmsg());
+        assert_msg(fc_writer_end(w, 0, FC_END_FINALIZE, 31000000, 0) == 0, "%s", fc_errmsg());
+        assert_msg(fc_writer_close(w) == 0, "%s", fc_errmsg());
     }
 }
 
@@ -154,7 +154,7 @@ static char *expected_dump(int rank, int kind, int sites)
     const spec *order[NSPECS];
     size_t cap = 65536, n = 0;
     char *out = malloc(cap);
-    REQUIRE(out != NULL, "out of memory");
+    assert_non_null(out);
     out[0] = '\0';
     for (size_t i = 0; i < NSPECS; i++)
         order[i] = &specs[i];
@@ -173,25 +173,64 @@ static char *expected_dump(int rank, int kind, int sites)
         n += (size_t)snprintf(out + n, cap - n, "time=%s rank=%d thread=%u kind=%s%s%s%s%s%s\n", t, s->rank,
                               s->thread, fc_event_kind_name(s->ev.kind), s->pre[0] ? " " : "", s->pre,
                               s->dur ? " dur=" : "", s->dur ? d : "", post);
-        REQUIRE(n < cap - 512, "expected dump too long");
+        assert_msg(n < cap - 512, "expected dump too long");
     }
     return out;
 }
 
+/* `flowcut dump ARGS` of the trace prints exactly the lines expected_dump gives, and nothing on
+ * stderr. */
 static void check_dump(const char *args, int rank, int kind, int sites)
 {
     char *out, *err, *want = expected_dump(rank, kind, sites);
     int st = run_flowcut(&out, &err, "dump %s '%s'", args, scratch);
-    CHECK(st == 0, "flowcut dump %s exited %d: %s", args, st, err);
-    CHECK(strcmp(out, want) == 0, "flowcut dump %s printed\n%s\nexpected\n%s", args, out, want);
-    CHECK(err[0] == '\0', "flowcut dump %s wrote to stderr: %s", args, err);
+    assert_msg(st == 0, "flowcut dump %s exited %d: %s", args, st, err);
+    assert_string_equal(out, want);
+    assert_string_equal(err, "");
     free(out);
     free(err);
     free(want);
 }
 
-static void check_info(void)
+/* Resolved call sites need addr2line; without it the sites are not checked. */
+static void test_dump_with_sites(void **state)
 {
+    (void)state;
+    if (system("command -v addr2line >/dev/null 2>&1") != 0) {
+        print_message("addr2line missing: resolved call sites not checked\n");
+        skip();
+    }
+    check_dump("", -1, -1, 1);
+}
+
+static void test_dump_no_sites(void **state)
+{
+    (void)state;
+    check_dump("--no-sites", -1, -1, 0);
+}
+
+static void test_dump_rank_filter(void **state)
+{
+    (void)state;
+    check_dump("--no-sites --rank 1", 1, -1, 0);
+}
+
+static void test_dump_kind_filter(void **state)
+{
+    (void)state;
+    check_dump("--no-sites --kind COMPLETE", -1, FC_EV_COMPLETE, 0);
+}
+
+static void test_dump_kind_and_rank_filters(void **state)
+{
+    (void)state;
+    check_dump("--no-sites --kind MPI_Bcast --rank 2", 2, FC_EV_MPI_Bcast, 0);
+}
+
+/* `flowcut info --json`: the counts, bytes, nodes and duration this test works out from specs. */
+static void test_info_json_fields(void **state)
+{
+    (void)state;
     char *out, *err;
     int64_t first = INT64_MAX, last = INT64_MIN;
     uint64_t sends = 0, send_bytes = 0;
@@ -205,25 +244,35 @@ static void check_info(void)
         }
     }
     int st = run_flowcut(&out, &err, "info --json '%s'", scratch);
-    CHECK(st == 0, "flowcut info exited %d: %s", st, err);
+    assert_msg(st == 0, "flowcut info exited %d: %s", st, err);
     char want[256];
     const char *subs[] = {"\"ranks\": 3", "\"partial\": false",
                           "\"nodes\": [{\"name\": \"n0\", \"ranks\": [0, 1]}, {\"name\": \"n1\", \"ranks\": [2]}]",
                           "\"MPI_Bcast\": 3", "\"COMPLETE\": 2", "\"mpi_version\": \"MPICH Version: 4.0.2\"",
                           "\"max_uncertainty_ns\": 300"};
     for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
-        CHECK(strstr(out, subs[i]) != NULL, "info --json lacks %s:\n%s", subs[i], out);
+        assert_contains(out, subs[i]);
     snprintf(want, sizeof want, "\"events_total\": %zu", NSPECS);
-    CHECK(strstr(out, want) != NULL, "info --json lacks %s:\n%s", want, out);
+    assert_contains(out, want);
     snprintf(want, sizeof want, "\"events\": {\"MPI_Init\": 3, \"MPI_Finalize\": 3, \"MPI_Send\": %" PRIu64, sends);
-    CHECK(strstr(out, want) != NULL, "info --json lacks %s:\n%s", want, out);
+    assert_contains(out, want);
     snprintf(want, sizeof want, "\"bytes\": {\"MPI_Send\": %" PRIu64, send_bytes);
-    CHECK(strstr(out, want) != NULL, "info --json lacks %s:\n%s", want, out);
+    assert_contains(out, want);
     snprintf(want, sizeof want, "\"duration_s\": %.9f", (double)(last - first) / 1e9);
-    CHECK(strstr(out, want) != NULL, "info --json lacks %s:\n%s", want, out);
-    /* The JSON parses, and the warning with quotes, backslash and tab comes back intact. */
+    assert_contains(out, want);
+    free(out);
+    free(err);
+}
+
+/* The JSON parses, and the warning with quotes, backslash and tab comes back intact. */
+static void test_info_json_parses(void **state)
+{
+    (void)state;
+    char *out, *err;
+    int st = run_flowcut(&out, &err, "info --json '%s'", scratch);
+    assert_msg(st == 0, "flowcut info exited %d: %s", st, err);
     FILE *f = fopen(in_scratch("info.json"), "w");
-    REQUIRE(f != NULL, "cannot write info.json");
+    assert_non_null(f);
     fputs(out, f);
     fclose(f);
     char cmd[8192];
@@ -231,46 +280,63 @@ static void check_info(void)
              "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
              "sys.exit(0 if d[\"warnings\"][0][\"text\"] == sys.argv[2] and d[\"ranks\"] == 3 else 3)' '%s' '%s'",
              in_scratch("info.json"), "quote \" backslash \\ tab\t end");
-    CHECK(system(cmd) == 0, "info --json does not parse as expected:\n%s", out);
-    free(out);
-    free(err);
-    st = run_flowcut(&out, &err, "info '%s'", scratch);
-    CHECK(st == 0 && strstr(out, "partial:     no") && strstr(out, "n1: rank 2"), "flowcut info text:\n%s%s", out, err);
+    assert_msg(system(cmd) == 0, "info --json does not parse as expected:\n%s", out);
     free(out);
     free(err);
 }
 
-int main(void)
+static void test_info_text(void **state)
 {
-    char self[PATH_MAX];
+    (void)state;
+    char *out, *err;
+    int st = run_flowcut(&out, &err, "info '%s'", scratch);
+    assert_msg(st == 0, "flowcut info exited %d: %s", st, err);
+    assert_contains(out, "partial:     no");
+    assert_contains(out, "n1: rank 2");
+    free(out);
+    free(err);
+}
+
+/* Writes the trace once for all the tests; site 2's first frame is a call inside this program. */
+static int write_once(void **state)
+{
+    (void)state;
+    static char self[PATH_MAX], site[512];
     Dl_info dl;
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    REQUIRE(n > 0, "readlink /proc/self/exe");
+    assert_msg(n > 0, "readlink /proc/self/exe");
     self[n] = '\0';
     where_am_i();
     /* ELF virtual address of the call inside this (position-independent) executable. */
-    REQUIRE(dladdr((void *)(uintptr_t)site_addr, &dl) != 0, "dladdr");
+    assert_msg(dladdr((void *)(uintptr_t)site_addr, &dl) != 0, "dladdr");
     uint64_t self_off = site_addr - (uint64_t)(uintptr_t)dl.dli_fbase;
-    char site[512];
     /* Site 2 has two frames: this call, then offset 0x10 of a module that does not exist (named by
      * module and offset); dump prints the chain innermost first, joined by '<'. */
     snprintf(site, sizeof site, " site=where_am_i@test-format-roundtrip.c:%d<app+0x10", site_line);
-    int have_a2l = system("command -v addr2line >/dev/null 2>&1") == 0;
     specs[4].post = site;
-
     scratch_make();
     write_trace(scratch, self, self_off);
-    if (!have_a2l)
-        printf("note: addr2line missing: resolved call sites not checked\n");
-    else
-        check_dump("", -1, -1, 1);
-    check_dump("--no-sites", -1, -1, 0);
-    check_dump("--no-sites --rank 1", 1, -1, 0);
-    check_dump("--no-sites --kind COMPLETE", -1, FC_EV_COMPLETE, 0);
-    check_dump("--no-sites --kind MPI_Bcast --rank 2", 2, FC_EV_MPI_Bcast, 0);
-    check_info();
+    return 0;
+}
+
+static int remove_scratch(void **state)
+{
+    (void)state;
     scratch_remove();
-    if (fmt_failures)
-        printf("FAIL: %d checks failed\n", fmt_failures);
-    return fmt_failures ? 1 : 0;
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dump_with_sites),
+        cmocka_unit_test(test_dump_no_sites),
+        cmocka_unit_test(test_dump_rank_filter),
+        cmocka_unit_test(test_dump_kind_filter),
+        cmocka_unit_test(test_dump_kind_and_rank_filters),
+        cmocka_unit_test(test_info_json_fields),
+        cmocka_unit_test(test_info_json_parses),
+        cmocka_unit_test(test_info_text),
+    };
+    return cmocka_run_group_tests(tests, write_once, remove_scratch);
 }

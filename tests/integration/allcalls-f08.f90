@@ -1,13 +1,13 @@
 ! allcalls-f08.f90: calls, through `use mpi_f08`, every intercepted MPI function whose Fortran 2008
 ! entry point in MPICH's libmpichfort calls PMPI_ directly (and which libflowcut therefore defines
-! itself), plus the buffer functions around them, so that allcalls.sh can check that each one is
-! recorded. Two ranks; rank r talks to 1 - r; both make the same calls. Per rank: Init_thread 1,
-! Finalize 1, Isend 8, Irecv 7, Wait 5, Waitall 4, Waitany 2, Waitsome 1, Test >= 1, Testall >= 1,
-! Testany >= 2, Testsome >= 1, Recv_init 1, Send_init 1, Startall 1, Start 2, Request_free 2,
-! Probe 2, Iprobe 1, Mprobe 1, Mrecv 1, Improbe 1, Imrecv 1, Cancel 1, Barrier 1, Ibarrier 1,
-! Allreduce 1, Comm_split 2, Comm_free 15, each other communicator constructor 1; COMPLETE 22,
-! START 2. With the argument "init": MPI_Init, MPI_Barrier, MPI_Finalize only; with "abort":
-! MPI_Init, then rank 0 calls MPI_Abort while rank 1 waits in MPI_Recv.
+! itself), plus the buffer functions around them, so that test-tracer-allcalls.sh can check that
+! each one is recorded. Two ranks; rank r talks to 1 - r; both make the same calls. Per rank:
+! Init_thread 1, Finalize 1, Isend 8, Irecv 7, Wait 5, Waitall 4, Waitany 2, Waitsome 1, Test >= 1,
+! Testall >= 1, Testany >= 2, Testsome >= 1, Recv_init 1, Send_init 1, Startall 1, Start 2,
+! Request_free 2, Probe 2, Iprobe 1, Mprobe 1, Mrecv 1, Improbe 1, Imrecv 1, Cancel 1, Barrier 1,
+! Ibarrier 1, Allreduce 1, Comm_split 2, Comm_free 15, each other communicator constructor 1;
+! COMPLETE 22, START 2. With the argument "init": MPI_Init, MPI_Barrier, MPI_Finalize only; with
+! "abort": MPI_Init, then rank 0 calls MPI_Abort while rank 1 waits in MPI_Recv.
 program allcalls_f08
     use mpi_f08
     implicit none

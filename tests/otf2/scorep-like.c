@@ -1,5 +1,5 @@
 /* scorep-like.c: writes, with the OTF2 writer API alone, a small MPI trace laid out as Score-P
- * writes one, whose flows and conflicts are known by hand; test-import.sh analyses it.
+ * writes one, whose flows and conflicts are known by hand; test-otf2-import.sh analyses it.
  *
  * Usage: scorep-like OUTDIR   (writes OUTDIR/traces.otf2)
  *

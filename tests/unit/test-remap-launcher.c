@@ -2,7 +2,7 @@
  * report's broadcast (node0 {0,3}, node1 {2,5}, node2 {4,7}, node3 {6,1}), against expected files
  * written by hand in remap-expected/ from each launcher's documentation. */
 #include <stdio.h>
-#include "test-analyzer-util.h"
+#include "scratch-trace.h"
 #include "remap/remap.h"
 
 static char *slurp(const char *name)

@@ -2,7 +2,7 @@
  * public writer, against timelines worked out by hand from the events and a hand-made platform,
  * and the collective expansions against the algorithms' trees drawn by hand. */
 #include <math.h>
-#include "test-analyzer-util.h"
+#include "scratch-trace.h"
 #include "model/model.h"
 #include "model/profile.h"
 #include "remap/replay.h"

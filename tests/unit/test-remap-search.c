@@ -2,7 +2,7 @@
  * placements counted by hand, and an exhaustive search on four ranks whose best placement, and
  * the order of all three, follow by hand from the platform's figures. */
 #include <math.h>
-#include "test-analyzer-util.h"
+#include "scratch-trace.h"
 #include "model/model.h"
 #include "model/profile.h"
 #include "remap/remap.h"

@@ -1,0 +1,50 @@
+#!/bin/bash
+# test-model-errors.sh: on the emulated cluster (4 nodes x 2 ranks, 200 Mbit/s, full duplex), the
+# quick version of bench/models-bench.sh calibrates the platform, traces the random 30-communication
+# pattern packed onto the nodes and three synthetic patterns, and predicts every flow with each
+# model. Checked, on the random pattern, whose flows meet conflicts of many kinds and sizes, with
+# the errors read as the report's Table 3 reads them (each communication's median observed time over
+# the repetitions against its median prediction):
+#   - the calibrated flowcut model errs at most half as much as the linear model, which ignores
+#     contention: the pattern keeps up to 10 flows on one NIC, so linear misses most of each
+#     flow's time (measured: linear 86 %, flowcut 28 %); a model that stopped pricing conflicts
+#     would fall to linear's level;
+#   - its mean absolute error is at most 40 % (the benchmark reports the real figure against the
+#     issue's 5 % target; this bound only catches a model that has stopped working);
+#   - every model predicted every inter-node flow of the trace, and its statistics count the
+#     network flows.
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-cluster.sh"
+[ -x "$abs_top_builddir/calibrate/flowcut-calibrate" ] || skip "flowcut-calibrate is not built"
+need_command "$PYTHON3"
+FLOWCUT_CLUSTER_LOCKED=1 bash "$abs_top_srcdir/bench/models-bench.sh" --quick --duplex full -o "$work/run" \
+    "$abs_top_builddir" || fail "models-bench.sh --quick failed"
+"$PYTHON3" - "$work/run/summary.json" "$work/run/full/random30/platform.json" <<'PY' || fail_later "the models' errors on the random pattern"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+rep = json.load(open(sys.argv[2]))
+got = {r["model"]: r for r in rows if r["case"] == "random30" and r["profile"] == "platform"}
+bad = []
+for m in ("flowcut", "maxrate", "fairshare", "linear"):
+    if m not in got:
+        bad.append("model %s did not run on the random pattern" % m)
+    elif got[m]["flows"] != rep["observation"]["judged"]:
+        bad.append("model %s compared %d flows, %d network flows" % (m, got[m]["flows"], rep["observation"]["judged"]))
+    for f in rep["flows"]:
+        if m in got and not isinstance(f.get("predicted", {}).get(m), (int, float)):
+            bad.append("flow %d has no %s prediction" % (f["id"], m))
+            break
+if "flowcut" in got and "linear" in got and got["flowcut"]["median"] and got["linear"]["median"]:
+    fc, li = got["flowcut"]["median"]["mean"], got["linear"]["median"]["mean"]
+    print("random pattern, per communication: flowcut mean |error| %.1f %%, linear %.1f %%" % (fc, li))
+    if not fc <= li / 2:
+        bad.append("flowcut (%.1f %%) is not at most half of linear (%.1f %%)" % (fc, li))
+    if fc > 40:
+        bad.append("flowcut mean |error| %.1f %% > 40 %%" % fc)
+else:
+    bad.append("no per-communication errors for flowcut and linear")
+for b in bad:
+    print("FAIL: " + b)
+sys.exit(1 if bad else 0)
+PY
+finish

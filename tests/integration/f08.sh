@@ -1,6 +1,0 @@
-#!/bin/sh
-# f08.sh: a Fortran 2008 (use mpi_f08) program is traced completely: Init, Isend/Irecv, Wait, Waitall, Barrier, Allreduce, Finalize.
-# Output and exit status are the same traced and untraced.
-. "${srcdir:-$(dirname "$0")}/common.sh"
-
-check_example f08 2 3

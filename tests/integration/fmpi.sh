@@ -1,6 +1,0 @@
-#!/bin/sh
-# fmpi.sh: a Fortran program on the `use mpi` bindings: Bcast, token ring of Send/Recv, Reduce.
-# Output and exit status are the same traced and untraced.
-. "${srcdir:-$(dirname "$0")}/common.sh"
-
-check_example fmpi 3 2

@@ -1,6 +1,0 @@
-#!/bin/sh
-# halo.sh: halo exchange on a 2x2 grid of a communicator numbered backwards: Irecv/Isend peers as world ranks, tags, bytes of a derived datatype, request ids joined to the COMPLETEs of each Waitall.
-# Output and exit status are the same traced and untraced.
-. "${srcdir:-$(dirname "$0")}/common.sh"
-
-check_example halo 4 5 6 3

@@ -1,6 +1,0 @@
-#!/bin/sh
-# persistent.sh: persistent requests on 3 ranks: Send_init/Recv_init, each Startall followed by its START records and each Waitall by the matching COMPLETEs, Request_free.
-# Output and exit status are the same traced and untraced.
-. "${srcdir:-$(dirname "$0")}/common.sh"
-
-check_example persistent 3 4 5

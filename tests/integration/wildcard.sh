@@ -1,6 +1,0 @@
-#!/bin/sh
-# wildcard.sh: MPI_ANY_SOURCE/MPI_ANY_TAG receives on rank 0: each resolved to the actual sender, tag and byte count, also through MPI_STATUS_IGNORE and Irecv+Wait.
-# Output and exit status are the same traced and untraced.
-. "${srcdir:-$(dirname "$0")}/common.sh"
-
-check_example wildcard 4 3

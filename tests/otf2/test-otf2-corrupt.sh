@@ -1,0 +1,40 @@
+#!/bin/sh
+# test-otf2-corrupt.sh: a damaged OTF2 archive (garbage anchor file, event file cut short, event
+# file missing) gets one clear error line naming the anchor file and exit status 1 from every
+# command, and leaves no private directory behind.
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+. "$srcdir/lib-otf2.sh"
+
+[ -x "$abs_builddir/scorep-like" ] || fail "scorep-like not built"
+
+# expect_error WHAT ANCHOR: analyze, info and dump must each print one line and exit 1.
+expect_error() {
+    for cmd in analyze info dump; do
+        "$flowcut" "$cmd" "$2" >"$work/out" 2>"$work/err"
+        rc=$?
+        [ "$rc" = 1 ] || fail "$1: flowcut $cmd exited $rc, expected 1 (stderr: $(cat "$work/err"))"
+        [ "$(wc -l <"$work/err")" = 1 ] || fail "$1: flowcut $cmd: expected one error line, got: $(cat "$work/err")"
+        grep -q "$2" "$work/err" || fail "$1: flowcut $cmd: the message does not name the archive: $(cat "$work/err")"
+    done
+    echo "$1: $(cat "$work/err")"
+}
+
+# Garbage where the anchor file should be.
+mkdir "$work/garbage"
+head -c 3000 /dev/urandom >"$work/garbage/traces.otf2"
+expect_error "garbage anchor" "$work/garbage/traces.otf2"
+
+# An event file cut in the middle.
+"$abs_builddir/scorep-like" "$work/cut" || fail "scorep-like failed"
+size=$(wc -c <"$work/cut/traces/1.evt")
+head -c $((size / 2)) "$work/cut/traces/1.evt" >"$work/cut/traces/1.evt.part"
+mv "$work/cut/traces/1.evt.part" "$work/cut/traces/1.evt"
+expect_error "truncated events" "$work/cut/traces.otf2"
+
+# An event file missing.
+"$abs_builddir/scorep-like" "$work/gone" || fail "scorep-like failed"
+rm "$work/gone/traces/2.evt"
+expect_error "missing events" "$work/gone/traces.otf2"
+
+[ -z "$(ls -A "$work/tmp")" ] || fail "import left $(ls "$work/tmp") behind"
+exit 0
