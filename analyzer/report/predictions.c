@@ -61,13 +61,14 @@ void fc__report_json_prediction(FILE *f, const fc__analysis *a)
         const fc__errors *e = &pr->err[j];
         fprintf(f, "%s\"%s\": {\"flows\": %zu, \"mean_abs_pct\": ", j ? ", " : "", fc__model_name(pr->model[j]),
                 e->n);
-        json_num(f, e->mean_abs_pct);
+        /* No flow compared gives no figure, not an error of 0. */
+        json_num(f, e->n ? e->mean_abs_pct : NAN);
         fputs(", \"global_pct\": ", f);
-        json_num(f, e->global_pct);
+        json_num(f, e->n ? e->global_pct : NAN);
         fputs(", \"p95_abs_pct\": ", f);
-        json_num(f, e->p95_abs_pct);
+        json_num(f, e->n ? e->p95_abs_pct : NAN);
         fputs(", \"max_abs_pct\": ", f);
-        json_num(f, e->max_abs_pct);
+        json_num(f, e->n ? e->max_abs_pct : NAN);
         if (e->n)
             fprintf(f, ", \"best_flow\": %" PRIu64 ", \"worst_flow\": %" PRIu64, e->best, e->worst);
         else
@@ -200,6 +201,13 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
     text_platform(f, pr);
     if (pr->nmodels == 0 || m->ninter == 0) {
         fputs("no inter-node flow to predict\n", f);
+        return 0;
+    }
+    if (a->obs != NULL && a->obs->njudged == 0) {
+        /* Every flow was predicted, but none can judge a model of the network. */
+        fprintf(f, "no %s to judge the models on: no error figure (--flows all counts every class but "
+                   "below-wire; JSON and CSV hold every flow's predictions)\n",
+                a->obs->all ? "flow" : "network flow");
         return 0;
     }
     fprintf(f, "%-10s %6s %12s %12s %10s %10s  %-14s %-14s\n", "model", "flows", "mean |err|", "global err", "p95",

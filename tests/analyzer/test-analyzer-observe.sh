@@ -132,6 +132,8 @@ c = j["clock"]
 assert c["send_violations"] == 1 and c["send_violations_beyond_uncertainty"] == 1, c
 assert abs(c["send_worst_s"] - 100e-6) < 1e-9, c
 assert j["observation"]["judged"] == 0 and j["errors"]["linear"]["flows"] == 0, j["observation"]
+# No flow compared: no figure, not an error of 0.
+assert j["errors"]["linear"]["mean_abs_pct"] is None and j["errors"]["linear"]["max_abs_pct"] is None, j["errors"]
 assert any("before the receive was posted" in w for w in j["warnings"]), j["warnings"]
 EOF
 
@@ -156,6 +158,8 @@ assert a["observation"]["judged"] == 2 and a["errors"]["linear"]["flows"] == 2, 
 # The network flow's linear error: predicted 1010 against 1020 observed, 0.98 %.
 assert abs(n["errors"]["linear"]["mean_abs_pct"] - 100 * 10 / 1020) < 1e-6, n["errors"]
 EOF
+"$flowcut" analyze --platform "$prof" --eager 500 "$work/sendclock" | grep -q '^no network flow to judge the models on' ||
+    fail_later "sendclock: error figures over no network flow"
 "$flowcut" analyze --platform "$prof" "$work/two" >"$work/two.txt" || fail_later "two: text exit $?"
 grep -Eq '^late-peer +1 +50\.0% +0\.000510 +98\.0% +0\.0% +2\.0% +0\.0%$' "$work/two.txt" ||
     fail_later "two: the late-peer row of the breakdown"
