@@ -162,6 +162,9 @@ static int complete(matcher *mt, rstate *s, const fc_record *rec, thr *call)
     msg *m = &mt->pool[ix];
     int wild = (m->flags & MF_WILD) != 0;
     m->flags |= MF_DONE | MF_WAITED;
+    if (call->kind == FC_EV_MPI_Test || call->kind == FC_EV_MPI_Testany || call->kind == FC_EV_MPI_Testsome ||
+        call->kind == FC_EV_MPI_Testall)
+        m->flags |= MF_TESTED;
     m->end = rec->t1;
     m->wait_t0 = call->t0;
     m->wait_site = call->site;

@@ -58,8 +58,9 @@ typedef struct fc_unmatched {
 } fc_unmatched;
 
 /* When each end of a flow started waiting for it: the entry of the call that completed it (a
- * blocking call's own entry, a Wait's or Test's for a request), in seconds since the origin. Until
- * then the rank was computing or in other calls: the time it was not there to take part. */
+ * blocking call's own entry, a Wait's for a request; for a request completed by a Test, which its
+ * rank polled, its post), in seconds since the origin. Until then the rank was computing or in
+ * other calls: the time it was not there to take part. */
 typedef struct fc_flow_waits {
     double send_wait, recv_wait;
     int send_early; /* 1: a send that waits for its receive completed before that receive was

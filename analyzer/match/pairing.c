@@ -470,7 +470,9 @@ int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
     }
     /* A send that waits for its receive cannot complete before the receive is posted. */
     int waits = ((s->flags & MF_SYNC) != 0) | (f->rendezvous & !(s->flags & MF_BUFFERED));
-    res->cur_waits = (fc_flow_waits){secs(p, s->wait_t0), secs(p, r->wait_t0), 0};
+    /* A request completed by a Test was polled: its rank took part from the post. */
+    res->cur_waits = (fc_flow_waits){secs(p, (s->flags & MF_TESTED) ? s->post : s->wait_t0),
+                                     secs(p, (r->flags & MF_TESTED) ? r->post : r->wait_t0), 0};
     if (waits && (s->flags & MF_DONE) && s->end < r->post) {
         res->cur_waits.send_early = 1;
         double v = (double)(r->post - s->end) * 1e-9;

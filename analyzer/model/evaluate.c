@@ -444,8 +444,9 @@ int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, fc__observa
         nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0;
     if (nseg == 0 || nolat) {
         snprintf(note, nnote,
-                 "not self-calibrated: %zu of %zu inter-node flows are network flows (%d needed, with a "
-                 "positive latency); models left out: give --platform (flowcut calibrate)",
+                 "not self-calibrated: %zu of %zu inter-node flows are network flows under a platform fitted "
+                 "to them (%d needed, with a positive latency); models left out: give --platform (flowcut "
+                 "calibrate)",
                  nnet, m->ninter, FC_SELFCAL_MIN_FLOWS);
         rc = 0;
         goto out;

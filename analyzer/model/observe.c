@@ -288,12 +288,12 @@ void fc__observe_classify(fc__observation *o, const fc_match *m, const fc__inter
             ob->cls = FC_OBS_LATENCY;
         else if (waiting >= FC_OBS_MAJOR_SHARE * obs && obs > 0)
             ob->cls = ob->late_peer >= ob->no_progress ? FC_OBS_LATE_PEER : FC_OBS_NO_PROGRESS;
+        else if (s == NULL) /* no platform: the protocol stands in for the size */
+            ob->cls = f->rendezvous ? FC_OBS_NETWORK : over ? FC_OBS_OVERSUBSCRIBED : FC_OBS_LATENCY;
         else if (over && tb - (lat + data * max_degree(iv, f->id)) >= FC_OBS_MAJOR_SHARE * obs)
             ob->cls = FC_OBS_OVERSUBSCRIBED;
-        else if (s != NULL)
+        else
             ob->cls = data < lat ? FC_OBS_LATENCY : FC_OBS_NETWORK;
-        else /* no platform: the protocol stands in for the size */
-            ob->cls = f->rendezvous ? FC_OBS_NETWORK : FC_OBS_LATENCY;
         unsigned c = ob->cls;
         o->count[c]++;
         if (obs > 0)
