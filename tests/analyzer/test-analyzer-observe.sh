@@ -57,6 +57,20 @@ ev 1 MPI_Wait 400 800 -1 0 0 0
 ev 1 COMPLETE 800 800 0 0 1000 0x20 status
 EOF
 
+# The same rendezvous, the sender polling with MPI_Test: the Test that completes its request at 700
+# is the only one the trace names, so its rank counts as present from the post (100). The receiver
+# waits from 150. Observed 600: late-peer 50 (one end present), no progress 0, wire 20, rest 530:
+# a network flow (data time 10, not below the latency).
+case_ polled network 50 0 20 530 --eager 500 <<'EOF'
+ranks 2
+ev 0 MPI_Isend 100 101 1 0 1000 0x10
+ev 0 MPI_Test 700 701 -1 0 0 0
+ev 0 COMPLETE 701 701 1 0 1000 0x10
+ev 1 MPI_Irecv 100 101 0 0 1000 0x20
+ev 1 MPI_Wait 150 700 -1 0 0 0
+ev 1 COMPLETE 700 700 0 0 1000 0x20 status
+EOF
+
 # 100000 B with both ends in MPI from the start: observed 1120 - 100 = 1020; the wire takes
 # 10 + 1000 = 1010, the rest 10. The data time (1000) is above the latency: network.
 case_ network network 0 0 1010 10 <<'EOF'
