@@ -271,7 +271,8 @@ void fc__observe_classify(fc__observation *o, const fc_match *m, const fc__inter
                      (f->dst_rank < m->world ? m->clock_unc[f->dst_rank] : 0);
         ob->wire = s ? (lat + data < tb ? lat + data : tb) : 0;
         ob->rest = tb - ob->wire;
-        int fast = s != NULL && obs + unc < FC_OBS_WIRE_MARGIN * data;
+        /* Faster than the wire: a clock problem of its own, not one of the contradictions above. */
+        int fast = !ob->clock && s != NULL && obs + unc < FC_OBS_WIRE_MARGIN * data;
         if (fast) {
             if (o->below_wire == 0 || data - obs > o->worst_below_s) {
                 o->worst_below_s = data - obs;
