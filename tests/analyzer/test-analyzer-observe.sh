@@ -94,6 +94,13 @@ ranks 2
 ev 0 MPI_Send 100 110 1 0 100000 0
 ev 1 MPI_Recv 50 500 0 0 100000 0
 EOF
+"$PYTHON3" - "$work/fast.json" <<'EOF' || fail_later "fast: the below-wire count"
+import json, sys
+c = json.load(open(sys.argv[1]))["clock"]
+# One flow 600 us short of its 1000 us data time, 400 observed; no violation of the clock condition.
+assert c["below_wire"] == 1 and c["below_wire_worst_flow"] == 0 and abs(c["below_wire_worst_s"] - 600e-6) < 1e-9, c
+assert c["violations"] == 0 and c["send_violations"] == 0, c
+EOF
 case_ halfwire network 0 0 500 0 <<'EOF'
 ranks 2
 ev 0 MPI_Send 100 110 1 0 100000 0
@@ -145,6 +152,8 @@ j = json.load(open(sys.argv[1]))
 c = j["clock"]
 assert c["send_violations"] == 1 and c["send_violations_beyond_uncertainty"] == 1, c
 assert abs(c["send_worst_s"] - 100e-6) < 1e-9, c
+# A violation of the clock condition, not also a flow faster than the wire.
+assert c["below_wire"] == 0, c
 assert j["observation"]["judged"] == 0 and j["errors"]["linear"]["flows"] == 0, j["observation"]
 # No flow compared: no figure, not an error of 0.
 assert j["errors"]["linear"]["mean_abs_pct"] is None and j["errors"]["linear"]["max_abs_pct"] is None, j["errors"]
