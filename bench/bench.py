@@ -31,6 +31,11 @@ Usage: bench.py [--reps N] [--quick] [--callgrind] BUILDDIR
     instructions executed inside libflowcut (and libunwind) on the application thread per call, and
     the writer thread's per event. Under valgrind the program runs some 50 times slower, so the
     recorded durations are longer and noisier and the writer's count is an upper bound.
+    It also counts one MPI_Waitall of 8 requests, everything below the entry point included (the
+    tracer and MPI), untraced and traced with FLOWCUT_REQUEST_TIMES=0 (PMPI_Waitall) and 1 (the
+    default: PMPI_Waitsome steps, each request's own completion time): examples/nbrate on one rank
+    with a window of 4, whose four receives and four sends to itself are complete when the call
+    comes, so that the count is the call's alone, never time spent waiting.
 (b) Size. Each example runs traced at two problem sizes, with at most as many ranks as the machine
     has cores (MPI ranks busy-poll: see below). For each run, the files' block headers
     (format.h) split the bytes into EVENTS blocks and everything else (file header, rank, module,
@@ -70,7 +75,7 @@ class Tree:
                                                   os.path.join(self.build, "tools"), os.path.join(srcdir, "tools")])
         self.env["FLOWCUT_LIB"] = self.lib
         for k in ("FLOWCUT_DIR", "FLOWCUT_CALLSITE_DEPTH", "FLOWCUT_BUFFER", "FLOWCUT_NODE", "FLOWCUT_ZLIB_LEVEL",
-                  "FLOWCUT_WRITE_AT", "FLOWCUT_STATS"):
+                  "FLOWCUT_WRITE_AT", "FLOWCUT_STATS", "FLOWCUT_REQUEST_TIMES"):
             self.env.pop(k, None)
 
     def run(self, n, prog, args, trace_dir=None, depth=None, env=None, wrap=None, both=False):
@@ -241,6 +246,62 @@ def callgrind_counts(tree, quick):
         shutil.rmtree(scratch, ignore_errors=True)
     print("    app: instructions executed in libflowcut and libunwind on the main thread, per call;")
     print("    writer: all instructions of the writer thread, per event.")
+    callgrind_waitall(tree, quick)
+
+
+def callgrind_waitall(tree, quick):
+    """Prints the instructions of one MPI_Waitall of 8 requests, untraced and with
+    FLOWCUT_REQUEST_TIMES 0 and 1, from callgrind runs of nbrate on one rank at two lengths."""
+    lengths = (100, 600) if quick else (200, 1200)
+    print()
+    print("    MPI_Waitall of 8 requests, complete at the call (callgrind, nbrate on 1 rank, window 4,")
+    print("    %d minus %d iterations), instructions per call on the application thread:" % (lengths[1], lengths[0]))
+    print("    %-26s %10s %10s %10s %10s" % ("variant", "whole call", "in MPI", "tracer", "added"))
+    scratch = tempfile.mkdtemp(prefix="flowcut-bench.")
+    base = None
+    try:
+        for name, times in (("untraced", None), ("FLOWCUT_REQUEST_TIMES=0", "0"), ("FLOWCUT_REQUEST_TIMES=1", "1")):
+            runs = [waitall_run(tree, scratch, times, iters) for iters in lengths]
+            whole = (runs[1][0] - runs[0][0]) / float(lengths[1] - lengths[0])
+            mpi = (runs[1][1] - runs[0][1]) / float(lengths[1] - lengths[0])
+            base = whole if base is None else base
+            print("    %-26s %10.0f %10.0f %10.0f %10s" % (name, whole, mpi, whole - mpi,
+                                                           "-" if times is None else "%+.0f" % (whole - base)))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("    whole call: MPI_Waitall with all it calls; in MPI: PMPI_Waitall, or the PMPI_Waitsome steps")
+    print("    and the PMPI_Waitall of null and inactive requests; tracer: the rest; added: against untraced.")
+
+
+def waitall_run(tree, scratch, times, iters):
+    """(MPI_Waitall's instructions, those of the PMPI calls below it) in one callgrind run of
+    nbrate on one rank, untraced when times is None, else with FLOWCUT_REQUEST_TIMES=times."""
+    out = os.path.join(scratch, "cgw")
+    tdir = os.path.join(scratch, "w")
+    wrap = ["valgrind", "--tool=callgrind", "--callgrind-out-file=%s" % out]
+    tree.run(1, "nbrate", [iters, 4], tdir if times is not None else None,
+             env={"FLOWCUT_REQUEST_TIMES": times} if times is not None else None, wrap=wrap)
+    shutil.rmtree(tdir, ignore_errors=True)
+    p = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    os.unlink(out)
+    # Inclusive counts per function: "  1,234 (1.00%)  file:function [object]". The entry point is
+    # the largest of the Waitall functions (the wrapper, or MPICH's own when untraced); the PMPI
+    # calls the tracer makes are counted once each, by name.
+    incl = {}
+    for line in p.stdout.splitlines():
+        toks = line.split()
+        if len(toks) < 3 or not toks[0].replace(",", "").isdigit() or "[" not in line:
+            continue
+        fn = toks[-2].rsplit(":", 1)[-1]
+        incl[fn] = max(incl.get(fn, 0), int(toks[0].replace(",", "")))
+    whole = max(incl.get("MPI_Waitall", 0), incl.get("PMPI_Waitall", 0))
+    if whole == 0:
+        raise RuntimeError("callgrind: no MPI_Waitall in nbrate's profile")
+    if times is None:
+        return whole, whole
+    mpi = incl.get("PMPI_Waitsome", 0) + incl.get("PMPI_Waitall", 0)
+    return whole, mpi
 
 
 def callgrind_run(tree, scratch, depth, iters):

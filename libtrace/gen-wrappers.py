@@ -10,9 +10,13 @@ body lives in a static always-inline function taking the entry point's frame add
 (__builtin_frame_address(0), which also makes the compiler keep a frame record there: the caller's
 frame pointer and return address, see fc__site in internal.h), so that the C entry point and the
 Fortran 2008 entry point share it and both record the application's call site.
-The spec's markers (STATUS, STATUSES, BEFORE, REQS, FREEING, WIDE) become plain local variables
-declared before the first timestamp and, for the status markers, one restoring statement after the
-record; nothing is hidden in macros.
+The spec's markers (STATUS, STATUSES, BEFORE, REQS, FREEING, WIDE, STEPS) become plain local
+variables declared before the first timestamp and, for the status markers, one restoring statement
+after the record; nothing is hidden in macros.
+A function flagged `steps` (MPI_Waitall) is completed by fc__steps_X, which calls PMPI in steps
+to learn when each request completes, while FLOWCUT_REQUEST_TIMES is on (fc__req_times), and by
+PMPI_X itself otherwise: the one place where the wrapper's call is not PMPI_X alone, written out
+as an if/else in the wrapper.
 
 Python 3 standard library only; the output depends on the spec alone, so builds are reproducible.
 """
@@ -21,7 +25,7 @@ import sys
 
 MARKERS = ("STATUS", "STATUSES", "BEFORE", "REQS", "FREEING")
 SHAPES = ("init", "finalize", "abort")
-KNOWN_FLAGS = ("large", "f08") + SHAPES
+KNOWN_FLAGS = ("large", "f08", "steps") + SHAPES
 F08_WEIGHTS = ("weights", "sourceweights", "destweights")
 RESERVED = ("t", "call", "fc_fp", "ierror")
 
@@ -106,6 +110,11 @@ class Func:
         if len(shapes) > 1:
             raise SpecError("more than one shape")
         self.shape = shapes[0] if shapes else "call"
+        # STEPS names what fc__steps_X noted, so it belongs to the functions completed in steps.
+        if ("STEPS" in self.args) != self.has("steps"):
+            raise SpecError("the STEPS argument and the steps flag go together")
+        if self.has("steps") and (self.shape != "call" or self.has("large")):
+            raise SpecError("steps applies to a plain call without a _c variant")
 
     def has(self, flag):
         return flag in self.flags
@@ -138,6 +147,10 @@ def lower_args(fn, large):
         m = re.match(r"^(\w+)\((.*)\)$", a)
         if a == "WIDE":
             rec.append("1" if large else "0")
+            continue
+        if a == "STEPS":
+            pre.append("const fc__steps *fc_steps = NULL;")
+            rec.append("fc_steps")
             continue
         if not m or m.group(1) not in MARKERS:
             rec.append(a)
@@ -226,7 +239,13 @@ def body(fn, cname, large, out):
         for line in pre:
             w("    " + line)
         w("    call.t0 = fc__now();")
-        w("    call.rc = PMPI_%s(%s);" % (cname, ", ".join(call_args)))
+        if fn.has("steps"):
+            w("    if (fc__req_times)")
+            w("        call.rc = fc__steps_%s(%s);" % (cname, ", ".join(call_args + ["&fc_steps"])))
+            w("    else")
+            w("        call.rc = PMPI_%s(%s);" % (cname, ", ".join(call_args)))
+        else:
+            w("    call.rc = PMPI_%s(%s);" % (cname, ", ".join(call_args)))
         w("    call.t1 = fc__now();")
         w("    call.site = fc__site_fast(t, fc_fp);")
         w("    fc__rec_%s(t, &call%s);" % (fn.record, "".join(", " + a for a in rec)))

@@ -54,6 +54,9 @@ FC__HIDDEN extern __thread fc__thread *fc__self FC__TLS;
 FC__HIDDEN extern int fc__use_tsc;
 /* Call-site depth from FLOWCUT_CALLSITE_DEPTH: 0 (none), 1 (default) or more. */
 FC__HIDDEN extern int fc__depth;
+/* FLOWCUT_REQUEST_TIMES: 1 (default) to time each request MPI_Waitall completes (waitall.c), 0 for
+ * the call's exit time alone. Set before tracing starts, read-only afterwards. */
+FC__HIDDEN extern int fc__req_times;
 
 /* Starts tracing on this thread (and in the process, lazily, when MPI is already initialised)
  * and returns its state, or NULL when this thread must not record (MPI not initialised,

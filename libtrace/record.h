@@ -40,16 +40,17 @@ static inline fc__rec *fc__rec_put(fc__thread *t, const fc__call *c, int32_t pee
     return r;
 }
 
-/* Fills one sub-record (COMPLETE or START) following the call c: t0 = t1 = the call's exit time,
- * no call site of its own (it belongs to the preceding call), comm as given (0 when the reader must
- * take it from the request's post). */
-static inline void fc__rec_sub(fc__thread *t, const fc__call *c, uint16_t kind, int32_t peer,
-                               int32_t tag, uint32_t comm, uint64_t bytes, uint64_t obj,
-                               uint32_t flags)
+/* Fills one sub-record (COMPLETE or START) following the call c at time at (t0 = t1 = at, which
+ * lies between the call's t0 and t1 and is not below the previous sub-record's), no call site of
+ * its own (it belongs to the preceding call), comm as given (0 when the reader must take it from
+ * the request's post). */
+static inline void fc__rec_sub_at(fc__thread *t, const fc__call *c, uint64_t at, uint16_t kind,
+                                  int32_t peer, int32_t tag, uint32_t comm, uint64_t bytes,
+                                  uint64_t obj, uint32_t flags)
 {
     fc__rec *r = fc__slot(t);
-    r->t0 = c->t1;
-    r->t1 = c->t1;
+    r->t0 = at;
+    r->t1 = at;
     r->bytes = bytes;
     r->bytes2 = 0;
     r->obj = obj;
@@ -60,6 +61,15 @@ static inline void fc__rec_sub(fc__thread *t, const fc__call *c, uint16_t kind, 
     r->kind = kind;
     r->flags = (uint16_t)flags;
     r->reserved = 0;
+}
+
+/* fc__rec_sub_at at the call's exit time: the time of every sub-record but the COMPLETE records
+ * of a call completed in steps. */
+static inline void fc__rec_sub(fc__thread *t, const fc__call *c, uint16_t kind, int32_t peer,
+                               int32_t tag, uint32_t comm, uint64_t bytes, uint64_t obj,
+                               uint32_t flags)
+{
+    fc__rec_sub_at(t, c, c->t1, kind, peer, tag, comm, bytes, obj, flags);
 }
 
 /* A request or message handle as the unsigned value stored in obj. */
@@ -114,6 +124,24 @@ FC__HIDDEN void fc__rec_sendrecv(fc__thread *t, const fc__call *c, MPI_Comm comm
 FC__HIDDEN void fc__rec_probe(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
                               const int *flag, const MPI_Message *msg, const MPI_Status *st);
 
+/* ---- MPI_Waitall in steps (waitall.c) ---- */
+/* What a call completed in steps noted: which requests its steps completed, in the order they
+ * completed, and when. Thread-local, valid until the thread's next call completed in steps. */
+typedef struct fc__steps {
+    int n;                /* requests the steps completed */
+    const int *order;     /* their indices in the application's array, in completion order */
+    const uint64_t *when; /* by index: the event clock when the step that completed it returned,
+                           * FC__NOT_STEPPED for the requests no step completed (null, inactive) */
+} fc__steps;
+#define FC__NOT_STEPPED UINT64_MAX
+/* MPI_Waitall through PMPI_Waitsome steps (the spec's steps flag): takes and returns what
+ * PMPI_Waitall takes and returns, and leaves the application's requests and statuses as
+ * PMPI_Waitall would (an error of one request aside: see waitall.c). Sets *steps to what the steps
+ * noted, or to NULL when it handed the whole call to PMPI_Waitall (count 0, arguments MPI must
+ * judge, no request to wait for, no memory for its scratch). */
+FC__HIDDEN int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[],
+                                 const fc__steps **steps);
+
 /* ---- requests: start, free, cancel, wait and test families (req.c) ---- */
 FC__HIDDEN void fc__rec_start(fc__thread *t, const fc__call *c, const MPI_Request *req);
 FC__HIDDEN void fc__rec_startall(fc__thread *t, const fc__call *c, int count,
@@ -121,8 +149,11 @@ FC__HIDDEN void fc__rec_startall(fc__thread *t, const fc__call *c, int count,
 FC__HIDDEN void fc__rec_req(fc__thread *t, const fc__call *c, MPI_Request req);
 FC__HIDDEN void fc__rec_test(fc__thread *t, const fc__call *c, MPI_Request req,
                              const MPI_Status *st, const int *flag);
+/* MPI_Waitall and MPI_Testall (flag NULL for Waitall); steps is what fc__steps_Waitall noted, NULL
+ * when PMPI ran the call whole. */
 FC__HIDDEN void fc__rec_testall(fc__thread *t, const fc__call *c, int count,
-                                const MPI_Request *reqs, const MPI_Status *sts, const int *flag);
+                                const MPI_Request *reqs, const MPI_Status *sts, const int *flag,
+                                const fc__steps *steps);
 FC__HIDDEN void fc__rec_testany(fc__thread *t, const fc__call *c, int count,
                                 const MPI_Request *reqs, const int *index, const MPI_Status *st,
                                 const int *flag);

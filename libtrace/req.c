@@ -1,6 +1,7 @@
 /* libtrace/req.c: records the request events (Start, Startall, Request_free, Cancel) and the wait
- * and test families with one COMPLETE sub-record per request they complete; keeps the thread-local
- * scratch those wrappers use for request copies and substitute statuses. */
+ * and test families with one COMPLETE sub-record per request they complete (at the time each
+ * request completed, for an MPI_Waitall completed in steps); keeps the thread-local scratch those
+ * wrappers use for request copies and substitute statuses. */
 #include <stdlib.h>
 
 #include "record.h"
@@ -155,37 +156,47 @@ static int status_empty(const MPI_Status *st)
            fc__status_bytes(st) == 0;
 }
 
-/* One COMPLETE record for request req (its handle before the call) with status st (NULL when the
- * statuses cannot be trusted). MPI writes source, tag and count only for receives; a send, a
- * collective or a generalized request leaves the marked status alone (then only the cancelled bit
- * is meaningful), and the envelope of a cancelled request or a collective means nothing. */
-static void complete(fc__thread *t, const fc__call *c, MPI_Request req, const MPI_Status *st)
+/* One COMPLETE record at time at for request req (its handle before the call) with status st
+ * (NULL when the statuses cannot be trusted), with the flags in own added. MPI writes source, tag
+ * and count only for receives; a send, a collective or a generalized request leaves the marked
+ * status alone (then only the cancelled bit is meaningful), and the envelope of a cancelled
+ * request or a collective means nothing. */
+static void complete_at(fc__thread *t, const fc__call *c, uint64_t at, uint32_t own, MPI_Request req,
+                        const MPI_Status *st)
 {
     int cancelled = 0;
     if (req == MPI_REQUEST_NULL) {
-        fc__rec_sub(t, c, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), FC_EVF_NULL);
+        fc__rec_sub_at(t, c, at, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req),
+                       FC_EVF_NULL | own);
         return;
     }
     if (st == NULL || st == MPI_STATUS_IGNORE) {
-        fc__rec_sub(t, c, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), 0);
+        fc__rec_sub_at(t, c, at, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), own);
         return;
     }
     if (PMPI_Test_cancelled(st, &cancelled) != MPI_SUCCESS)
         cancelled = 0;
     /* A cancelled request's envelope is undefined, and so is a collective's. */
     if (!fc__status_filled(st) || cancelled || nbc_take(req)) {
-        fc__rec_sub(t, c, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req),
-                    cancelled ? FC_EVF_CANCELLED : 0);
+        fc__rec_sub_at(t, c, at, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req),
+                       (cancelled ? FC_EVF_CANCELLED : 0) | own);
         return;
     }
     if (status_empty(st)) {
-        fc__rec_sub(t, c, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), FC_EVF_NULL);
+        fc__rec_sub_at(t, c, at, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req),
+                       FC_EVF_NULL | own);
         return;
     }
-    uint32_t flags = FC_EVF_STATUS | (cancelled ? FC_EVF_CANCELLED : 0);
+    uint32_t flags = FC_EVF_STATUS | (cancelled ? FC_EVF_CANCELLED : 0) | own;
     int32_t tag = st->MPI_TAG == MPI_ANY_TAG ? FC_TAG_ANY : st->MPI_TAG;
-    fc__rec_sub(t, c, FC_EV_COMPLETE, fc__peer(st->MPI_SOURCE), tag, 0, fc__status_bytes(st),
-                FC__HANDLE(req), flags);
+    fc__rec_sub_at(t, c, at, FC_EV_COMPLETE, fc__peer(st->MPI_SOURCE), tag, 0,
+                   fc__status_bytes(st), FC__HANDLE(req), flags);
+}
+
+/* complete_at at the call's exit time. */
+static void complete(fc__thread *t, const fc__call *c, MPI_Request req, const MPI_Status *st)
+{
+    complete_at(t, c, c->t1, 0, req, st);
 }
 
 /* Whether entry i of an array call completed: with MPI_ERR_IN_STATUS, the entries still pending say
@@ -209,11 +220,44 @@ void fc__rec_test(fc__thread *t, const fc__call *c, MPI_Request req, const MPI_S
         complete(t, c, req, st);
 }
 
+/* fc__rec_testall for an MPI_Waitall completed in steps: the requests the steps completed, each at
+ * its own time, in the order they completed; then, unless the call failed for a reason other than
+ * a request's error, the null and inactive requests at the exit. The times are kept inside the
+ * call and never decreasing, so that the clock of another core cannot break format.h's order. */
+static void rec_steps(fc__thread *t, const fc__call *c, int count, const MPI_Request *reqs,
+                      const MPI_Status *sts, const fc__steps *steps)
+{
+    int rest = c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS;
+    int any = steps->n > 0 || (rest && count > 0);
+    fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, any ? FC_EVF_FOUND : 0,
+                count > 0 ? (uint64_t)count : 0);
+    int have = fc__statuses_usable(sts);
+    uint64_t prev = c->t0;
+    for (int k = 0; k < steps->n; k++) {
+        int i = steps->order[k];
+        if (i < 0 || i >= count)
+            continue;
+        uint64_t at = steps->when[i];
+        at = at < prev ? prev : at > c->t1 ? c->t1 : at;
+        prev = at;
+        complete_at(t, c, at, FC_EVF_OWN_TIME, reqs[i], have ? &sts[i] : NULL);
+    }
+    if (!rest)
+        return;
+    for (int i = 0; i < count; i++)
+        if (steps->when[i] == FC__NOT_STEPPED)
+            complete(t, c, reqs[i], have ? &sts[i] : NULL);
+}
+
 /* MPI_Waitall and MPI_Testall: all requests complete together (flag NULL for Waitall). reqs is the
  * copy taken before the call, NULL when none could be taken (then no COMPLETE records). */
 void fc__rec_testall(fc__thread *t, const fc__call *c, int count, const MPI_Request *reqs,
-                     const MPI_Status *sts, const int *flag)
+                     const MPI_Status *sts, const int *flag, const fc__steps *steps)
 {
+    if (steps != NULL && reqs != NULL) {
+        rec_steps(t, c, count, reqs, sts, steps);
+        return;
+    }
     int any = reqs != NULL && count > 0 && (flag == NULL || (c->rc == MPI_SUCCESS && *flag));
     if (any && c->rc != MPI_SUCCESS) {
         any = 0;

@@ -14,6 +14,7 @@
 volatile int fc__state = FC__OFF;
 __thread fc__thread *fc__self FC__TLS;
 int fc__depth = 1;
+int fc__req_times = 1;
 fc__runtime fc__rt = {.rank = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -61,6 +62,14 @@ int fc__parse_depth(const char *s, int *depth)
     if (*end != '\0' || v < 0 || v > FC__MAX_DEPTH)
         return FC_EINVAL;
     *depth = (int)v;
+    return 0;
+}
+
+int fc__parse_switch(const char *s, int *on)
+{
+    if (s == NULL || (s[0] != '0' && s[0] != '1') || s[1] != '\0')
+        return FC_EINVAL;
+    *on = s[0] == '1';
     return 0;
 }
 
@@ -333,6 +342,12 @@ static void read_options(void)
     }
     e = getenv("FLOWCUT_STATS");
     fc__rt.stats = e != NULL && e[0] != '\0' && strcmp(e, "0") != 0;
+    e = getenv("FLOWCUT_REQUEST_TIMES");
+    fc__req_times = 1;
+    if (e != NULL && fc__parse_switch(e, &fc__req_times) < 0) {
+        fc__warn("bad FLOWCUT_REQUEST_TIMES '%.64s' (want 1 or 0); using 1", e);
+        fc__req_times = 1;
+    }
 }
 
 /* Creates dir and any missing parents, as `mkdir -p` does (FLOWCUT_DIR may name a directory

@@ -103,6 +103,8 @@ FC__HIDDEN int fc__parse_size(const char *s, uint64_t *bytes);
 /* Parses FLOWCUT_WRITE_AT: a percentage 0..100, with or without a trailing %. Returns 0 or
  * FC_EINVAL. */
 FC__HIDDEN int fc__parse_percent(const char *s, unsigned *pct);
+/* Parses a setting that is on or off (FLOWCUT_REQUEST_TIMES): "1" or "0". Returns 0 or FC_EINVAL. */
+FC__HIDDEN int fc__parse_switch(const char *s, int *on);
 /* Parses FLOWCUT_CALLSITE_DEPTH: 0..FC__MAX_DEPTH. Returns 0 or FC_EINVAL. */
 FC__HIDDEN int fc__parse_depth(const char *s, int *depth);
 /* Splits a buffer budget into chunks: records per chunk and number of chunks (at least 4). */

@@ -170,13 +170,14 @@ static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_reco
         }
         break;
     }
-    /* What happens at the exit of the call: receives, completions, starts, collective ends. */
+    /* What happens at the exit of the call: receives, completions, starts, collective ends; a
+     * completion with a time of its own (FC_EVF_OWN_TIME, inside the call) is written then. */
     for (size_t i = 0; i < nsubs && rc == 0; i++) {
         const fc_record *s = &subs[i];
         if (s->ev.kind == FC_EV_START)
             rc = write_start(x, th, s->req, t0);
         else if (s->req != 0)
-            rc = write_completion(x, th, s, t1);
+            rc = write_completion(x, th, s, (s->ev.flags & FC_EVF_OWN_TIME) ? s->ev.t1 : t1);
         else if ((k == FC_EV_MPI_Sendrecv || k == FC_EV_MPI_Sendrecv_replace) && s->ev.peer >= 0 && have_comm &&
                  (s->ev.flags & FC_EVF_STATUS))
             FC__OTF2_TRY(OTF2_EvtWriter_MpiRecv(th->w, NULL, ts(th, t1), (uint32_t)s->ev.peer, comm, (uint32_t)s->ev.tag,

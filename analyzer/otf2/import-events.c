@@ -15,6 +15,7 @@ typedef struct oev {
     uint8_t type;
     uint32_t peer, tag, root;
     uint64_t comm, bytes, bytes2, req;
+    uint64_t t; /* ns, as the region times */
 } oev;
 
 typedef struct frame {
@@ -204,6 +205,9 @@ static void convert(lstate *s, uint32_t reg, uint64_t t0, uint64_t t1, const oev
         case OE_ISEND_DONE: case OE_NBC_DONE: case OE_CANCELLED:
             if (o->type == OE_CANCELLED)
                 c.flags = FC_EVF_CANCELLED;
+            /* A completion written before the call's Leave keeps its own time (format 2.1). */
+            if (o->t >= t0 && o->t < t1)
+                c.t0 = c.t1 = o->t, c.flags |= FC_EVF_OWN_TIME;
             if (nsub < 64)
                 sub[nsub++] = c;
             break;
@@ -240,7 +244,8 @@ static void push_ev(lstate *s, uint64_t time, const oev *o)
         s->nomem = 1;
         return;
     }
-    s->ev[s->nev++] = *o;
+    s->ev[s->nev] = *o;
+    s->ev[s->nev++].t = ns(s->im, time);
 }
 
 static void enter(lstate *s, uint64_t time, uint32_t region)

@@ -26,8 +26,11 @@
  *
  * Versioning: FC_FORMAT_MAJOR changes only when an old reader would misread a new file; readers
  * refuse a newer major and read every older one. History: 1.0 first; 2.0 EVENTS chunks in
- * columns (a 1.x reader cannot read them; rows remain valid and 2.x readers read 1.x files). FC_FORMAT_MINOR grows with additive changes (new block kinds, new event
- * kinds, new fields appended to a record), which old readers skip. Block kinds, event kinds, field
+ * columns (a 1.x reader cannot read them; rows remain valid and 2.x readers read 1.x files); 2.1
+ * COMPLETE records that carry their request's own completion time (FC_EVF_OWN_TIME), which 2.0
+ * readers read as the time of the completion. FC_FORMAT_MINOR grows with additive changes (new
+ * block kinds, new event kinds, new fields appended to a record, new flags), which old readers skip
+ * or read compatibly. Block kinds, event kinds, field
  * keys and flags are append-only: a number, once given, keeps its meaning forever.
  *
  * Payload encodings (all described in detail at each kind below):
@@ -52,7 +55,7 @@ extern "C" {
 #define FC_MAGIC_LEN 8
 #define FC_BOM 0x0A0B0C0Du /* written little-endian: 0D 0C 0B 0A; a reader seeing 0A 0B 0C 0D knows */
 #define FC_FORMAT_MAJOR 2
-#define FC_FORMAT_MINOR 0
+#define FC_FORMAT_MINOR 1
 #define FC_FILE_HEADER_SIZE 64
 #define FC_TRACE_FILE_FMT "rank-%06d.fct" /* name of a rank's file inside the trace directory */
 
@@ -288,13 +291,21 @@ enum {
 #define FC_EVF_ERROR 0x10u      /* the MPI call returned an error code */
 #define FC_EVF_STATUS 0x20u     /* peer, tag and bytes of this COMPLETE record come from a status */
 #define FC_EVF_NULL 0x40u       /* the request completed was MPI_REQUEST_NULL or inactive */
+#define FC_EVF_OWN_TIME 0x80u   /* (2.1) this COMPLETE's time is its request's own completion time */
 
 /* Event kinds: X(name, number, class). Append only. The numbers of MPI functions start at 1;
  * FC_EV_COMPLETE and FC_EV_START are sub-records that follow the call they belong to:
  *   COMPLETE: one request completed by the preceding Wait or Test call (or the receive half of a
  *     Sendrecv/Sendrecv_replace, with obj 0): obj = request handle; when FC_EVF_STATUS is set, peer
- *     is the status' source, tag its tag and bytes the byte count it reports. t0 = t1 = the exit
- *     time of the call.
+ *     is the status' source, tag its tag and bytes the byte count it reports. t0 = t1 = the time
+ *     the request was seen complete: the exit time of the call; or, when FC_EVF_OWN_TIME is set
+ *     (format 2.1), the request's own completion time inside the call, which lies between the
+ *     call's t0 and t1. The tracer sets it for MPI_Waitall, which it completes in steps (as
+ *     MPI_Waitsome does) and which then takes each request's time as the step that completed it
+ *     returned (FLOWCUT_REQUEST_TIMES). The COMPLETE records of one call follow it in the order of
+ *     their times, so that t0 still never decreases within a chunk; those without a time of their
+ *     own (null and inactive requests) come last, at the call's exit. A 2.0 reader reads these
+ *     times as it reads the exit time: as when the request completed.
  *   START: one request started by the preceding MPI_Startall: obj = request handle.
  * Classes: P2P (point-to-point), COLL (collective), COMM (communicator), REQ (requests, waits,
  * tests), PROBE, ENV (init, finalize), SUB (sub-record). */

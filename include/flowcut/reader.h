@@ -165,7 +165,9 @@ int64_t fc_rank_peer_world(const fc_rank *r, uint64_t comm, int64_t peer);
 typedef struct fc_record {
     fc_event ev;      /* as decoded (local clock, communicator-local peer, raw handle) */
     uint32_t rank;    /* world rank */
-    int64_t t0, t1;   /* ev.t0 and ev.t1 aligned to rank 0's clock (ns) */
+    int64_t t0, t1;   /* ev.t0 and ev.t1 aligned to rank 0's clock (ns); for a COMPLETE, both are
+                       * when its request was seen complete: its own completion time inside its
+                       * call when ev.flags has FC_EVF_OWN_TIME (format 2.1), else its call's exit */
     uint64_t comm;    /* communicator peer is relative to: ev.comm, or for a COMPLETE joined to a
                        * post, the post's communicator */
     int64_t peer;     /* world rank of ev.peer through comm, an FC_PEER_* value, or FC_PEER_UNMAPPED */
@@ -227,7 +229,7 @@ unsigned fc_event_fields(unsigned kind, uint64_t flags);
  * NULL to leave it out. The shape:
  *   time=S rank=R thread=T kind=NAME [peer=W|any|null|root] [tag=N|any] [comm=C] [bytes=N]
  *   [bytes2=N] [req=ID] [newcomm=C|null] [dur=S] [flags=any_source,any_tag,found,cancelled,error,
- *   status,null] [site=TEXT]
+ *   status,null,own_time] [site=TEXT]
  * where a field appears when it applies to the kind (fc_event_fields), peer also needs a peer
  * (not FC_PEER_NONE; "unknown" when it does not map), req a request, flags a non-zero value. */
 size_t fc_record_format(const fc_record *rec, int64_t origin, const char *site, char *buf, size_t len);

@@ -279,6 +279,43 @@ def model_fmpi(n, args):
     return out
 
 
+def model_fwaitall(n, args):
+    # Both bindings in turn (`use mpi`, then `use mpi_f08`): three receives from rank 1 (tags 1-3,
+    # then 11-13, k integers each) and a null request, completed by one Waitall; the COMPLETE
+    # records of the receives carry their own times, the null one comes last.
+    out = {(0, 0): [E("MPI_Init")], (1, 0): [E("MPI_Init")]}
+    for base in (0, 10):
+        tags = [base + k for k in (1, 2, 3)]
+        out[(0, 0)] += [E("MPI_Irecv", peer=1, tag=t, bytes=12) for t in tags]
+        out[(0, 0)] += [E("MPI_Barrier"), E("MPI_Waitall", bytes2=4)]
+        out[(0, 0)] += [E("COMPLETE", peer=1, tag=t, bytes=4 * (t - base), flags_has={"own_time", "status"})
+                        for t in tags]
+        out[(0, 0)] += [E("COMPLETE", flags_has={"null"}, flags_not={"own_time"})]
+        out[(1, 0)] += [E("MPI_Barrier")] + [E("MPI_Send", peer=0, tag=t, bytes=4 * (t - base)) for t in tags]
+    for key in out:
+        out[key].append(E("MPI_Finalize"))
+    return out
+
+
+def extra_fwaitall(streams, n, args):
+    """Rank 1 sends the messages of each Waitall one gap apart (it busy-waits on MPI_Wtime): each
+    COMPLETE of a receive lies at least half a gap after the one before, and the first at least
+    one gap before the call's exit, which a COMPLETE at the exit would not."""
+    gap = int(args[0]) * 1000000
+    def t(ev, k="time"):
+        whole, _, frac = ev[k].partition(".")
+        return int(whole) * 1000000000 + int((frac + "000000000")[:9])
+    s = streams.get((0, 0), [])
+    for i, ev in enumerate(s):
+        if ev["kind"] != "MPI_Waitall":
+            continue
+        done = [t(e) for e in s[i + 1:i + 4]]
+        exit_ = t(ev) + t(ev, "dur")
+        if any(b - a < gap // 2 for a, b in zip(done, done[1:])) or exit_ - done[0] < gap:
+            problem("rank 0: Waitall (dump line %d): COMPLETE times %s ns, exit %d ns, gap %d ns"
+                    % (ev["line"], done, exit_, gap))
+
+
 def model_cxx(n, args):
     iters, count = int(args[0]), int(args[1])
     out = {}
@@ -409,6 +446,7 @@ EXAMPLES = {
     "threads": (model_threads, extra_threads),
     "f08": (model_f08, extra_p2p_joins),
     "fmpi": (model_fmpi, None),
+    "fwaitall": (model_fwaitall, extra_fwaitall),
     "cxx": (model_cxx, None),
     "crash": (model_crash, None),
 }

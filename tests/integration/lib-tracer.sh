@@ -15,7 +15,7 @@ need_example() {
     prog=$examples/$1
     [ -x "$prog" ] && return 0
     case $1 in
-    f08 | fmpi) [ -n "${MPIFORT-}" ] || skip "examples/$1 not built (no mpifort.mpich)" ;;
+    f08 | fmpi | fwaitall) [ -n "${MPIFORT-}" ] || skip "examples/$1 not built (no mpifort.mpich)" ;;
     cxx) [ -n "${MPICXX-}" ] || skip "examples/$1 not built (no mpicxx.mpich)" ;;
     esac
     fail "examples/$1 is missing"

@@ -1,7 +1,8 @@
 #!/bin/sh
-# test-tracer-badenv.sh: a bad FLOWCUT_BUFFER value and an unwritable FLOWCUT_DIR each give exactly
-# one warning line per rank on stderr (`flowcut: rank N: ...`), and the application's output and
-# exit status do not change; a FLOWCUT_DIR below missing directories is created with them.
+# test-tracer-badenv.sh: a bad FLOWCUT_BUFFER or FLOWCUT_REQUEST_TIMES value and an unwritable
+# FLOWCUT_DIR each give exactly one warning line per rank on stderr (`flowcut: rank N: ...`), and the
+# application's output and exit status do not change; a FLOWCUT_DIR below missing directories is
+# created with them.
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-tracer.sh"
 
@@ -29,6 +30,11 @@ PY
 FC_GENV="-genv FLOWCUT_BUFFER 12Q" run_traced "$work/buf.out" "$work/buf" $n "$prog" 2 4
 same_output "$work/plain.out" "$work/buf.out"
 one_warning_per_rank "$work/buf.out.err" "FLOWCUT_BUFFER=12Q"
+
+# A FLOWCUT_REQUEST_TIMES that is neither 1 nor 0.
+FC_GENV="-genv FLOWCUT_REQUEST_TIMES yes" run_traced "$work/times.out" "$work/times" $n "$prog" 2 4
+same_output "$work/plain.out" "$work/times.out"
+one_warning_per_rank "$work/times.out.err" "FLOWCUT_REQUEST_TIMES=yes"
 
 # A trace directory that cannot be created, even by root: its parent is a regular file.
 : >"$work/file"

@@ -186,6 +186,38 @@ static void test_wildcards(void **state)
     fc__match_free(m);
 }
 
+/* One Waitall completes three receives whose messages were sent 100 ms apart. Traced in steps
+ * (format 2.1), each COMPLETE carries the time its receive completed, and each flow ends there;
+ * traced as before 2.1, all three COMPLETE at the Waitall's exit and so do the flows. The reader
+ * takes both as they come, so the two traces differ in the COMPLETE times alone. */
+static void test_own_times(void **state)
+{
+    (void)state;
+    char dir[4096];
+    for (int own = 0; own < 2; own++) {
+        trank rk[2] = {{.node = "a"}, {.node = "b"}};
+        for (int k = 0; k < 3; k++)
+            add(&rk[1], FC_EV_MPI_Irecv, (10 + k) * MS, (10 + k) * MS + 1 * US, 0, k, 8, 0x10 + k, 0, 0);
+        add(&rk[1], FC_EV_MPI_Waitall, 20 * MS, 320 * MS, FC_PEER_NONE, 0, 0, 0, 0, 5);
+        for (int k = 0; k < 3; k++) {
+            uint64_t t = own ? (100 * (k + 1) + 1) * MS : 320 * MS;
+            done(&rk[1], t, 0x10 + k, 0, k, 8, own ? FC_EVF_OWN_TIME : 0);
+            add(&rk[0], FC_EV_MPI_Send, 100 * (k + 1) * MS, 100 * (k + 1) * MS + 10 * US, 1, k, 8, 0, 0, 0);
+        }
+        fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+        no_loose_ends(m);
+        assert_int_equal(m->nflows, 3);
+        for (int k = 0; k < 3; k++) {
+            const fc_flow *f = find(m, 0, 1, (10 + k) * 1e-3);
+            assert_int_equal(f->tag, k);
+            assert_float_equal(f->start, 0.1 * (k + 1), EPS);
+            assert_float_equal(f->end, own ? 0.1 * (k + 1) + 0.001 : 0.32, EPS);
+            assert_float_equal(f->observed, own ? 0.001 : 0.32 - 0.1 * (k + 1), EPS);
+        }
+        fc__match_free(m);
+    }
+}
+
 /* Three messages with the same envelope: matched in posting order even though the receives
  * complete in reverse order (three Waitany calls) and carry no status (so the bytes can only come
  * from the sends). */
@@ -756,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_unmatched), cmocka_unit_test(test_comm_keys), cmocka_unit_test(test_traffic),      cmocka_unit_test(test_clock_violation),
         cmocka_unit_test(test_eager_rendezvous), cmocka_unit_test(test_mprobe),
         cmocka_unit_test(test_leftovers),        cmocka_unit_test(test_sort_flows),
+        cmocka_unit_test(test_own_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
-/* tests/unit/test-runtime-options.c: parsing of FLOWCUT_BUFFER and FLOWCUT_CALLSITE_DEPTH and the
- * split of the buffer budget into chunks. */
+/* tests/unit/test-runtime-options.c: parsing of FLOWCUT_BUFFER, FLOWCUT_CALLSITE_DEPTH,
+ * FLOWCUT_WRITE_AT and FLOWCUT_REQUEST_TIMES, and the split of the buffer budget into chunks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,6 +65,22 @@ static void percents(void **state)
     assert_int_equal(fc__parse_percent(NULL, &p), FC_EINVAL);
 }
 
+/* FLOWCUT_REQUEST_TIMES: exactly "1" or "0". */
+static void switches(void **state)
+{
+    (void)state;
+    int on = 7;
+    assert_int_equal(fc__parse_switch("0", &on), 0);
+    assert_int_equal(on, 0);
+    assert_int_equal(fc__parse_switch("1", &on), 0);
+    assert_int_equal(on, 1);
+    const char *bad[] = {"", "2", "10", "01", "on", "yes", " 1", "1 "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(fc__parse_switch(bad[i], &on), FC_EINVAL);
+    assert_int_equal(on, 1); /* untouched by a refusal */
+    assert_int_equal(fc__parse_switch(NULL, &on), FC_EINVAL);
+}
+
 static void geometry(void **state)
 {
     (void)state;
@@ -91,6 +107,7 @@ int main(void)
         cmocka_unit_test(sizes),
         cmocka_unit_test(depths),
         cmocka_unit_test(percents),
+        cmocka_unit_test(switches),
         cmocka_unit_test(geometry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -258,7 +258,7 @@ static void test_waitall_completions(void **state)
     sts[1] = status_of(MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     reqs[0] = reqs[2] = MPI_REQUEST_NULL;
     fc__call c = call_of(FC_EV_MPI_Waitall, MPI_SUCCESS);
-    fc__rec_testall(&thr, &c, 3, copy, s, NULL);
+    fc__rec_testall(&thr, &c, 3, copy, s, NULL, NULL);
     fc__wrap_statuses_done(sts, 3);
     assert_int_equal(nrecs(), 4);
     check_rec(&recs[0], FC_EV_MPI_Waitall, FC_PEER_NONE, 0, 0, 0, 0, FC_EVF_FOUND, 3);
@@ -276,18 +276,68 @@ static void test_testall_nothing_and_err_in_status(void **state)
     MPI_Request reqs[2] = {(MPI_Request)0xac000001, (MPI_Request)0xac000002};
     int flag = 0;
     fc__call c = call_of(FC_EV_MPI_Testall, MPI_SUCCESS);
-    fc__rec_testall(&thr, &c, 2, reqs, MPI_STATUSES_IGNORE, &flag);
+    fc__rec_testall(&thr, &c, 2, reqs, MPI_STATUSES_IGNORE, &flag, NULL);
     /* Waitall with MPI_ERR_IN_STATUS: entry 1 still pending, entry 0 completed with an error. */
     MPI_Status sts[2] = {status_of(0, 4, 4), status_of(FC__SRC_UNSET, 0, 0)};
     sts[0].MPI_ERROR = 15;
     sts[1].MPI_ERROR = MPI_ERR_PENDING;
     c = call_of(FC_EV_MPI_Waitall, MPI_ERR_IN_STATUS);
-    fc__rec_testall(&thr, &c, 2, reqs, sts, NULL);
+    fc__rec_testall(&thr, &c, 2, reqs, sts, NULL, NULL);
     assert_int_equal(nrecs(), 3);
     check_rec(&recs[0], FC_EV_MPI_Testall, FC_PEER_NONE, 0, 0, 0, 0, 0, 2);
     check_rec(&recs[1], FC_EV_MPI_Waitall, FC_PEER_NONE, 0, 0, 0, 0, FC_EVF_FOUND | FC_EVF_ERROR,
               2);
     check_rec(&recs[2], FC_EV_COMPLETE, 0, 4, 0, 4, 0xac000001, FC_EVF_STATUS, 0);
+}
+
+/* A Waitall completed in steps: its COMPLETE records come in the order the requests completed, each
+ * at its own time (kept inside the call and never decreasing), flagged FC_EVF_OWN_TIME; the null
+ * and inactive requests follow at the exit, in array order. */
+static void test_waitall_in_steps(void **state)
+{
+    (void)state;
+    MPI_Request reqs[5] = {(MPI_Request)0xac000001, MPI_REQUEST_NULL, (MPI_Request)0xac000003,
+                           (MPI_Request)0x6c000004, (MPI_Request)0xa8000005};
+    MPI_Status sts[5];
+    sts[0] = status_of(2, 10, 8);
+    sts[1] = status_of(MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+    sts[2] = status_of(3, 11, 16);
+    sts[3] = status_of(FC__SRC_UNSET, 0, 0);                 /* a send: MPI filled nothing */
+    sts[4] = status_of(MPI_ANY_SOURCE, MPI_ANY_TAG, 0);      /* an inactive persistent request */
+    /* call_of's call runs from 100 to 250. Entry 2 completed first (120), then 3 and 0 together
+     * (180); entry 3's time, read on another core, came out before the call (90). */
+    int order[3] = {2, 3, 0};
+    uint64_t when[5] = {180, FC__NOT_STEPPED, 120, 90, FC__NOT_STEPPED};
+    fc__steps steps = {3, order, when};
+    fc__call c = call_of(FC_EV_MPI_Waitall, MPI_SUCCESS);
+    fc__rec_testall(&thr, &c, 5, reqs, sts, NULL, &steps);
+    assert_int_equal(nrecs(), 6);
+    check_rec(&recs[0], FC_EV_MPI_Waitall, FC_PEER_NONE, 0, 0, 0, 0, FC_EVF_FOUND, 5);
+    check_rec(&recs[1], FC_EV_COMPLETE, 3, 11, 0, 16, 0xac000003, FC_EVF_STATUS | FC_EVF_OWN_TIME, 0);
+    check_rec(&recs[2], FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, 0x6c000004, FC_EVF_OWN_TIME, 0);
+    check_rec(&recs[3], FC_EV_COMPLETE, 2, 10, 0, 8, 0xac000001, FC_EVF_STATUS | FC_EVF_OWN_TIME, 0);
+    check_rec(&recs[4], FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(MPI_REQUEST_NULL),
+              FC_EVF_NULL, 0);
+    check_rec(&recs[5], FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, 0xa8000005, FC_EVF_NULL, 0);
+    /* 120, then 90 raised to 120 (no earlier than the record before), 180, then the exit. */
+    const uint64_t t[6][2] = {{100, 250}, {120, 120}, {120, 120}, {180, 180}, {250, 250}, {250, 250}};
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(recs[i].t0, t[i][0]);
+        assert_int_equal(recs[i].t1, t[i][1]);
+    }
+    /* A call that failed for itself, after a step: what the steps completed, nothing else. */
+    setup(NULL);
+    steps = (fc__steps){1, order, when};
+    c = call_of(FC_EV_MPI_Waitall, MPI_ERR_REQUEST);
+    fc__rec_testall(&thr, &c, 5, reqs, sts, NULL, &steps);
+    assert_int_equal(nrecs(), 2);
+    check_rec(&recs[0], FC_EV_MPI_Waitall, FC_PEER_NONE, 0, 0, 0, 0, FC_EVF_FOUND | FC_EVF_ERROR, 5);
+    check_rec(&recs[1], FC_EV_COMPLETE, 3, 11, 0, 16, 0xac000003, FC_EVF_STATUS | FC_EVF_OWN_TIME, 0);
+    /* Without the copy of the requests (no memory), no COMPLETE records at all, as without steps. */
+    setup(NULL);
+    c = call_of(FC_EV_MPI_Waitall, MPI_SUCCESS);
+    fc__rec_testall(&thr, &c, 5, NULL, sts, NULL, &steps);
+    assert_int_equal(nrecs(), 1);
 }
 
 static void test_any_some_and_cancel(void **state)
@@ -458,6 +508,7 @@ int main(void)
         cmocka_unit_test_setup(test_probe_and_matched_receive, setup),
         cmocka_unit_test_setup(test_waitall_completions, setup),
         cmocka_unit_test_setup(test_testall_nothing_and_err_in_status, setup),
+        cmocka_unit_test_setup(test_waitall_in_steps, setup),
         cmocka_unit_test_setup(test_any_some_and_cancel, setup),
         cmocka_unit_test_setup(test_startall_and_status_marks, setup),
         cmocka_unit_test_setup(test_rooted_collectives, setup),
