@@ -12,6 +12,7 @@
 #include "conflict/feed.h"
 #include "conflict/summary.h"
 #include "model/evaluate.h"
+#include "model/observe.h"
 #include "remap/coll-predict.h"
 #include "report/report.h"
 #include "otf2/common.h"
@@ -124,6 +125,7 @@ int fc__analyze(const fc__analyze_opts *o)
     fc__summary *sum = NULL;
     fc__profile *prof = NULL;
     fc__prediction *pred = NULL;
+    fc__observation *obs = NULL;
     fc_symbols *syms = NULL;
     fc__colls *colls = NULL; /* the collective calls, their flows among the match's */
     fc__coll_pred *cpred = NULL;
@@ -204,7 +206,7 @@ int fc__analyze(const fc__analyze_opts *o)
          * the flows and intervals, not with the flows in flight in each interval as well; what
          * needs an interval's flows (the JSON document's intervals, the errors per interval)
          * sweeps the flows again. */
-        if (text) { /* one sweep of the flows for both */
+        if (text && none) { /* one sweep of the flows for both */
             if ((status = fc__summary_new(o->top, &sum)) == 0) {
                 fc__sweep_ops ops = fc__summary_ops(sum);
                 if ((status = fc__intervals_build_lean_also(m->flows, m->ninter, &ops, &iv)) == 0)
@@ -231,8 +233,25 @@ int fc__analyze(const fc__analyze_opts *o)
         prof = NULL;
     } else
         progress(o, "predicting flow times");
-    if (!none && prof == NULL && (rc = fc__selfcal(m, iv, &prof, note, sizeof note)) < 0) {
-        if (!all || m->ninter > 0) {
+    /* What each flow's time is made of, and so which flows the models are judged on: the parts
+     * the events give first, which self-calibration needs, then the classes with the platform. */
+    if (!none && (status = fc__observe_new(t, m, o->all_flows, &obs)) < 0)
+        goto out;
+    status = -1;
+    if (!none && prof == NULL && m->ninter > 0 && (rc = fc__selfcal_observed(m, iv, obs, &prof, note, sizeof note)) < 0) {
+        status = rc;
+        goto out;
+    }
+    if (!none && prof == NULL && m->ninter > 0 && !all) {
+        status = fc__err(FC_EINVAL, "model %s: %s", o->model, note);
+        goto out;
+    }
+    if (obs != NULL) {
+        fc__observe_classify(obs, m, iv, prof);
+        snprintf(obs->platform_note, sizeof obs->platform_note, "%s", prof == NULL ? note : "");
+    }
+    if (!none && prof == NULL && m->ninter == 0 && (rc = fc__selfcal(m, iv, &prof, note, sizeof note)) < 0) {
+        if (!all) {
             status = rc;
             goto out;
         }
@@ -240,6 +259,8 @@ int fc__analyze(const fc__analyze_opts *o)
     if (prof != NULL) {
         rc = fc__prediction_run(m, iv, prof, models, nmodels, all, &pred);
         prof = NULL; /* the prediction owns it now */
+        if (rc == 0 && obs != NULL)
+            rc = fc__prediction_judge(pred, m, iv, obs->judged);
         if (rc < 0) {
             status = rc;
             goto out;
@@ -250,6 +271,16 @@ int fc__analyze(const fc__analyze_opts *o)
         }
         snprintf(pred->platform, sizeof pred->platform, "%s", o->platform ? o->platform : "");
         snprintf(pred->note, sizeof pred->note, "%s", o->platform ? "read from --platform" : note);
+    }
+    if (text && !none) {
+        /* The summary counts the flows the statistics count (network ones by default), which the
+         * classes decide: a sweep of the stored flows once they are known. */
+        if ((status = fc__summary_new(o->top, &sum)) < 0)
+            goto out;
+        sum->count = obs != NULL ? obs->judged : NULL;
+        fc__sweep_ops ops = fc__summary_ops(sum);
+        if ((status = fc__sweep_flows(m->flows, m->ninter, &ops)) < 0 || (status = fc__summary_finish(sum)) < 0)
+            goto out;
     }
     if ((status = open_report(o, t, &syms, &out)) < 0)
         goto out;
@@ -264,6 +295,7 @@ int fc__analyze(const fc__analyze_opts *o)
                       .pred = pred,
                       .colls = colls,
                       .cpred = cpred,
+                      .obs = obs,
                       .sweep = sweep_stored};
     if (json)
         rc = fc__report_json(out, &a);
@@ -277,6 +309,7 @@ out:
         status = fc__err(FC_EIO, "%s: %s", o->output, strerror(errno));
     fc_symbols_free(syms);
     fc__prediction_free(pred);
+    fc__observation_free(obs);
     fc__profile_free(prof);
     fc__intervals_free(iv);
     fc__summary_free(sum);

@@ -15,6 +15,7 @@ typedef struct fc__analyze_opts {
     const char *model;    /* a model's name (model.h), "all" (what the profile serves) or "none" */
     uint64_t eager;       /* the eager/rendezvous threshold in bytes; 0: the profile's or the default */
     size_t top;           /* rows of each long list of the text report (0: all) */
+    int all_flows;        /* the error statistics count every flow's class, not network flows only */
     void (*progress)(const char *what); /* told each stage as it starts; may be NULL */
 } fc__analyze_opts;
 

@@ -10,6 +10,7 @@
 #include "match/match.h"
 #include "model/model.h"
 #include "model/evaluate.h"
+#include "model/observe.h"
 #include "remap/remap.h"
 #include "report/report.h"
 #include "analysis/analysis.h"
@@ -55,10 +56,11 @@ int fc__remap_run(const fc__remap_run_opts *o)
     if (fc_trace_open(path, &t) < 0 || fc__replay_build(t, &rp) < 0)
         goto out;
     if (prof == NULL) {
-        /* Self-calibration: the uncontended flows of the trace give latency and bandwidth. */
+        /* Self-calibration: the network flows of the trace give latency and bandwidth. */
         fc_trace *ct = t;
         if (o->platform_trace != NULL && fc_trace_open(o->platform_trace, &ct) < 0)
             goto out;
+        fc__observation *ob = NULL;
         rc = fc__match_trace(ct, eager, &m);
         if (rc == 0) { /* the collectives' messages are flows to fit to as well */
             fc__colls *colls = NULL;
@@ -67,8 +69,14 @@ int fc__remap_run(const fc__remap_run_opts *o)
         }
         if (rc == 0)
             rc = fc__intervals_build_lean(m->flows, m->ninter, &iv);
+        /* Fitted to the network flows, as flowcut analyze fits it; too few of them fit nothing. */
         if (rc == 0)
-            rc = fc__selfcal(m, iv, &prof, note, sizeof note);
+            rc = fc__observe_new(ct, m, 0, &ob);
+        if (rc == 0 && m->ninter > 0)
+            rc = fc__selfcal_observed(m, iv, ob, &prof, note, sizeof note);
+        if (rc == 0 && prof == NULL)
+            rc = fc__err(FC_EINVAL, "%s", m->ninter > 0 ? note : "the trace has no inter-node flow to fit to");
+        fc__observation_free(ob);
         if (ct != t)
             fc_trace_close(ct);
         if (rc < 0) {

@@ -11,7 +11,8 @@
 
 static const char usage[] =
     "usage: flowcut analyze [--format text|json|csv] [-o FILE] [--eager BYTES] [--top N]\n"
-    "                       [--platform PROFILE] [--model flowcut|maxrate|fairshare|linear|all|none] TRACE\n"
+    "                       [--platform PROFILE] [--model flowcut|maxrate|fairshare|linear|all|none]\n"
+    "                       [--flows network|all] TRACE\n"
     "Analyses the point-to-point communications of TRACE (a trace directory or one rank file):\n"
     "flows between nodes, their conflicts over time, each model's predicted time of every flow\n"
     "against the observed one, wait states and warnings.\n"
@@ -20,9 +21,11 @@ static const char usage[] =
     "  --eager BYTES  eager/rendezvous threshold: messages of BYTES or more use rendezvous\n"
     "                 (default: the profile's, else 262144, MPICH ch4:ucx over UCX 1.13)\n"
     "  --platform P   the platform profile written by flowcut-calibrate; without it the models\n"
-    "                 use a profile fitted to the trace's own uncontended flows\n"
+    "                 use a profile fitted to the trace's own network flows\n"
     "  --model M      the contention model to predict with, all (default: all the profile serves),\n"
     "                 or none to leave predictions out (faster on long traces)\n"
+    "  --flows F      the flows the models' error statistics count: network (default: those whose\n"
+    "                 time is set by moving their bytes) or all (every class but below-wire)\n"
     "  --top N        rows of each long list of the text report (default 10, 0 for all)\n"
     "  --help         print this help\n";
 
@@ -34,6 +37,7 @@ int main(int argc, char **argv)
                                          {"top", required_argument, NULL, 't'},
                                          {"platform", required_argument, NULL, 'p'},
                                          {"model", required_argument, NULL, 'm'},
+                                         {"flows", required_argument, NULL, 'F'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     fc__analyze_opts o = {.format = "text", .model = "all", .top = 10, .progress = fc__cli_progress};
@@ -68,6 +72,11 @@ int main(int argc, char **argv)
             if (strcmp(optarg, "all") != 0 && strcmp(optarg, "none") != 0 && fc__model_parse(optarg) < 0)
                 return fc__cli_usage("unknown model '%s' (flowcut, maxrate, fairshare, linear, all or none)", optarg);
             o.model = optarg;
+            break;
+        case 'F':
+            if (strcmp(optarg, "network") != 0 && strcmp(optarg, "all") != 0)
+                return fc__cli_usage("--flows wants network or all, not '%s'", optarg);
+            o.all_flows = strcmp(optarg, "all") == 0;
             break;
         case 'h':
             return fc__cli_help();

@@ -359,6 +359,8 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
     fc__summary *s = arg;
     const fc__label_run *run = runs, *end = runs + nruns;
     s->nflows++;
+    if (s->count != NULL && !s->count[f->id])
+        return 0;
     for (; run < end && run->label.kind == FC_CONFLICT_NONE; run++) {
         if (run->label.k > s->max_k)
             return flow_rest(s, f, runs, nruns, (size_t)(run - runs), 0);

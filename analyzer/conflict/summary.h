@@ -56,6 +56,9 @@ typedef struct fc__sum_row {
 
 typedef struct fc__summary {
     size_t top;        /* as given: rows kept per list (0: all) */
+    const uint8_t *count; /* by flow id: the flows whose time, worst-flow rank, nodes and sites are
+                             counted (NULL: all; set before the sweep, owned by the caller); the
+                             intervals and their conflicts are every flow's */
     size_t nintervals; /* intervals swept */
     size_t nflows;     /* flows given, active or not */
     uint32_t max_k;    /* the largest k of any label */

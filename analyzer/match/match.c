@@ -162,6 +162,9 @@ static int complete(matcher *mt, rstate *s, const fc_record *rec, thr *call)
     msg *m = &mt->pool[ix];
     int wild = (m->flags & MF_WILD) != 0;
     m->flags |= MF_DONE | MF_WAITED;
+    if (call->kind == FC_EV_MPI_Test || call->kind == FC_EV_MPI_Testany || call->kind == FC_EV_MPI_Testsome ||
+        call->kind == FC_EV_MPI_Testall)
+        m->flags |= MF_TESTED;
     m->end = rec->t1;
     m->wait_t0 = call->t0;
     m->wait_site = call->site;
@@ -498,6 +501,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     res->rank_node = malloc(w * sizeof *res->rank_node);
     res->late_sender = calloc(w, sizeof *res->late_sender);
     res->late_receiver = calloc(w, sizeof *res->late_receiver);
+    res->clock_unc = calloc(w, sizeof *res->clock_unc);
     mt.st = calloc(w, sizeof *mt.st);
     mt.p.st = mt.st;
     mt.p.unc = calloc(w, sizeof *mt.p.unc);
@@ -507,7 +511,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     mt.p.rhead = calloc(w + 1, sizeof *mt.p.rhead);
     mt.p.rmax = calloc(w + 1, sizeof *mt.p.rmax);
     if (mt.tab == NULL || mt.p.slast == NULL || mt.p.rhead == NULL || mt.p.rmax == NULL || res->rank_node == NULL || res->late_sender == NULL || res->late_receiver == NULL || mt.st == NULL ||
-        mt.p.unc == NULL)
+        mt.p.unc == NULL || res->clock_unc == NULL)
         goto out;
     for (size_t i = 0; i < w; i++) {
         fc__mt_slot_init(&mt.st[i].slot);
@@ -521,6 +525,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
         const fc_rank *r = fc_trace_rank(t, i);
         rstate *s = &mt.st[r->info.rank];
         mt.p.unc[r->info.rank] = fc_rank_clock_uncertainty(r);
+        res->clock_unc[r->info.rank] = (double)mt.p.unc[r->info.rank] * 1e-9;
         s->r = r;
         s->rank = r->info.rank;
         s->live = 1;
@@ -666,29 +671,39 @@ out:
 }
 
 
-/* fc__match_trace's sink: every flow kept, in the order of delivery. */
+/* fc__match_trace's sink: every flow kept, in the order of delivery, with its wait entries. */
 typedef struct keep_all {
-    fc_match *res;
-    size_t n, cap;
+    const fc_match *res;
+    size_t n, cap, wn, wcap;
     fc_flow *flows;
+    fc_flow_waits *waits;
 } keep_all;
+
+static int keep_start(void *arg, const fc_match *m)
+{
+    ((keep_all *)arg)->res = m;
+    return 0;
+}
 
 static int keep_flow(void *arg, const fc_flow *f)
 {
     keep_all *k = arg;
-    if (fc__grow((void **)&k->flows, &k->n, &k->cap, sizeof *k->flows) < 0)
+    if (fc__grow((void **)&k->flows, &k->n, &k->cap, sizeof *k->flows) < 0 ||
+        fc__grow((void **)&k->waits, &k->wn, &k->wcap, sizeof *k->waits) < 0)
         return FC_ENOMEM;
     k->flows[k->n++] = *f;
+    k->waits[k->wn++] = k->res->cur_waits;
     return 0;
 }
 
 int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
 {
     keep_all k = {0};
-    fc_match_sink sink = {.arg = &k, .flow = keep_flow};
+    fc_match_sink sink = {.arg = &k, .start = keep_start, .flow = keep_flow};
     int rc = fc__match_stream(t, eager_threshold, &sink, out);
     if (rc < 0) {
         free(k.flows);
+        free(k.waits);
         return rc;
     }
     fc_match *res = *out;
@@ -699,15 +714,31 @@ int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
     /* Order the flows and give ids; the worst violation's index is remapped through a marker. */
     if (res->clock_violations)
         res->flows[res->worst_flow].id = UINT64_MAX;
+    uint64_t marked = res->worst_flow, send_worst = res->worst_send_flow;
     fc__sort_flows(res->flows, res->nflows);
+    /* The wait entries follow their flows to the new ids, read from the old ones. */
+    res->waits = malloc((res->nflows ? res->nflows : 1) * sizeof *res->waits);
+    if (res->waits == NULL) {
+        free(k.waits);
+        fc__match_free(res);
+        *out = NULL;
+        return FC_ENOMEM;
+    }
     res->ninter = 0;
     for (size_t i = 0; i < res->nflows; i++) {
-        if (res->clock_violations && res->flows[i].id == UINT64_MAX)
+        uint64_t old = res->flows[i].id;
+        if (res->clock_violations && old == UINT64_MAX) {
             res->worst_flow = i;
+            old = marked;
+        }
+        if (res->send_violations && old == send_worst)
+            res->worst_send_flow = i;
+        res->waits[i] = k.waits[old];
         res->flows[i].id = i;
         if (!res->flows[i].intra)
             res->ninter = i + 1;
     }
+    free(k.waits);
     return 0;
 }
 
@@ -724,6 +755,8 @@ void fc__match_free(fc_match *m)
     fc__mt_traffic_acc_free(m->acc);
     free(m->late_sender);
     free(m->late_receiver);
+    free(m->clock_unc);
+    free(m->waits);
     free(m->sites);
     free(m->unmatched);
     free(m);

@@ -57,6 +57,16 @@ typedef struct fc_unmatched {
     uint32_t reason;    /* FC_UNMATCHED_* */
 } fc_unmatched;
 
+/* When each end of a flow started waiting for it: the entry of the call that completed it (a
+ * blocking call's own entry, a Wait's for a request; for a request completed by a Test, which its
+ * rank polled, its post), in seconds since the origin. Until then the rank was computing or in
+ * other calls: the time it was not there to take part. */
+typedef struct fc_flow_waits {
+    double send_wait, recv_wait;
+    int send_early; /* 1: a send that waits for its receive completed before that receive was
+                       posted (counted in fc_match.send_violations) */
+} fc_flow_waits;
+
 /* Bytes and messages sent from node src to node dst. */
 typedef struct fc_traffic {
     uint32_t src, dst;
@@ -112,6 +122,18 @@ typedef struct fc_match {
     uint64_t clock_violations_beyond; /* those larger than the two ranks' clock uncertainties
                                          (fc_rank_clock_uncertainty) added: the ones that say
                                          the alignment is wrong rather than merely imprecise */
+    /* The other clock condition: a send that waits for its receive (synchronous, or rendezvous
+     * and not buffered) completing before that receive was posted. Counted and located the same
+     * way; worst_send_flow is an id (a delivery order when streamed). */
+    uint64_t send_violations, send_violations_beyond;
+    double worst_send_violation;
+    uint64_t worst_send_flow;
+    uint32_t worst_send_src, worst_send_dst;
+    double *clock_unc;          /* per world rank: its clock uncertainty in seconds */
+    /* waits[i]: flow i's wait entries (fc__match_trace only; NULL when streamed). cur_waits: those
+     * of the flow being delivered to a sink, valid during its flow call. */
+    fc_flow_waits *waits;
+    fc_flow_waits cur_waits;
 } fc_match;
 
 /* Matches every send of the trace to its receive (communicator, source, destination and tag, in

@@ -24,6 +24,8 @@ enum {
                             the call's, with no per-call entry to keep */
     MF_FINAL = 0x200,    /* not complete, and never will be: its rank's records are all read */
     MF_BUFFERED = 0x400, /* a buffered send (send_flags): never a Late Receiver */
+    MF_TESTED = 0x800,   /* completed by a Test call: its rank was polling it, from its post on as
+                            far as the trace shows (the tests that found nothing name no request) */
 };
 
 /* One send or receive instance. Times are aligned ns (rank 0's clock). */

@@ -471,6 +471,25 @@ int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
         if ((uint64_t)(s->post - r->end) > unc)
             res->clock_violations_beyond++;
     }
+    /* A send that waits for its receive cannot complete before the receive is posted. */
+    int waits = ((s->flags & MF_SYNC) != 0) | (f->rendezvous & !(s->flags & MF_BUFFERED));
+    /* A request completed by a Test was polled: its rank took part from the post. */
+    res->cur_waits = (fc_flow_waits){secs(p, (s->flags & MF_TESTED) ? s->post : s->wait_t0),
+                                     secs(p, (r->flags & MF_TESTED) ? r->post : r->wait_t0), 0};
+    if (waits && (s->flags & MF_DONE) && s->end < r->post) {
+        res->cur_waits.send_early = 1;
+        double v = (double)(r->post - s->end) * 1e-9;
+        if (res->send_violations == 0 || v > res->worst_send_violation) {
+            res->worst_send_violation = v;
+            res->worst_send_flow = f->id;
+            res->worst_send_src = f->src_rank;
+            res->worst_send_dst = f->dst_rank;
+        }
+        res->send_violations++;
+        uint64_t unc = (s->src < res->world ? p->unc[s->src] : 0) + (r->dst < res->world ? p->unc[r->dst] : 0);
+        if ((uint64_t)(r->post - s->end) > unc)
+            res->send_violations_beyond++;
+    }
     /* Late Sender: the receive (or the wait on it) entered before the send was posted, and waited
      * until that post or its own end. */
     int64_t ls = (s->post < r->end ? s->post : r->end) - r->wait_t0;
@@ -483,7 +502,6 @@ int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
      * waited until that post. A send that ended before the post contradicts the clocks and waited
      * for nothing that can be told: 0, as Scalasca counts it, so that both tools agree. */
     int64_t lr = r->post < s->end ? r->post - s->wait_t0 : 0;
-    int waits = ((s->flags & MF_SYNC) != 0) | (f->rendezvous & !(s->flags & MF_BUFFERED));
     if (waits & ((s->flags & MF_WAITED) != 0) & (lr > 0)) {
         int rc = add_wait(p, s, 0, (double)lr * 1e-9);
         if (rc < 0)

@@ -9,6 +9,7 @@
 #include "model/fit.h"
 #include "util/internal.h"
 #include "model/evaluate.h"
+#include "model/observe.h"
 #include "conflict/sweep.h"
 
 /* Least squares of t = lat + b * per_byte over n points (fc__fit_line); when the points hold a
@@ -42,8 +43,20 @@ static int cmp_double(const void *x, const void *y)
 /* Fits up to two segments (below and above threshold) from flows of one side (intra or not)
  * whose ids pass keep[] (NULL: all), each flow's time divided by div[i] (NULL: by 1), into *seg /
  * *nseg. Returns the number of flows used. */
+static size_t fit_side_times(const fc_match *m, size_t lo, size_t hi, const uint8_t *keep, const double *div,
+                             const double *tim, uint64_t threshold, double *bb, double *tt, fc__segment *seg,
+                             size_t *nseg);
+
 static size_t fit_side(const fc_match *m, size_t lo, size_t hi, const uint8_t *keep, const double *div,
                        uint64_t threshold, double *bb, double *tt, fc__segment *seg, size_t *nseg)
+{
+    return fit_side_times(m, lo, hi, keep, div, NULL, threshold, bb, tt, seg, nseg);
+}
+
+/* fit_side with flow i's time tim[i] in place of its observed time (NULL: the observed time). */
+static size_t fit_side_times(const fc_match *m, size_t lo, size_t hi, const uint8_t *keep, const double *div,
+                             const double *tim, uint64_t threshold, double *bb, double *tt, fc__segment *seg,
+                             size_t *nseg)
 {
     size_t used = 0;
     double lat_small = 0;
@@ -54,8 +67,9 @@ static size_t fit_side(const fc_match *m, size_t lo, size_t hi, const uint8_t *k
             const fc_flow *f = &m->flows[i];
             if ((keep && !keep[i]) || !(f->observed > 0) || (f->bytes >= threshold) != big)
                 continue;
+            double ti = tim ? tim[i] : f->observed;
             bb[n] = (double)f->bytes;
-            tt[n++] = div ? f->observed / div[i] : f->observed;
+            tt[n++] = div ? ti / div[i] : ti;
         }
         double lat, pb;
         if (fit_line(bb, tt, n, lat_small, &lat, &pb) < 0)
@@ -90,8 +104,19 @@ static int add_cut(fc__profile *p, uint32_t kind, uint32_t k, double alpha)
 }
 
 /* The flow cuts: fitted where enough flows lived under one label, assumed elsewhere. */
+static int fit_cuts_kept(const fc_match *m, const fc__intervals *iv, fc__profile *p, double *vals,
+                         const uint8_t *keep, const double *tim, size_t *fitted, size_t *assumed);
+
 static int fit_cuts(const fc_match *m, const fc__intervals *iv, fc__profile *p, double *vals, size_t *fitted,
                     size_t *assumed)
+{
+    return fit_cuts_kept(m, iv, p, vals, NULL, NULL, fitted, assumed);
+}
+
+/* fit_cuts over the flows keep[] names (NULL: all), with flow i's time tim[i] (NULL: observed);
+ * with keep, a fitted cut stays between 0 and k - 1, a free flow and a fair share. */
+static int fit_cuts_kept(const fc_match *m, const fc__intervals *iv, fc__profile *p, double *vals,
+                         const uint8_t *keep, const double *tim, size_t *fitted, size_t *assumed)
 {
     uint32_t maxk = fc__intervals_max_k(iv);
     *fitted = *assumed = 0;
@@ -107,13 +132,13 @@ static int fit_cuts(const fc_match *m, const fc__intervals *iv, fc__profile *p, 
                 const fc_flow *f = &m->flows[i];
                 const fc__label_run *runs;
                 size_t nr;
-                if (fc__intervals_history(iv, f->id, &runs, &nr) < 0 || nr != 1 || runs[0].label.kind != kind ||
-                    runs[0].label.k != k || f->bytes == 0)
+                if ((keep && !keep[i]) || fc__intervals_history(iv, f->id, &runs, &nr) < 0 || nr != 1 ||
+                    runs[0].label.kind != kind || runs[0].label.k != k || f->bytes == 0)
                     continue;
                 const fc__segment *s = fc__profile_segment(p, 0, f->bytes);
                 double data = s ? (double)f->bytes * s->per_byte : 0;
                 if (data > 0)
-                    vals[n++] = (f->observed - s->latency) / data - 1;
+                    vals[n++] = ((tim ? tim[i] : f->observed) - s->latency) / data - 1;
             }
             double alpha;
             if (n >= FC_SELFCAL_MIN_FLOWS) {
@@ -121,6 +146,10 @@ static int fit_cuts(const fc_match *m, const fc__intervals *iv, fc__profile *p, 
                 alpha = n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
                 if (alpha < 0)
                     alpha = 0;
+                if (keep && kind != FC_CONFLICT_MIXED_IN && kind != FC_CONFLICT_MIXED_OUT && alpha > k - 1)
+                    alpha = k - 1;
+                if (keep && (kind == FC_CONFLICT_MIXED_IN || kind == FC_CONFLICT_MIXED_OUT) && alpha > 1)
+                    alpha = 1;
                 ++*fitted;
             } else {
                 alpha = (kind == FC_CONFLICT_OUTGOING || kind == FC_CONFLICT_INCOMING) ? (double)(k - 1) : 0.0;
@@ -220,6 +249,251 @@ out:
     return rc;
 }
 
+/* Uncontended (alone[i]) and the time-weighted mean degree of each inter-node flow, as
+ * fc__selfcal reads them from the label histories. Returns the flows that ran alone. */
+static size_t degrees(const fc_match *m, const fc__intervals *iv, uint8_t *alone, double *degree)
+{
+    size_t nalone = 0;
+    for (size_t i = 0; i < m->ninter; i++) {
+        const fc__label_run *runs;
+        size_t nr;
+        double w = 0, len = 0;
+        alone[i] = fc__intervals_history(iv, m->flows[i].id, &runs, &nr) == 0 && nr > 0;
+        for (size_t r = 0; r < nr; r++) {
+            const fc_label *l = &runs[r].label;
+            double d = runs[r].end - runs[r].start;
+            int same = l->kind == FC_CONFLICT_OUTGOING || l->kind == FC_CONFLICT_INCOMING;
+            w += d * (same ? l->k : 1);
+            len += d;
+            if (l->kind != FC_CONFLICT_NONE)
+                alone[i] = 0;
+        }
+        degree[i] = len > 0 ? w / len : 1;
+        nalone += alone[i];
+    }
+    return nalone;
+}
+
+/* The inter-node segments fitted to the flows keep[] names, with times tim[]: to those that ran
+ * alone when there are enough, else to all of them each divided by its degree (*div is then
+ * degree, else NULL). */
+static size_t fit_kept(const fc_match *m, const uint8_t *keep, const uint8_t *alone, const double *degree,
+                       const double *tim, uint8_t *both, double *bb, double *tt, fc__segment *seg, size_t *nseg,
+                       const double **div)
+{
+    size_t nboth = 0;
+    for (size_t i = 0; i < m->ninter; i++)
+        nboth += both[i] = keep[i] && alone[i];
+    size_t used = 0;
+    *nseg = 0;
+    *div = NULL;
+    if (nboth >= FC_SELFCAL_MIN_FLOWS)
+        used = fit_side_times(m, 0, m->ninter, both, NULL, tim, m->eager_threshold, bb, tt, seg, nseg);
+    if (*nseg == 0) {
+        used = fit_side_times(m, 0, m->ninter, keep, degree, tim, m->eager_threshold, bb, tt, seg, nseg);
+        *div = degree;
+    }
+    return used;
+}
+
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Keeps a fitted segment to what the flows keep[] of it show, each time tim[i] divided by div[i]
+ * (NULL: by 1), as the fit took them. Flows of one size show no latency: it is then fixed_lat,
+ * else FC_SELFCAL_LATENCY_ASSUMED (*assumed set), and the per-byte cost their mean time beyond it.
+ * Otherwise the latency is above 0: when the fit gives none (noise), the median time the flows took beyond their data time, when positive, else
+ * fixed_lat (the eager segment's, for the rendezvous one), else the median of the positive ones
+ * of those times. On a machine with more ranks than cores
+ * (over) a rank that waits for a core only ever adds time: the per-byte cost is then at most the
+ * 10th percentile of what the flows show. And the rate is one a NIC reached: at most the largest
+ * of div[i] x bytes / (time - latency). vals has room for m->ninter values. Returns 0, or -1 when
+ * no positive latency can be had. */
+static int check_segment(const fc_match *m, const uint8_t *keep, const double *tim, const double *div,
+                         int over, double fixed_lat, double *vals, fc__segment *s, int *capped, int *assumed)
+{
+    size_t n = 0;
+#define KEPT(i) (keep[i] && m->flows[i].bytes >= s->lo && m->flows[i].bytes < s->hi && m->flows[i].bytes > 0)
+#define TIME(i) (div ? tim[i] / div[i] : tim[i])
+    uint64_t bmin = UINT64_MAX, bmax = 0;
+    for (size_t i = 0; i < m->ninter; i++)
+        if (KEPT(i)) {
+            vals[n++] = TIME(i) - (double)m->flows[i].bytes * s->per_byte;
+            bmin = m->flows[i].bytes < bmin ? m->flows[i].bytes : bmin;
+            bmax = m->flows[i].bytes > bmax ? m->flows[i].bytes : bmax;
+        }
+    if (n == 0)
+        return -1;
+    if (bmin == bmax) {
+        /* One size shows latency and data time only together: the latency is the eager
+         * segment's, else taken as negligible, and the per-byte cost carries the rest. */
+        s->latency = fixed_lat > 0 ? fixed_lat : FC_SELFCAL_LATENCY_ASSUMED;
+        double sum = 0;
+        for (size_t i = 0; i < m->ninter; i++)
+            if (KEPT(i))
+                sum += (TIME(i) - s->latency) / (double)bmin;
+        s->per_byte = sum / (double)n;
+        if (!(s->per_byte > 0))
+            return -1;
+        *assumed = fixed_lat > 0 ? *assumed : 1;
+    }
+    if (!(s->latency > 0)) {
+        double med = median_of(vals, n);
+        s->latency = med > 0 ? med : fixed_lat;
+    }
+    if (!(s->latency > 0)) {
+        /* The residuals straddle 0: the median of those above it, a latency some flows show. */
+        size_t np = 0;
+        for (size_t i = 0; i < n; i++)
+            if (vals[i] > 0)
+                vals[np++] = vals[i];
+        if (np == 0)
+            return -1;
+        s->latency = median_of(vals, np);
+    }
+    if (over) {
+        n = 0;
+        for (size_t i = 0; i < m->ninter; i++)
+            if (KEPT(i) && TIME(i) > s->latency)
+                vals[n++] = (TIME(i) - s->latency) / (double)m->flows[i].bytes;
+        if (n > 0) {
+            qsort(vals, n, sizeof *vals, cmp_double);
+            double p10 = vals[n / 10];
+            if (p10 < s->per_byte)
+                s->per_byte = p10;
+        }
+    }
+    double rmax = 0;
+    for (size_t i = 0; i < m->ninter; i++)
+        if (KEPT(i) && tim[i] > s->latency) {
+            double r = (div ? div[i] : 1) * (double)m->flows[i].bytes / (tim[i] - s->latency);
+            rmax = r > rmax ? r : rmax;
+        }
+#undef KEPT
+#undef TIME
+    if (rmax > 0 && 1 / s->per_byte > rmax) {
+        s->per_byte = 1 / rmax;
+        *capped = 1;
+    }
+    return 0;
+}
+
+int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, fc__observation *ob, fc__profile **out,
+                         char *note, size_t nnote)
+{
+    int rc = FC_ENOMEM;
+    size_t n1 = m->nflows ? m->nflows : 1;
+    fc__profile *p = fc__profile_new();
+    double *bb = malloc(n1 * sizeof *bb), *tt = malloc(n1 * sizeof *tt), *tim = malloc(n1 * sizeof *tim);
+    double *degree = malloc(n1 * sizeof *degree);
+    uint8_t *alone = calloc(n1, 1), *keep = calloc(n1, 1), *both = calloc(n1, 1);
+    *out = NULL;
+    if (p == NULL || bb == NULL || tt == NULL || tim == NULL || degree == NULL || alone == NULL || keep == NULL ||
+        both == NULL)
+        goto out;
+    degrees(m, iv, alone, degree);
+    /* The first fit: flows whose ends both took part in most of their time, with that time; on a
+     * machine with more ranks than cores only rendezvous ones, whose data time outweighs the
+     * slices a descheduled rank loses on any network. */
+    size_t ncand = 0;
+    for (size_t i = 0; i < m->ninter; i++) {
+        const fc_flow *f = &m->flows[i];
+        const fc__obs *o = &ob->flow[i];
+        int over = (f->src_rank < ob->world && ob->oversub[f->src_rank]) ||
+                   (f->dst_rank < ob->world && ob->oversub[f->dst_rank]);
+        tim[i] = o->rest + o->wire;
+        keep[i] = !o->clock && f->observed > 0 && f->bytes > 0 &&
+                  o->late_peer + o->no_progress < FC_OBS_MAJOR_SHARE * f->observed && (!over || f->rendezvous);
+        ncand += keep[i];
+    }
+    fc__segment seg[2];
+    size_t nseg = 0;
+    const double *div = NULL;
+    if (ncand >= FC_SELFCAL_MIN_FLOWS)
+        fit_kept(m, keep, alone, degree, tim, both, bb, tt, seg, &nseg, &div);
+    int capped = 0, nolat = 0, over = 0, assumed_lat = 0;
+    for (size_t i = 0; i < m->ninter; i++)
+        over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
+                            (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
+    for (size_t s = 0; s < nseg; s++)
+        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0;
+    if (nolat)
+        nseg = 0;
+    if (nseg > 0) {
+        /* Classify with it, then fit again to the network flows alone. */
+        if ((p->inter = malloc(sizeof seg)) == NULL)
+            goto out;
+        memcpy(p->inter, seg, nseg * sizeof *seg);
+        p->ninter = nseg;
+        fc__observe_classify(ob, m, iv, p);
+        for (size_t i = 0; i < m->ninter; i++)
+            keep[i] = ob->flow[i].cls == FC_OBS_NETWORK;
+    }
+    size_t nnet = nseg > 0 ? ob->count[FC_OBS_NETWORK] : 0, used = 0;
+    nseg = 0;
+    if (nnet >= FC_SELFCAL_MIN_FLOWS)
+        used = fit_kept(m, keep, alone, degree, tim, both, bb, tt, seg, &nseg, &div);
+    capped = nolat = over = assumed_lat = 0;
+    for (size_t i = 0; i < m->ninter; i++)
+        over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
+                            (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
+    for (size_t s = 0; s < nseg; s++)
+        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0;
+    if (nseg == 0 || nolat) {
+        snprintf(note, nnote,
+                 "not self-calibrated: %zu of %zu inter-node flows are network flows under a platform fitted "
+                 "to them (%d needed, with a positive latency); models left out: give --platform (flowcut "
+                 "calibrate)",
+                 nnet, m->ninter, FC_SELFCAL_MIN_FLOWS);
+        rc = 0;
+        goto out;
+    }
+    snprintf(p->source, sizeof p->source, "trace");
+    p->eager_threshold = m->eager_threshold;
+    free(p->inter);
+    if ((p->inter = malloc(nseg * sizeof *seg)) == NULL)
+        goto out;
+    memcpy(p->inter, seg, nseg * sizeof *seg);
+    p->ninter = nseg;
+    size_t nintra = fit_side(m, m->ninter, m->nflows, NULL, NULL, m->eager_threshold, bb, tt, seg, &nseg);
+    if (nseg > 0) {
+        if ((p->intra = malloc(nseg * sizeof *seg)) == NULL)
+            goto out;
+        memcpy(p->intra, seg, nseg * sizeof *seg);
+        p->nintra = nseg;
+    }
+    size_t fitted, assumed;
+    if ((rc = fit_cuts_kept(m, iv, p, bb, keep, tim, &fitted, &assumed)) < 0)
+        goto out;
+    rc = FC_ENOMEM;
+    const fc__segment *big = &p->inter[p->ninter - 1];
+    p->has_maxrate = 1;
+    p->maxrate = (fc__maxrate){big->latency, 1 / big->per_byte, 1 / big->per_byte, 0, 0};
+    snprintf(note, nnote,
+             "self-calibrated: inter-node latency and bandwidth from %zu network flows (of %zu)%s%s, intra-node "
+             "from %zu messages; flow cuts fitted for %zu (kind, k), assumed for %zu",
+             used, m->ninter, capped ? ", the rate capped at the fastest NIC's" : "",
+             assumed_lat ? ", the latency assumed (one message size shows none)" : "", nintra, fitted, assumed);
+    *out = p;
+    p = NULL;
+    rc = 0;
+out:
+    if (rc == FC_ENOMEM)
+        fc__err(rc, "self-calibration: out of memory");
+    fc__profile_free(p);
+    free(bb);
+    free(tt);
+    free(tim);
+    free(degree);
+    free(alone);
+    free(keep);
+    free(both);
+    return rc;
+}
+
 void fc__prediction_free(fc__prediction *pr)
 {
     if (pr == NULL)
@@ -278,7 +552,7 @@ static int iverr_interval(void *arg, const fc__sweep *s, size_t v, double start,
 }
 
 static int interval_errors(const fc_match *m, const fc__intervals *iv, double *const *pred, unsigned nq,
-                           double **err)
+                           const uint8_t *judged, double **err)
 {
     iverr x = {.err = err, .nq = nq, .niv = fc__intervals_count(iv)};
     for (unsigned q = 0; q < nq; q++) {
@@ -298,7 +572,9 @@ static int interval_errors(const fc_match *m, const fc__intervals *iv, double *c
         const fc_flow *f = &m->flows[i];
         for (unsigned q = 0; q < nq; q++) {
             double p = pred[q][f->id];
-            e[f->id * nq + q] = !f->coll && f->observed > 0 && isfinite(p) ? fabs(p - f->observed) / f->observed * 100 : NAN;
+            e[f->id * nq + q] = !f->coll && f->observed > 0 && isfinite(p) && (judged == NULL || judged[i])
+                                    ? fabs(p - f->observed) / f->observed * 100
+                                    : NAN;
         }
     }
     x.e = e;
@@ -354,7 +630,7 @@ int fc__prediction_run(const fc_match *m, const fc__intervals *iv, fc__profile *
         pr->model[q] = md;
         pr->nmodels++;
     }
-    if ((rc = interval_errors(m, iv, pr->pred, pr->nmodels, pr->iv_err)) < 0)
+    if ((rc = interval_errors(m, iv, pr->pred, pr->nmodels, NULL, pr->iv_err)) < 0)
         goto out;
     *out = pr;
     pr = NULL;
@@ -364,5 +640,37 @@ out:
         fc__err(rc, "prediction: out of memory");
     free(obs);
     fc__prediction_free(pr);
+    return rc;
+}
+
+int fc__prediction_judge(fc__prediction *pr, const fc_match *m, const fc__intervals *iv, const uint8_t *judged)
+{
+    size_t n = 0;
+    double *obs = malloc((m->ninter ? m->ninter : 1) * sizeof *obs);
+    double *pv = malloc((m->ninter ? m->ninter : 1) * sizeof *pv);
+    uint64_t *ids = malloc((m->ninter ? m->ninter : 1) * sizeof *ids);
+    int rc = FC_ENOMEM;
+    if (obs == NULL || pv == NULL || ids == NULL)
+        goto out;
+    for (unsigned q = 0; q < pr->nmodels; q++) {
+        n = 0;
+        for (size_t i = 0; i < m->ninter; i++)
+            if (judged[i]) {
+                obs[n] = m->flows[i].observed;
+                pv[n] = pr->pred[q][i];
+                ids[n++] = m->flows[i].id;
+            }
+        fc__errors_compute(obs, pv, ids, n, &pr->err[q]);
+        free(pr->iv_err[q]);
+        pr->iv_err[q] = NULL;
+    }
+    pr->judged = 1;
+    rc = interval_errors(m, iv, pr->pred, pr->nmodels, judged, pr->iv_err);
+out:
+    if (rc == FC_ENOMEM)
+        fc__err(rc, "prediction: out of memory");
+    free(obs);
+    free(pv);
+    free(ids);
     return rc;
 }

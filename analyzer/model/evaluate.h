@@ -15,6 +15,10 @@
 /* Flows whose whole life lies under one conflict label that self-calibration needs, per (kind,
  * k), before it trusts the median flow cut they show; with fewer it assumes the cut. */
 #define FC_SELFCAL_MIN_FLOWS 3
+/* The latency self-calibration takes when the network flows of a segment all have one size, which
+ * shows latency and data time only together, and no eager segment gives one: negligible against
+ * the time of flows of a size large enough to be network flows. Seconds. */
+#define FC_SELFCAL_LATENCY_ASSUMED 1e-6
 
 typedef struct fc__prediction {
     fc__profile *profile;    /* owned */
@@ -28,6 +32,7 @@ typedef struct fc__prediction {
                                     interval v under model[j], NaN for none (owned) */
     char skipped[256];           /* models left out of "all" because the profile lacks their
                                     figures, with the reason; "" when none */
+    int judged;                  /* err and iv_err count the flows fc__prediction_judge named */
 } fc__prediction;
 
 /* Fits a profile to the trace's own flows (self-calibration) into a new *out owned by the caller:
@@ -44,6 +49,18 @@ typedef struct fc__prediction {
  * flow to fit: message in fc_errmsg) or FC_ENOMEM. */
 int fc__selfcal(const fc_match *m, const fc__intervals *iv, fc__profile **out, char *note, size_t n);
 
+/* Self-calibration that fits network flows only (observe.h): ob holds the parts the events give
+ * (fc__observe_new). A first fit, to the flows whose ends both took part in most of their time
+ * (with that time; on a machine with more ranks than cores, rendezvous ones only), classifies the
+ * flows (ob is left so classified); the segments are then fitted again to the network flows as
+ * fc__selfcal fits its flows, each with a latency above 0 and a rate some network flow reached,
+ * and the flow cuts to the network flows that lived under one label, between 0 and k - 1 (1 for
+ * mixed). With fewer than FC_SELFCAL_MIN_FLOWS network flows, or no positive latency, *out is NULL
+ * and note says why: the models are left out. Returns 0 or FC_ENOMEM. */
+struct fc__observation;
+int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, struct fc__observation *ob,
+                         fc__profile **out, char *note, size_t n);
+
 /* Runs models[0 .. n) on the inter-node flows of m with profile p (ownership passes to the
  * result, also on failure). With `all` set, models the profile cannot serve are left out and
  * named in skipped; otherwise such a model is an FC_EINVAL error. iv (full or lean) must be built
@@ -53,6 +70,11 @@ int fc__selfcal(const fc_match *m, const fc__intervals *iv, fc__profile **out, c
  * (fc__prediction_free). */
 int fc__prediction_run(const fc_match *m, const fc__intervals *iv, fc__profile *p, const unsigned *models,
                        unsigned n, int all, fc__prediction **out);
+
+/* Recomputes the errors of pr (per model and per interval) over the inter-node flows i of m with
+ * judged[i] set, the predictions staying those of every flow. Returns 0 or FC_ENOMEM (pr's
+ * errors then partly recomputed). */
+int fc__prediction_judge(fc__prediction *pr, const fc_match *m, const fc__intervals *iv, const uint8_t *judged);
 
 /* Frees everything the prediction owns; NULL is a no-op. */
 void fc__prediction_free(fc__prediction *pr);

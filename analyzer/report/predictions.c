@@ -63,13 +63,14 @@ void fc__report_json_prediction(FILE *f, const fc__analysis *a)
         const fc__errors *e = &pr->err[j];
         fprintf(f, "%s\"%s\": {\"flows\": %zu, \"mean_abs_pct\": ", j ? ", " : "", fc__model_name(pr->model[j]),
                 e->n);
-        json_num(f, e->mean_abs_pct);
+        /* No flow compared gives no figure, not an error of 0. */
+        json_num(f, e->n ? e->mean_abs_pct : NAN);
         fputs(", \"global_pct\": ", f);
-        json_num(f, e->global_pct);
+        json_num(f, e->n ? e->global_pct : NAN);
         fputs(", \"p95_abs_pct\": ", f);
-        json_num(f, e->p95_abs_pct);
+        json_num(f, e->n ? e->p95_abs_pct : NAN);
         fputs(", \"max_abs_pct\": ", f);
-        json_num(f, e->max_abs_pct);
+        json_num(f, e->n ? e->max_abs_pct : NAN);
         if (e->n)
             fprintf(f, ", \"best_flow\": %" PRIu64 ", \"worst_flow\": %" PRIu64, e->best, e->worst);
         else
@@ -204,6 +205,13 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
         fputs("no inter-node flow to predict\n", f);
         return 0;
     }
+    if (a->obs != NULL && a->obs->njudged == 0) {
+        /* Every flow was predicted, but none can judge a model of the network. */
+        fprintf(f, "no %s to judge the models on: no error figure (--flows all counts every class but "
+                   "below-wire; JSON and CSV hold every flow's predictions)\n",
+                a->obs->all ? "flow" : "network flow");
+        return 0;
+    }
     fprintf(f, "%-10s %6s %12s %12s %10s %10s  %-14s %-14s\n", "model", "flows", "mean |err|", "global err", "p95",
             "max", "best flow", "worst flow");
     for (unsigned j = 0; j < pr->nmodels; j++) {
@@ -215,13 +223,18 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
                 e->mean_abs_pct, e->global_pct, e->p95_abs_pct, e->max_abs_pct, e->n ? best : "-",
                 e->n ? worst : "-");
     }
+    if (a->obs != NULL)
+        fprintf(f, "(each figure over the %zu %s of %zu inter-node flows; predictions are made for every flow)\n",
+                a->obs->njudged, a->obs->all ? "flows of every class but below-wire" : "network flows", m->ninter);
     unsigned lead = lead_model(pr);
-    ranked *r = malloc(m->ninter * sizeof *r);
+    ranked *r = malloc((m->ninter ? m->ninter : 1) * sizeof *r);
     if (r == NULL)
         return FC_ENOMEM;
     size_t nr = 0;
+    /* As the error statistics: the flows they count. */
     for (size_t i = 0; i < m->ninter; i++)
-        if (!m->flows[i].coll && m->flows[i].observed > 0 && isfinite(pr->pred[lead][i])) /* as the error statistics */
+        if (!m->flows[i].coll && m->flows[i].observed > 0 && isfinite(pr->pred[lead][i]) &&
+            (a->obs == NULL || a->obs->judged[i])) /* as the error statistics */
             r[nr++] = (ranked){i, fabs(pr->pred[lead][i] - m->flows[i].observed) / m->flows[i].observed};
     if (nr == 0 && m->ninter > 0) {
         /* Every inter-node flow is a collective's step, whose time is inferred: the calls are

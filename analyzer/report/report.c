@@ -70,6 +70,7 @@ void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, voi
              " beyond the clocks' uncertainty",
              m->clock_violations, m->clock_violations == 1 ? "" : "s", m->worst_violation, m->worst_src,
              m->worst_dst, m->worst_send, m->clock_violations_beyond);
+    fc__report_observation_warnings(a, fn, arg);
     for (uint32_t r = 0; r < m->world; r++) {
         long i = fc_trace_find(a->trace, r);
         if (i < 0)
@@ -207,6 +208,10 @@ static void json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl, con
         if (a->pred != NULL) {
             fc__ob_flush(o);
             fc__report_json_flow_predicted(o->f, a, fl->id);
+        }
+        if (a->obs != NULL) {
+            fc__ob_flush(o);
+            fc__report_json_flow_observation(o->f, a, fl->id);
         }
     }
     fc__ob_char(o, '}');
@@ -370,6 +375,7 @@ static void json_counts(FILE *f, const fc__analysis *a)
                ", \"worst_s\": ",
             m->clock_violations, m->clock_violations_beyond);
     json_secs(f, m->clock_violations ? m->worst_violation : 0.0);
+    fc__report_json_clock_more(f, a);
     fprintf(f, "},\n  \"messages\": {\"matched\": %zu, \"inter_node\": %zu, \"intra_node\": %zu, "
                "\"unmatched_sends\": %" PRIu64 ", \"unmatched_recvs\": %" PRIu64 "},\n",
             m->nflows, m->ninter, m->nflows - m->ninter, m->unmatched_sends, m->unmatched_recvs);
@@ -448,6 +454,7 @@ int fc__report_json(FILE *f, const fc__analysis *a)
     const fc_match *m = a->match;
     json_head(f, a);
     fc__report_json_prediction(f, a);
+    fc__report_json_observation(f, a);
     fc__obuf *o = malloc(sizeof *o); /* 64 KiB: not on the stack */
     if (o == NULL)
         return fc__err(FC_ENOMEM, "writing the report: out of memory");

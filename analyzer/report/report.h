@@ -19,6 +19,7 @@
 #include "collective/calls.h"
 #include "remap/coll-predict.h"
 #include "model/evaluate.h"
+#include "model/observe.h"
 
 /* What one report describes. Nothing here is owned by the analysis: the caller keeps every
  * pointer valid while the report is written. */
@@ -38,6 +39,7 @@ typedef struct fc__analysis {
     const fc__prediction *pred; /* the models' predictions, or NULL for none */
     const fc__colls *colls;   /* the collective calls, whose flows match->flows holds, or NULL */
     const fc__coll_pred *cpred; /* the models' durations of those calls, or NULL */
+    const fc__observation *obs; /* what each flow's time is made of (observe.h), or NULL for none */
     /* Sweeps match->flows[0 .. match->ninter) again into ops (the JSON document's intervals),
      * returning 0 or the first error: set by the pipeline that made the analysis (analysis/), so
      * that the writers consume results and never run a stage themselves. */
@@ -139,6 +141,22 @@ void fc__report_csv_predicted_header(FILE *f, const fc__analysis *a);
 void fc__report_csv_predicted(FILE *f, const fc__analysis *a, const fc_flow *fl);
 /* The text report's "predicted versus observed" section. Returns 0 or FC_ENOMEM. */
 int fc__report_text_prediction(FILE *f, const fc__analysis *a);
+
+/* ---- what the flows' times are made of (report/observation.c) ---------------------------------- */
+
+/* The "observation" member of the JSON document, ending with ",\n"; nothing without one. */
+void fc__report_json_observation(FILE *f, const fc__analysis *a);
+/* ", \"observation\": {...}" for inter-node flow id; nothing without an observation. */
+void fc__report_json_flow_observation(FILE *f, const fc__analysis *a, uint64_t id);
+/* The members the clock checks add to the JSON document's "clock" object, each after ", ". */
+void fc__report_json_clock_more(FILE *f, const fc__analysis *a);
+/* The line under a heading of the text report that says which flows its figures count; nothing
+ * without an observation (every flow counts). */
+void fc__report_text_counted(FILE *f, const fc__analysis *a);
+/* The text report's "observed times" section; nothing without an observation. */
+void fc__report_text_observation(FILE *f, const fc__analysis *a);
+/* The warnings of the clock checks on sends and on the wire (fc__report_warnings' format). */
+void fc__report_observation_warnings(const fc__analysis *a, void (*fn)(const char *line, void *arg), void *arg);
 
 /* ---- flowcut remap ------------------------------------------------------------------------------ */
 

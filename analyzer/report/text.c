@@ -213,6 +213,7 @@ static void text_conflicts(FILE *f, const fc__analysis *a)
             total += fc__summary_time(sum, kinds[i].k1, k) +
                      (kinds[i].k2 != kinds[i].k1 ? fc__summary_time(sum, kinds[i].k2, k) : 0);
     heading(f, "time in conflicts (flow-seconds: each flow counts for the time it is active)");
+    fc__report_text_counted(f, a);
     fprintf(f, "  %-10s %4s %16s %7s\n", "kind", "k", "flow-s", "share");
     for (size_t i = 0; i < 4; i++)
         for (uint32_t k = 1; k <= maxk; k++) {
@@ -257,6 +258,7 @@ static void text_flows(FILE *f, const fc__analysis *a)
     const fc__summary *sum = a->sum;
     char b[32], l[128];
     heading(f, "worst flows (longest observed time per byte)");
+    fc__report_text_counted(f, a);
     fprintf(f, "  %6s %-24s %-24s %11s %14s %12s %9s\n", "flow", "from rank@node", "to rank@node", "bytes", "observed s",
             "MB/s", "conflict");
     for (size_t q = 0; q < limit(a, sum->nwflows); q++) {
@@ -285,6 +287,7 @@ static void text_hot_nodes(FILE *f, const fc__analysis *a)
     const fc_match *m = a->match;
     const fc__summary *sum = a->sum;
     heading(f, "hot nodes (flow-seconds in conflicts at the node)");
+    fc__report_text_counted(f, a);
     fprintf(f, "  %-16s %16s %16s %16s %16s\n", "node", "total", "outgoing", "incoming", "mixed");
     for (size_t q = 0; q < limit(a, sum->nnodes); q++) {
         const fc__sum_row *h = &sum->nodes[q];
@@ -299,6 +302,7 @@ static void text_sites(FILE *f, const fc__analysis *a)
 {
     const fc__summary *sum = a->sum;
     heading(f, "call sites of the conflicted flows");
+    fc__report_text_counted(f, a);
     fprintf(f, "  %6s %-5s %7s %16s %16s %16s %16s  %s\n", "rank", "side", "flows", "conflict flow-s", "outgoing",
             "incoming", "mixed", "site");
     for (size_t q = 0; q < limit(a, sum->nsites); q++) {
@@ -404,6 +408,7 @@ int fc__report_text(FILE *f, const fc__analysis *a)
     text_intervals(f, a);
     text_flows(f, a);
     text_hot_nodes(f, a);
+    fc__report_text_observation(f, a);
     if ((rc = fc__report_text_prediction(f, a)) < 0 || (rc = fc__report_text_coll_prediction(f, a)) < 0)
         return fc__err(rc, "out of memory writing the report");
     text_sites(f, a);

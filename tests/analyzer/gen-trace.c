@@ -5,6 +5,8 @@
  * usage: gen-trace DIR < SPEC. SPEC lines (blank lines and # comments ignored):
  *   ranks N                      world size (first line)
  *   node R NAME                  node (and host) name of rank R
+ *   host R NAME                  host name of rank R, when it differs from its node's (after node)
+ *   affinity R LIST              the CPUs rank R may run on, e.g. 0-1 (none recorded otherwise)
  *   ev R KIND T0 T1 PEER TAG BYTES OBJ [status] [site=ID] [b2=N]
  *                                one event of rank R: KIND as `flowcut dump` names it, T0 and T1 in
  *                                microseconds of the rank's clock, OBJ a request handle (0x.. ok),
@@ -28,7 +30,7 @@
 #define MAXE 4096
 
 typedef struct grank {
-    char node[64];
+    char node[64], host[64], affinity[64];
     char env[512]; /* NAME=VALUE entries, each ended by a NUL */
     size_t nenv;
     fc_event *ev; /* MAXE of them, allocated for the ranks that have events */
@@ -80,6 +82,14 @@ int main(int argc, char **argv)
                 die(line, "rank out of range or too many env entries");
             memcpy(rk[r].env + rk[r].nenv, name2, l);
             rk[r].nenv += l;
+        } else if (sscanf(buf, "host %u %63s", &r, name) == 2) {
+            if (r >= n)
+                die(line, "rank out of range");
+            snprintf(rk[r].host, sizeof rk[r].host, "%s", name);
+        } else if (sscanf(buf, "affinity %u %63s", &r, name) == 2) {
+            if (r >= n)
+                die(line, "rank out of range");
+            snprintf(rk[r].affinity, sizeof rk[r].affinity, "%s", name);
         } else if (sscanf(buf, "partial %u", &r) == 1) {
             if (r >= n)
                 die(line, "rank out of range");
@@ -136,6 +146,12 @@ int main(int argc, char **argv)
         info.rank = i;
         info.size = n;
         info.node = info.host = rk[i].node;
+        if (rk[i].host[0])
+            info.host = rk[i].host;
+        if (rk[i].affinity[0]) {
+            info.present |= 1u << FC_RK_AFFINITY;
+            info.affinity = rk[i].affinity;
+        }
         memset(&all[0], 0, sizeof all[0]);
         all[0].kind = FC_EV_MPI_Init;
         all[0].t1 = 1000;

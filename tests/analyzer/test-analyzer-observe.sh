@@ -1,0 +1,220 @@
+#!/bin/sh
+# tests/analyzer/test-analyzer-observe.sh: what each flow's observed time is made of, and its class, on
+# hand-built event sequences (gen-trace; times in microseconds, aligned time = local time). The
+# platform is a line of 10 us and 1e-8 s per byte (100 MB/s): a flow of B bytes has a data time of
+# B / 100 us and a wire time of 10 + B / 100 us. Every expected part is worked out beside its case.
+set -u
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+need_command "$PYTHON3" "python3 is needed to parse the JSON"
+gen_trace=$abs_builddir/gen-trace
+[ -x "$gen_trace" ] || fail_later "$gen_trace is not built"
+[ -x "$flowcut" ] || fail_later "$flowcut is not built"
+
+prof=$work/line.prof
+printf '%s\n' 'flowcut-profile 1.1' 'source test' 'inter 0 inf 1e-05 1e-08 0' 'intra 0 inf 1e-06 1e-09 0' \
+    'cut outgoing 2 1 1 0' 'cut incoming 2 1 1 0' 'cut mixed-in 2 0 0' 'cut mixed-out 2 0 0' \
+    'maxrate 1e-05 1e8 1e8 0 0' >"$prof"
+
+# case NAME CLASS LATE NOPROG WIRE REST [OPTIONS] < SPEC: writes the trace, analyses it with the
+# line profile and checks flow 0's class and parts (microseconds).
+case_() {
+    name=$1 cls=$2 late=$3 noprog=$4 wire=$5 rest=$6
+    shift 6
+    mkdir -p "$work/$name" && "$gen_trace" "$work/$name" || { fail_later "$name: gen-trace"; return; }
+    "$flowcut" analyze --format json --platform "$prof" "$@" -o "$work/$name.json" "$work/$name" ||
+        { fail_later "$name: exit $?"; return; }
+    "$PYTHON3" - "$work/$name.json" "$cls" "$late" "$noprog" "$wire" "$rest" <<'EOF' || fail_later "$name: observation"
+import json, sys
+j = json.load(open(sys.argv[1]))
+o = j["flows"][0]["observation"]
+want = dict(zip(("late_peer_s", "no_progress_s", "wire_s", "rest_s"), (float(x) * 1e-6 for x in sys.argv[3:7])))
+assert o["class"] == sys.argv[2], o
+for k, v in want.items():
+    assert abs(o[k] - v) < 1e-9, (k, o[k], v)
+EOF
+}
+
+# Eager, the receiver late: the send leaves at 100, the receive is posted at 600 and completes at
+# 610. Observed 510; the receiver was not there for 500 (late-peer); of the 10 left the wire takes
+# them all (its time is 10 + 10 = 20).
+case_ late late-peer 500 0 10 0 <<'EOF'
+ranks 2
+ev 0 MPI_Send 100 110 1 0 1000 0
+ev 1 MPI_Recv 600 610 0 0 1000 0
+EOF
+
+# Rendezvous (--eager 500), both ends post at 100 and compute: the receiver waits from 400, the
+# sender from 500, both complete at 800. Observed 700: nobody in MPI for 300 (no progress), one
+# end for 100 (late-peer); of the 300 left the wire takes 20, the rest is 280. No progress is the
+# larger part and the two reach half the time.
+case_ noprog no-progress 100 300 20 280 --eager 500 <<'EOF'
+ranks 2
+ev 0 MPI_Isend 100 101 1 0 1000 0x10
+ev 0 MPI_Wait 500 800 -1 0 0 0
+ev 0 COMPLETE 800 800 1 0 1000 0x10
+ev 1 MPI_Irecv 100 101 0 0 1000 0x20
+ev 1 MPI_Wait 400 800 -1 0 0 0
+ev 1 COMPLETE 800 800 0 0 1000 0x20 status
+EOF
+
+# The same rendezvous, the sender polling with MPI_Test: the Test that completes its request at 700
+# is the only one the trace names, so its rank counts as present from the post (100). The receiver
+# waits from 150. Observed 600: late-peer 50 (one end present), no progress 0, wire 20, rest 530:
+# a network flow (data time 10, not below the latency).
+case_ polled network 50 0 20 530 --eager 500 <<'EOF'
+ranks 2
+ev 0 MPI_Isend 100 101 1 0 1000 0x10
+ev 0 MPI_Test 700 701 -1 0 0 0
+ev 0 COMPLETE 701 701 1 0 1000 0x10
+ev 1 MPI_Irecv 100 101 0 0 1000 0x20
+ev 1 MPI_Wait 150 700 -1 0 0 0
+ev 1 COMPLETE 700 700 0 0 1000 0x20 status
+EOF
+
+# 100000 B with both ends in MPI from the start: observed 1120 - 100 = 1020; the wire takes
+# 10 + 1000 = 1010, the rest 10. The data time (1000) is above the latency: network.
+case_ network network 0 0 1010 10 <<'EOF'
+ranks 2
+ev 0 MPI_Send 100 1120 1 0 100000 0
+ev 1 MPI_Recv 50 1120 0 0 100000 0
+EOF
+
+# 8 B: observed 30, wire 10.08, rest 19.92; the data time, 0.08, is below the latency: latency.
+case_ latency latency 0 0 10.08 19.92 <<'EOF'
+ranks 2
+ev 0 MPI_Send 100 105 1 0 8 0
+ev 1 MPI_Recv 50 130 0 0 8 0
+EOF
+
+# 100000 B observed in 400, less than half their data time (1000): faster than twice the wire's
+# rate, a clock problem. All 400 go to the wire. In 500, half the data time, it would not be: the
+# data time (1000) is above the latency, so network.
+case_ fast below-wire 0 0 400 0 <<'EOF'
+ranks 2
+ev 0 MPI_Send 100 110 1 0 100000 0
+ev 1 MPI_Recv 50 500 0 0 100000 0
+EOF
+"$PYTHON3" - "$work/fast.json" <<'EOF' || fail_later "fast: the below-wire count"
+import json, sys
+c = json.load(open(sys.argv[1]))["clock"]
+# One flow 600 us short of its 1000 us data time, 400 observed; no violation of the clock condition.
+assert c["below_wire"] == 1 and c["below_wire_worst_flow"] == 0 and abs(c["below_wire_worst_s"] - 600e-6) < 1e-9, c
+assert c["violations"] == 0 and c["send_violations"] == 0, c
+EOF
+case_ halfwire network 0 0 500 0 <<'EOF'
+ranks 2
+ev 0 MPI_Send 100 110 1 0 100000 0
+ev 1 MPI_Recv 50 600 0 0 100000 0
+EOF
+
+# Two ranks, two nodes, one host whose ranks may run on CPU 0 only: 2 ranks on 1 core. 1000 B
+# observed 2000 with both ends in MPI; the wire takes 20 and the rest is 1980, beyond half the
+# time: oversubscribed.
+case_ over oversubscribed 0 0 20 1980 <<'EOF'
+ranks 2
+node 0 n0
+node 1 n1
+host 0 box
+host 1 box
+affinity 0 0
+affinity 1 0
+ev 0 MPI_Send 100 110 1 0 1000 0
+ev 1 MPI_Recv 50 2100 0 0 1000 0
+EOF
+grep -q '"name": "box", "ranks": 2, "nodes": 2, "cores": 1, "oversubscribed": true' "$work/over.json" ||
+    fail_later "over: the host's ranks, nodes and cores"
+
+# The same with CPUs 0-1: 2 ranks on 2 cores, not oversubscribed; the data time (10) is not below
+# the latency (10): network.
+case_ cores network 0 0 20 1980 <<'EOF'
+ranks 2
+node 0 n0
+node 1 n1
+host 0 box
+host 1 box
+affinity 0 0-1
+affinity 1 0-1
+ev 0 MPI_Send 100 110 1 0 1000 0
+ev 1 MPI_Recv 50 2100 0 0 1000 0
+EOF
+
+# A rendezvous send (--eager 500) that completes at 200, before its receive is posted at 300: the
+# clocks contradict the ends. Counted, its worst 100 us, and the flow is below-wire. The flow
+# starts at the post (300) and lasts 100: the wire takes 20 of them, the rest is 80.
+case_ sendclock below-wire 0 0 20 80 --eager 500 <<'EOF'
+ranks 2
+ev 0 MPI_Send 100 200 1 0 1000 0
+ev 1 MPI_Recv 300 400 0 0 1000 0
+EOF
+"$PYTHON3" - "$work/sendclock.json" <<'EOF' || fail_later "sendclock: clock counts"
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["clock"]
+assert c["send_violations"] == 1 and c["send_violations_beyond_uncertainty"] == 1, c
+assert abs(c["send_worst_s"] - 100e-6) < 1e-9, c
+# A violation of the clock condition, not also a flow faster than the wire.
+assert c["below_wire"] == 0, c
+assert j["observation"]["judged"] == 0 and j["errors"]["linear"]["flows"] == 0, j["observation"]
+# No flow compared: no figure, not an error of 0.
+assert j["errors"]["linear"]["mean_abs_pct"] is None and j["errors"]["linear"]["max_abs_pct"] is None, j["errors"]
+assert any("before the receive was posted" in w for w in j["warnings"]), j["warnings"]
+EOF
+
+# The statistics count network flows by default, every class but below-wire with --flows all:
+# the late-peer and network cases together.
+mkdir -p "$work/two" && "$gen_trace" "$work/two" <<'EOF' || fail_later "two: gen-trace"
+ranks 4
+ev 0 MPI_Send 100 110 1 0 1000 0
+ev 1 MPI_Recv 600 610 0 0 1000 0
+ev 2 MPI_Send 100 1120 3 0 100000 0
+ev 3 MPI_Recv 50 1120 2 0 100000 0
+EOF
+for flows in network all; do
+    "$flowcut" analyze --format json --platform "$prof" --flows $flows "$work/two" >"$work/two.$flows.json" ||
+        fail_later "two: --flows $flows exit $?"
+done
+"$PYTHON3" - "$work/two.network.json" "$work/two.all.json" <<'EOF' || fail_later "two: statistics over the classes"
+import json, sys
+n, a = (json.load(open(p)) for p in sys.argv[1:3])
+assert n["observation"]["judged"] == 1 and n["errors"]["linear"]["flows"] == 1, n["errors"]
+assert a["observation"]["judged"] == 2 and a["errors"]["linear"]["flows"] == 2, a["errors"]
+# The network flow's linear error: predicted 1010 against 1020 observed, 0.98 %.
+assert abs(n["errors"]["linear"]["mean_abs_pct"] - 100 * 10 / 1020) < 1e-6, n["errors"]
+EOF
+"$flowcut" analyze --platform "$prof" --eager 500 "$work/sendclock" | grep -q '^no network flow to judge the models on' ||
+    fail_later "sendclock: error figures over no network flow"
+"$flowcut" analyze --platform "$prof" "$work/two" >"$work/two.txt" || fail_later "two: text exit $?"
+grep -Eq '^late-peer +1 +50\.0% +0\.000510 +98\.0% +0\.0% +2\.0% +0\.0%$' "$work/two.txt" ||
+    fail_later "two: the late-peer row of the breakdown"
+grep -q 'each figure over the 1 network flows of 2 inter-node flows' "$work/two.txt" || fail_later "two: what the figures cover"
+
+# The conflict flow-seconds count the flows the statistics count. Ranks 0 and 1 share node a: 0>2
+# (100000 B, both ends in MPI, observed 2020: network) and 1>3 (1000 B, received at 1500: late-peer,
+# 1410) leave a together on [100, 1510): outgoing k=2 for 1410 us each, then 0>2 alone for 610.
+# Network flows: outgoing 1410, none 610, total 2020; every flow: outgoing 2820, total 3430.
+mkdir -p "$work/conf" && "$gen_trace" "$work/conf" <<'EOF' || fail_later "conf: gen-trace"
+ranks 4
+node 0 a
+node 1 a
+node 2 b
+node 3 c
+ev 0 MPI_Send 100 2120 2 0 100000 0
+ev 2 MPI_Recv 50 2120 0 0 100000 0
+ev 1 MPI_Send 100 110 3 0 1000 0
+ev 3 MPI_Recv 1500 1510 1 0 1000 0
+EOF
+"$flowcut" analyze --platform "$prof" "$work/conf" >"$work/conf.txt" || fail_later "conf: exit $?"
+"$flowcut" analyze --platform "$prof" --flows all "$work/conf" >"$work/conf.all.txt" || fail_later "conf: exit $?"
+grep -Eq '^  outgoing +2 +0\.001410000 ' "$work/conf.txt" && grep -Eq '^  total +0\.002020000 ' "$work/conf.txt" ||
+    fail_later "conf: the network flows' conflict flow-seconds"
+grep -q '^  counted: the 1 network flows of 2 inter-node flows' "$work/conf.txt" || fail_later "conf: what the figures count"
+grep -Eq '^  outgoing +2 +0\.002820000 ' "$work/conf.all.txt" && grep -Eq '^  total +0\.003430000 ' "$work/conf.all.txt" ||
+    fail_later "conf: every flow's conflict flow-seconds"
+
+# Self-calibration declines when too few network flows: no model, a note, exit 0.
+"$flowcut" analyze "$work/two" >"$work/two.self.txt" || fail_later "two: self-calibrated exit $?"
+grep -q '^no platform: .*not self-calibrated' "$work/two.self.txt" || fail_later "two: no note on the missing platform"
+if grep -q '^== predicted versus observed' "$work/two.self.txt"; then fail_later "two: models fitted to 2 flows"; fi
+
+[ "$failures" -eq 0 ] && echo "observation: every case classed and split as worked out by hand"
+finish
