@@ -14,7 +14,8 @@
 # trace whose node names, program name and call-site module hold <, >, quotes, & and </script>
 # must show them as text, with no script of theirs run. A long trace (over the page's limit of
 # flows drawn one by one) must draw its bins and its worst intervals without an error. Then a
-# screenshot must not be blank.
+# screenshot must not be blank. The options --remap and --format are checked first, without a
+# browser.
 # Skips (77) when Chromium is not installed or cannot start here.
 set -u
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
@@ -32,8 +33,19 @@ for c in chromium chromium-browser; do
         break
     fi
 done
-[ -n "$chromium" ] || skip "chromium is not installed (Debian package chromium)"
 cd "$work" || fail "cd $work"
+
+# The options, which need no browser: --remap goes with --format html, and its file must exist.
+mkdir opt || fail "mkdir"
+"$gen_trace" opt <"$srcdir/golden/halo.spec" || fail "gen-trace opt"
+"$flowcut" analyze --remap /dev/null opt >/dev/null 2>&1
+[ $? -eq 2 ] || fail_later "--remap without --format html does not exit 2"
+"$flowcut" analyze --format html --remap "$work/no-such-file" -o opt.html opt 2>opt.err
+[ $? -eq 1 ] && grep -q "no-such-file" opt.err || fail_later "a missing --remap file: $(cat opt.err)"
+"$flowcut" analyze --format htm opt >/dev/null 2>&1
+[ $? -eq 2 ] || fail_later "an unknown format does not exit 2"
+
+[ -n "$chromium" ] || skip "chromium is not installed (Debian package chromium)"
 
 # browse ARGS... PAGE: headless Chromium with a fresh profile, nothing that talks to the network
 # on its own, and every host name unresolvable, so that a page that tried to fetch anything could
