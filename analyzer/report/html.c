@@ -287,7 +287,7 @@ int fc__report_html(FILE *f, const fc__analysis *a, const char *remap_json)
     if (ms == NULL)
         return fc__err(FC_ENOMEM, "writing the HTML report: %s", strerror(errno));
     /* The document of report.c, its intervals left out (the page draws the flows) and, for a long
-     * trace, only the flows it shows. */
+     * trace, only the flows it shows and no intra-node message. */
     fc__rp_json_head(ms, a);
     fc__report_json_prediction(ms, a);
     if ((rc = put_html_member(ms, a, remap_json, &keep)) < 0)
@@ -302,6 +302,21 @@ int fc__report_html(FILE *f, const fc__analysis *a, const char *remap_json)
     for (size_t i = 0; i < m->ninter; i++) {
         if (!keep[i])
             continue;
+        if (first)
+            FC__OB_LIT(o, "\n    ");
+        else
+            FC__OB_LIT(o, ",\n    ");
+        fc__rp_json_flow(o, a, &m->flows[i]);
+        first = 0;
+    }
+    if (first)
+        FC__OB_LIT(o, "],\n");
+    else
+        FC__OB_LIT(o, "\n  ],\n");
+    /* The intra-node messages with the flows they go with: all of them, or none of a long trace. */
+    FC__OB_LIT(o, "  \"intra\": [");
+    first = 1;
+    for (size_t i = m->ninter; i < m->nflows && m->ninter <= FC__HTML_ALL_FLOWS; i++) {
         if (first)
             FC__OB_LIT(o, "\n    ");
         else

@@ -126,9 +126,10 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a);
 /* One self-contained HTML page (scripts and styles inline, nothing fetched when it is opened):
  * the timeline of the flows, predicted versus observed per model, the traffic between nodes, the
  * hot nodes, the wait states and the warnings, drawn by the page's script from the JSON document
- * (docs/json-schema.md) it embeds. Up to FC__HTML_ALL_FLOWS flows the document holds every flow;
- * beyond, the flows of the worst intervals and an even sample of the others, with the timeline
- * summed in bins per node and conflict kind. remap_json, when not NULL, is the document of
+ * (docs/json-schema.md) it embeds, without its intervals. Up to FC__HTML_ALL_FLOWS flows the
+ * document holds every flow and intra-node message; beyond, the flows of the worst intervals and
+ * an even sample of the others, no intra-node message, and the timeline summed in bins per node
+ * and conflict kind. remap_json, when not NULL, is the document of
  * `flowcut remap --format json`, shown as the current and suggested placements. Needs a->iv. */
 #define FC__HTML_ALL_FLOWS 4000
 int fc__report_html(FILE *f, const fc__analysis *a, const char *remap_json);

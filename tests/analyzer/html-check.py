@@ -9,6 +9,10 @@ test-report-html.sh.
                                            markup), and no element may carry data-pwned
   html-check.py png FILE.png               the screenshot must not be blank: enough colours and
                                            enough pixels that are not the background
+  html-check.py data FILE.html ANALYZE.json TEXT
+                                           the data a page embeds: the members of the JSON
+                                           document ANALYZE.json, the same, and the hot nodes of
+                                           the text report TEXT (--top 0)
   html-check.py chrome FILE.json INFO.json ANALYZE.json MESSAGES
                                            a Chrome trace (Trace Event Format): one slice per MPI
                                            call that `flowcut info --json` counts, MESSAGES flow
@@ -192,6 +196,53 @@ def check_chrome(path, info_path, analyze_path, messages):
     return bad
 
 
+def page_data(path):
+    """The JSON document embedded in a page: the text of its script element fc-data."""
+    import re
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r'<script type="application/json" id="fc-data">(.*?)</script>', f.read(), re.S)
+    return json.loads(m.group(1))
+
+
+def check_data(path, json_path, text_path):
+    """The page's data against the JSON document (the same members, intervals left out) and its
+    hot nodes against the text report's, which the summary computes by another way."""
+    d = page_data(path)
+    with open(json_path) as f:
+        doc = json.load(f)
+    bad = []
+    for k in doc:
+        if k == "intervals":
+            continue
+        if k not in d:
+            bad.append("the page's data has no member %s" % k)
+        elif d[k] != doc[k]:
+            bad.append("the page's %s differs from the JSON document's" % k)
+    if "intervals" in d:
+        bad.append("the page's data holds the intervals")
+    names = [n["name"] for n in doc["nodes"]]
+    hot = {names[h["node"]]: h for h in d["html"]["hot_nodes"]}
+    section = False
+    rows = 0
+    for line in open(text_path):
+        if line.startswith("== hot nodes"):
+            section = True
+            continue
+        if section and line.startswith("=="):
+            break
+        f = line.split()
+        if not section or len(f) != 5 or f[0] == "node":
+            continue
+        h = hot.get(f[0])
+        want = [float(x) for x in f[2:]]
+        got = [h["outgoing"], h["incoming"], h["mixed-in"] + h["mixed-out"]] if h else None
+        rows += 1
+        if got is None or any(abs(a - b) > 2e-9 for a, b in zip(got, want)):
+            bad.append("hot node %s: page %s, text report %s" % (f[0], got, want))
+    print("%s: data as the JSON document; %d hot nodes as the text report" % (path, rows))
+    return bad
+
+
 def main():
     what, path, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
     if what == "dom":
@@ -200,6 +251,8 @@ def main():
         bad = check_text(path, rest)
     elif what == "png":
         bad = check_png(path)
+    elif what == "data":
+        bad = check_data(path, rest[0], rest[1])
     elif what == "chrome":
         bad = check_chrome(path, rest[0], rest[1], int(rest[2]))
     else:

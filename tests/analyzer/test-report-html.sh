@@ -10,7 +10,9 @@
 #          persistent send; the last send is unmatched)
 #   random bench-gen-trace -n 3000 -r 8 -N 4 -s 7: its sends between ranks of different nodes, as
 #          `flowcut dump` and `flowcut info --json` list them
-# and the scatter plots hold one point per flow for each model the CSV report has a column of. A
+# and the scatter plots hold one point per flow for each model the CSV report has a column of. The
+# data the page embeds must be the JSON document's (intervals left out), and its hot nodes the text
+# report's, which the summary sums by another way. A
 # trace whose node names, program name and call-site module hold <, >, quotes, & and </script>
 # must show them as text, with no script of theirs run. A long trace (over the page's limit of
 # flows drawn one by one) must draw its bins and its worst intervals without an error. Then a
@@ -132,6 +134,9 @@ for t in halo chain random; do
     page "$t" "$t" "$flows"
     $check dom "$t.dom" errors=0 violations=0 "flow-marks=$flows" "scatter-points=$((flows * nm))" \
         "placements=>=1" "heat-cells=>=1" "wait-ranks=>=1" || fail_later "$t.html (expected $flows flows, $nm models)"
+    "$flowcut" analyze --format json "$t" >"$t.json" || fail "flowcut analyze --format json $t"
+    "$flowcut" analyze --top 0 "$t" >"$t.txt" || fail "flowcut analyze $t"
+    $check data "$t.html" "$t.json" "$t.txt" || fail_later "the data of $t.html"
     echo "$t: $flows flow marks, $((flows * nm)) scatter points, $(wc -c <"$t.html") bytes"
 done
 
