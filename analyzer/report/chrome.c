@@ -1,7 +1,7 @@
 /* analyzer/report/chrome.c: a trace in the Trace Event Format that Perfetto and chrome://tracing
  * open: one process per node, one thread per rank, each MPI call a slice with its call site, each
  * matched message a flow arrow from the call that sent it to the call that completed its receive,
- * and the conflicts of every interval on a track of their own. */
+ * and the conflicts of the intervals on a track of their own. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -165,44 +165,138 @@ static void arrows(chrome *c, const calls *per_rank)
     }
 }
 
-/* The conflict track: one thread per node and conflict class (outgoing, incoming, mixed), so that
- * the slices of one thread never overlap but where two mixed pairs share an interval. */
-typedef struct conflict_arg {
-    chrome *c;
-    double start, end;
-} conflict_arg;
+/* The conflict track: one thread per node and conflict class (outgoing, incoming, mixed). A slice
+ * covers consecutive intervals in which the thread's conflict stays the same (the same k; for
+ * mixed, the same number of entering-leaving pairs), so that a conflict that lasts while flows
+ * start and end elsewhere is one slice, not one per interval. */
+#define SLICE_FLOWS 32
 
-static int put_conflict(void *arg, const fc__conflict *cf)
+typedef struct conflict_slice {
+    int open;
+    uint32_t state, cur; /* k, or the mixed pairs: of the slice, and of the current interval */
+    size_t touched;      /* the current interval's number + 1 when it has this thread's conflict */
+    double start, end;
+    size_t intervals;
+    uint64_t flows[SLICE_FLOWS]; /* of the slice, the first SLICE_FLOWS */
+    uint32_t nflows;
+    int more;                     /* flows left out of flows[] */
+    uint64_t cflows[SLICE_FLOWS]; /* of the current interval (the sweep's conflicts are lent) */
+    uint32_t ncflows;
+    int cmore;
+} conflict_slice;
+
+typedef struct conflict_track {
+    chrome *c;
+    conflict_slice *sl;  /* per thread: node * 3 + class */
+    uint32_t *open, nopen; /* threads with an open slice */
+    uint32_t *now, nnow;   /* threads the current interval touches */
+    size_t index;
+} conflict_track;
+
+static uint32_t conflict_class(uint32_t kind)
 {
-    conflict_arg *ca = arg;
-    chrome *c = ca->c;
-    const fc_match *m = c->a->match;
-    uint32_t cls = cf->kind == FC_CONFLICT_OUTGOING ? 0 : cf->kind == FC_CONFLICT_INCOMING ? 1 : 2;
-    uint32_t tid = cf->node * 3 + cls;
-    if (cf->node < m->nnodes)
-        c->used[tid] = 1;
+    return kind == FC_CONFLICT_OUTGOING ? 0 : kind == FC_CONFLICT_INCOMING ? 1 : 2;
+}
+
+/* Adds the ids v[0..n) that are not in set[0..*len) yet, up to SLICE_FLOWS; *more when some do
+ * not fit. */
+static void add_flows(uint64_t *set, uint32_t *len, int *more, const uint64_t *v, size_t n)
+{
+    for (size_t q = 0; q < n; q++) {
+        uint32_t i = 0;
+        while (i < *len && set[i] != v[q])
+            i++;
+        if (i < *len)
+            continue;
+        if (*len < SLICE_FLOWS)
+            set[(*len)++] = v[q];
+        else
+            *more = 1;
+    }
+}
+
+static void put_slice(conflict_track *tr, uint32_t tid)
+{
+    chrome *c = tr->c;
+    conflict_slice *sl = &tr->sl[tid];
+    uint32_t cls = tid % 3;
+    static const char *const names[] = {"outgoing", "incoming", "mixed"};
+    c->used[tid] = 1;
     begin(c);
-    fprintf(c->f, "{\"ph\": \"X\", \"cat\": \"conflict\", \"name\": \"%s k=%" PRIu32 "\", \"pid\": %" PRIu32
-                  ", \"tid\": %" PRIu32 ", \"ts\": ",
-            cls == 2 ? "mixed" : fc__conflict_name(cf->kind), cf->k, c->conflict_pid, tid);
-    put_us(c->f, ca->start * 1e6);
+    if (cls == 2)
+        fprintf(c->f, "{\"ph\": \"X\", \"cat\": \"conflict\", \"name\": \"mixed k=2%s", sl->state > 1 ? " x" : "");
+    else
+        fprintf(c->f, "{\"ph\": \"X\", \"cat\": \"conflict\", \"name\": \"%s k=", names[cls]);
+    if (cls != 2 || sl->state > 1)
+        fprintf(c->f, "%" PRIu32, sl->state);
+    fprintf(c->f, "\", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ", c->conflict_pid, tid);
+    put_us(c->f, sl->start * 1e6);
     fputs(", \"dur\": ", c->f);
-    put_us(c->f, (ca->end - ca->start) * 1e6);
+    put_us(c->f, (sl->end - sl->start) * 1e6);
     fputs(", \"args\": {\"node\": ", c->f);
-    fc__json_str(c->f, fc__rp_node_name(m, cf->node));
-    fputs(", \"flows\": [", c->f);
-    for (uint32_t q = 0; q < cf->k; q++)
-        fprintf(c->f, "%s%" PRIu64, q ? ", " : "", cf->flows[q]);
-    fputs("]}}", c->f);
+    fc__json_str(c->f, fc__rp_node_name(c->a->match, tid / 3));
+    fprintf(c->f, ", \"intervals\": %zu, \"flows\": [", sl->intervals);
+    for (uint32_t q = 0; q < sl->nflows; q++)
+        fprintf(c->f, "%s%" PRIu64, q ? ", " : "", sl->flows[q]);
+    fprintf(c->f, "]%s}}", sl->more ? ", \"more_flows\": true" : "");
     c->st->conflicts++;
+    sl->open = 0;
+}
+
+static int note_conflict(void *arg, const fc__conflict *cf)
+{
+    conflict_track *tr = arg;
+    if (cf->node >= tr->c->a->match->nnodes)
+        return 0;
+    uint32_t tid = cf->node * 3 + conflict_class(cf->kind);
+    conflict_slice *sl = &tr->sl[tid];
+    if (sl->touched != tr->index + 1) {
+        sl->touched = tr->index + 1;
+        sl->cur = 0;
+        sl->ncflows = 0;
+        sl->cmore = 0;
+        tr->now[tr->nnow++] = tid;
+    }
+    add_flows(sl->cflows, &sl->ncflows, &sl->cmore, cf->flows, cf->k);
+    sl->cur = conflict_class(cf->kind) == 2 ? sl->cur + 1 : cf->k;
     return 0;
 }
 
 static int conflict_interval(void *arg, const fc__sweep *s, size_t index, double start, double end)
 {
-    conflict_arg ca = {arg, start, end};
-    (void)index;
-    return fc__sweep_conflicts(s, put_conflict, &ca);
+    conflict_track *tr = arg;
+    tr->index = index;
+    tr->nnow = 0;
+    int rc = fc__sweep_conflicts(s, note_conflict, tr);
+    if (rc < 0)
+        return rc;
+    /* Slices the interval does not continue end; those it does grow; the rest open. */
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < tr->nopen; i++) {
+        conflict_slice *sl = &tr->sl[tr->open[i]];
+        if (sl->touched == index + 1 && sl->state == sl->cur && sl->end == start)
+            tr->open[keep++] = tr->open[i];
+        else
+            put_slice(tr, tr->open[i]);
+    }
+    tr->nopen = keep;
+    for (uint32_t i = 0; i < tr->nnow; i++) {
+        conflict_slice *sl = &tr->sl[tr->now[i]];
+        if (!sl->open) {
+            sl->open = 1;
+            sl->state = sl->cur;
+            sl->start = start;
+            sl->intervals = 0;
+            sl->nflows = 0;
+            sl->more = 0;
+            tr->open[tr->nopen++] = tr->now[i];
+        }
+        sl->end = end;
+        sl->intervals++;
+        add_flows(sl->flows, &sl->nflows, &sl->more, sl->cflows, sl->ncflows);
+        sl->more |= sl->cmore;
+    }
+    return 0;
 }
 
 static void meta(chrome *c, const char *what, uint32_t pid, int64_t tid, const char *name, int64_t sort)
@@ -247,8 +341,23 @@ int fc__report_chrome(FILE *f, fc_trace *t, const fc__analysis *a, fc__chrome_st
     if ((rc = slices(&c, t, per_rank)) < 0)
         goto out;
     arrows(&c, per_rank);
-    fc__sweep_ops ops = {.arg = &c, .interval = conflict_interval};
+    size_t nthreads = m->nnodes * 3;
+    conflict_track tr = {.c = &c};
+    if ((tr.sl = calloc(nthreads + 1, sizeof *tr.sl)) == NULL || (tr.open = calloc(nthreads + 1, sizeof *tr.open)) == NULL ||
+        (tr.now = calloc(nthreads + 1, sizeof *tr.now)) == NULL) {
+        rc = fc__err(FC_ENOMEM, "out of memory writing the Chrome trace");
+        goto conflicts_out;
+    }
+    fc__sweep_ops ops = {.arg = &tr, .interval = conflict_interval};
     if ((rc = a->sweep(a, &ops)) < 0)
+        goto conflicts_out;
+    for (uint32_t i = 0; i < tr.nopen; i++)
+        put_slice(&tr, tr.open[i]);
+conflicts_out:
+    free(tr.sl);
+    free(tr.open);
+    free(tr.now);
+    if (rc < 0)
         goto out;
     meta(&c, "process", c.conflict_pid, -1, "conflicts", (int64_t)m->nnodes + 1);
     static const char *const cls[] = {"outgoing", "incoming", "mixed"};

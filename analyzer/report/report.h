@@ -148,8 +148,9 @@ typedef struct fc__chrome_stats {
 /* The Trace Event Format (the JSON that Perfetto and chrome://tracing open) of trace t, which
  * a->trace is: one process per node and one thread per rank, every MPI call of t a slice named
  * after it with its call site, every flow and intra-node message of a->match an arrow from the
- * call that sent it to the call that completed its receive, and the conflicts of every interval
- * (a->sweep) as slices of a process of their own, one thread per node and kind. Reads every event
+ * call that sent it to the call that completed its receive, and the conflicts of the intervals
+ * (a->sweep) as slices of a process of their own, one thread per node and kind, one slice per run
+ * of consecutive intervals in which that conflict stays the same. Reads every event
  * of t once. Returns 0, FC_ENOMEM, FC_EIO or a reading error (fc_errmsg set); *st counts what was
  * written. */
 int fc__report_chrome(FILE *f, fc_trace *t, const fc__analysis *a, fc__chrome_stats *st);

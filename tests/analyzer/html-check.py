@@ -17,7 +17,8 @@ test-report-html.sh.
                                            a Chrome trace (Trace Event Format): one slice per MPI
                                            call that `flowcut info --json` counts, MESSAGES flow
                                            arrows each bound inside a slice of its rank, one
-                                           conflict slice per conflict of ANALYZE.json's intervals,
+                                           conflict slice per run of intervals in which a node's
+                                           conflict of one class stays the same in ANALYZE.json,
                                            one process per node
 Prints what it checked; exits 1 with the reasons when a check fails."""
 import html.parser
@@ -184,10 +185,22 @@ def check_chrome(path, info_path, analyze_path, messages):
             bad.append("flow end %s is not bound to its enclosing slice" % e["id"])
     if any(starts[i]["ts"] > ends[i]["ts"] for i in starts if i in ends):
         bad.append("a flow arrow points back in time")
-    conflicts = sum(len(iv["conflicts"]) for iv in an["intervals"])
+    # The conflict track merges consecutive intervals in which a node's conflict of one class stays
+    # the same (k, or the number of mixed pairs): count those runs in the JSON report's intervals.
+    conflicts, open_ = 0, {}
+    for iv in an["intervals"]:
+        now = {}
+        for c in iv["conflicts"]:
+            key = (c["node"], c["kind"])
+            now[key] = now.get(key, 0) + 1 if c["kind"] == "mixed" else c["k"]
+        for key, state in now.items():
+            prev = open_.get(key)
+            if prev is None or prev[0] != state or prev[1] != iv["start"]:
+                conflicts += 1
+        open_ = {key: (state, iv["end"]) for key, state in now.items()}
     got = len([e for e in ev if e["ph"] == "X" and e.get("cat") == "conflict"])
     if got != conflicts:
-        bad.append("%d conflict slices, the JSON report has %d conflicts in its intervals" % (got, conflicts))
+        bad.append("%d conflict slices, the JSON report's intervals make %d runs of conflicts" % (got, conflicts))
     names = {e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
     want = {"node " + n["name"] for n in info["nodes"]} | {"conflicts"}
     if names != want:

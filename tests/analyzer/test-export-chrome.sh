@@ -2,7 +2,8 @@
 # tests/analyzer/test-export-chrome.sh: `flowcut export --chrome-trace`, parsed as the Trace Event
 # Format that Perfetto and chrome://tracing read (html-check.py chrome): one slice per MPI call that
 # `flowcut info --json` counts, one flow arrow per matched message with both ends inside a slice of
-# their rank, one conflict slice per conflict of the JSON report's intervals, one process per node.
+# their rank, one conflict slice per run of consecutive intervals of the JSON report in which a
+# node's conflict of one class stays the same, one process per node.
 # The messages come from the traces' specs:
 #   halo   golden/halo.spec: 8 (the ring's four, then four rendezvous messages)
 #   chain  golden/chain.spec: 9 (the tenth send is unmatched)
