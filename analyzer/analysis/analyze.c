@@ -95,8 +95,8 @@ static int stream(fc_trace *t, uint64_t eager, const fc__stream_writer *w, fc_ma
     return rc;
 }
 
-/* The whole of the file a remap document was written to, NUL-terminated, in *text (malloc'd): the
- * page parses it and says so when it is not a remap document. */
+/* The remap document given with --remap is read whole and handed to the page as it is: the page
+ * parses it and says so when it is not a remap document. */
 int fc__read_text(const char *path, char **text)
 {
     FILE *f = fopen(path, "r");
