@@ -111,21 +111,21 @@ static int slices(chrome *c, fc_trace *t, calls *per_rank)
             if (kind == NULL || strncmp(kind, "MPI_", 4) != 0)
                 continue; /* completions and starts are parts of calls, not calls */
             begin(c);
-            fprintf(c->f, "{\"ph\": \"X\", \"cat\": \"mpi\", \"name\": \"%s\", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
-                          ", \"ts\": ",
+            fprintf(c->f, "{\"ph\":\"X\",\"cat\":\"mpi\",\"name\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+                          ",\"ts\":",
                     kind, node_pid(m, r), r);
             put_us(c->f, (double)(rec.t0 - c->origin) / 1e3);
-            fputs(", \"dur\": ", c->f);
+            fputs(",\"dur\":", c->f);
             put_us(c->f, rec.t1 > rec.t0 ? (double)(rec.t1 - rec.t0) / 1e3 : 0.0);
-            fputs(", \"args\": {\"site\": ", c->f);
+            fputs(",\"args\":{\"site\":", c->f);
             fc__json_str(c->f, fc__report_site(c->a, r, rec.ev.site));
             unsigned fields = fc_event_fields(rec.ev.kind, rec.ev.flags);
             if ((fields & FC_FIELD_PEER) && rec.peer >= 0)
-                fprintf(c->f, ", \"peer\": %" PRId64, rec.peer);
+                fprintf(c->f, ",\"peer\":%" PRId64, rec.peer);
             if (fields & FC_FIELD_TAG)
-                fprintf(c->f, ", \"tag\": %" PRId64, rec.ev.tag);
+                fprintf(c->f, ",\"tag\":%" PRId64, rec.ev.tag);
             if (fields & FC_FIELD_BYTES)
-                fprintf(c->f, ", \"bytes\": %" PRIu64, rec.ev.bytes);
+                fprintf(c->f, ",\"bytes\":%" PRIu64, rec.ev.bytes);
             fputs("}}", c->f);
             c->st->slices++;
             if (r < m->world && add_call(&per_rank[r], rec.t0 - c->origin, rec.t1 - c->origin) < 0) {
@@ -150,14 +150,14 @@ static void arrows(chrome *c, const calls *per_rank)
         const calls *src = fl->src_rank < m->world ? &per_rank[fl->src_rank] : NULL;
         const calls *dst = fl->dst_rank < m->world ? &per_rank[fl->dst_rank] : NULL;
         begin(c);
-        fprintf(c->f, "{\"ph\": \"s\", \"cat\": \"%s\", \"name\": \"message\", \"id\": %" PRIu64 ", \"pid\": %" PRIu32
-                      ", \"tid\": %" PRIu32 ", \"ts\": ",
+        fprintf(c->f, "{\"ph\":\"s\",\"cat\":\"%s\",\"name\":\"message\",\"id\":%" PRIu64 ",\"pid\":%" PRIu32
+                      ",\"tid\":%" PRIu32 ",\"ts\":",
                 fl->intra ? "intra-node" : "inter-node", fl->id, node_pid(m, fl->src_rank), fl->src_rank);
         put_us(c->f, bind_at(src, fl->send_start, 0) * 1e6);
-        fprintf(c->f, ", \"args\": {\"bytes\": %" PRIu64 ", \"tag\": %" PRId64 "}}", fl->bytes, fl->tag);
+        fprintf(c->f, ",\"args\":{\"bytes\":%" PRIu64 ",\"tag\":%" PRId64 "}}", fl->bytes, fl->tag);
         begin(c);
-        fprintf(c->f, "{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"%s\", \"name\": \"message\", \"id\": %" PRIu64
-                      ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ",
+        fprintf(c->f, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"%s\",\"name\":\"message\",\"id\":%" PRIu64
+                      ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":",
                 fl->intra ? "intra-node" : "inter-node", fl->id, node_pid(m, fl->dst_rank), fl->dst_rank);
         put_us(c->f, bind_at(dst, fl->recv_end, 1) * 1e6);
         fputs("}", c->f);
@@ -224,21 +224,21 @@ static void put_slice(conflict_track *tr, uint32_t tid)
     c->used[tid] = 1;
     begin(c);
     if (cls == 2)
-        fprintf(c->f, "{\"ph\": \"X\", \"cat\": \"conflict\", \"name\": \"mixed k=2%s", sl->state > 1 ? " x" : "");
+        fprintf(c->f, "{\"ph\":\"X\",\"cat\":\"conflict\",\"name\":\"mixed k=2%s", sl->state > 1 ? " x" : "");
     else
-        fprintf(c->f, "{\"ph\": \"X\", \"cat\": \"conflict\", \"name\": \"%s k=", names[cls]);
+        fprintf(c->f, "{\"ph\":\"X\",\"cat\":\"conflict\",\"name\":\"%s k=", names[cls]);
     if (cls != 2 || sl->state > 1)
         fprintf(c->f, "%" PRIu32, sl->state);
-    fprintf(c->f, "\", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ", c->conflict_pid, tid);
+    fprintf(c->f, "\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":", c->conflict_pid, tid);
     put_us(c->f, sl->start * 1e6);
-    fputs(", \"dur\": ", c->f);
+    fputs(",\"dur\":", c->f);
     put_us(c->f, (sl->end - sl->start) * 1e6);
-    fputs(", \"args\": {\"node\": ", c->f);
+    fputs(",\"args\":{\"node\":", c->f);
     fc__json_str(c->f, fc__rp_node_name(c->a->match, tid / 3));
-    fprintf(c->f, ", \"intervals\": %zu, \"flows\": [", sl->intervals);
+    fprintf(c->f, ",\"intervals\":%zu,\"flows\":[", sl->intervals);
     for (uint32_t q = 0; q < sl->nflows; q++)
-        fprintf(c->f, "%s%" PRIu64, q ? ", " : "", sl->flows[q]);
-    fprintf(c->f, "]%s}}", sl->more ? ", \"more_flows\": true" : "");
+        fprintf(c->f, "%s%" PRIu64, q ? "," : "", sl->flows[q]);
+    fprintf(c->f, "]%s}}", sl->more ? ",\"more_flows\":true" : "");
     c->st->conflicts++;
     sl->open = 0;
 }
@@ -302,17 +302,17 @@ static int conflict_interval(void *arg, const fc__sweep *s, size_t index, double
 static void meta(chrome *c, const char *what, uint32_t pid, int64_t tid, const char *name, int64_t sort)
 {
     begin(c);
-    fprintf(c->f, "{\"ph\": \"M\", \"name\": \"%s_name\", \"pid\": %" PRIu32, what, pid);
+    fprintf(c->f, "{\"ph\":\"M\",\"name\":\"%s_name\",\"pid\":%" PRIu32, what, pid);
     if (tid >= 0)
-        fprintf(c->f, ", \"tid\": %" PRId64, tid);
-    fputs(", \"args\": {\"name\": ", c->f);
+        fprintf(c->f, ",\"tid\":%" PRId64, tid);
+    fputs(",\"args\":{\"name\":", c->f);
     fc__json_str(c->f, name);
     fputs("}}", c->f);
     begin(c);
-    fprintf(c->f, "{\"ph\": \"M\", \"name\": \"%s_sort_index\", \"pid\": %" PRIu32, what, pid);
+    fprintf(c->f, "{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%" PRIu32, what, pid);
     if (tid >= 0)
-        fprintf(c->f, ", \"tid\": %" PRId64, tid);
-    fprintf(c->f, ", \"args\": {\"sort_index\": %" PRId64 "}}", sort);
+        fprintf(c->f, ",\"tid\":%" PRId64, tid);
+    fprintf(c->f, ",\"args\":{\"sort_index\":%" PRId64 "}}", sort);
 }
 
 int fc__report_chrome(FILE *f, fc_trace *t, const fc__analysis *a, fc__chrome_stats *st)
@@ -327,9 +327,9 @@ int fc__report_chrome(FILE *f, fc_trace *t, const fc__analysis *a, fc__chrome_st
         rc = fc__err(FC_ENOMEM, "out of memory writing the Chrome trace");
         goto out;
     }
-    fputs("{\"displayTimeUnit\": \"ns\", \"otherData\": {\"generator\": \"flowcut export --chrome-trace\", \"trace\": ", f);
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"flowcut export --chrome-trace\",\"trace\":", f);
     fc__json_str(f, a->trace_path);
-    fputs("},\n\"traceEvents\": [", f);
+    fputs("},\n\"traceEvents\":[", f);
     for (size_t n = 0; n < m->nnodes; n++) {
         snprintf(name, sizeof name, "node %s", m->nodes[n]);
         meta(&c, "process", (uint32_t)n + 1, -1, name, (int64_t)n);
