@@ -1,6 +1,7 @@
 #!/bin/sh
 # demo.sh: the main job end to end on one machine, as root: installs what is missing, builds,
-# brings up an emulated 4-node cluster, traces an MPI example across it, and prints the analysis.
+# brings up an emulated 4-node cluster, traces an MPI example across it, prints the analysis, and
+# writes it as an HTML page whose path it prints.
 set -u
 cd "$(dirname "$0")" || exit 1
 src=$(pwd)
@@ -36,3 +37,8 @@ echo
 echo
 echo "== machinefile for the next run (flowcut remap --format hydra) =="
 "$flowcut" remap --format hydra "$out" 2>/dev/null
+# The same analysis as one page to open in a browser (offline), with the placement search beside it.
+echo
+"$flowcut" remap --format json -o "$out.remap.json" "$out" 2>/dev/null || exit 1
+"$flowcut" analyze --format html --remap "$out.remap.json" -o "$out.html" "$out" || exit 1
+echo "== the report as a page: $out.html (open it in any browser; it fetches nothing) =="

@@ -3,7 +3,7 @@
 
 FC_PACKAGES="build-essential autoconf automake libtool pkg-config mpich libmpich-dev gfortran
 g++ libunwind-dev zlib1g-dev libopen-trace-format2-dev otf2-tools libcmocka-dev python3 iproute2
-binutils kmod valgrind libmetis-dev libdeflate-dev python3-otf2"
+binutils kmod valgrind libmetis-dev libdeflate-dev python3-otf2 chromium"
 
 fc_install_deps() {
     missing=

@@ -18,7 +18,9 @@
 #           wait in a temporary file until the intervals are written);
 #   models  the default text report, with every model's prediction of every flow
 #           (self-calibrated), which keeps the flows, their label histories and the intervals'
-#           spans that the models need: its memory grows with the trace.
+#           spans that the models need: its memory grows with the trace;
+#   html    (after the table) the HTML report, with its predictions: the page's size and the time
+#           it takes.
 # For each run:
 #   wall s, CPU s (user + system), events/s on the wall clock and per CPU second (the analyzer is
 #   single-threaded, so the second is the one-core rate), and the peak resident memory.
@@ -201,6 +203,24 @@ for form in text csv json models; do
                f, l / s, el / es, (l - s) * 1024 / (el - es), t }'
 done
 echo "target: >= 10000000 events/s on one core (ev/cpu-s); memory flat (text, csv, json)"
+# The HTML report (with every model's predictions, as `flowcut analyze --format html` makes it) of
+# each trace: the page draws every flow only up to a few thousand, then bins and samples them, so
+# that its size stays a few MB whatever the length of the trace.
+for size in large small; do
+    read -r wall cpu rss rc < <(measure /dev/null "$flowcut" analyze --format html -o "$work/$size.html" \
+        "$work/$size" 2>"$work/err")
+    if [ "$rc" != 0 ]; then
+        echo "analyze-bench: the HTML report of the $size trace exited with $rc:" >&2
+        head -5 "$work/err" >&2
+        failed=1
+        continue
+    fi
+    awk -v s=$size -v e="${nev[$size]}" -v b="$(wc -c <"$work/$size.html")" -v w="$wall" -v c="$cpu" -v m="$rss" 'BEGIN {
+        printf "html   %-5s: %d events, page of %.2f MB, written in %.3f s wall, %.3f s cpu, peak %.1f MiB\n",
+               s, e, b / 1e6, w, c, m / 1024 }'
+    rm -f "$work/$size.html"
+done
+echo "target: the page under 5 MB for any trace"
 # instructions BUILD: callgrind's count of the text report of the short trace, per event.
 instructions() {
     local out="$work/cg.out" log="$work/cg.log"

@@ -8,4 +8,8 @@
  * Idempotent and thread-safe; returns 0 or FC_ENOMEM. */
 int fc__analysis_init(void);
 
+/* Reads the whole file at path into *text, NUL-terminated and malloc'd (the caller frees it).
+ * Returns 0, FC_EIO (message naming the file) or FC_ENOMEM. */
+int fc__read_text(const char *path, char **text);
+
 #endif /* FLOWCUT_ANALYZER_ANALYSIS_H */

@@ -4,6 +4,7 @@
  * summary; every report with predictions keeps the flows and their label histories. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <flowcut/reader.h>
 #include "util/internal.h"
@@ -115,6 +116,43 @@ static int knows_mpi(fc_trace *t)
     return 0;
 }
 
+/* The remap document given with --remap is read whole and handed to the page as it is: the page
+ * parses it and says so when it is not a remap document. */
+int fc__read_text(const char *path, char **text)
+{
+    FILE *f = fopen(path, "r");
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    if (f == NULL)
+        return fc__err(FC_EIO, "%s: %s", path, strerror(errno));
+    for (;;) {
+        if (cap - n < 4096) {
+            char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
+            if (nb == NULL) {
+                rc = fc__err(FC_ENOMEM, "%s: out of memory", path);
+                break;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f))
+                rc = fc__err(FC_EIO, "%s: %s", path, strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    return 0;
+}
+
 int fc__analyze(const fc__analyze_opts *o)
 {
     int rc, have_eager = o->eager > 0, status = -1;
@@ -130,10 +168,12 @@ int fc__analyze(const fc__analyze_opts *o)
     fc__colls *colls = NULL; /* the collective calls, their flows among the match's */
     fc__coll_pred *cpred = NULL;
     FILE *out = stdout;
-    char eager_source[320];
+    char eager_source[320], *remap_json = NULL;
 
     if (o->platform != NULL && fc__profile_read(o->platform, &prof) < 0)
         return -1;
+    if (o->remap != NULL && (status = fc__read_text(o->remap, &remap_json)) < 0)
+        goto out;
     if (have_eager)
         snprintf(eager_source, sizeof eager_source, "--eager");
     else if (prof != NULL && prof->eager_threshold > 0) {
@@ -301,12 +341,15 @@ int fc__analyze(const fc__analyze_opts *o)
         rc = fc__report_json(out, &a);
     else if (strcmp(o->format, "csv") == 0)
         rc = fc__report_csv(out, &a);
+    else if (strcmp(o->format, "html") == 0)
+        rc = fc__report_html(out, &a, remap_json);
     else
         rc = fc__report_text(out, &a);
     status = rc < 0 ? output_err(o, rc) : 0;
 out:
     if (out != stdout && fclose(out) != 0 && status == 0)
         status = fc__err(FC_EIO, "%s: %s", o->output, strerror(errno));
+    free(remap_json);
     fc_symbols_free(syms);
     fc__prediction_free(pred);
     fc__observation_free(obs);

@@ -10,12 +10,14 @@
 typedef struct fc__analyze_opts {
     const char *trace;    /* a trace directory, a rank file or an OTF2 anchor file */
     const char *output;   /* the report's file, or NULL for standard output */
-    const char *format;   /* "text", "json" or "csv" */
+    const char *format;   /* "text", "json", "csv" or "html" */
     const char *platform; /* a platform profile's file, or NULL to fit one to the trace */
     const char *model;    /* a model's name (model.h), "all" (what the profile serves) or "none" */
     uint64_t eager;       /* the eager/rendezvous threshold in bytes; 0: the profile's or the default */
     size_t top;           /* rows of each long list of the text report (0: all) */
     int all_flows;        /* the error statistics count every flow's class, not network flows only */
+    const char *remap;    /* the HTML report only: a file `flowcut remap --format json` wrote, to
+                             show beside the analysis, or NULL */
     void (*progress)(const char *what); /* told each stage as it starts; may be NULL */
 } fc__analyze_opts;
 

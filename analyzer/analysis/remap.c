@@ -39,7 +39,8 @@ int fc__remap_run(const fc__remap_run_opts *o)
     char **hostv = NULL, note[1024] = "";
     size_t nhosts = 0;
     uint64_t eager = o->eager;
-    int status = -1, rc, fmt = strcmp(o->format, "text") == 0 ? -1 : fc__launcher_parse(o->format);
+    int html = strcmp(o->format, "html") == 0;
+    int status = -1, rc, fmt = strcmp(o->format, "text") == 0 ? -1 : html ? FC_LAUNCHER_JSON : fc__launcher_parse(o->format);
     fc_trace *t = NULL;
     fc_match *m = NULL;
     fc__intervals *iv = NULL;
@@ -159,7 +160,21 @@ int fc__remap_run(const fc__remap_run_opts *o)
             fc__err(FC_EINVAL, "no placement fits %u nodes x %u slots", rm->nodes, rm->slots);
             goto out;
         }
-        if (fc__launcher_write(out, (unsigned)fmt, rm, 0, names, path) < 0) {
+        if (html) {
+            /* The page embeds the JSON document: the same data, drawn. */
+            char *doc = NULL;
+            size_t n = 0;
+            FILE *ms = open_memstream(&doc, &n);
+            rc = ms == NULL ? -1 : fc__launcher_write(ms, FC_LAUNCHER_JSON, rm, 0, names, path);
+            if (ms != NULL && fclose(ms) != 0)
+                rc = -1;
+            if (rc < 0 || fc__report_html_remap(out, path, doc) < 0) {
+                free(doc);
+                fc__err(FC_EIO, "cannot write the html output");
+                goto out;
+            }
+            free(doc);
+        } else if (fc__launcher_write(out, (unsigned)fmt, rm, 0, names, path) < 0) {
             fc__err(FC_EIO, "cannot write the %s output", o->format);
             goto out;
         }

@@ -1,6 +1,6 @@
 /* analyzer/cmd/analyze.c: `flowcut analyze`, which matches the messages of a trace, splits the
  * inter-node flows into intervals labelled with their conflicts, predicts every flow's time with
- * the contention models, and writes the report as text, JSON or CSV. */
+ * the contention models, and writes the report as text, JSON, CSV or an HTML page. */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,13 +10,14 @@
 #include "cmd/cli.h"
 
 static const char usage[] =
-    "usage: flowcut analyze [--format text|json|csv] [-o FILE] [--eager BYTES] [--top N]\n"
+    "usage: flowcut analyze [--format text|json|csv|html] [-o FILE] [--eager BYTES] [--top N]\n"
     "                       [--platform PROFILE] [--model flowcut|maxrate|fairshare|linear|all|none]\n"
-    "                       [--flows network|all] TRACE\n"
+    "                       [--flows network|all] [--remap REMAP.json] TRACE\n"
     "Analyses the point-to-point communications of TRACE (a trace directory or one rank file):\n"
     "flows between nodes, their conflicts over time, each model's predicted time of every flow\n"
     "against the observed one, wait states and warnings.\n"
-    "  --format F     text (default, for a terminal), json (complete) or csv (one row per message)\n"
+    "  --format F     text (default, for a terminal), json (complete), csv (one row per message)\n"
+    "                 or html (one self-contained page to open in a browser)\n"
     "  -o FILE        write the report to FILE instead of standard output\n"
     "  --eager BYTES  eager/rendezvous threshold: messages of BYTES or more use rendezvous\n"
     "                 (default: the profile's, else 262144, MPICH ch4:ucx over UCX 1.13)\n"
@@ -27,6 +28,7 @@ static const char usage[] =
     "  --flows F      the flows the models' error statistics count: network (default: those whose\n"
     "                 time is set by moving their bytes) or all (every class but below-wire)\n"
     "  --top N        rows of each long list of the text report (default 10, 0 for all)\n"
+    "  --remap FILE   html: show the placements of FILE, which `flowcut remap --format json` wrote\n"
     "  --help         print this help\n";
 
 int main(int argc, char **argv)
@@ -38,6 +40,7 @@ int main(int argc, char **argv)
                                          {"platform", required_argument, NULL, 'p'},
                                          {"model", required_argument, NULL, 'm'},
                                          {"flows", required_argument, NULL, 'F'},
+                                         {"remap", required_argument, NULL, 'r'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     fc__analyze_opts o = {.format = "text", .model = "all", .top = 10, .progress = fc__cli_progress};
@@ -49,8 +52,9 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0 && strcmp(optarg, "csv") != 0)
-                return fc__cli_usage("unknown format '%s' (text, json or csv)", optarg);
+            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0 && strcmp(optarg, "csv") != 0 &&
+                strcmp(optarg, "html") != 0)
+                return fc__cli_usage("unknown format '%s' (text, json, csv or html)", optarg);
             o.format = optarg;
             break;
         case 'o':
@@ -78,6 +82,9 @@ int main(int argc, char **argv)
                 return fc__cli_usage("--flows wants network or all, not '%s'", optarg);
             o.all_flows = strcmp(optarg, "all") == 0;
             break;
+        case 'r':
+            o.remap = optarg;
+            break;
         case 'h':
             return fc__cli_help();
         default:
@@ -86,6 +93,8 @@ int main(int argc, char **argv)
     }
     if (argc - optind != 1)
         return fc__cli_usage("expects exactly one TRACE");
+    if (o.remap != NULL && strcmp(o.format, "html") != 0)
+        return fc__cli_usage("--remap goes with --format html");
     o.trace = argv[optind];
     return fc__analyze(&o) < 0 ? fc__cli_failed() : 0;
 }

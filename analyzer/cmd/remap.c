@@ -12,7 +12,7 @@
 
 static const char usage[] =
     "usage: flowcut remap [--platform PROFILE] [--model M] [--nodes N --slots S]\n"
-    "                     [--format text|hydra|openmpi|slurm|cray|json] [-o FILE] [--top K]\n"
+    "                     [--format text|hydra|openmpi|slurm|cray|json|html] [-o FILE] [--top K]\n"
     "                     [--hosts NAME,NAME,...] [--eager BYTES] [--exhaustive|--local]\n"
     "                     [--budget N] [--placement HOSTFILE] [--platform-trace T] TRACE\n"
     "Replays the traced run under other placements of its ranks on nodes and suggests the best.\n"
@@ -27,6 +27,7 @@ static const char usage[] =
     "  --format F     text (default): the report; hydra, openmpi, slurm or cray: the best\n"
     "                 suggestion for that launcher (the report's check line goes to stderr);\n"
     "                 json: the current placement and every suggestion\n"
+    "                 html: the same as a page to open in a browser\n"
     "  -o FILE        write to FILE instead of standard output\n"
     "  --top K        suggestions to report (default 5)\n"
     "  --hosts LIST   names of the next allocation's nodes, in place of the trace's, in order\n"
@@ -80,8 +81,8 @@ int main(int argc, char **argv)
         case 'n': count = &o.nodes, name = "--nodes"; break;
         case 's': count = &o.slots, name = "--slots"; break;
         case 'f':
-            if (strcmp(optarg, "text") != 0 && fc__launcher_parse(optarg) < 0)
-                return fc__cli_usage("unknown format '%s' (text, hydra, openmpi, slurm, cray or json)", optarg);
+            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "html") != 0 && fc__launcher_parse(optarg) < 0)
+                return fc__cli_usage("unknown format '%s' (text, hydra, openmpi, slurm, cray, json or html)", optarg);
             o.format = optarg;
             break;
         case 'o': o.output = optarg; break;

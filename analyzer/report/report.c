@@ -493,6 +493,24 @@ int fc__report_json(FILE *f, const fc__analysis *a)
     return fc__rp_finish(f);
 }
 
+/* The pieces of the JSON document that the HTML page embeds (report/html.c): the members known
+ * first, one flow as the document writes it, and the members known last with the closing brace. */
+void fc__rp_json_head(FILE *f, const fc__analysis *a)
+{
+    json_head(f, a);
+}
+
+void fc__rp_json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl)
+{
+    json_flow_stored(o, a, fl);
+}
+
+void fc__rp_json_tail(FILE *f, const fc__analysis *a)
+{
+    json_times tm = {stored_time, a->iv, fc__intervals_max_k(a->iv)};
+    json_tail(f, a, &tm);
+}
+
 int fc__rp_order_init(idorder *o, void (*put)(void *, const fc_flow *, const fc__label_run *, size_t), void *arg)
 {
     o->cap = 1024;

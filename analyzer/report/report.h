@@ -158,6 +158,40 @@ void fc__report_text_observation(FILE *f, const fc__analysis *a);
 /* The warnings of the clock checks on sends and on the wire (fc__report_warnings' format). */
 void fc__report_observation_warnings(const fc__analysis *a, void (*fn)(const char *line, void *arg), void *arg);
 
+/* ---- the HTML page (report/html.c) ---------------------------------------------------------- */
+
+/* One self-contained HTML page (scripts and styles inline, nothing fetched when it is opened):
+ * the timeline of the flows, predicted versus observed per model, the traffic between nodes, the
+ * hot nodes, the wait states and the warnings, drawn by the page's script from the JSON document
+ * (docs/json-schema.md) it embeds, without its intervals. Up to FC__HTML_ALL_FLOWS flows the
+ * document holds every flow and intra-node message; beyond, the flows of the worst intervals and
+ * an even sample of the others, no intra-node message, and the timeline summed in bins per node
+ * and conflict kind. remap_json, when not NULL, is the document of
+ * `flowcut remap --format json`, shown as the current and suggested placements. Needs a->iv. */
+#define FC__HTML_ALL_FLOWS 4000
+int fc__report_html(FILE *f, const fc__analysis *a, const char *remap_json);
+/* The page of `flowcut remap --format html`: only the placements of remap_json, the document of
+ * `flowcut remap --format json` for trace. */
+int fc__report_html_remap(FILE *f, const char *trace, const char *remap_json);
+
+/* ---- the Chrome trace (report/chrome.c) -------------------------------------------------------- */
+
+typedef struct fc__chrome_stats {
+    uint64_t slices;    /* MPI calls */
+    uint64_t flows;     /* matched messages, each a flow arrow */
+    uint64_t conflicts; /* conflicts of the intervals, each a slice of the conflict track */
+} fc__chrome_stats;
+
+/* The Trace Event Format (the JSON that Perfetto and chrome://tracing open) of trace t, which
+ * a->trace is: one process per node and one thread per rank, every MPI call of t a slice named
+ * after it with its call site, every flow and intra-node message of a->match an arrow from the
+ * call that sent it to the call that completed its receive, and the conflicts of the intervals
+ * (a->sweep) as slices of a process of their own, one thread per node and kind, one slice per run
+ * of consecutive intervals in which that conflict stays the same. Reads every event
+ * of t once. Returns 0, FC_ENOMEM, FC_EIO or a reading error (fc_errmsg set); *st counts what was
+ * written. */
+int fc__report_chrome(FILE *f, fc_trace *t, const fc__analysis *a, fc__chrome_stats *st);
+
 /* ---- flowcut remap ------------------------------------------------------------------------------ */
 
 struct fc__remap;

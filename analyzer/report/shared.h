@@ -45,4 +45,10 @@ void fc__rp_order_free(idorder *o);
  * Returns 0 or FC_ENOMEM (message set). */
 int fc__rp_order_flow(idorder *o, const fc_flow *fl, const fc__label_run *runs, size_t nruns);
 
+/* The JSON document in pieces, for the HTML page: the head ("{" up to eager_threshold_source),
+ * one flow with its label history from a->iv, and the tail from "clock" to the closing "}". */
+void fc__rp_json_head(FILE *f, const fc__analysis *a);
+void fc__rp_json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl);
+void fc__rp_json_tail(FILE *f, const fc__analysis *a);
+
 #endif /* FLOWCUT_ANALYZER_REPORT_SHARED_H */

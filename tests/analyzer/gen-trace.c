@@ -17,6 +17,9 @@
  *                                /nonexistent/libapp.so, which addr2line cannot open, so the site
  *                                reads "libapp.so+0xOFFSET"
  *   partial R                    leave rank R without its END block
+ *   program TEXT                 every rank's program path and its one argument: the rest of the
+ *                                line (for strings a report must show as text, whatever they hold)
+ *   module PATH                  the module of every call site instead of /nonexistent/libapp.so
  * Every rank gets an MPI_Init at local 0..1 us first, MPI_COMM_WORLD as comm 0, no clock blocks
  * (so aligned time = local time and the origin is 0). At most 4095 events per rank. Exits 1 with a
  * message on any error. */
@@ -42,6 +45,14 @@ typedef struct grank {
 } grank;
 
 static grank rk[MAXR];
+static char program[512], module_path[512] = "/nonexistent/libapp.so";
+
+/* The rest of the line after a keyword, without its line break, into out. */
+static void rest_of_line(const char *buf, size_t skip, char *out, size_t len)
+{
+    snprintf(out, len, "%s", buf + skip);
+    out[strcspn(out, "\r\n")] = '\0';
+}
 
 static void die(int line, const char *what)
 {
@@ -90,6 +101,10 @@ int main(int argc, char **argv)
             if (r >= n)
                 die(line, "rank out of range");
             snprintf(rk[r].affinity, sizeof rk[r].affinity, "%s", name);
+        } else if (strncmp(buf, "program ", 8) == 0) {
+            rest_of_line(buf, 8, program, sizeof program);
+        } else if (strncmp(buf, "module ", 7) == 0) {
+            rest_of_line(buf, 7, module_path, sizeof module_path);
         } else if (sscanf(buf, "partial %u", &r) == 1) {
             if (r >= n)
                 die(line, "rank out of range");
@@ -140,7 +155,8 @@ int main(int argc, char **argv)
         fc_rank_info info;
         fc_comm world = {.id = 0, .local_size = n, .local = members, .ordinal = 0};
         static fc_event all[MAXE + 1];
-        fc_module module = {.id = 0, .base = 0x400000, .size = 0x100000, .path = "/nonexistent/libapp.so", .build_id = ""};
+        fc_module module = {.id = 0, .base = 0x400000, .size = 0x100000, .path = module_path, .build_id = ""};
+        const char *args[1] = {program};
         memset(&info, 0, sizeof info);
         info.present = (1u << FC_RK_RANK) | (1u << FC_RK_SIZE) | (1u << FC_RK_NODE) | (1u << FC_RK_HOST);
         info.rank = i;
@@ -151,6 +167,12 @@ int main(int argc, char **argv)
         if (rk[i].affinity[0]) {
             info.present |= 1u << FC_RK_AFFINITY;
             info.affinity = rk[i].affinity;
+        }
+        if (program[0]) {
+            info.present |= (1u << FC_RK_PROGRAM) | (1u << FC_RK_ARGS);
+            info.program = program;
+            info.argc = 1;
+            info.argv = args;
         }
         memset(&all[0], 0, sizeof all[0]);
         all[0].kind = FC_EV_MPI_Init;

@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""tests/analyzer/html-check.py: reads what headless Chromium made of a flowcut HTML report, for
+test-report-html.sh.
+
+  html-check.py dom FILE.dom KEY=VALUE...  the page's own check element (#fc-check, which its
+                                           script fills once it has drawn everything) must hold
+                                           data-KEY="VALUE" for each pair; VALUE may be >=N
+  html-check.py text FILE.dom STRING...    each STRING must appear in the page's text (not in its
+                                           markup), and no element may carry data-pwned
+  html-check.py png FILE.png               the screenshot must not be blank: enough colours and
+                                           enough pixels that are not the background
+  html-check.py data FILE.html ANALYZE.json TEXT
+                                           the data a page embeds: the members of the JSON
+                                           document ANALYZE.json, the same, and the hot nodes of
+                                           the text report TEXT (--top 0)
+  html-check.py chrome FILE.json INFO.json ANALYZE.json MESSAGES
+                                           a Chrome trace (Trace Event Format): one slice per MPI
+                                           call that `flowcut info --json` counts, MESSAGES flow
+                                           arrows each bound inside a slice of its rank, one
+                                           conflict slice per run of intervals in which a node's
+                                           conflict of one class stays the same in ANALYZE.json,
+                                           one process per node
+Prints what it checked; exits 1 with the reasons when a check fails."""
+import html.parser
+import json
+import struct
+import sys
+import zlib
+
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.check = None
+        self.text = []
+        self.pwned = False
+        self.skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id") == "fc-check":
+            self.check = a
+        if "data-pwned" in a:
+            self.pwned = True
+        if tag in ("script", "style"):
+            self.skip += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self.skip:
+            self.skip -= 1
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.text.append(data)
+
+
+def load_page(path):
+    p = Page()
+    with open(path, encoding="utf-8", errors="replace") as f:
+        p.feed(f.read())
+    return p
+
+
+def check_dom(path, pairs):
+    p = load_page(path)
+    bad = []
+    if p.check is None:
+        return ["no #fc-check element: the page did not load"]
+    if p.check.get("data-done") != "1":
+        bad.append("the page's script did not finish")
+    for pair in pairs:
+        key, want = pair.split("=", 1)
+        got = p.check.get("data-" + key)
+        if want.startswith(">="):
+            ok = got is not None and got.isdigit() and int(got) >= int(want[2:])
+        else:
+            ok = got == want
+        if not ok:
+            bad.append("data-%s is %r, expected %s" % (key, got, want))
+    if bad and p.check.get("data-errors") not in (None, "0"):
+        bad.append("the page's errors: " + "".join(p.text[-1:]))
+    return bad
+
+
+def check_text(path, strings):
+    p = load_page(path)
+    text = "".join(p.text)
+    bad = ["%r does not appear as text" % s for s in strings if s not in text]
+    if p.pwned:
+        bad.append("a script of the trace's strings ran (data-pwned set)")
+    return bad
+
+
+def png_pixels(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            if depth != 8 or ctype not in (2, 6):
+                raise ValueError("unexpected PNG colour type %d, depth %d" % (ctype, depth))
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    prev = bytearray(stride)
+    rows = []
+    for y in range(h):
+        ft = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if ft == 1:
+                line[i] = (line[i] + a) & 255
+            elif ft == 2:
+                line[i] = (line[i] + b) & 255
+            elif ft == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif ft == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
+
+
+def check_png(path):
+    w, h, bpp, rows = png_pixels(path)
+    colours, ink, total = set(), 0, 0
+    for y in range(0, h, 4):
+        r = rows[y]
+        for x in range(0, w, 4):
+            px = r[x * bpp:x * bpp + 3]
+            colours.add(px)
+            total += 1
+            if px != b"\xff\xff\xff":
+                ink += 1
+    print("screenshot %dx%d: %d colours, %.1f%% not white" % (w, h, len(colours), 100.0 * ink / total))
+    bad = []
+    if len(colours) < 16:
+        bad.append("the screenshot has %d colours: blank" % len(colours))
+    if ink < total // 50:
+        bad.append("the screenshot is nearly all white")
+    return bad
+
+
+def inside(slices, ts):
+    return any(t0 <= ts <= t1 for t0, t1 in slices)
+
+
+def check_chrome(path, info_path, analyze_path, messages):
+    with open(path) as f:
+        doc = json.load(f)
+    with open(info_path) as f:
+        info = json.load(f)
+    with open(analyze_path) as f:
+        an = json.load(f)
+    ev = doc["traceEvents"]
+    bad = []
+    calls = sum(n for k, n in info["events"].items() if k.startswith("MPI_"))
+    mpi = [e for e in ev if e["ph"] == "X" and e.get("cat") == "mpi"]
+    if len(mpi) != calls:
+        bad.append("%d MPI slices, flowcut info counts %d MPI calls" % (len(mpi), calls))
+    starts = {e["id"]: e for e in ev if e["ph"] == "s"}
+    ends = {e["id"]: e for e in ev if e["ph"] == "f"}
+    if len(starts) != messages or len(ends) != messages or set(starts) != set(ends):
+        bad.append("%d flow starts and %d ends, expected %d of each with the same ids" % (len(starts), len(ends), messages))
+    by_thread = {}
+    for e in mpi:
+        by_thread.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+    for e in list(starts.values()) + list(ends.values()):
+        if not inside(by_thread.get((e["pid"], e["tid"]), []), e["ts"]):
+            bad.append("flow %s (%s) at %s lies in no slice of its rank" % (e["id"], e["ph"], e["ts"]))
+    for e in ends.values():
+        if e.get("bp") != "e":
+            bad.append("flow end %s is not bound to its enclosing slice" % e["id"])
+    if any(starts[i]["ts"] > ends[i]["ts"] for i in starts if i in ends):
+        bad.append("a flow arrow points back in time")
+    # The conflict track merges consecutive intervals in which a node's conflict of one class stays
+    # the same (k, or the number of mixed pairs): count those runs in the JSON report's intervals.
+    conflicts, open_ = 0, {}
+    for iv in an["intervals"]:
+        now = {}
+        for c in iv["conflicts"]:
+            key = (c["node"], c["kind"])
+            now[key] = now.get(key, 0) + 1 if c["kind"] == "mixed" else c["k"]
+        for key, state in now.items():
+            prev = open_.get(key)
+            if prev is None or prev[0] != state or prev[1] != iv["start"]:
+                conflicts += 1
+        open_ = {key: (state, iv["end"]) for key, state in now.items()}
+    got = len([e for e in ev if e["ph"] == "X" and e.get("cat") == "conflict"])
+    if got != conflicts:
+        bad.append("%d conflict slices, the JSON report's intervals make %d runs of conflicts" % (got, conflicts))
+    names = {e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+    want = {"node " + n["name"] for n in info["nodes"]} | {"conflicts"}
+    if names != want:
+        bad.append("processes %s, expected %s" % (sorted(names), sorted(want)))
+    print("%s: %d MPI slices, %d flow arrows, %d conflict slices, %d processes" % (path, len(mpi), len(starts), got, len(names)))
+    return bad
+
+
+def page_data(path):
+    """The JSON document embedded in a page: the text of its script element fc-data."""
+    import re
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r'<script type="application/json" id="fc-data">(.*?)</script>', f.read(), re.S)
+    return json.loads(m.group(1))
+
+
+def check_data(path, json_path, text_path):
+    """The page's data against the JSON document (the same members, intervals left out) and its
+    hot nodes against the text report's, which the summary computes by another way."""
+    d = page_data(path)
+    with open(json_path) as f:
+        doc = json.load(f)
+    bad = []
+    for k in doc:
+        if k == "intervals":
+            continue
+        if k not in d:
+            bad.append("the page's data has no member %s" % k)
+        elif d[k] != doc[k]:
+            bad.append("the page's %s differs from the JSON document's" % k)
+    if "intervals" in d:
+        bad.append("the page's data holds the intervals")
+    names = [n["name"] for n in doc["nodes"]]
+    hot = {names[h["node"]]: h for h in d["html"]["hot_nodes"]}
+    section = False
+    rows = 0
+    for line in open(text_path):
+        if line.startswith("== hot nodes"):
+            section = True
+            continue
+        if section and line.startswith("=="):
+            break
+        f = line.split()
+        if not section or len(f) != 5 or f[0] == "node":
+            continue
+        h = hot.get(f[0])
+        want = [float(x) for x in f[2:]]
+        got = [h["outgoing"], h["incoming"], h["mixed-in"] + h["mixed-out"]] if h else None
+        rows += 1
+        if got is None or any(abs(a - b) > 2e-9 for a, b in zip(got, want)):
+            bad.append("hot node %s: page %s, text report %s" % (f[0], got, want))
+    print("%s: data as the JSON document; %d hot nodes as the text report" % (path, rows))
+    return bad
+
+
+def main():
+    what, path, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if what == "dom":
+        bad = check_dom(path, rest)
+    elif what == "text":
+        bad = check_text(path, rest)
+    elif what == "png":
+        bad = check_png(path)
+    elif what == "data":
+        bad = check_data(path, rest[0], rest[1])
+    elif what == "chrome":
+        bad = check_chrome(path, rest[0], rest[1], int(rest[2]))
+    else:
+        sys.exit("html-check.py: unknown check " + what)
+    for b in bad:
+        print("%s: %s" % (path, b), file=sys.stderr)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+#!/bin/sh
+# tests/analyzer/test-report-html.sh: the HTML report (`flowcut analyze --format html`, `flowcut
+# remap --format html`) opened in headless Chromium, offline. The page's script writes what it drew
+# into its #fc-check element, which --dump-dom shows once the page has loaded: the test reads the
+# number of flow marks on the timeline, of points in the scatter plots and of placements, the
+# script errors it caught and the requests the page's Content-Security-Policy refused (any request
+# at all: the policy allows none). The expected numbers come from the traces' specs:
+#   halo   golden/halo.spec: 6 inter-node flows (1>2 and 3>0 of the ring, then 0>2, 1>3, 2>0, 3>1)
+#   chain  golden/chain.spec: 9 inter-node flows (five of section 5.2, three into node1, the
+#          persistent send; the last send is unmatched)
+#   random bench-gen-trace -n 3000 -r 8 -N 4 -s 7: its sends between ranks of different nodes, as
+#          `flowcut dump` and `flowcut info --json` list them
+# and the scatter plots hold one point per flow for each model the CSV report has a column of. The
+# data the page embeds must be the JSON document's (intervals left out), and its hot nodes the text
+# report's, which the summary sums by another way. A
+# trace whose node names, program name and call-site module hold <, >, quotes, & and </script>
+# must show them as text, with no script of theirs run. A long trace (over the page's limit of
+# flows drawn one by one) must draw its bins and its worst intervals without an error. Then a
+# screenshot must not be blank. The options --remap and --format are checked first, without a
+# browser.
+# Skips (77) when Chromium is not installed or cannot start here.
+set -u
+. "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
+gen_trace=$abs_builddir/gen-trace
+bench_gen_trace=$abs_builddir/bench-gen-trace
+check="$PYTHON3 $srcdir/html-check.py"
+for p in "$flowcut" "$gen_trace" "$bench_gen_trace"; do
+    [ -x "$p" ] || fail "$p is not built"
+done
+need_command "$PYTHON3"
+chromium=
+for c in chromium chromium-browser; do
+    if command -v "$c" >/dev/null 2>&1; then
+        chromium=$c
+        break
+    fi
+done
+cd "$work" || fail "cd $work"
+
+# The options, which need no browser: --remap goes with --format html, and its file must exist.
+mkdir opt || fail "mkdir"
+"$gen_trace" opt <"$srcdir/golden/halo.spec" || fail "gen-trace opt"
+"$flowcut" analyze --remap /dev/null opt >/dev/null 2>&1
+[ $? -eq 2 ] || fail_later "--remap without --format html does not exit 2"
+"$flowcut" analyze --format html --remap "$work/no-such-file" -o opt.html opt 2>opt.err
+[ $? -eq 1 ] && grep -q "no-such-file" opt.err || fail_later "a missing --remap file: $(cat opt.err)"
+"$flowcut" analyze --format htm opt >/dev/null 2>&1
+[ $? -eq 2 ] || fail_later "an unknown format does not exit 2"
+
+[ -n "$chromium" ] || skip "chromium is not installed (Debian package chromium)"
+
+# browse ARGS... PAGE: headless Chromium with a fresh profile, nothing that talks to the network
+# on its own, and every host name unresolvable, so that a page that tried to fetch anything could
+# not. --virtual-time-budget lets the page finish its script before the DOM is dumped.
+browse_n=0
+browse() {
+    browse_n=$((browse_n + 1))
+    timeout "$FC_TEST_TIMEOUT" "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync --disable-extensions \
+        --host-resolver-rules='MAP * ~NOTFOUND' --user-data-dir="$work/profile$browse_n" \
+        --enable-logging=stderr --v=0 --virtual-time-budget=10000 "$@"
+}
+
+# Chromium must start here at all: in a container without the kernel features it needs it fails
+# before loading any page, which is a reason to skip, not a failure of the report.
+printf '<!DOCTYPE html><title>t</title><p id="x">ok</p>\n' >probe.html
+if ! browse --dump-dom "file://$work/probe.html" >probe.dom 2>probe.log || ! grep -q '"x">ok' probe.dom; then
+    skip "chromium cannot run here: $(tail -n 3 probe.log | tr '\n' ' ')"
+fi
+
+mkdir halo chain hostile big || fail "mkdir"
+"$gen_trace" halo <"$srcdir/golden/halo.spec" || fail "gen-trace halo"
+"$gen_trace" chain <"$srcdir/golden/chain.spec" || fail "gen-trace chain"
+"$bench_gen_trace" -n 3000 -r 8 -N 4 -s 7 random >random.gen.txt 2>&1 || fail "bench-gen-trace: $(cat random.gen.txt)"
+"$bench_gen_trace" -n 40000 -r 16 -N 8 -s 3 big >big.gen.txt 2>&1 || fail "bench-gen-trace big: $(cat big.gen.txt)"
+cat >hostile.spec <<'EOF'
+ranks 2
+node 0 </script><script>document.body.dataset.pwned=1</script>
+node 1 b"'<img/src=x/onerror=document.body.dataset.pwned=2>
+program /opt/<app>/"it's"&amp;</script><script>document.body.dataset.pwned=3</script>
+module /nonexistent/lib<b>"'&x.so
+site 0 1 4c0
+site 1 2 5d0
+ev 0 MPI_Send 10 20 1 1 1000 0 site=1
+ev 1 MPI_Recv 5 30 0 1 1000 0 status site=2
+EOF
+"$gen_trace" hostile <hostile.spec || fail "gen-trace hostile"
+
+# inter_sends TRACE: the sends of TRACE between ranks of different nodes, from the dump's events
+# and the ranks' nodes in `flowcut info --json`: the flows the matching should find.
+inter_sends() {
+    "$flowcut" info --json "$1" >"$1.info.json" || fail "flowcut info $1"
+    "$flowcut" dump "$1" >"$1.dump" || fail "flowcut dump $1"
+    "$PYTHON3" - "$1.info.json" "$1.dump" <<'EOF'
+import json, re, sys
+info = json.load(open(sys.argv[1]))
+node = {r["rank"]: r["node"] for r in info["rank_info"]}
+n = 0
+for line in open(sys.argv[2]):
+    m = re.search(r"rank=(\d+) .*kind=MPI_(Send|Isend|Ssend|Issend|Bsend|Ibsend|Rsend|Irsend) .*peer=(\d+)", line)
+    if m and node[int(m.group(1))] != node[int(m.group(3))]:
+        n += 1
+print(n)
+EOF
+}
+
+# models TRACE: the models the CSV report has a predicted_ column of.
+models() {
+    "$flowcut" analyze --format csv "$1" | head -n 1 | tr ',' '\n' | grep -c '^predicted_'
+}
+
+# page NAME TRACE EXPECTED_FLOWS [ANALYZE OPTIONS]: the report of TRACE, with its remap, loaded.
+# The placements the pages show come from a replay on a stated platform: a trace of a few flows
+# gives self-calibration too little to fit, and the page, not the fit, is under test here.
+printf '%s\n' 'flowcut-profile 1.1' 'source test' 'inter 0 inf 1e-07 1e-11 0' 'intra 0 inf 1e-08 1e-12 0' \
+    'cut outgoing 2 1 1 0' 'cut incoming 2 1 1 0' 'cut mixed-in 2 0 0' 'cut mixed-out 2 0 0' \
+    'maxrate 1e-07 1e11 1e11 0 0' >line.prof
+
+page() {
+    name=$1 trace=$2 flows=$3
+    shift 3
+    "$flowcut" remap --platform line.prof --format json -o "$name.remap.json" "$trace" 2>"$name.remap.err" ||
+        fail "flowcut remap $trace: $(cat "$name.remap.err")"
+    "$flowcut" analyze --format html --remap "$name.remap.json" -o "$name.html" "$@" "$trace" ||
+        fail "flowcut analyze --format html $trace"
+    browse --dump-dom "file://$work/$name.html" >"$name.dom" 2>"$name.log" || fail_later "chromium on $name.html: $(tail -n 3 "$name.log")"
+    if grep -i 'Uncaught\|Refused to' "$name.log" >&2; then
+        fail_later "$name.html: errors in Chromium's console (above)"
+    fi
+}
+
+for t in halo chain random; do
+    case $t in
+    halo) flows=6 ;;
+    chain) flows=9 ;;
+    random) flows=$(inter_sends random) ;;
+    esac
+    nm=$(models "$t")
+    [ "$nm" -ge 1 ] || fail_later "$t: no model column in the CSV report"
+    page "$t" "$t" "$flows"
+    $check dom "$t.dom" errors=0 violations=0 "flow-marks=$flows" "scatter-points=$((flows * nm))" \
+        "placements=>=1" "heat-cells=>=1" "wait-ranks=>=1" || fail_later "$t.html (expected $flows flows, $nm models)"
+    "$flowcut" analyze --format json "$t" >"$t.json" || fail "flowcut analyze --format json $t"
+    "$flowcut" analyze --top 0 "$t" >"$t.txt" || fail "flowcut analyze $t"
+    $check data "$t.html" "$t.json" "$t.txt" || fail_later "the data of $t.html"
+    echo "$t: $flows flow marks, $((flows * nm)) scatter points, $(wc -c <"$t.html") bytes"
+done
+
+# Without predictions the page still loads, with no scatter point.
+"$flowcut" analyze --format html --model none -o none.html halo || fail "analyze --model none"
+browse --dump-dom "file://$work/none.html" >none.dom 2>none.log || fail_later "chromium on none.html"
+$check dom none.dom errors=0 violations=0 flow-marks=6 scatter-points=0 || fail_later "none.html"
+
+# The remap page alone.
+"$flowcut" remap --format html -o remap.html halo 2>remap.err || fail "flowcut remap --format html: $(cat remap.err)"
+browse --dump-dom "file://$work/remap.html" >remap.dom 2>remap.log || fail_later "chromium on remap.html"
+$check dom remap.dom errors=0 violations=0 "placements=>=1" || fail_later "remap.html"
+
+# Hostile strings: text on the page, never markup or script.
+page hostile hostile 1
+$check dom hostile.dom errors=0 violations=0 flow-marks=1 || fail_later "hostile.html"
+$check text hostile.dom '</script><script>document.body.dataset.pwned=1</script>' \
+    "b\"'<img/src=x/onerror=document.body.dataset.pwned=2>" \
+    "/opt/<app>/\"it's\"&amp;</script><script>document.body.dataset.pwned=3</script>" \
+    "lib<b>\"'&x.so+0x4c0" "lib<b>\"'&x.so+0x5d0" || fail_later "hostile.html shows the trace's strings otherwise than as text"
+
+# A long trace: bins and the worst intervals, and a file that stays small.
+page big big 0
+flows_big=$(inter_sends big)
+$check dom big.dom errors=0 violations=0 "flow-marks=>=100" "placements=>=1" || fail_later "big.html"
+grep -q '"sampled": true' big.html || fail_later "big.html ($flows_big flows) is not aggregated"
+echo "big: $flows_big flows, $(wc -c <big.html) bytes"
+
+# A screenshot of the demo-like report must show something.
+browse --screenshot="$work/halo.png" --window-size=1280,2000 "file://$work/random.html" >shot.log 2>&1 ||
+    fail_later "chromium --screenshot: $(tail -n 3 shot.log)"
+$check png halo.png || fail_later "the screenshot of random.html"
+finish
