@@ -34,6 +34,9 @@ static _Atomic uint32_t nsites;
 static uint32_t sites_written;
 static uint32_t *table; /* open addressing, 2 * MAX_SITES slots of site ids (0: empty) */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Stack unwinds (libunwind runs), and those that found a chain the rank already knew: over all
+ * threads, for FLOWCUT_STATS and the tests. */
+static _Atomic uint64_t n_unwinds, n_repeated;
 
 typedef struct module {
     uintptr_t base, lo, hi; /* hi - base is the size written */
@@ -262,6 +265,7 @@ static __attribute__((noinline)) uint32_t unwound(fc__thread *s)
      * the wrapper) plus `depth`, and only when MPI's frames (Fortran bindings) use up the margin
      * unwind again, deeper. Our own frames lie in libflowcut, so they are skipped like MPI's. */
     int want = depth + 3, n, k = 0, i;
+    atomic_fetch_add_explicit(&n_unwinds, 1, memory_order_relaxed);
     for (;;) {
         n = unw_backtrace(ip, want);
         i = 0;
@@ -280,8 +284,10 @@ static __attribute__((noinline)) uint32_t unwound(fc__thread *s)
     /* A hit on the 64-bit hash alone: two different stacks collide with odds of about 2^-64 per
      * pair, and comparing up to 32 frames on every call would cost more than the lookup. The
      * shared table below still compares frames in full. */
-    if (s->sc[c].key == h)
+    if (s->sc[c].key == h) {
+        atomic_fetch_add_explicit(&n_repeated, 1, memory_order_relaxed);
         return s->sc[c].id;
+    }
     uint32_t id = fc__site_intern(f, (unsigned)k);
     if (id) {
         s->sc[c].key = h;
@@ -292,9 +298,10 @@ static __attribute__((noinline)) uint32_t unwound(fc__thread *s)
 
 /* ---- unwound-site cache (x86-64) -------------------------------------------------------------
  * libunwind costs ~160 instructions to start and ~100 per frame, so a depth-4 site unwound on
- * every call costs far more than the 80 ns target. Instead, each thread remembers, per call entry
- * (the wrapper's frame address fp, i.e. the application's stack pointer at the call, and the
- * return address), the site id and the stack words the unwind read its answer from:
+ * every call costs thousands of instructions. Instead, each thread remembers, per call entry (the
+ * wrapper's frame address fp, i.e. the application's stack pointer at the call, and the return
+ * address), the site ids of the chains seen from there and the stack words each unwind read its
+ * answer from:
  *   - for each frame j >= 1, its return address, which sits just below its stack pointer (the
  *     CFA of frame j - 1; on x86-64 the return address is always at CFA - 8);
  *   - for each frame whose CFA may depend on the frame pointer, where its rbp came from: the slot
@@ -302,84 +309,142 @@ static __attribute__((noinline)) uint32_t unwound(fc__thread *s)
  *     application frame saved it.
  * On x86-64, compilers define every frame's CFA from its ip plus rsp or rbp. So when these words
  * hold the same values, the unwind would read the same frames and take the same steps: a hit that
- * compares them is exact, not a guess. Two call chains through the same immediate caller at the
- * same stack depth differ in at least one of these return addresses, so they never share an entry.
+ * compares them is exact, not a guess. And the address of each word is fixed by the values of
+ * the words before it (they fix the frames and stack pointers the unwind has reached), which makes
+ * the chains seen from one call entry a tree: a root per (fp, return address) names the first
+ * word to read, each node below is keyed by its parent and the value read there and names the
+ * next word, and the last node holds the site id. A lookup walks one node per word, however many
+ * chains share the entry: one helper called from many lines, the same helper reached through
+ * different callers further out, MPI's own Fortran bindings in front of every call.
+ * The nodes live in a small set-associative table per thread (a bounded cache: the oldest node of
+ * a full set makes room). A node is named by a tag that is never reused; its children hold that
+ * tag, so a node that is evicted, or told to read another word, leaves its old children
+ * unreachable, and every node a lookup reaches was filled by one unwind whose checks all hold.
  * The wrapper's rbp value is checked only when it points into the frames the unwind walked: a
  * frame whose CFA uses rbp has rbp inside its own frame, while code built without frame pointers
  * may keep a loop counter in rbp, which must not turn every call into a miss.
  * Checks are taken only when they hold at fill time (a signal frame, whose return address comes
- * from its sigcontext, makes the entry uncacheable), and they read only this thread's stack at or
+ * from its sigcontext, makes the chain uncacheable), and they read only this thread's stack at or
  * above the application's stack pointer, which is mapped while the application's frames are live
  * (a program that switches one thread between stacks of its own, and frees one, could defeat
  * that: no MPI program we know of does). Each thread owns its cache, so no lock. */
 #if defined(__x86_64__)
-#define DEEP_WAYS 64 /* entries per thread, direct-mapped, a power of two */
+#define DEEP_SETS 256 /* sets per thread, a power of two */
+#define DEEP_WAYS 4   /* nodes per set */
+#define DEEP_TAG0 ((uintptr_t)1 << 63) /* tags start here: no stack address (a root's key) is as high */
+
+typedef struct deep_node {
+    uintptr_t k1, k2;       /* root: fp and return address; below: the parent's tag and the value read */
+    const uintptr_t *next;  /* the stack word to read next; NULL at the last node of a chain */
+    uintptr_t tag;          /* this node's name, never reused in the thread; 0: empty */
+    uint32_t id;            /* last node: the site id */
+} deep_node;
+
+typedef struct deep_cache {
+    deep_node set[DEEP_SETS][DEEP_WAYS];
+    uintptr_t next_tag;
+} deep_cache;
 
 typedef struct deep_check {
     const uintptr_t *addr;
     uintptr_t val;
 } deep_check;
 
-typedef struct deep_entry {
-    uintptr_t fp, ra; /* key; fp 0: empty */
-    uint32_t id, n;   /* site id; checks used */
-    deep_check chk[];
-} deep_entry;
-
-/* Checks an entry can hold: two per frame walked, with a margin for skipped MPI frames. */
-static inline size_t deep_nchk(void)
+static inline deep_node *deep_set(deep_cache *c, uintptr_t k1, uintptr_t k2)
 {
-    return 2 * ((size_t)depth + 8);
+    uintptr_t h = (k1 ^ (k2 * 0xff51afd7ed558ccdull)) * 0x9e3779b97f4a7c15ull;
+    return c->set[h >> (64 - 8)];
+}
+_Static_assert(DEEP_SETS == 1 << 8, "deep_set takes the top 8 bits of the hash");
+
+static inline __attribute__((always_inline)) const deep_node *deep_find(deep_cache *c, uintptr_t k1, uintptr_t k2)
+{
+    deep_node *s = deep_set(c, k1, k2);
+    for (unsigned w = 0; w < DEEP_WAYS; w++)
+        if (s[w].k1 == k1 && s[w].k2 == k2)
+            return &s[w];
+    return NULL;
 }
 
-static inline size_t deep_stride(void)
+/* The node of key (k1, k2), made when missing: it goes first in its set and the oldest node there
+ * makes room. */
+static deep_node *deep_get(deep_cache *c, uintptr_t k1, uintptr_t k2)
 {
-    return sizeof(deep_entry) + deep_nchk() * sizeof(deep_check);
+    deep_node *s = deep_set(c, k1, k2);
+    for (unsigned w = 0; w < DEEP_WAYS; w++)
+        if (s[w].k1 == k1 && s[w].k2 == k2)
+            return &s[w];
+    memmove(&s[1], &s[0], (DEEP_WAYS - 1) * sizeof *s);
+    s[0] = (deep_node){.k1 = k1, .k2 = k2, .tag = c->next_tag++};
+    return &s[0];
 }
 
-static inline deep_entry *deep_slot(void *cache, uintptr_t fp, uintptr_t ra)
+/* Points node n at word a (NULL: n ends a chain), renaming it when it pointed elsewhere so that
+ * the children it had, keyed by words read elsewhere, are no longer reachable. */
+static void deep_point(deep_cache *c, deep_node *n, const uintptr_t *a)
 {
-    uintptr_t h = (fp ^ (ra << 7)) * 0x9e3779b97f4a7c15ull;
-    return (deep_entry *)((char *)cache + (size_t)(h >> 58) * deep_stride());
+    if (n->next != a) {
+        n->tag = c->next_tag++;
+        n->next = a;
+    }
+}
+
+/* Enters the chain found from root (k1, k2) through checks chk[0..n) as site id. */
+static void deep_fill(deep_cache *c, uintptr_t k1, uintptr_t k2, const deep_check *chk, unsigned n, uint32_t id)
+{
+    deep_node *x = deep_get(c, k1, k2);
+    for (unsigned i = 0; i < n; i++) {
+        deep_point(c, x, chk[i].addr);
+        x = deep_get(c, x->tag, chk[i].val);
+    }
+    deep_point(c, x, NULL);
+    x->id = id;
 }
 
 void fc__site_thread(fc__thread *t)
 {
-    /* A reused thread slot starts empty: the checks of a dead thread's entries would read a stack
+    /* A reused thread slot starts empty: the checks of a dead thread's nodes would read a stack
      * that may no longer be mapped. */
     if (t->deep != NULL)
-        memset(t->deep, 0, DEEP_WAYS * deep_stride());
+        memset(t->deep, 0, sizeof(deep_cache));
     else if (frames != NULL && fc__depth > 0)
-        t->deep = calloc(DEEP_WAYS, deep_stride());
+        t->deep = calloc(1, sizeof(deep_cache));
+    if (t->deep != NULL)
+        ((deep_cache *)t->deep)->next_tag = DEEP_TAG0;
 }
 
-static int add_check(deep_entry *e, const uintptr_t *addr, uintptr_t val)
+/* Appends the check (addr, val) to chk, whose n checks hold max at most; returns 0 when it cannot
+ * be checked (the word does not hold val, or no room), 1 when it holds or is checked already. */
+static int add_check(deep_check *chk, unsigned *n, unsigned max, const uintptr_t *addr, uintptr_t val)
 {
-    for (uint32_t i = 0; i < e->n; i++)
-        if (e->chk[i].addr == addr)
-            return e->chk[i].val == val;
-    if (e->n >= deep_nchk() || *addr != val)
+    for (unsigned i = 0; i < *n; i++)
+        if (chk[i].addr == addr)
+            return chk[i].val == val;
+    if (*n >= max || *addr != val)
         return 0;
-    e->chk[e->n].addr = addr;
-    e->chk[e->n].val = val;
-    e->n++;
+    chk[*n].addr = addr;
+    chk[*n].val = val;
+    (*n)++;
     return 1;
 }
 
 /* The miss path: unwinds from the application's frame (not from here: the context is patched to
  * the caller's ip, sp and rbp, so libunwind never walks our own frames), interns the site and
- * fills entry e when its checks hold. */
-static __attribute__((noinline, cold)) uint32_t deep_miss(const uintptr_t *fp, deep_entry *e)
+ * enters its chain in the cache when its checks hold. */
+static __attribute__((noinline, cold)) uint32_t deep_miss(deep_cache *cache, const uintptr_t *fp)
 {
     const uintptr_t sp0 = (uintptr_t)(fp + 2), rbp0 = fp[0];
     uintptr_t f[FC__MAX_DEPTH];
+    /* Two checks per frame walked, with a margin for skipped MPI frames. */
+    deep_check chk[2 * (FC__MAX_DEPTH + 8)];
+    const unsigned max = 2 * ((unsigned)depth + 8);
+    unsigned nchk = 0;
     unw_context_t uc;
     unw_cursor_t c;
     unsigned k = 0;
     int ok = 1, rbp0_used = 0;
     uintptr_t top = sp0;
-    e->fp = 0; /* invalid while it is refilled */
-    e->n = 0;
+    atomic_fetch_add_explicit(&n_unwinds, 1, memory_order_relaxed);
     if (unw_getcontext(&uc) != 0)
         return 0;
     uc.uc_mcontext.gregs[REG_RIP] = (greg_t)fp[1];
@@ -393,7 +458,7 @@ static __attribute__((noinline, cold)) uint32_t deep_miss(const uintptr_t *fp, d
         unw_get_reg(&c, UNW_REG_IP, &ip);
         unw_get_reg(&c, UNW_REG_SP, &sp);
         if (j > 0) {
-            ok = ok && sp >= sp0 + 8 && add_check(e, (const uintptr_t *)sp - 1, ip);
+            ok = ok && sp >= sp0 + 8 && add_check(chk, &nchk, max, (const uintptr_t *)sp - 1, ip);
             top = sp;
         }
         /* A signal frame restores registers from its sigcontext, which no check covers. */
@@ -409,7 +474,7 @@ static __attribute__((noinline, cold)) uint32_t deep_miss(const uintptr_t *fp, d
         unw_get_reg(&c, UNW_X86_64_RBP, &rbp);
         if (j > 0 && unw_get_save_loc(&c, UNW_X86_64_RBP, &loc) == 0 && loc.type == UNW_SLT_MEMORY &&
             loc.u.addr >= sp0)
-            ok = ok && add_check(e, (const uintptr_t *)loc.u.addr, rbp);
+            ok = ok && add_check(chk, &nchk, max, (const uintptr_t *)loc.u.addr, rbp);
         else if (rbp == rbp0)
             rbp0_used = 1;
         else
@@ -418,29 +483,30 @@ static __attribute__((noinline, cold)) uint32_t deep_miss(const uintptr_t *fp, d
             break;
     }
     if (rbp0_used && rbp0 >= sp0 && rbp0 <= top)
-        ok = ok && add_check(e, fp, rbp0);
+        ok = ok && add_check(chk, &nchk, max, fp, rbp0);
+    uint32_t known = atomic_load(&nsites);
     uint32_t id = k ? fc__site_intern(f, k) : 0;
-    if (ok && id) {
-        e->id = id;
-        e->ra = fp[1];
-        e->fp = (uintptr_t)fp;
-    }
+    if (id != 0 && id <= known)
+        atomic_fetch_add_explicit(&n_repeated, 1, memory_order_relaxed);
+    if (ok && id)
+        deep_fill(cache, (uintptr_t)fp, fp[1], chk, nchk, id);
     return id;
 }
 
-/* The hit path. It reads stack words of the application's frames, not objects of ours, so the
- * address sanitizer (whose redzones may lie where an old entry's words were) must not check it. */
+/* The hit path: one node per stack word, from the root of (fp, return address) down to the node
+ * that holds the site id. It reads stack words of the application's frames, not objects of ours,
+ * so the address sanitizer (whose redzones may lie where an old node's words were) must not check
+ * it. */
 static inline __attribute__((always_inline, no_sanitize_address)) uint32_t deep(fc__thread *s, const uintptr_t *fp)
 {
-    deep_entry *e = deep_slot(s->deep, (uintptr_t)fp, fp[1]);
-    if (FC__LIKELY(e->fp == (uintptr_t)fp && e->ra == fp[1])) {
-        uint32_t i = 0;
-        while (i < e->n && *e->chk[i].addr == e->chk[i].val)
-            i++;
-        if (FC__LIKELY(i == e->n))
-            return e->id;
+    deep_cache *c = s->deep;
+    const deep_node *x = deep_find(c, (uintptr_t)fp, fp[1]);
+    while (FC__LIKELY(x != NULL)) {
+        if (x->next == NULL)
+            return x->id;
+        x = deep_find(c, x->tag, *x->next);
     }
-    return deep_miss(fp, e);
+    return deep_miss(c, fp);
 }
 #else
 void fc__site_thread(fc__thread *t)
@@ -480,6 +546,13 @@ __attribute__((no_sanitize_address)) uint32_t fc__site(fc__thread *t, void *fp)
         s->sc[c].id = id;
     }
     return id;
+}
+
+void fc__site_stats(uint64_t *unwinds, uint64_t *repeated, uint32_t *chains)
+{
+    *unwinds = atomic_load(&n_unwinds);
+    *repeated = atomic_load(&n_repeated);
+    *chains = frames ? atomic_load(&nsites) : 0;
 }
 
 const uintptr_t *fc__site_frames(uint32_t id, unsigned *n)

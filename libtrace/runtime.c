@@ -484,6 +484,11 @@ static void stop(unsigned reason, int partial, const fc__clock_meas *fin)
                 "flowcut: rank %d: %llu events, writer thread %.3f ms CPU, %.1f ns per event\n",
                 fc__rt.rank, (unsigned long long)ev, fc__rt.writer_cpu_ns / 1e6,
                 ev ? (double)fc__rt.writer_cpu_ns / (double)ev : 0.0);
+        uint64_t unwinds, repeated;
+        uint32_t chains;
+        fc__site_stats(&unwinds, &repeated, &chains);
+        fprintf(stderr, "flowcut: rank %d: call sites: %u chains, %llu unwinds, %llu repeated\n", fc__rt.rank,
+                chains, (unsigned long long)unwinds, (unsigned long long)repeated);
     }
     fc__defs_flush();
     if (fin != NULL)
