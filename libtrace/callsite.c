@@ -37,6 +37,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Stack unwinds (libunwind runs), and those that found a chain the rank already knew: over all
  * threads, for FLOWCUT_STATS and the tests. */
 static _Atomic uint64_t n_unwinds, n_repeated;
+/* Bytes of a node of the unwound-site cache and its checks at this depth (x86-64, below). */
+static size_t deep_stride;
+static size_t deep_node_bytes(void);
 
 typedef struct module {
     uintptr_t base, lo, hi; /* hi - base is the size written */
@@ -182,6 +185,7 @@ int fc__sites_init(int d)
     mods = calloc(MAX_MODULES, sizeof *mods);
     if (!frames || !depths || !table || !mods)
         return -1;
+    deep_stride = deep_node_bytes();
     dl_iterate_phdr(find_ranges, (void *)fc__sites_init);
     dl_iterate_phdr(add_module, NULL);
     return 0;
@@ -310,16 +314,18 @@ static __attribute__((noinline)) uint32_t unwound(fc__thread *s)
  * On x86-64, compilers define every frame's CFA from its ip plus rsp or rbp. So when these words
  * hold the same values, the unwind would read the same frames and take the same steps: a hit that
  * compares them is exact, not a guess. And the address of each word is fixed by the values of
- * the words before it (they fix the frames and stack pointers the unwind has reached), which makes
- * the chains seen from one call entry a tree: a root per (fp, return address) names the first
- * word to read, each node below is keyed by its parent and the value read there and names the
- * next word, and the last node holds the site id. A lookup walks one node per word, however many
- * chains share the entry: one helper called from many lines, the same helper reached through
- * different callers further out, MPI's own Fortran bindings in front of every call.
+ * the words before it (they fix the frames and stack pointers the unwind has reached). So the
+ * chains seen from one call entry form a tree: the entry's node holds the checks of the first
+ * chain seen and its site id; a chain whose word i differs (a helper called from another line of
+ * its caller, or through another caller further out) lives in a child node keyed by the parent,
+ * i and the value read there, holding the checks after i and its own site id. A lookup compares
+ * one node's words and, at the first that differs, moves to the child for the value found: one
+ * node for a call entry with one chain, one more per branch for a helper called from many lines,
+ * recursion, deep call trees or MPI's own Fortran bindings in front of every call.
  * The nodes live in a small set-associative table per thread (a bounded cache: the oldest node of
  * a full set makes room). A node is named by a tag that is never reused; its children hold that
- * tag, so a node that is evicted, or told to read another word, leaves its old children
- * unreachable, and every node a lookup reaches was filled by one unwind whose checks all hold.
+ * tag, so a node that is evicted or refilled leaves its old children unreachable, and every node a
+ * lookup reaches was filled by one unwind whose checks all hold.
  * The wrapper's rbp value is checked only when it points into the frames the unwind walked: a
  * frame whose CFA uses rbp has rbp inside its own frame, while code built without frame pointers
  * may keep a loop counter in rbp, which must not turn every call into a miss.
@@ -329,86 +335,132 @@ static __attribute__((noinline)) uint32_t unwound(fc__thread *s)
  * (a program that switches one thread between stacks of its own, and frees one, could defeat
  * that: no MPI program we know of does). Each thread owns its cache, so no lock. */
 #if defined(__x86_64__)
-#define DEEP_SETS 256 /* sets per thread, a power of two */
-#define DEEP_WAYS 4   /* nodes per set */
-#define DEEP_TAG0 ((uintptr_t)1 << 63) /* tags start here: no stack address (a root's key) is as high */
-
-typedef struct deep_node {
-    uintptr_t k1, k2;       /* root: fp and return address; below: the parent's tag and the value read */
-    const uintptr_t *next;  /* the stack word to read next; NULL at the last node of a chain */
-    uintptr_t tag;          /* this node's name, never reused in the thread; 0: empty */
-    uint32_t id;            /* last node: the site id */
-} deep_node;
-
-typedef struct deep_cache {
-    deep_node set[DEEP_SETS][DEEP_WAYS];
-    uintptr_t next_tag;
-} deep_cache;
+#define DEEP_SETS 32 /* sets per thread, a power of two */
+#define DEEP_SET_BITS 5
+#define DEEP_WAYS 4 /* nodes per set */
+/* Tags start above every stack address (the keys of entry nodes) and step by more than the checks
+ * a node can hold, so that tag + i names branch i of a node alone. */
+#define DEEP_TAG0 ((uintptr_t)1 << 63)
+#define DEEP_TAG_STEP ((uintptr_t)128)
+_Static_assert(DEEP_SETS == 1 << DEEP_SET_BITS, "DEEP_SET_BITS");
+_Static_assert(2 * (FC__MAX_DEPTH + 8) < DEEP_TAG_STEP, "a node's checks fit between two tags");
 
 typedef struct deep_check {
     const uintptr_t *addr;
     uintptr_t val;
 } deep_check;
 
+typedef struct deep_node {
+    uintptr_t k1, k2; /* entry: fp and return address; branch: parent's tag + i and the value read */
+    uintptr_t tag;    /* this node's name, never reused in the thread; 0: empty */
+    uint32_t id, n;   /* site id; checks used */
+    deep_check chk[];
+} deep_node;
+
+typedef struct deep_cache {
+    uintptr_t next_tag;
+    unsigned char nodes[]; /* DEEP_SETS * DEEP_WAYS nodes of deep_stride bytes */
+} deep_cache;
+
+/* Checks a node can hold: two per frame walked, with a margin for skipped MPI frames. */
+static inline unsigned deep_nchk(void)
+{
+    return 2 * ((unsigned)depth + 8);
+}
+
+/* A node's checks end with one that never holds (a word of ours that is 0, compared with 1), so
+ * that the hit path compares words without counting them. */
+static const uintptr_t deep_zero;
+
+static size_t deep_node_bytes(void)
+{
+    return sizeof(deep_node) + (deep_nchk() + 1) * sizeof(deep_check);
+}
+
 static inline deep_node *deep_set(deep_cache *c, uintptr_t k1, uintptr_t k2)
 {
-    uintptr_t h = (k1 ^ (k2 * 0xff51afd7ed558ccdull)) * 0x9e3779b97f4a7c15ull;
-    return c->set[h >> (64 - 8)];
+    uintptr_t h = (k1 ^ k2) * 0x9e3779b97f4a7c15ull;
+    return (deep_node *)(c->nodes + (size_t)(h >> (64 - DEEP_SET_BITS)) * DEEP_WAYS * deep_stride);
 }
-_Static_assert(DEEP_SETS == 1 << 8, "deep_set takes the top 8 bits of the hash");
 
-static inline __attribute__((always_inline)) const deep_node *deep_find(deep_cache *c, uintptr_t k1, uintptr_t k2)
+static inline deep_node *deep_way(deep_node *set, unsigned w)
+{
+    return (deep_node *)((char *)set + (size_t)w * deep_stride);
+}
+
+static inline __attribute__((always_inline)) deep_node *deep_find(deep_cache *c, uintptr_t k1, uintptr_t k2)
 {
     deep_node *s = deep_set(c, k1, k2);
-    for (unsigned w = 0; w < DEEP_WAYS; w++)
-        if (s[w].k1 == k1 && s[w].k2 == k2)
-            return &s[w];
+    for (unsigned w = 0; w < DEEP_WAYS; w++) {
+        deep_node *x = deep_way(s, w);
+        if (x->k1 == k1 && x->k2 == k2)
+            return x;
+    }
     return NULL;
 }
 
-/* The node of key (k1, k2), made when missing: it goes first in its set and the oldest node there
- * makes room. */
-static deep_node *deep_get(deep_cache *c, uintptr_t k1, uintptr_t k2)
+/* Fills node x (new or refilled) with checks chk[0..n) and site id, under a new tag. */
+static void deep_set_node(deep_cache *c, deep_node *x, const deep_check *chk, unsigned n, uint32_t id)
+{
+    x->tag = c->next_tag;
+    c->next_tag += DEEP_TAG_STEP;
+    x->id = id;
+    x->n = n;
+    memcpy(x->chk, chk, n * sizeof *chk);
+    x->chk[n].addr = &deep_zero;
+    x->chk[n].val = 1;
+}
+
+/* Makes the node of key (k1, k2): it goes first in its set and the oldest node there makes room. */
+static void deep_add(deep_cache *c, uintptr_t k1, uintptr_t k2, const deep_check *chk, unsigned n, uint32_t id)
 {
     deep_node *s = deep_set(c, k1, k2);
-    for (unsigned w = 0; w < DEEP_WAYS; w++)
-        if (s[w].k1 == k1 && s[w].k2 == k2)
-            return &s[w];
-    memmove(&s[1], &s[0], (DEEP_WAYS - 1) * sizeof *s);
-    s[0] = (deep_node){.k1 = k1, .k2 = k2, .tag = c->next_tag++};
-    return &s[0];
+    memmove(deep_way(s, 1), s, (DEEP_WAYS - 1) * deep_stride);
+    s->k1 = k1;
+    s->k2 = k2;
+    deep_set_node(c, s, chk, n, id);
 }
 
-/* Points node n at word a (NULL: n ends a chain), renaming it when it pointed elsewhere so that
- * the children it had, keyed by words read elsewhere, are no longer reachable. */
-static void deep_point(deep_cache *c, deep_node *n, const uintptr_t *a)
+/* Enters the chain of checks chk[0..n) found from call entry (fp, ra) as site id: down the nodes
+ * whose checks it shares, into a new branch where it first differs. */
+static void deep_fill(deep_cache *c, uintptr_t fp, uintptr_t ra, const deep_check *chk, unsigned n, uint32_t id)
 {
-    if (n->next != a) {
-        n->tag = c->next_tag++;
-        n->next = a;
+    deep_node *x = deep_find(c, fp, ra);
+    if (x == NULL) {
+        deep_add(c, fp, ra, chk, n, id);
+        return;
     }
-}
-
-/* Enters the chain found from root (k1, k2) through checks chk[0..n) as site id. */
-static void deep_fill(deep_cache *c, uintptr_t k1, uintptr_t k2, const deep_check *chk, unsigned n, uint32_t id)
-{
-    deep_node *x = deep_get(c, k1, k2);
-    for (unsigned i = 0; i < n; i++) {
-        deep_point(c, x, chk[i].addr);
-        x = deep_get(c, x->tag, chk[i].val);
+    for (;;) {
+        unsigned j = 0;
+        while (j < x->n && j < n && x->chk[j].addr == chk[j].addr && x->chk[j].val == chk[j].val)
+            j++;
+        if (j == x->n || j == n || x->chk[j].addr != chk[j].addr) {
+            /* The same words up to here, then the node reads elsewhere or ends: the unwinds
+             * disagree where they read the same values, which the checks cannot tell apart. The
+             * newer unwind replaces the node and its branches. */
+            deep_set_node(c, x, chk, n, id);
+            return;
+        }
+        uintptr_t k1 = x->tag + j, k2 = chk[j].val;
+        chk += j + 1;
+        n -= j + 1;
+        x = deep_find(c, k1, k2);
+        if (x == NULL) {
+            deep_add(c, k1, k2, chk, n, id);
+            return;
+        }
     }
-    deep_point(c, x, NULL);
-    x->id = id;
 }
 
 void fc__site_thread(fc__thread *t)
 {
+    size_t bytes = sizeof(deep_cache) + (size_t)DEEP_SETS * DEEP_WAYS * deep_stride;
     /* A reused thread slot starts empty: the checks of a dead thread's nodes would read a stack
      * that may no longer be mapped. */
     if (t->deep != NULL)
-        memset(t->deep, 0, sizeof(deep_cache));
+        memset(t->deep, 0, bytes);
     else if (frames != NULL && fc__depth > 0)
-        t->deep = calloc(1, sizeof(deep_cache));
+        t->deep = calloc(1, bytes);
     if (t->deep != NULL)
         ((deep_cache *)t->deep)->next_tag = DEEP_TAG0;
 }
@@ -437,7 +489,7 @@ static __attribute__((noinline, cold)) uint32_t deep_miss(deep_cache *cache, con
     uintptr_t f[FC__MAX_DEPTH];
     /* Two checks per frame walked, with a margin for skipped MPI frames. */
     deep_check chk[2 * (FC__MAX_DEPTH + 8)];
-    const unsigned max = 2 * ((unsigned)depth + 8);
+    const unsigned max = deep_nchk();
     unsigned nchk = 0;
     unw_context_t uc;
     unw_cursor_t c;
@@ -493,22 +545,31 @@ static __attribute__((noinline, cold)) uint32_t deep_miss(deep_cache *cache, con
     return id;
 }
 
-/* The hit path: one node per stack word, from the root of (fp, return address) down to the node
- * that holds the site id. It reads stack words of the application's frames, not objects of ours,
- * so the address sanitizer (whose redzones may lie where an old node's words were) must not check
- * it. */
+/* The hit path: the entry's node, then, at the first word that differs, the branch for the value
+ * found there, until a node whose words all hold gives the site id. It reads stack words of the
+ * application's frames, not objects of ours, so the address sanitizer (whose redzones may lie
+ * where an old node's words were) must not check it. */
 static inline __attribute__((always_inline, no_sanitize_address)) uint32_t deep(fc__thread *s, const uintptr_t *fp)
 {
     deep_cache *c = s->deep;
     const deep_node *x = deep_find(c, (uintptr_t)fp, fp[1]);
     while (FC__LIKELY(x != NULL)) {
-        if (x->next == NULL)
+        const deep_check *k = x->chk;
+        while (*k->addr == k->val) /* up to the last check, which fails */
+            k++;
+        uintptr_t i = (uintptr_t)(k - x->chk);
+        if (FC__LIKELY(i == x->n))
             return x->id;
-        x = deep_find(c, x->tag, *x->next);
+        x = deep_find(c, x->tag + i, *k->addr);
     }
     return deep_miss(c, fp);
 }
 #else
+static size_t deep_node_bytes(void)
+{
+    return 0;
+}
+
 void fc__site_thread(fc__thread *t)
 {
     (void)t;
