@@ -576,18 +576,22 @@ void fc__site_thread(fc__thread *t)
 }
 #endif
 
+__attribute__((no_sanitize_address)) uint32_t fc__site_deep(fc__thread *t, void *fp)
+{
+#if defined(__x86_64__)
+    if (FC__LIKELY(t->deep != NULL))
+        return deep(t, fp);
+#endif
+    return unwound(t);
+}
+
 __attribute__((no_sanitize_address)) uint32_t fc__site(fc__thread *t, void *fp)
 {
     if (fc__depth == 0)
         return 0;
     fc__thread *s = t;
-#if defined(__x86_64__)
     if (fc__depth > 1)
-        return s->deep ? deep(s, fp) : unwound(s);
-#else
-    if (fc__depth > 1)
-        return unwound(s);
-#endif
+        return fc__site_deep(s, fp);
     uintptr_t a = fc__fp_ra(fp);
     unsigned c = fc__site_slot(a);
     /* The cache only ever holds return addresses outside MPI, so a hit needs no range check. */

@@ -127,6 +127,8 @@ FC__HIDDEN void fc__comm_freed(MPI_Comm comm);
  * return address into the caller, fp + 2 the caller's stack pointer at the call. Deduplicated
  * per rank. */
 FC__HIDDEN uint32_t fc__site(fc__thread *t, void *fp);
+/* fc__site at a depth above 1. */
+FC__HIDDEN uint32_t fc__site_deep(fc__thread *t, void *fp);
 
 /* The return address into the application stored in the wrapper's frame record. */
 static inline uintptr_t fc__fp_ra(void *fp)
@@ -151,6 +153,8 @@ static inline __attribute__((always_inline)) uint32_t fc__site_fast(fc__thread *
         unsigned c = fc__site_slot(ra);
         if (FC__LIKELY(t->sc[c].key == ra))
             return t->sc[c].id;
+    } else if (fc__depth > 1) {
+        return fc__site_deep(t, fp);
     }
     return fc__depth == 0 ? 0 : fc__site(t, fp);
 }
