@@ -27,10 +27,16 @@ Usage: bench.py [--reps N] [--quick] [--no-callgrind] [-B BASEBUILD] [--only PAR
       events per call. When every core runs a busy-polling rank (as here: 2 ranks on 2 cores) the
       writers' CPU comes straight out of the loop's critical path, so the whole-loop figure is
       about app + (ranks x writer ns/call); on a node with a spare core per rank it is about app.
-    --callgrind adds instruction counts (valgrind --tool=callgrind, a short ping-pong): the
-    instructions executed inside libflowcut (and libunwind) on the application thread per call, and
-    the writer thread's per event. Under valgrind the program runs some 50 times slower, so the
-    recorded durations are longer and noisier and the writer's count is an upper bound.
+(c) Instructions, the figure of record (valgrind --tool=callgrind; skipped with --no-callgrind or
+    when valgrind is missing): the ping-pong and nbrate -s (a window of 4 posted through helpers
+    called from 4 lines each, so that deeper call sites see several chains per helper), untraced
+    and traced at depths 0, 1 and 4: the instructions executed inside libflowcut and libunwind on
+    the application thread per intercepted call, the writer thread's per event, their sum per call,
+    and bytes per event of the same workload run without valgrind. Each count is the difference of
+    two runs of different lengths (start-up and MPI_Finalize cancel out), without the clock
+    measurements of MPI_Init and MPI_Finalize, which wait for the other rank by polling. With
+    -B BASEBUILD the tracer of another build tree runs the same programs and both rows are printed.
+    --only overhead|callgrind|size runs one part.
 (b) Size. Each example runs traced at two problem sizes, with at most as many ranks as the machine
     has cores (MPI ranks busy-poll: see below). For each run, the files' block headers
     (format.h) split the bytes into EVENTS blocks and everything else (file header, rank, module,
@@ -277,9 +283,10 @@ def callgrind_table(tree, base, quick):
     print("    records one event per completed request); sum: app + writer x events per call; untraced:")
     print("    all the application thread executes per call without the tracer, most of it MPI polling for")
     print("    its peer (it varies with how long each rank waits); B/event: EVENTS block bytes per event of")
-    print("    the same workload, %d units, run" % (lengths[1] * 5))
-    print("    without valgrind (under valgrind the recorded durations are longer and noisier). Under")
-    print("    valgrind the program runs some 50 times slower, so the writer's count is an upper bound.")
+    print("    the same workload, %d units, run without valgrind (under valgrind the recorded durations are"
+          % (lengths[1] * 5))
+    print("    longer and noisier). The call-site line under a row: the rank's distinct call chains, its")
+    print("    stack unwinds, and the unwinds of a chain it already knew (FLOWCUT_STATS).")
 
 
 def callgrind_run(tree, scratch, prog, args, depth):
