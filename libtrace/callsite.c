@@ -357,8 +357,14 @@ typedef struct deep_node {
     deep_check chk[];
 } deep_node;
 
+#define DEEP_FRONT 64 /* entry nodes remembered by call entry, a power of two */
+
 typedef struct deep_cache {
     uintptr_t next_tag;
+    /* The node last found for a call entry, by a hash of the entry: a pointer into nodes, checked
+     * against the entry it holds before use, so that one that has since moved or changed is only
+     * a miss here. It spares the entry's set its search. */
+    deep_node *front[DEEP_FRONT];
     unsigned char nodes[]; /* DEEP_SETS * DEEP_WAYS nodes of deep_stride bytes */
 } deep_cache;
 
@@ -552,7 +558,14 @@ static __attribute__((noinline, cold)) uint32_t deep_miss(deep_cache *cache, con
 static inline __attribute__((always_inline, no_sanitize_address)) uint32_t deep(fc__thread *s, const uintptr_t *fp)
 {
     deep_cache *c = s->deep;
-    const deep_node *x = deep_find(c, (uintptr_t)fp, fp[1]);
+    uintptr_t ra = fp[1];
+    deep_node **front = &c->front[(ra ^ ((uintptr_t)fp >> 4)) & (DEEP_FRONT - 1)];
+    const deep_node *x = *front;
+    if (FC__UNLIKELY(x == NULL || x->k1 != (uintptr_t)fp || x->k2 != ra)) {
+        x = deep_find(c, (uintptr_t)fp, ra);
+        if (x != NULL)
+            *front = (deep_node *)x;
+    }
     while (FC__LIKELY(x != NULL)) {
         const deep_check *k = x->chk;
         while (*k->addr == k->val) /* up to the last check, which fails */
