@@ -2,7 +2,7 @@
 """bench.py: measures what tracing costs, in time per intercepted call and bytes per event on disk,
 and prints the figures next to flowcut's targets. It asserts nothing about speed.
 
-Usage: bench.py [--reps N] [--quick] [--no-callgrind] [-B BASEBUILD] [--only PART] BUILDDIR
+Usage: bench.py [--reps N] [--quick] [--no-callgrind] [-B BASEBUILD] [--only PART] [--markdown] BUILDDIR
 
 (a) Overhead. A 0-byte ping-pong (examples/pingpong, 2 ranks) and a non-blocking message-rate loop
     (examples/nbrate, 2 ranks, Isend/Irecv/Waitall) are run untraced and traced with call sites off
@@ -36,7 +36,8 @@ Usage: bench.py [--reps N] [--quick] [--no-callgrind] [-B BASEBUILD] [--only PAR
     two runs of different lengths (start-up and MPI_Finalize cancel out), without the clock
     measurements of MPI_Init and MPI_Finalize, which wait for the other rank by polling. With
     -B BASEBUILD the tracer of another build tree runs the same programs and both rows are printed.
-    --only overhead|callgrind|size runs one part.
+    --only overhead|callgrind|size runs one part; --markdown also prints the table of (c) as the
+    rows of docs/results.md.
 (b) Size. Each example runs traced at two problem sizes, with at most as many ranks as the machine
     has cores (MPI ranks busy-poll: see below). For each run, the files' block headers
     (format.h) split the bytes into EVENTS blocks and everything else (file header, rank, module,
@@ -230,7 +231,7 @@ CG_WORKLOADS = [
 CG_DEPTHS = (0, 1, 4)
 
 
-def callgrind_table(tree, base, quick):
+def callgrind_table(tree, base, quick, markdown=False):
     """Prints, per workload and call-site depth, callgrind's instruction counts of rank 0: the
     application thread's instructions in libflowcut and libunwind per intercepted call, the writer
     thread's per event, their sum per call, the whole application thread's per call (MPI's own work
@@ -251,6 +252,7 @@ def callgrind_table(tree, base, quick):
     print("    %-14s %-5s %-8s %9s %10s %9s %9s %9s" % (
         "", "", "", "ins/call", "ins/event", "per call", "ins/call", ""))
     scratch = tempfile.mkdtemp(prefix="flowcut-bench.")
+    rows = []
     try:
         for name, prog, pre, post, calls in CG_WORKLOADS:
             if not os.path.exists(os.path.join(tree.examples, prog)):
@@ -260,8 +262,8 @@ def callgrind_table(tree, base, quick):
             c1 = callgrind_run(tree, scratch, prog, pre + [lengths[1]] + post, None)
             ncalls = (lengths[1] - lengths[0]) * calls
             untraced = (c1["main"] - c0["main"]) / ncalls
-            print("    %-14s %-5s %-8s %s" % (name, "", "untraced", "the application thread executes %.0f"
-                                                       " instructions per call, MPI's own" % untraced))
+            print("    %-14s %-5s %-8s %s" % (name, "", "untraced", "application thread: %.0f instructions per call"
+                                                       " (MPI's own work)" % untraced))
             for depth in CG_DEPTHS:
                 for label, t in builds:
                     c0 = callgrind_run(t, scratch, prog, pre + [lengths[0]] + post, depth)
@@ -273,6 +275,9 @@ def callgrind_table(tree, base, quick):
                     bpe = bytes_per_event(t, scratch, prog, pre + [lengths[1] * 5] + post, depth)
                     print("    %-14s %-5s %-8s %9.0f %10.0f %9.2f %9.0f %9.2f" % (
                         name, label if base is not None else "", "depth %d" % depth, app, writer, ev / nc,
+                        app + writer * ev / nc, bpe))
+                    rows.append("| %s | %s%d | %.0f | %.0f | %.2f | %.0f | %.2f |" % (
+                        name, label + ", " if base is not None else "", depth, app, writer, ev / nc,
                         app + writer * ev / nc, bpe))
                     if c1["unwinds"] is not None:
                         print("    %-14s %-5s %-8s %s" % ("", "", "", c1["unwinds"]))
@@ -287,6 +292,13 @@ def callgrind_table(tree, base, quick):
           % (lengths[1] * 5))
     print("    longer and noisier). The call-site line under a row: the rank's distinct call chains, its")
     print("    stack unwinds, and the unwinds of a chain it already knew (FLOWCUT_STATS).")
+    if markdown and rows:
+        print()
+        print("| workload | depth | application thread, instructions/call | writer, instructions/event "
+              "| events/call | both, instructions/call | bytes/event |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        for r in rows:
+            print(r)
 
 
 def callgrind_run(tree, scratch, prog, args, depth):
@@ -504,7 +516,7 @@ def size(tree, quick):
 
 
 def main(argv):
-    reps, quick, cg, base, only, rest = 9, False, True, None, None, []
+    reps, quick, cg, base, only, markdown, rest = 9, False, True, None, None, False, []
     it = iter(argv[1:])
     for a in it:
         if a == "--reps":
@@ -517,6 +529,8 @@ def main(argv):
             cg = False
         elif a in ("-B", "--base"):
             base = next(it)
+        elif a == "--markdown":
+            markdown = True
         elif a == "--only":
             only = next(it)
             if only not in ("overhead", "callgrind", "size"):
@@ -543,7 +557,7 @@ def main(argv):
         if only in (None, "overhead"):
             overhead(tree, reps, quick)
         if cg and only in (None, "callgrind"):
-            callgrind_table(tree, btree, quick)
+            callgrind_table(tree, btree, quick, markdown)
         if only in (None, "size"):
             size(tree, quick)
     except (RuntimeError, subprocess.TimeoutExpired) as e:
