@@ -2,7 +2,7 @@
 """bench.py: measures what tracing costs, in time per intercepted call and bytes per event on disk,
 and prints the figures next to flowcut's targets. It asserts nothing about speed.
 
-Usage: bench.py [--reps N] [--quick] [--callgrind] BUILDDIR
+Usage: bench.py [--reps N] [--quick] [--no-callgrind] [-B BASEBUILD] [--only PART] [--markdown] BUILDDIR
 
 (a) Overhead. A 0-byte ping-pong (examples/pingpong, 2 ranks) and a non-blocking message-rate loop
     (examples/nbrate, 2 ranks, Isend/Irecv/Waitall) are run untraced and traced with call sites off
@@ -27,10 +27,17 @@ Usage: bench.py [--reps N] [--quick] [--callgrind] BUILDDIR
       events per call. When every core runs a busy-polling rank (as here: 2 ranks on 2 cores) the
       writers' CPU comes straight out of the loop's critical path, so the whole-loop figure is
       about app + (ranks x writer ns/call); on a node with a spare core per rank it is about app.
-    --callgrind adds instruction counts (valgrind --tool=callgrind, a short ping-pong): the
-    instructions executed inside libflowcut (and libunwind) on the application thread per call, and
-    the writer thread's per event. Under valgrind the program runs some 50 times slower, so the
-    recorded durations are longer and noisier and the writer's count is an upper bound.
+(c) Instructions, the figure of record (valgrind --tool=callgrind; skipped with --no-callgrind or
+    when valgrind is missing): the ping-pong and nbrate -s (a window of 4 posted through helpers
+    called from 4 lines each, so that deeper call sites see several chains per helper), untraced
+    and traced at depths 0, 1 and 4: the instructions executed inside libflowcut and libunwind on
+    the application thread per intercepted call, the writer thread's per event, their sum per call,
+    and bytes per event of the same workload run without valgrind. Each count is the difference of
+    two runs of different lengths (start-up and MPI_Finalize cancel out), without the clock
+    measurements of MPI_Init and MPI_Finalize, which wait for the other rank by polling. With
+    -B BASEBUILD the tracer of another build tree runs the same programs and both rows are printed.
+    --only overhead|callgrind|size runs one part; --markdown also prints the table of (c) as the
+    rows of docs/results.md.
     It also counts one MPI_Waitall of 8 requests, everything below the entry point included (the
     tracer and MPI), untraced and traced with FLOWCUT_REQUEST_TIMES=0 (PMPI_Waitall) and 1 (the
     default: PMPI_Waitsome steps, each request's own completion time): examples/nbrate on one rank
@@ -221,31 +228,82 @@ def overhead(tree, reps, quick):
     print("    load average after: %.2f %.2f %.2f" % os.getloadavg())
 
 
-def callgrind_counts(tree, quick):
-    """Prints instructions per call on the application thread and per event on the writer thread,
-    from callgrind runs of the ping-pong at two lengths (the difference leaves out start-up and
-    finalisation) at each depth."""
-    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
-        print("    (valgrind or callgrind_annotate not found: no instruction counts)")
+CG_WORKLOADS = [
+    # name, program, arguments before the length, after it, calls per rank per unit of length
+    ("pingpong", "pingpong", [], [0], 2),
+    ("nbrate -s W=4", "nbrate", ["-s"], [4], 9),
+]
+CG_DEPTHS = (0, 1, 4)
+
+
+def callgrind_table(tree, base, quick, markdown=False):
+    """Prints, per workload and call-site depth, callgrind's instruction counts of rank 0: the
+    application thread's instructions in libflowcut and libunwind per intercepted call, the writer
+    thread's per event, their sum per call, the whole application thread's per call (MPI's own work
+    included) next to the untraced run's, and the bytes per event of a run at full speed. Each count
+    is the difference of two runs of different lengths, which leaves out start-up and MPI_Finalize.
+    With base (another build tree), its tracer runs the same programs and both rows are printed."""
+    if shutil.which("valgrind") is None:
+        print("    (valgrind not found: no instruction counts)")
         return
-    lengths = (2000, 6000) if quick else (5000, 25000)
+    lengths = (1000, 3000) if quick else (4000, 16000)
+    builds = [("this", tree)] + ([("base", base)] if base is not None else [])
     print()
-    print("    instructions (callgrind, 0-byte ping-pong, rank 0, %d minus %d round trips):" % (lengths[1], lengths[0]))
-    print("    %-9s %16s %17s" % ("variant", "app instr/call", "writer instr/ev"))
+    print("(c) instructions (callgrind, 2 ranks, rank 0, %d minus %d units of each loop: round trips or"
+          % (lengths[1], lengths[0]))
+    print("    iterations):")
+    print("    %-14s %-5s %-8s %9s %10s %9s %9s %9s" % (
+        "workload", "build", "variant", "app", "writer", "events", "sum", "B/event"))
+    print("    %-14s %-5s %-8s %9s %10s %9s %9s %9s" % (
+        "", "", "", "ins/call", "ins/event", "per call", "ins/call", ""))
     scratch = tempfile.mkdtemp(prefix="flowcut-bench.")
+    rows = []
     try:
-        for depth in (0, 1, 4):
-            counts = []
-            for iters in lengths:
-                counts.append(callgrind_run(tree, scratch, depth, iters))
-            (e0, a0, w0), (e1, a1, w1) = counts
-            app = (a1 - a0) / (e1 - e0)
-            writer = (w1 - w0) / (e1 - e0)
-            print("    %-9s %16.0f %17.0f" % ("depth %d" % depth, app, writer))
+        for name, prog, pre, post, calls in CG_WORKLOADS:
+            if not os.path.exists(os.path.join(tree.examples, prog)):
+                print("    %-14s not built" % name)
+                continue
+            c0 = callgrind_run(tree, scratch, prog, pre + [lengths[0]] + post, None)
+            c1 = callgrind_run(tree, scratch, prog, pre + [lengths[1]] + post, None)
+            ncalls = (lengths[1] - lengths[0]) * calls
+            untraced = (c1["main"] - c0["main"]) / ncalls
+            print("    %-14s %-5s %-8s %s" % (name, "", "untraced", "application thread: %.0f instructions per call"
+                                                       " (MPI's own work)" % untraced))
+            for depth in CG_DEPTHS:
+                for label, t in builds:
+                    c0 = callgrind_run(t, scratch, prog, pre + [lengths[0]] + post, depth)
+                    c1 = callgrind_run(t, scratch, prog, pre + [lengths[1]] + post, depth)
+                    ev = c1["events"] - c0["events"]
+                    nc = c1["calls"] - c0["calls"]
+                    app = (c1["app"] - c0["app"]) / nc
+                    writer = (c1["writer"] - c0["writer"]) / ev
+                    bpe = bytes_per_event(t, scratch, prog, pre + [lengths[1] * 5] + post, depth)
+                    print("    %-14s %-5s %-8s %9.0f %10.0f %9.2f %9.0f %9.2f" % (
+                        name, label if base is not None else "", "depth %d" % depth, app, writer, ev / nc,
+                        app + writer * ev / nc, bpe))
+                    rows.append("| %s | %s%d | %.0f | %.0f | %.2f | %.0f | %.2f |" % (
+                        name, label + ", " if base is not None else "", depth, app, writer, ev / nc,
+                        app + writer * ev / nc, bpe))
+                    if c1["unwinds"] is not None:
+                        print("    %-14s %-5s %-8s %s" % ("", "", "", c1["unwinds"]))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print("    app: instructions executed in libflowcut and libunwind on the main thread, per call;")
-    print("    writer: all instructions of the writer thread, per event.")
+    print("    app: instructions executed in libflowcut and libunwind on the application thread per")
+    print("    intercepted call; writer: all instructions of the writer thread per event recorded (a Waitall")
+    print("    records one event per completed request); sum: app + writer x events per call; untraced:")
+    print("    all the application thread executes per call without the tracer, most of it MPI polling for")
+    print("    its peer (it varies with how long each rank waits); B/event: EVENTS block bytes per event of")
+    print("    the same workload, %d units, run without valgrind (under valgrind the recorded durations are"
+          % (lengths[1] * 5))
+    print("    longer and noisier). The call-site line under a row: the rank's distinct call chains, its")
+    print("    stack unwinds, and the unwinds of a chain it already knew (FLOWCUT_STATS).")
+    if markdown and rows:
+        print()
+        print("| workload | depth | application thread, instructions/call | writer, instructions/event "
+              "| events/call | both, instructions/call | bytes/event |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        for r in rows:
+            print(r)
     callgrind_waitall(tree, quick)
 
 
@@ -304,15 +362,25 @@ def waitall_run(tree, scratch, times, iters):
     return whole, mpi
 
 
-def callgrind_run(tree, scratch, depth, iters):
-    """(events, app instructions, writer instructions) of rank 0 of one callgrind run."""
-    tdir = os.path.join(scratch, "t")
+def callgrind_run(tree, scratch, prog, args, depth):
+    """Counts of rank 0 of one callgrind run (untraced when depth is None): events and calls of the
+    rank, instructions of its application thread (all, and those in libflowcut and libunwind),
+    instructions of its writer thread, and the call-site statistics line when the tracer printed
+    one."""
+    tdir = None if depth is None else os.path.join(scratch, "t")
     prefix = os.path.join(scratch, "cg")
     wrap = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--callgrind-out-file=%s.%%q{PMI_RANK}" % prefix]
-    tree.run(2, "pingpong", [iters, 0], tdir, depth, wrap=wrap)
-    events = sum(tree.info(tdir).get("events", {}).values()) / 2.0
-    shutil.rmtree(tdir, ignore_errors=True)
-    app = writer = None
+    _, err = tree.run(2, prog, args, tdir, depth, {"FLOWCUT_STATS": 1} if tdir else None, wrap=wrap, both=True)
+    res = {"events": 0, "calls": 0, "app": 0, "main": 0, "writer": 0, "unwinds": None}
+    if tdir is not None:
+        counts = rank_events(tree, tdir, 0)
+        res["events"] = sum(counts.values())
+        res["calls"] = sum(v for k, v in counts.items() if k not in ("COMPLETE", "START"))
+        shutil.rmtree(tdir, ignore_errors=True)
+        for line in err.splitlines():
+            if line.startswith("flowcut: rank 0: call sites"):
+                res["unwinds"] = line.split(": ", 2)[2]
+    found = False
     for f in sorted(os.listdir(scratch)):
         if not f.startswith("cg."):
             continue
@@ -320,21 +388,57 @@ def callgrind_run(tree, scratch, depth, iters):
         if f.startswith("cg.0-"):
             with open(path) as fh:
                 text = fh.read()
-            tot = callgrind_objects(path)
+            # The clock measurements of MPI_Init and MPI_Finalize wait for the other rank by polling,
+            # as long as valgrind makes them wait: not per-call work.
+            tot = callgrind_objects(path, ("fc__clock_sync", "measure", "serve", "wait_politely"))
             if "writer_main" in text:
-                writer = sum(tot.values())
+                res["writer"] = sum(tot.values())
             elif f.endswith("-01"):  # the main thread comes first
-                app = sum(v for o, v in tot.items() if "libflowcut" in o or "libunwind" in o)
+                found = True
+                res["main"] = sum(tot.values())
+                res["app"] = sum(v for o, v in tot.items() if "libflowcut" in o or "libunwind" in o)
         os.unlink(path)
-    if app is None or writer is None:
+    if not found or (tdir is not None and res["writer"] == 0):
         raise RuntimeError("callgrind: no main or writer thread found for rank 0")
-    return events, app, writer
+    return res
 
 
-def callgrind_objects(path):
+def rank_events(tree, tdir, rank):
+    """Events per kind of one rank of a trace, from flowcut dump."""
+    p = subprocess.run([tree.flowcut, "dump", "--no-sites", "--rank", str(rank), tdir], env=tree.env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
+    if p.returncode != 0:
+        raise RuntimeError("flowcut dump %s exited %d: %s" % (tdir, p.returncode, p.stderr.strip()[:500]))
+    counts = {}
+    for line in p.stdout.splitlines():
+        for tok in line.split():
+            if tok.startswith("kind="):
+                k = tok[5:]
+                counts[k] = counts.get(k, 0) + 1
+                break
+    return counts
+
+
+def bytes_per_event(tree, scratch, prog, args, depth):
+    """EVENTS block bytes per event of one traced run at full speed."""
+    tdir = os.path.join(scratch, "b")
+    shutil.rmtree(tdir, ignore_errors=True)
+    tree.run(2, prog, args, tdir, depth)
+    nev = sum(tree.info(tdir).get("events", {}).values())
+    ev_bytes = 0
+    for f in os.listdir(tdir):
+        if f.endswith(".fct"):
+            ev_bytes += split_file(os.path.join(tdir, f))[0]
+    shutil.rmtree(tdir, ignore_errors=True)
+    return ev_bytes / nev if nev else float("nan")
+
+
+def callgrind_objects(path, skip_fns=()):
     """Instructions per object (shared library or program) of one callgrind output file, read from
-    the file itself: callgrind_annotate lists inlined code under its source file, not its object."""
-    names, tot, cur, skip = {}, {}, None, False
+    the file itself: callgrind_annotate lists inlined code under its source file, not its object.
+    Functions whose names start with one of skip_fns are left out (their own instructions, not
+    those of what they call)."""
+    names, fnames, tot, cur, fn, skip = {}, {}, {}, None, "", False
     with open(path) as f:
         for line in f:
             if skip:  # the line after calls= is the call's inclusive cost, already counted in the callee
@@ -343,19 +447,23 @@ def callgrind_objects(path):
             c = line[:1]
             if c.isdigit() or c in "+-*":
                 parts = line.split()
-                if len(parts) >= 2 and cur is not None:
+                if len(parts) >= 2 and cur is not None and not fn.startswith(skip_fns):
                     tot[cur] = tot.get(cur, 0) + int(parts[1])
             elif line.startswith("calls="):
                 skip = True
-            elif line.startswith(("ob=", "cob=")):
-                v = line.split("=", 1)[1].strip()
+            elif line.startswith(("ob=", "cob=", "fn=", "cfn=")):
+                key, v = line.split("=", 1)
+                v = v.strip()
+                table = names if key.endswith("ob") else fnames
                 if v.startswith("("):  # name compression: "(id) name" defines, "(id)" refers
                     i = v.index(")")
                     if v[i + 1:].strip():
-                        names[v[1:i]] = v[i + 1:].strip()
-                    v = names.get(v[1:i], v)
-                if line.startswith("ob="):
+                        table[v[1:i]] = v[i + 1:].strip()
+                    v = table.get(v[1:i], v)
+                if key == "ob":
                     cur = v
+                elif key == "fn":
+                    fn = v
     return tot
 
 
@@ -469,7 +577,7 @@ def size(tree, quick):
 
 
 def main(argv):
-    reps, quick, cg, rest = 9, False, False, []
+    reps, quick, cg, base, only, markdown, rest = 9, False, True, None, None, False, []
     it = iter(argv[1:])
     for a in it:
         if a == "--reps":
@@ -478,22 +586,41 @@ def main(argv):
             quick = True
         elif a == "--callgrind":
             cg = True
+        elif a == "--no-callgrind":
+            cg = False
+        elif a in ("-B", "--base"):
+            base = next(it)
+        elif a == "--markdown":
+            markdown = True
+        elif a == "--only":
+            only = next(it)
+            if only not in ("overhead", "callgrind", "size"):
+                sys.stderr.write("bench: --only takes overhead, callgrind or size\n")
+                return 2
         else:
             rest.append(a)
     if len(rest) != 1:
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
         return 2
     tree = Tree(rest[0])
+    btree = None
+    if base is not None:
+        # The other build's tracer on this build's programs, so that both run the same code.
+        btree = Tree(rest[0])
+        btree.lib = Tree(base).lib
+        btree.env["FLOWCUT_LIB"] = btree.lib
     sys.stdout.reconfigure(line_buffering=True)  # show each figure as soon as it is measured
-    for path in (tree.lib, tree.flowcut):
+    for path in (tree.lib, tree.flowcut) + ((btree.lib,) if btree else ()):
         if not os.path.exists(path):
             sys.stderr.write("bench: %s is missing; build the tree first (make)\n" % path)
             return 1
     try:
-        overhead(tree, reps, quick)
-        if cg:
-            callgrind_counts(tree, quick)
-        size(tree, quick)
+        if only in (None, "overhead"):
+            overhead(tree, reps, quick)
+        if cg and only in (None, "callgrind"):
+            callgrind_table(tree, btree, quick, markdown)
+        if only in (None, "size"):
+            size(tree, quick)
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         sys.stderr.write("bench: %s\n" % e)
         return 1

@@ -34,6 +34,12 @@ static _Atomic uint32_t nsites;
 static uint32_t sites_written;
 static uint32_t *table; /* open addressing, 2 * MAX_SITES slots of site ids (0: empty) */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Stack unwinds (libunwind runs), and those that found a chain the rank already knew: over all
+ * threads, for FLOWCUT_STATS and the tests. */
+static _Atomic uint64_t n_unwinds, n_repeated;
+/* Bytes of a node of the unwound-site cache and its checks at this depth (x86-64, below). */
+static size_t deep_stride;
+static size_t deep_node_bytes(void);
 
 typedef struct module {
     uintptr_t base, lo, hi; /* hi - base is the size written */
@@ -179,6 +185,7 @@ int fc__sites_init(int d)
     mods = calloc(MAX_MODULES, sizeof *mods);
     if (!frames || !depths || !table || !mods)
         return -1;
+    deep_stride = deep_node_bytes();
     dl_iterate_phdr(find_ranges, (void *)fc__sites_init);
     dl_iterate_phdr(add_module, NULL);
     return 0;
@@ -262,6 +269,7 @@ static __attribute__((noinline)) uint32_t unwound(fc__thread *s)
      * the wrapper) plus `depth`, and only when MPI's frames (Fortran bindings) use up the margin
      * unwind again, deeper. Our own frames lie in libflowcut, so they are skipped like MPI's. */
     int want = depth + 3, n, k = 0, i;
+    atomic_fetch_add_explicit(&n_unwinds, 1, memory_order_relaxed);
     for (;;) {
         n = unw_backtrace(ip, want);
         i = 0;
@@ -280,8 +288,10 @@ static __attribute__((noinline)) uint32_t unwound(fc__thread *s)
     /* A hit on the 64-bit hash alone: two different stacks collide with odds of about 2^-64 per
      * pair, and comparing up to 32 frames on every call would cost more than the lookup. The
      * shared table below still compares frames in full. */
-    if (s->sc[c].key == h)
+    if (s->sc[c].key == h) {
+        atomic_fetch_add_explicit(&n_repeated, 1, memory_order_relaxed);
         return s->sc[c].id;
+    }
     uint32_t id = fc__site_intern(f, (unsigned)k);
     if (id) {
         s->sc[c].key = h;
@@ -292,9 +302,10 @@ static __attribute__((noinline)) uint32_t unwound(fc__thread *s)
 
 /* ---- unwound-site cache (x86-64) -------------------------------------------------------------
  * libunwind costs ~160 instructions to start and ~100 per frame, so a depth-4 site unwound on
- * every call costs far more than the 80 ns target. Instead, each thread remembers, per call entry
- * (the wrapper's frame address fp, i.e. the application's stack pointer at the call, and the
- * return address), the site id and the stack words the unwind read its answer from:
+ * every call costs thousands of instructions. Instead, each thread remembers, per call entry (the
+ * wrapper's frame address fp, i.e. the application's stack pointer at the call, and the return
+ * address), the site ids of the chains seen from there and the stack words each unwind read its
+ * answer from:
  *   - for each frame j >= 1, its return address, which sits just below its stack pointer (the
  *     CFA of frame j - 1; on x86-64 the return address is always at CFA - 8);
  *   - for each frame whose CFA may depend on the frame pointer, where its rbp came from: the slot
@@ -302,84 +313,196 @@ static __attribute__((noinline)) uint32_t unwound(fc__thread *s)
  *     application frame saved it.
  * On x86-64, compilers define every frame's CFA from its ip plus rsp or rbp. So when these words
  * hold the same values, the unwind would read the same frames and take the same steps: a hit that
- * compares them is exact, not a guess. Two call chains through the same immediate caller at the
- * same stack depth differ in at least one of these return addresses, so they never share an entry.
+ * compares them is exact, not a guess. And the address of each word is fixed by the values of
+ * the words before it (they fix the frames and stack pointers the unwind has reached). So the
+ * chains seen from one call entry form a tree: the entry's node holds the checks of the first
+ * chain seen and its site id; a chain whose word i differs (a helper called from another line of
+ * its caller, or through another caller further out) lives in a child node keyed by the parent,
+ * i and the value read there, holding the checks after i and its own site id. A lookup compares
+ * one node's words and, at the first that differs, moves to the child for the value found: one
+ * node for a call entry with one chain, one more per branch for a helper called from many lines,
+ * recursion, deep call trees or MPI's own Fortran bindings in front of every call.
+ * The nodes live in a small set-associative table per thread (a bounded cache: the oldest node of
+ * a full set makes room). A node is named by a tag that is never reused; its children hold that
+ * tag, so a node that is evicted or refilled leaves its old children unreachable, and every node a
+ * lookup reaches was filled by one unwind whose checks all hold.
  * The wrapper's rbp value is checked only when it points into the frames the unwind walked: a
  * frame whose CFA uses rbp has rbp inside its own frame, while code built without frame pointers
  * may keep a loop counter in rbp, which must not turn every call into a miss.
  * Checks are taken only when they hold at fill time (a signal frame, whose return address comes
- * from its sigcontext, makes the entry uncacheable), and they read only this thread's stack at or
+ * from its sigcontext, makes the chain uncacheable), and they read only this thread's stack at or
  * above the application's stack pointer, which is mapped while the application's frames are live
  * (a program that switches one thread between stacks of its own, and frees one, could defeat
  * that: no MPI program we know of does). Each thread owns its cache, so no lock. */
 #if defined(__x86_64__)
-#define DEEP_WAYS 64 /* entries per thread, direct-mapped, a power of two */
+#define DEEP_SETS 32 /* sets per thread, a power of two */
+#define DEEP_SET_BITS 5
+#define DEEP_WAYS 4 /* nodes per set */
+/* Tags start above every stack address (the keys of entry nodes) and step by more than the checks
+ * a node can hold, so that tag + i names branch i of a node alone. */
+#define DEEP_TAG0 ((uintptr_t)1 << 63)
+#define DEEP_TAG_STEP ((uintptr_t)128)
+_Static_assert(DEEP_SETS == 1 << DEEP_SET_BITS, "DEEP_SET_BITS");
+_Static_assert(2 * (FC__MAX_DEPTH + 8) < DEEP_TAG_STEP, "a node's checks fit between two tags");
 
 typedef struct deep_check {
     const uintptr_t *addr;
     uintptr_t val;
 } deep_check;
 
-typedef struct deep_entry {
-    uintptr_t fp, ra; /* key; fp 0: empty */
+typedef struct deep_node {
+    uintptr_t k1, k2; /* entry: fp and return address; branch: parent's tag + i and the value read */
+    uintptr_t tag;    /* this node's name, never reused in the thread; 0: empty */
     uint32_t id, n;   /* site id; checks used */
     deep_check chk[];
-} deep_entry;
+} deep_node;
 
-/* Checks an entry can hold: two per frame walked, with a margin for skipped MPI frames. */
-static inline size_t deep_nchk(void)
+#define DEEP_FRONT 64 /* entry nodes remembered by call entry, a power of two */
+
+typedef struct deep_cache {
+    uintptr_t next_tag;
+    /* The node last found for a call entry, by a hash of the entry: a pointer into nodes, checked
+     * against the entry it holds before use, so that one that has since moved or changed is only
+     * a miss here. It spares the entry's set its search. */
+    deep_node *front[DEEP_FRONT];
+    unsigned char nodes[]; /* DEEP_SETS * DEEP_WAYS nodes of deep_stride bytes */
+} deep_cache;
+
+/* Checks a node can hold: two per frame walked, with a margin for skipped MPI frames. */
+static inline unsigned deep_nchk(void)
 {
-    return 2 * ((size_t)depth + 8);
+    return 2 * ((unsigned)depth + 8);
 }
 
-static inline size_t deep_stride(void)
+/* A node's checks end with one that never holds (a word of ours that is 0, compared with 1), so
+ * that the hit path compares words without counting them. */
+static const uintptr_t deep_zero;
+
+static size_t deep_node_bytes(void)
 {
-    return sizeof(deep_entry) + deep_nchk() * sizeof(deep_check);
+    return sizeof(deep_node) + (deep_nchk() + 1) * sizeof(deep_check);
 }
 
-static inline deep_entry *deep_slot(void *cache, uintptr_t fp, uintptr_t ra)
+static inline deep_node *deep_set(deep_cache *c, uintptr_t k1, uintptr_t k2)
 {
-    uintptr_t h = (fp ^ (ra << 7)) * 0x9e3779b97f4a7c15ull;
-    return (deep_entry *)((char *)cache + (size_t)(h >> 58) * deep_stride());
+    uintptr_t h = (k1 ^ k2) * 0x9e3779b97f4a7c15ull;
+    return (deep_node *)(c->nodes + (size_t)(h >> (64 - DEEP_SET_BITS)) * DEEP_WAYS * deep_stride);
+}
+
+static inline deep_node *deep_way(deep_node *set, unsigned w)
+{
+    return (deep_node *)((char *)set + (size_t)w * deep_stride);
+}
+
+static inline __attribute__((always_inline)) deep_node *deep_find(deep_cache *c, uintptr_t k1, uintptr_t k2)
+{
+    deep_node *s = deep_set(c, k1, k2);
+    for (unsigned w = 0; w < DEEP_WAYS; w++) {
+        deep_node *x = deep_way(s, w);
+        if (x->k1 == k1 && x->k2 == k2)
+            return x;
+    }
+    return NULL;
+}
+
+/* Fills node x (new or refilled) with checks chk[0..n) and site id, under a new tag. */
+static void deep_set_node(deep_cache *c, deep_node *x, const deep_check *chk, unsigned n, uint32_t id)
+{
+    x->tag = c->next_tag;
+    c->next_tag += DEEP_TAG_STEP;
+    x->id = id;
+    x->n = n;
+    memcpy(x->chk, chk, n * sizeof *chk);
+    x->chk[n].addr = &deep_zero;
+    x->chk[n].val = 1;
+}
+
+/* Makes the node of key (k1, k2): it goes first in its set and the oldest node there makes room. */
+static void deep_add(deep_cache *c, uintptr_t k1, uintptr_t k2, const deep_check *chk, unsigned n, uint32_t id)
+{
+    deep_node *s = deep_set(c, k1, k2);
+    memmove(deep_way(s, 1), s, (DEEP_WAYS - 1) * deep_stride);
+    s->k1 = k1;
+    s->k2 = k2;
+    deep_set_node(c, s, chk, n, id);
+}
+
+/* Enters the chain of checks chk[0..n) found from call entry (fp, ra) as site id: down the nodes
+ * whose checks it shares, into a new branch where it first differs. */
+static void deep_fill(deep_cache *c, uintptr_t fp, uintptr_t ra, const deep_check *chk, unsigned n, uint32_t id)
+{
+    deep_node *x = deep_find(c, fp, ra);
+    if (x == NULL) {
+        deep_add(c, fp, ra, chk, n, id);
+        return;
+    }
+    for (;;) {
+        unsigned j = 0;
+        while (j < x->n && j < n && x->chk[j].addr == chk[j].addr && x->chk[j].val == chk[j].val)
+            j++;
+        if (j == x->n || j == n || x->chk[j].addr != chk[j].addr) {
+            /* The same words up to here, then the node reads elsewhere or ends: the unwinds
+             * disagree where they read the same values, which the checks cannot tell apart. The
+             * newer unwind replaces the node and its branches. */
+            deep_set_node(c, x, chk, n, id);
+            return;
+        }
+        uintptr_t k1 = x->tag + j, k2 = chk[j].val;
+        chk += j + 1;
+        n -= j + 1;
+        x = deep_find(c, k1, k2);
+        if (x == NULL) {
+            deep_add(c, k1, k2, chk, n, id);
+            return;
+        }
+    }
 }
 
 void fc__site_thread(fc__thread *t)
 {
-    /* A reused thread slot starts empty: the checks of a dead thread's entries would read a stack
+    size_t bytes = sizeof(deep_cache) + (size_t)DEEP_SETS * DEEP_WAYS * deep_stride;
+    /* A reused thread slot starts empty: the checks of a dead thread's nodes would read a stack
      * that may no longer be mapped. */
     if (t->deep != NULL)
-        memset(t->deep, 0, DEEP_WAYS * deep_stride());
+        memset(t->deep, 0, bytes);
     else if (frames != NULL && fc__depth > 0)
-        t->deep = calloc(DEEP_WAYS, deep_stride());
+        t->deep = calloc(1, bytes);
+    if (t->deep != NULL)
+        ((deep_cache *)t->deep)->next_tag = DEEP_TAG0;
 }
 
-static int add_check(deep_entry *e, const uintptr_t *addr, uintptr_t val)
+/* Appends the check (addr, val) to chk, whose n checks hold max at most; returns 0 when it cannot
+ * be checked (the word does not hold val, or no room), 1 when it holds or is checked already. */
+static int add_check(deep_check *chk, unsigned *n, unsigned max, const uintptr_t *addr, uintptr_t val)
 {
-    for (uint32_t i = 0; i < e->n; i++)
-        if (e->chk[i].addr == addr)
-            return e->chk[i].val == val;
-    if (e->n >= deep_nchk() || *addr != val)
+    for (unsigned i = 0; i < *n; i++)
+        if (chk[i].addr == addr)
+            return chk[i].val == val;
+    if (*n >= max || *addr != val)
         return 0;
-    e->chk[e->n].addr = addr;
-    e->chk[e->n].val = val;
-    e->n++;
+    chk[*n].addr = addr;
+    chk[*n].val = val;
+    (*n)++;
     return 1;
 }
 
 /* The miss path: unwinds from the application's frame (not from here: the context is patched to
  * the caller's ip, sp and rbp, so libunwind never walks our own frames), interns the site and
- * fills entry e when its checks hold. */
-static __attribute__((noinline, cold)) uint32_t deep_miss(const uintptr_t *fp, deep_entry *e)
+ * enters its chain in the cache when its checks hold. */
+static __attribute__((noinline, cold)) uint32_t deep_miss(deep_cache *cache, const uintptr_t *fp)
 {
     const uintptr_t sp0 = (uintptr_t)(fp + 2), rbp0 = fp[0];
     uintptr_t f[FC__MAX_DEPTH];
+    /* Two checks per frame walked, with a margin for skipped MPI frames. */
+    deep_check chk[2 * (FC__MAX_DEPTH + 8)];
+    const unsigned max = deep_nchk();
+    unsigned nchk = 0;
     unw_context_t uc;
     unw_cursor_t c;
     unsigned k = 0;
     int ok = 1, rbp0_used = 0;
     uintptr_t top = sp0;
-    e->fp = 0; /* invalid while it is refilled */
-    e->n = 0;
+    atomic_fetch_add_explicit(&n_unwinds, 1, memory_order_relaxed);
     if (unw_getcontext(&uc) != 0)
         return 0;
     uc.uc_mcontext.gregs[REG_RIP] = (greg_t)fp[1];
@@ -393,7 +516,7 @@ static __attribute__((noinline, cold)) uint32_t deep_miss(const uintptr_t *fp, d
         unw_get_reg(&c, UNW_REG_IP, &ip);
         unw_get_reg(&c, UNW_REG_SP, &sp);
         if (j > 0) {
-            ok = ok && sp >= sp0 + 8 && add_check(e, (const uintptr_t *)sp - 1, ip);
+            ok = ok && sp >= sp0 + 8 && add_check(chk, &nchk, max, (const uintptr_t *)sp - 1, ip);
             top = sp;
         }
         /* A signal frame restores registers from its sigcontext, which no check covers. */
@@ -409,7 +532,7 @@ static __attribute__((noinline, cold)) uint32_t deep_miss(const uintptr_t *fp, d
         unw_get_reg(&c, UNW_X86_64_RBP, &rbp);
         if (j > 0 && unw_get_save_loc(&c, UNW_X86_64_RBP, &loc) == 0 && loc.type == UNW_SLT_MEMORY &&
             loc.u.addr >= sp0)
-            ok = ok && add_check(e, (const uintptr_t *)loc.u.addr, rbp);
+            ok = ok && add_check(chk, &nchk, max, (const uintptr_t *)loc.u.addr, rbp);
         else if (rbp == rbp0)
             rbp0_used = 1;
         else
@@ -418,49 +541,70 @@ static __attribute__((noinline, cold)) uint32_t deep_miss(const uintptr_t *fp, d
             break;
     }
     if (rbp0_used && rbp0 >= sp0 && rbp0 <= top)
-        ok = ok && add_check(e, fp, rbp0);
+        ok = ok && add_check(chk, &nchk, max, fp, rbp0);
+    uint32_t known = atomic_load(&nsites);
     uint32_t id = k ? fc__site_intern(f, k) : 0;
-    if (ok && id) {
-        e->id = id;
-        e->ra = fp[1];
-        e->fp = (uintptr_t)fp;
-    }
+    if (id != 0 && id <= known)
+        atomic_fetch_add_explicit(&n_repeated, 1, memory_order_relaxed);
+    if (ok && id)
+        deep_fill(cache, (uintptr_t)fp, fp[1], chk, nchk, id);
     return id;
 }
 
-/* The hit path. It reads stack words of the application's frames, not objects of ours, so the
- * address sanitizer (whose redzones may lie where an old entry's words were) must not check it. */
+/* The hit path: the entry's node, then, at the first word that differs, the branch for the value
+ * found there, until a node whose words all hold gives the site id. It reads stack words of the
+ * application's frames, not objects of ours, so the address sanitizer (whose redzones may lie
+ * where an old node's words were) must not check it. */
 static inline __attribute__((always_inline, no_sanitize_address)) uint32_t deep(fc__thread *s, const uintptr_t *fp)
 {
-    deep_entry *e = deep_slot(s->deep, (uintptr_t)fp, fp[1]);
-    if (FC__LIKELY(e->fp == (uintptr_t)fp && e->ra == fp[1])) {
-        uint32_t i = 0;
-        while (i < e->n && *e->chk[i].addr == e->chk[i].val)
-            i++;
-        if (FC__LIKELY(i == e->n))
-            return e->id;
+    deep_cache *c = s->deep;
+    uintptr_t ra = fp[1];
+    deep_node **front = &c->front[(ra ^ ((uintptr_t)fp >> 4)) & (DEEP_FRONT - 1)];
+    const deep_node *x = *front;
+    if (FC__UNLIKELY(x == NULL || x->k1 != (uintptr_t)fp || x->k2 != ra)) {
+        x = deep_find(c, (uintptr_t)fp, ra);
+        if (x != NULL)
+            *front = (deep_node *)x;
     }
-    return deep_miss(fp, e);
+    while (FC__LIKELY(x != NULL)) {
+        const deep_check *k = x->chk;
+        while (*k->addr == k->val) /* up to the last check, which fails */
+            k++;
+        uintptr_t i = (uintptr_t)(k - x->chk);
+        if (FC__LIKELY(i == x->n))
+            return x->id;
+        x = deep_find(c, x->tag + i, *k->addr);
+    }
+    return deep_miss(c, fp);
 }
 #else
+static size_t deep_node_bytes(void)
+{
+    return 0;
+}
+
 void fc__site_thread(fc__thread *t)
 {
     (void)t;
 }
 #endif
 
+__attribute__((no_sanitize_address)) uint32_t fc__site_deep(fc__thread *t, void *fp)
+{
+#if defined(__x86_64__)
+    if (FC__LIKELY(t->deep != NULL))
+        return deep(t, fp);
+#endif
+    return unwound(t);
+}
+
 __attribute__((no_sanitize_address)) uint32_t fc__site(fc__thread *t, void *fp)
 {
     if (fc__depth == 0)
         return 0;
     fc__thread *s = t;
-#if defined(__x86_64__)
     if (fc__depth > 1)
-        return s->deep ? deep(s, fp) : unwound(s);
-#else
-    if (fc__depth > 1)
-        return unwound(s);
-#endif
+        return fc__site_deep(s, fp);
     uintptr_t a = fc__fp_ra(fp);
     unsigned c = fc__site_slot(a);
     /* The cache only ever holds return addresses outside MPI, so a hit needs no range check. */
@@ -480,6 +624,13 @@ __attribute__((no_sanitize_address)) uint32_t fc__site(fc__thread *t, void *fp)
         s->sc[c].id = id;
     }
     return id;
+}
+
+void fc__site_stats(uint64_t *unwinds, uint64_t *repeated, uint32_t *chains)
+{
+    *unwinds = atomic_load(&n_unwinds);
+    *repeated = atomic_load(&n_repeated);
+    *chains = frames ? atomic_load(&nsites) : 0;
 }
 
 const uintptr_t *fc__site_frames(uint32_t id, unsigned *n)

@@ -235,7 +235,9 @@ def body(fn, cname, large, out):
         w("    fc__thread *t = fc__enter();")
         w("    if (!t)")
         w("        return PMPI_%s(%s);" % (cname, plain))
-        w("    fc__call call = {.kind = %s};" % kind)
+        # Every field is set below, so no initializer clears the struct first.
+        w("    fc__call call;")
+        w("    call.kind = %s;" % kind)
         for line in pre:
             w("    " + line)
         w("    call.t0 = fc__now();")

@@ -111,7 +111,13 @@ static inline fc__rec *fc__slot(fc__thread *t)
 }
 
 /* The comm_id of a communicator (format.h, COMMS block), defining it on first sight. */
-FC__HIDDEN uint32_t fc__comm(MPI_Comm comm);
+FC__HIDDEN uint32_t fc__comm_lookup(MPI_Comm comm);
+/* The same, with MPI_COMM_WORLD (comm_id 0, the commonest) answered inline: a record function
+ * that calls nothing in the common case saves no registers. */
+static inline uint32_t fc__comm(MPI_Comm comm)
+{
+    return comm == MPI_COMM_WORLD ? 0 : fc__comm_lookup(comm);
+}
 /* Records that newcomm was just created (collectively) from parent by the calling wrapper;
  * returns its comm_id, or UINT32_MAX for MPI_COMM_NULL. */
 FC__HIDDEN uint32_t fc__comm_created(MPI_Comm newcomm);
@@ -124,6 +130,8 @@ FC__HIDDEN void fc__comm_freed(MPI_Comm comm);
  * return address into the caller, fp + 2 the caller's stack pointer at the call. Deduplicated
  * per rank. */
 FC__HIDDEN uint32_t fc__site(fc__thread *t, void *fp);
+/* fc__site at a depth above 1. */
+FC__HIDDEN uint32_t fc__site_deep(fc__thread *t, void *fp);
 
 /* The return address into the application stored in the wrapper's frame record. */
 static inline uintptr_t fc__fp_ra(void *fp)
@@ -131,10 +139,11 @@ static inline uintptr_t fc__fp_ra(void *fp)
     return ((const uintptr_t *)fp)[1];
 }
 
-/* Slot of return address a in the depth-1 cache. */
+/* Slot of return address a in the depth-1 cache: its low byte with the next one folded in, so
+ * that the call sites of one function (a few bytes to a few KiB apart) take different slots. */
 static inline unsigned fc__site_slot(uintptr_t a)
 {
-    return (unsigned)((a ^ (a >> 12)) * 0x9e3779b1u >> 8) & (FC__SITE_CACHE - 1);
+    return (unsigned)(a ^ (a >> 8)) & (FC__SITE_CACHE - 1);
 }
 
 /* fc__site with the depth-1 cache hit inlined into the wrapper: the common case (a call site seen
@@ -147,12 +156,24 @@ static inline __attribute__((always_inline)) uint32_t fc__site_fast(fc__thread *
         unsigned c = fc__site_slot(ra);
         if (FC__LIKELY(t->sc[c].key == ra))
             return t->sc[c].id;
+    } else if (fc__depth > 1) {
+        return fc__site_deep(t, fp);
     }
     return fc__depth == 0 ? 0 : fc__site(t, fp);
 }
 
 /* Bytes of count elements of datatype dt (derived datatypes included; 0 on error). */
-FC__HIDDEN uint64_t fc__bytes(MPI_Datatype dt, int64_t count);
+FC__HIDDEN uint64_t fc__bytes_lookup(MPI_Datatype dt, int64_t count);
+/* The same, with MPICH's builtin datatypes answered inline: their handles carry their size (kind
+ * bits 01, size in bits 8-15; test-runtime-bytes checks every predefined type against
+ * MPI_Type_size). */
+static inline uint64_t fc__bytes(MPI_Datatype dt, int64_t count)
+{
+    uint32_t h = (uint32_t)dt;
+    if (FC__LIKELY((h >> 30) == 1))
+        return count > 0 ? (uint64_t)count * ((h >> 8) & 0xff) : 0;
+    return fc__bytes_lookup(dt, count);
+}
 
 /* Maps MPI's special ranks to FC_PEER_* and leaves others as they are. */
 static inline int32_t fc__peer(int rank)

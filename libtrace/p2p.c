@@ -52,27 +52,50 @@ static const msg_slot *msg_take(MPI_Message msg)
 
 /* Every send (blocking, non-blocking, persistent init): peer = dest, bytes = what the arguments
  * describe, obj = the request for the non-blocking and persistent ones. */
-void fc__rec_send(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest, int tag,
-                  MPI_Datatype dt, int64_t count, const MPI_Request *req)
+static __attribute__((noinline)) void send_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest,
+                                               int tag, MPI_Datatype dt, int64_t count, const MPI_Request *req)
 {
     uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
     fc__rec_put(t, c, fc__peer(dest), tag, fc__comm(comm), fc__bytes(dt, count), obj, 0, 0);
 }
 
+void fc__rec_send(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest, int tag,
+                  MPI_Datatype dt, int64_t count, const MPI_Request *req)
+{
+    if (FC__LIKELY(fc__rec_quick(t, comm, dt))) {
+        uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
+        fc__rec_fill(t->cur++, c, fc__peer(dest), tag, 0, fc__bytes(dt, count), obj, 0, 0);
+        return;
+    }
+    send_any(t, c, comm, dest, tag, dt, count, req);
+}
+
 /* MPI_Irecv and MPI_Recv_init: the requested source and tag (wildcards as FC_PEER_ANY/FC_TAG_ANY
  * with their flags), bytes = the buffer's capacity; what arrives is in the COMPLETE record. */
-void fc__rec_irecv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
-                   MPI_Datatype dt, int64_t count, const MPI_Request *req)
+static __attribute__((noinline)) void irecv_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int source,
+                                                int tag, MPI_Datatype dt, int64_t count, const MPI_Request *req)
 {
     uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
     fc__rec_put(t, c, fc__peer(source), tag_of(tag), fc__comm(comm), fc__bytes(dt, count), obj,
                 wildcard_flags(source, tag), 0);
 }
 
+void fc__rec_irecv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
+                   MPI_Datatype dt, int64_t count, const MPI_Request *req)
+{
+    if (FC__LIKELY(fc__rec_quick(t, comm, dt))) {
+        uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
+        fc__rec_fill(t->cur++, c, fc__peer(source), tag_of(tag), 0, fc__bytes(dt, count), obj,
+                     wildcard_flags(source, tag), 0);
+        return;
+    }
+    irecv_any(t, c, comm, source, tag, dt, count, req);
+}
+
 /* MPI_Recv: the actual source, tag and byte count from the status (the wrapper substitutes its own
  * when the application ignores it); the requested ones when the call failed. */
-void fc__rec_recv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
-                  MPI_Datatype dt, int64_t count, const MPI_Status *st)
+static __attribute__((noinline)) void recv_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int source,
+                                               int tag, MPI_Datatype dt, int64_t count, const MPI_Status *st)
 {
     uint32_t flags = wildcard_flags(source, tag);
     if (c->rc != MPI_SUCCESS || !fc__status_filled(st)) {
@@ -82,6 +105,17 @@ void fc__rec_recv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, i
     }
     fc__rec_put(t, c, fc__peer(st->MPI_SOURCE), tag_of(st->MPI_TAG), fc__comm(comm),
                 fc__status_bytes(st), 0, flags, 0);
+}
+
+void fc__rec_recv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
+                  MPI_Datatype dt, int64_t count, const MPI_Status *st)
+{
+    if (FC__LIKELY(c->rc == MPI_SUCCESS && fc__status_filled(st) && comm == MPI_COMM_WORLD && t->cur != t->end)) {
+        fc__rec_fill(t->cur++, c, fc__peer(st->MPI_SOURCE), tag_of(st->MPI_TAG), 0, fc__status_bytes(st), 0,
+                     wildcard_flags(source, tag), 0);
+        return;
+    }
+    recv_any(t, c, comm, source, tag, dt, count, st);
 }
 
 /* MPI_Mrecv: the envelope from the status, the communicator from the probe that matched msg

@@ -89,12 +89,12 @@ int fc__parse_percent(const char *s, unsigned *pct)
 
 void fc__pool_geometry(uint64_t bytes, uint32_t *recs_per_chunk, unsigned *nchunks)
 {
-    /* 128 KiB chunks (2048 records): measured on a 100000-iteration ping-pong, zlib level 6
-     * stores 3.99 bytes/event with 1024-record chunks, 3.81 with 2048 and 3.65 with 4096, but
-     * the larger the chunk the more a crash or a kill can lose. Smaller when the budget is
+    /* 512 KiB chunks (8192 records): the writer's cost per chunk (deflate's tables, the block,
+     * its system calls) is spread over more events, and a longer stream compresses a little
+     * better; but a chunk is what a SIGKILL can lose, so no larger. Smaller when the budget is
      * small, so that at least four chunks exist (one filling, one writing, two queued). */
     uint64_t recs = bytes / sizeof(fc__rec);
-    uint64_t per = recs / 4 < 2048 ? recs / 4 : 2048;
+    uint64_t per = recs / 4 < 8192 ? recs / 4 : 8192;
     if (per < 16)
         per = 16;
     uint64_t n = recs / per;
@@ -499,6 +499,11 @@ static void stop(unsigned reason, int partial, const fc__clock_meas *fin)
                 "flowcut: rank %d: %llu events, writer thread %.3f ms CPU, %.1f ns per event\n",
                 fc__rt.rank, (unsigned long long)ev, fc__rt.writer_cpu_ns / 1e6,
                 ev ? (double)fc__rt.writer_cpu_ns / (double)ev : 0.0);
+        uint64_t unwinds, repeated;
+        uint32_t chains;
+        fc__site_stats(&unwinds, &repeated, &chains);
+        fprintf(stderr, "flowcut: rank %d: call sites: %u chains, %llu unwinds, %llu repeated\n", fc__rt.rank,
+                chains, (unsigned long long)unwinds, (unsigned long long)repeated);
     }
     fc__defs_flush();
     if (fin != NULL)

@@ -178,6 +178,10 @@ FC__HIDDEN void fc__sites_unignore(uintptr_t addr);
  * allocates once per thread slot, at thread start, never on the hot path. Without it (no memory,
  * or not x86-64) fc__site unwinds on every such call. */
 FC__HIDDEN void fc__site_thread(fc__thread *t);
+/* Counts since start, over all threads: stack unwinds (runs of libunwind), those of them that
+ * found a chain the rank already knew (a cache that works keeps this at 0 in a one-threaded rank
+ * whose chains fit in it), and the distinct chains (site ids). */
+FC__HIDDEN void fc__site_stats(uint64_t *unwinds, uint64_t *repeated, uint32_t *chains);
 /* The frames of site id (n of them, return addresses, innermost first), or NULL and n = 0. */
 FC__HIDDEN const uintptr_t *fc__site_frames(uint32_t id, unsigned *n);
 /* 1 when addr lies in libflowcut or an MPI library. */

@@ -9,6 +9,7 @@
 #include "runtime.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -199,6 +200,14 @@ int fc__block_write(uint32_t kind, const void *payload, size_t len, int zlib)
 
 /* ---- EVENTS encoding ------------------------------------------------------------------------ */
 
+_Static_assert(offsetof(fc__rec, bytes2) == offsetof(fc__rec, bytes) + 8 &&
+                   offsetof(fc__rec, obj) == offsetof(fc__rec, bytes) + 16 &&
+                   offsetof(fc__rec, peer) == offsetof(fc__rec, bytes) + 24 &&
+                   offsetof(fc__rec, tag) == offsetof(fc__rec, bytes) + 28 &&
+                   offsetof(fc__rec, comm) == offsetof(fc__rec, bytes) + 32 &&
+                   offsetof(fc__rec, site) == offsetof(fc__rec, bytes) + 36,
+               "fc__encode_chunk compares these fields as 40 contiguous bytes");
+
 /* A uvarint, with the one- and two-byte cases (most gaps and durations) taken without a loop. */
 static inline size_t put_uv(unsigned char *p, uint64_t v)
 {
@@ -214,26 +223,33 @@ static inline size_t put_uv(unsigned char *p, uint64_t v)
     return fc_put_uvarint(p, v);
 }
 
-/* Encodes a chunk in columns with the shared encoder (event.h), except for the commonest record:
- * one that repeats every field of the previous record of its kind (a ping-pong's are all alike but
- * for their times) is written here in three bytes plus its times, without building an event and
- * copying it into the codec. The bytes are the same; on a ping-pong's chunks this takes the
- * encoding from 178 to about 114 instructions per event, on the writer thread that shares the
- * application's cores. */
-/* A record that differs from the last of its kind, through the shared encoder; kept out of the
- * loop below, whose common case is then compiled without it. */
-static __attribute__((noinline)) void encode_one(fc_event_codec *codec, const fc__rec *x, unsigned kind, uint64_t t0,
-                                                 uint64_t t1, uint32_t thread, fc_event_cols *o)
+/* The 8 bytes at p, whatever their types. */
+static inline uint64_t ld64(const unsigned char *p)
 {
-    fc_event ev = {.kind = kind, .thread = thread, .t0 = t0, .t1 = t1, .peer = x->peer, .tag = x->tag,
-                   .comm = x->comm, .bytes = x->bytes, .obj = x->obj, .site = x->site, .flags = x->flags,
-                   .bytes2 = x->bytes2};
-    fc_event_encode_cols(codec, &ev, o);
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
 }
 
+/* A field that differs from the previous record's of the kind: its bit in the mask and its value
+ * (or difference) after the body's last. */
+#define PUT_FIELD(bit, v)                                                                          \
+    do {                                                                                           \
+        mask |= (bit);                                                                             \
+        nb += put_uv(body + nb, (v));                                                                \
+    } while (0)
+
+/* Encodes a chunk in columns (format.h, EVENTS), writing the bytes fc_event_encode_cols (event.h)
+ * writes, straight from the records: each is compared with the previous record of its kind in the
+ * chunk as the two lie in memory (bytes, bytes2, obj, peer, tag, comm and site are 40 contiguous
+ * bytes of fc__rec), a record that repeats them all (a ping-pong's are all alike but for their
+ * times) takes three bytes plus its times, and one that does not has its differing fields
+ * written without first being converted into an fc_event. codec is not needed: the previous
+ * record of each kind is the codec's state. */
 size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc__clock_conv *conv,
                         fc_event_codec *codec, unsigned char *out, unsigned char *scratch)
 {
+    (void)codec;
     uint64_t base = n ? fc__ticks_ns(conv, r[0].t0) : 0;
     size_t len = 0;
     len += fc_put_uvarint(out + len, thread);
@@ -241,46 +257,70 @@ size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc_
     len += fc_put_uvarint(out + len, base);
     if (n == 0)
         return len;
-    fc_event_codec_reset(codec, base);
     fc_event_cols o = {.rec = out + len + FC_EVENT_COLS_DIR, .gap = scratch,
                        .dur = scratch + (size_t)n * FC_EVENT_COLS_TIME};
-    /* The column ends and the previous exit time are kept in locals here and handed to the codec
-     * only around its calls. */
     unsigned char *rp = o.rec, *gp = o.gap, *dp = o.dur;
     uint64_t prev0 = base, prev1 = base;
+    /* A local copy: the bytes stored below could alias *conv, which would then be read again for
+     * every record. */
+    const fc__clock_conv cv = *conv;
+    /* The previous record of each kind: at the chunk's start the zero record, as the decoder's
+     * codec starts with every field 0. */
+    static const fc__rec zero;
+    const fc__rec *lastrec[FC_EV_MAX_];
+    for (unsigned k = 0; k < FC_EV_MAX_; k++)
+        lastrec[k] = &zero;
     for (uint32_t i = 0; i < n; i++) {
         const fc__rec *x = &r[i];
         unsigned kind = x->kind < FC_EV_MAX_ ? x->kind : FC_EV_MAX_ - 1;
-        const fc_event *last = &codec->last[kind];
+        const fc__rec *last = lastrec[kind];
+        lastrec[kind] = x;
         /* t0 must not decrease inside a chunk; a TSC read on another core can be a few ticks
          * behind, so clamp rather than store time running backwards. */
-        uint64_t t0 = fc__ticks_ns(conv, x->t0), t1 = fc__ticks_ns(conv, x->t1);
+        uint64_t t0 = fc__ticks_ns(&cv, x->t0), t1 = fc__ticks_ns(&cv, x->t1);
         if (t0 < prev0)
             t0 = prev0;
         if (t1 < t0)
             t1 = t0;
-        uint64_t differ = ((uint64_t)x->peer ^ (uint64_t)last->peer) | ((uint64_t)x->tag ^ (uint64_t)last->tag) |
-                          (x->comm ^ last->comm) | (x->bytes ^ last->bytes) | (x->obj ^ last->obj) |
-                          (x->site ^ last->site) | (x->flags ^ last->flags) | (x->bytes2 ^ last->bytes2);
-        if (differ == 0) {
-            /* What fc_event_encode_cols writes when every field repeats: kind, length 1, an empty
-             * mask, then the times. */
-            rp[0] = (unsigned char)kind;
-            rp[1] = 1;
+        const unsigned char *xa = (const unsigned char *)&x->bytes, *la = (const unsigned char *)&last->bytes;
+        uint64_t differ = (ld64(xa) ^ ld64(la)) | (ld64(xa + 8) ^ ld64(la + 8)) | (ld64(xa + 16) ^ ld64(la + 16)) |
+                          (ld64(xa + 24) ^ ld64(la + 24)) | (ld64(xa + 32) ^ ld64(la + 32)) |
+                          (uint64_t)(x->flags ^ last->flags);
+        rp[0] = (unsigned char)kind;
+        if (FC__LIKELY(differ == 0)) {
+            rp[1] = 1; /* the length of a body that is an empty mask */
             rp[2] = 0;
             rp += 3;
-            gp += put_uv(gp, fc_zigzag((int64_t)(t0 - prev1)));
-            dp += put_uv(dp, t1 - t0);
         } else {
-            o.nrec = (size_t)(rp - o.rec);
-            o.ngap = (size_t)(gp - o.gap);
-            o.ndur = (size_t)(dp - o.dur);
-            codec->prev_t1 = prev1;
-            encode_one(codec, x, kind, t0, t1, thread, &o);
-            rp = o.rec + o.nrec;
-            gp = o.gap + o.ngap;
-            dp = o.dur + o.ndur;
+            /* As fc_event_encode_cols: peer, tag, bytes, obj and bytes2 as zigzagged differences
+             * of their 64-bit values (peer and tag sign-extended), comm, site and flags as
+             * values. The body is at most 81 bytes, so its length takes one byte. */
+            unsigned char *body = rp + 2;
+            size_t nb = 1;
+            unsigned mask = 0;
+            if (x->peer != last->peer)
+                PUT_FIELD(FC_EVM_PEER, fc__event_delta((uint64_t)(int64_t)x->peer, (uint64_t)(int64_t)last->peer));
+            if (x->tag != last->tag)
+                PUT_FIELD(FC_EVM_TAG, fc__event_delta((uint64_t)(int64_t)x->tag, (uint64_t)(int64_t)last->tag));
+            if (x->comm != last->comm)
+                PUT_FIELD(FC_EVM_COMM, x->comm);
+            if (x->bytes != last->bytes)
+                PUT_FIELD(FC_EVM_BYTES, fc__event_delta(x->bytes, last->bytes));
+            if (x->obj != last->obj)
+                PUT_FIELD(FC_EVM_OBJ, fc__event_delta(x->obj, last->obj));
+            if (x->site != last->site)
+                PUT_FIELD(FC_EVM_SITE, x->site);
+            if (x->flags != last->flags)
+                PUT_FIELD(FC_EVM_FLAGS, x->flags);
+            if (x->bytes2 != last->bytes2)
+                PUT_FIELD(FC_EVM_BYTES2, fc__event_delta(x->bytes2, last->bytes2));
+            body[0] = (unsigned char)mask;
+            rp[1] = (unsigned char)nb;
+            rp += 2 + nb;
         }
+        /* The gap counts from the previous record's exit (event.h). */
+        gp += put_uv(gp, fc_zigzag((int64_t)(t0 - prev1)));
+        dp += put_uv(dp, t1 - t0);
         prev0 = t0;
         prev1 = t1;
     }
@@ -289,6 +329,7 @@ size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc_
     o.ndur = (size_t)(dp - o.dur);
     return len + fc_event_cols_finish(&o, out + len);
 }
+#undef PUT_FIELD
 
 /* ---- definitions ---------------------------------------------------------------------------- */
 
@@ -423,8 +464,8 @@ int fc__writer_start(void)
     if (!enc_buf || !sig_enc || !enc_scratch || !sig_scratch || !z_buf || !sig_mods || !sig_sites || !sig_comms)
         return -ENOMEM;
     /* memLevel 6 instead of zlib's 8: a 16 KiB hash table instead of 64 KiB, which deflateReset
-     * clears for every chunk (about 40 instructions an event at 8); chunks are 2048 records, too
-     * short for the larger table to find matches the smaller one misses (same bytes within 1%). */
+     * clears for every chunk; zlib compresses only when the writer falls behind (write_chunk),
+     * where speed matters more than bytes. */
     zs_ready = deflateInit2(&zs, fc__zlevel, Z_DEFLATED, 15, 6, Z_DEFAULT_STRATEGY) == Z_OK;
     /* Without it (no memory), zlib compresses at the same level. */
     ldc = fc__zlevel > 0 ? libdeflate_alloc_compressor(fc__zlevel) : NULL;

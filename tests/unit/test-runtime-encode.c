@@ -97,9 +97,9 @@ static void clamps(void **state)
     assert_int_equal(fc__encode_chunk(r, 0, 0, &id, &enc, out, scratch), 3);
 }
 
-/* The tracer's chunk encoder writes repeated records itself and the others through the shared
- * encoder: its bytes must be those of the shared encoder (event.h) for every record, on a long
- * random chunk where records repeat, differ in one field, or change kind. */
+/* The tracer's chunk encoder writes records straight from memory: its bytes must be those of the
+ * shared encoder (event.h) for every record, on a long random chunk where records repeat, differ
+ * in any field (negative peers and tags, large values), or change kind. */
 static void same_as_shared(void **state)
 {
     (void)state;
@@ -123,6 +123,18 @@ static void same_as_shared(void **state)
             x.bytes = (roll >> 8) % 100000;
         if (roll % 13 == 0)
             x.obj = (roll >> 8) % 9;
+        if (roll % 17 == 0)
+            x.peer = (int)((roll >> 8) % 7) - 4; /* FC_PEER_* values among them */
+        if (roll % 19 == 0)
+            x.comm = (roll >> 8) % 3;
+        if (roll % 23 == 0)
+            x.site = (roll >> 8) % 5;
+        if (roll % 29 == 0)
+            x.flags = (uint16_t)((roll >> 8) % 4);
+        if (roll % 31 == 0)
+            x.bytes2 = (roll & 1) ? (uint64_t)1 << 40 : (roll >> 8) % 70;
+        if (roll % 37 == 0)
+            x.tag = -1 - (int)((roll >> 8) % 3);
         t += 100 + (roll >> 20) % 5000;
         x.t0 = t;
         x.t1 = t + (roll >> 12) % 300;

@@ -86,11 +86,15 @@ static void geometry(void **state)
     (void)state;
     uint32_t per;
     unsigned n;
-    /* 64-byte records: 4 MiB = 65536 records = 32 chunks of 2048. */
+    /* 64-byte records: 4 MiB = 65536 records = 8 chunks of 8192. */
     assert_int_equal(sizeof(fc__rec), 64);
     fc__pool_geometry(4u << 20, &per, &n);
-    assert_int_equal(per, 2048);
-    assert_int_equal(n, 32);
+    assert_int_equal(per, 8192);
+    assert_int_equal(n, 8);
+    /* 1 MiB = 16384 records: chunks of 4096 so that there are 4. */
+    fc__pool_geometry(1u << 20, &per, &n);
+    assert_int_equal(per, 4096);
+    assert_int_equal(n, 4);
     /* 64 KiB = 1024 records: chunks of 256 so that there are 4. */
     fc__pool_geometry(64u << 10, &per, &n);
     assert_int_equal(per, 256);

@@ -1,6 +1,7 @@
 /* tests/unit/test-runtime-sites.c: call-site dedup, the MPI address ranges, the SITES and MODULES
  * payloads (module base and offset checked against dladdr), and the unwound-site cache, whose
- * frames are checked against __builtin_return_address taken in each function of a call chain. */
+ * frames are checked against __builtin_return_address taken in each function of a call chain and
+ * whose unwinds are counted against the number of distinct chains the test makes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -170,10 +171,21 @@ static void check_frames(uint32_t id, unsigned n)
         assert_true(f[i] == want[i]);
 }
 
-/* Calls chain a then chain b, rounds times, each twice in a row (a miss, then a hit); checks each
- * call's frames and that the ids stay apart. */
+/* Unwinds so far. */
+static uint64_t unwinds(void)
+{
+    uint64_t u, r;
+    uint32_t c;
+    fc__site_stats(&u, &r, &c);
+    return u;
+}
+
+/* Calls chain a then chain b, rounds times, each twice in a row; checks each call's frames, that
+ * the ids stay apart, and that each chain is unwound once: the two chains share the cache's key,
+ * which must hold both. */
 static void alternate(uint32_t (*a)(void), uint32_t (*b)(void))
 {
+    uint64_t u0 = unwinds();
     uint32_t ida = 0, idb = 0;
     void *fpa = NULL, *fpb = NULL;
     for (int round = 0; round < 3; round++) {
@@ -197,6 +209,7 @@ static void alternate(uint32_t (*a)(void), uint32_t (*b)(void))
     assert_int_not_equal(ida, idb);
     /* The chains did share the cache key, so the test exercised the checks. */
     assert_ptr_equal(fpa, fpb);
+    assert_int_equal(unwinds() - u0, 2);
 }
 
 static void unwound_differ_at_caller(void **state)
@@ -215,6 +228,82 @@ static void unwound_differ_further_out(void **state)
     alternate(top_a, top_b);
 }
 
+/* One helper (leaf) called from K lines of one function, as a halo exchange posts to each
+ * neighbour: K chains that differ only in the return address into fan, all through the same call
+ * entry. Called round-robin, they are unwound once each, K in all, and never again. */
+#define K 6
+static NOIPA uint32_t fan(int line)
+{
+    want[2] = (uintptr_t)__builtin_return_address(0);
+    uint32_t id = 0;
+    switch (line) {
+    case 0: id = leaf(10); break;
+    case 1: id = leaf(11); break;
+    case 2: id = leaf(12); break;
+    case 3: id = leaf(13); break;
+    case 4: id = leaf(14); break;
+    default: id = leaf(15); break;
+    }
+    sink = id;
+    return id;
+}
+
+static void helper_from_k_lines(void **state)
+{
+    (void)state;
+    uint32_t ids[K] = {0};
+    uint64_t u0 = unwinds(), r0, u1, r1;
+    uint32_t c0, c1;
+    fc__site_stats(&u1, &r0, &c0);
+    for (int round = 0; round < 20; round++)
+        for (int line = 0; line < K; line++) {
+            uint32_t id = fan(line);
+            check_frames(id, DEPTH);
+            assert_true(ids[line] == 0 || ids[line] == id);
+            ids[line] = id;
+        }
+    for (int i = 0; i < K; i++)
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(ids[i], ids[j]);
+    fc__site_stats(&u1, &r1, &c1);
+    assert_int_equal(u1 - u0, K);
+    assert_int_equal(r1 - r0, 0);
+    assert_int_equal(c1 - c0, K);
+}
+
+/* Recursion: rec(n) reaches leaf n frames deeper. Each depth is a call entry of its own (another
+ * stack pointer); from n = 1 on, the DEPTH frames recorded are the same chain (the return
+ * addresses into leaf, into rec at its call of leaf, into rec at its call of itself), so four
+ * depths make two chains and four unwinds, two of them of a chain already known, and more rounds
+ * add none. */
+static NOIPA uint32_t rec(int n)
+{
+    uint32_t id = n > 0 ? rec(n - 1) : leaf(20);
+    sink = id;
+    return id;
+}
+
+static void recursion(void **state)
+{
+    (void)state;
+    uint64_t u0 = unwinds(), r0, u1, r1;
+    uint32_t c0, c1, ids[4];
+    fc__site_stats(&u1, &r0, &c0);
+    for (int round = 0; round < 10; round++)
+        for (int n = 0; n < 4; n++) {
+            uint32_t id = rec(n);
+            assert_true(round == 0 || ids[n] == id);
+            ids[n] = id;
+        }
+    fc__site_stats(&u1, &r1, &c1);
+    assert_int_equal(u1 - u0, 4);
+    assert_int_equal(c1 - c0, 2);
+    assert_int_equal(r1 - r0, 2); /* rec(2) and rec(3) found the chain of rec(1) */
+    assert_int_not_equal(ids[0], ids[1]);
+    assert_int_equal(ids[1], ids[2]);
+    assert_int_equal(ids[2], ids[3]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +312,8 @@ int main(void)
         cmocka_unit_test(payload),
         cmocka_unit_test(unwound_differ_at_caller),
         cmocka_unit_test(unwound_differ_further_out),
+        cmocka_unit_test(helper_from_k_lines),
+        cmocka_unit_test(recursion),
     };
     if (fc__sites_init(DEPTH) < 0)
         return 1;

@@ -34,10 +34,11 @@ static fc__rec recs[64];
 static fc__thread thr;
 static MPI_Comm freed;
 
-/* comm_id of a communicator: a fixed, recognisable mapping (WORLD 0, the fakes 3 and 4). */
+/* comm_id of a communicator: a fixed, recognisable mapping (WORLD 0, the fakes 3 and 4); fc__comm
+ * (internal.h) answers WORLD itself and asks this for the others. */
 #define FAKE_INTRA ((MPI_Comm)0x44000011)
 #define FAKE_INTER ((MPI_Comm)0x44000022)
-uint32_t fc__comm(MPI_Comm comm)
+uint32_t fc__comm_lookup(MPI_Comm comm)
 {
     return comm == MPI_COMM_WORLD ? 0 : comm == FAKE_INTRA ? 3 : comm == FAKE_INTER ? 4 : 99;
 }
@@ -54,8 +55,9 @@ uint32_t fc__site(fc__thread *t, void *ra)
     (void)t;
     return ra ? SITE : 0;
 }
-/* Type sizes by table: the second method the byte counts are checked against. */
-uint64_t fc__bytes(MPI_Datatype dt, int64_t count)
+/* Type sizes by table: the second method the byte counts are checked against, for the datatypes
+ * fc__bytes (internal.h) does not read from MPICH's handle itself. */
+uint64_t fc__bytes_lookup(MPI_Datatype dt, int64_t count)
 {
     uint64_t size = dt == MPI_INT ? 4 : dt == MPI_DOUBLE ? 8 : dt == MPI_BYTE ? 1 : 0;
     return count < 0 ? 0 : size * (uint64_t)count;
