@@ -70,15 +70,32 @@ int fc__colls_add(fc_trace *t, fc_match *m, fc__colls **out)
                 all[m->nflows + i] = fv.v[i];
             }
             rc = add_traffic(m, fv.v, fv.n);
-            uint64_t worst = m->worst_flow;
+            uint64_t worst = m->worst_flow, worst_send = m->worst_send_flow;
+            size_t old_n = m->nflows;
+            /* The wait entries follow the flows into their new order (flow i's are waits[i]); a
+             * collective's message has none observed: both its ends are in the call from the
+             * message's start, as its inferred times say. */
+            fc_flow_waits *waits = m->waits != NULL ? malloc((old_n + fv.n) * sizeof *waits) : NULL;
+            if (m->waits != NULL && waits == NULL)
+                rc = FC_ENOMEM;
             m->nflows += fv.n;
             for (size_t i = 0; i < fv.n; i++)
                 m->ninter += !fv.v[i].intra;
             fc__sort_flows(m->flows, m->nflows);
             for (size_t i = 0; i < m->nflows; i++) {
-                if (m->clock_violations && m->flows[i].id == worst && m->flows[i].coll == 0)
+                uint64_t was = m->flows[i].id;
+                if (m->clock_violations && was == worst && m->flows[i].coll == 0)
                     m->worst_flow = i;
+                if (m->send_violations && was == worst_send && m->flows[i].coll == 0)
+                    m->worst_send_flow = i;
+                if (waits != NULL)
+                    waits[i] = was < old_n ? m->waits[was]
+                                           : (fc_flow_waits){m->flows[i].start, m->flows[i].start, 0};
                 m->flows[i].id = i;
+            }
+            if (waits != NULL) {
+                free(m->waits);
+                m->waits = waits;
             }
         }
     }
