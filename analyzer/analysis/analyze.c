@@ -58,16 +58,16 @@ static int output_err(const fc__analyze_opts *o, int rc)
 /* The match sink of a streamed document: the writer's start, then the feed into the sweep. */
 typedef struct streamed {
     fc__stream_writer w;
-    fc_match_sink feed;
+    fc__match_sink feed;
 } streamed;
 
-static int streamed_start(void *arg, const fc_match *m)
+static int streamed_start(void *arg, const fc__match *m)
 {
     streamed *s = arg;
     return s->w.start != NULL ? s->w.start(s->w.arg, m) : 0;
 }
 
-static int streamed_flow(void *arg, const fc_flow *f)
+static int streamed_flow(void *arg, const fc__flow *f)
 {
     streamed *s = arg;
     return s->feed.flow(s->feed.arg, f);
@@ -82,7 +82,7 @@ static int streamed_advance(void *arg, double watermark)
 /* Matches t into the writer w through a feed and its sweep; *m is the match, NULL on failure. The
  * collectives' messages join the flows once the point-to-point ones are matched; *colls holds
  * their calls. */
-static int stream(fc_trace *t, uint64_t eager, const fc__stream_writer *w, fc_match **m, fc__colls **colls)
+static int stream(fc_trace *t, uint64_t eager, const fc__stream_writer *w, fc__match **m, fc__colls **colls)
 {
     fc__feed *feed = NULL;
     fc__coll_stream *cst = NULL;
@@ -91,10 +91,10 @@ static int stream(fc_trace *t, uint64_t eager, const fc__stream_writer *w, fc_ma
     if (rc == 0) {
         fc__feed_intra(feed, w->intra, w->arg);
         s = (streamed){*w, fc__feed_sink(feed)};
-        fc_match_sink inner = {.arg = &s, .start = streamed_start, .flow = streamed_flow,
+        fc__match_sink inner = {.arg = &s, .start = streamed_start, .flow = streamed_flow,
                                .advance = streamed_advance};
         if ((rc = fc__coll_stream_new(t, &inner, &cst)) == 0) {
-            fc_match_sink sink = fc__coll_stream_sink(cst);
+            fc__match_sink sink = fc__coll_stream_sink(cst);
             rc = fc__match_stream(t, eager, &sink, m);
             if (rc == 0 && ((rc = fc__coll_stream_finish(cst, *m, colls)) < 0 || (rc = fc__feed_finish(feed, *m)) < 0)) {
                 fc__match_free(*m);
@@ -158,7 +158,7 @@ int fc__analyze(const fc__analyze_opts *o)
     int rc, have_eager = o->eager > 0, status = -1;
     uint64_t eager = o->eager;
     fc_trace *t = NULL;
-    fc_match *m = NULL;
+    fc__match *m = NULL;
     fc__intervals *iv = NULL;
     fc__summary *sum = NULL;
     fc__profile *prof = NULL;

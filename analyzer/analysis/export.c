@@ -19,7 +19,7 @@ static int sweep_stored(const fc__analysis *a, const fc__sweep_ops *ops)
 int fc__export_chrome(const char *path, const char *out, fc__chrome_stats *st)
 {
     fc_trace *t = NULL;
-    fc_match *m = NULL;
+    fc__match *m = NULL;
     fc_symbols *syms = NULL;
     FILE *f = NULL;
     int rc;

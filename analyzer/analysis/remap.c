@@ -42,7 +42,7 @@ int fc__remap_run(const fc__remap_run_opts *o)
     int html = strcmp(o->format, "html") == 0;
     int status = -1, rc, fmt = strcmp(o->format, "text") == 0 ? -1 : html ? FC_LAUNCHER_JSON : fc__launcher_parse(o->format);
     fc_trace *t = NULL;
-    fc_match *m = NULL;
+    fc__match *m = NULL;
     fc__intervals *iv = NULL;
     fc__profile *prof = NULL;
     fc__replay *rp = NULL;

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     int otf2 = 0, chrome = 0, c, status = 1;
     unsigned flags = 0;
     fc_trace *t = NULL;
-    fc_otf2_stats st;
+    fc__otf2_stats st;
     fc__cli_init("export", usage);
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {

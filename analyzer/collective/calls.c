@@ -334,8 +334,8 @@ static void push_on(expander *x, const fc__coll_member *mb, size_t j, uint32_t k
     }
 }
 
-static int expand_call(fc__colls *c, fc__coll_call *cl, const fc_match *m, expander *x,
-                       int (*fn)(void *, const fc_flow *), void *arg)
+static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expander *x,
+                       int (*fn)(void *, const fc__flow *), void *arg)
 {
     const fc__coll_member *mem = c->members + cl->first;
     int rc = 0;
@@ -439,7 +439,7 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc_match *m, expan
         const post *sp = &x->v[x->pairs[q].snd], *rp = &x->v[x->pairs[q].rcv];
         size_t js = (size_t)x->pos[sp->me], jr = (size_t)x->pos[rp->me];
         const fc__coll_member *ms = &mem[js], *mr = &mem[jr];
-        fc_flow f;
+        fc__flow f;
         memset(&f, 0, sizeof f);
         f.src_rank = ms->rank;
         f.dst_rank = mr->rank;
@@ -546,7 +546,7 @@ void fc__colls_free(fc__colls *c)
 }
 
 /* The calls, read in a pass of their own unless want_pass is 0 (a match that saw none). */
-static int build(fc_trace *t, const fc_match *m, int want_pass, int (*fn)(void *arg, const fc_flow *f), void *arg,
+static int build(fc_trace *t, const fc__match *m, int want_pass, int (*fn)(void *arg, const fc__flow *f), void *arg,
                  fc__colls **out)
 {
     gather g;
@@ -607,13 +607,13 @@ out:
     return rc;
 }
 
-int fc__colls_build(fc_trace *t, const fc_match *m, int (*fn)(void *arg, const fc_flow *f), void *arg,
+int fc__colls_build(fc_trace *t, const fc__match *m, int (*fn)(void *arg, const fc__flow *f), void *arg,
                     fc__colls **out)
 {
     return build(t, m, 1, fn, arg, out);
 }
 
-int fc__colls_none(fc_trace *t, const fc_match *m, fc__colls **out)
+int fc__colls_none(fc_trace *t, const fc__match *m, fc__colls **out)
 {
     return build(t, m, 0, NULL, NULL, out);
 }

@@ -78,11 +78,11 @@ typedef struct fc__colls {
  * node) with nodes and eager threshold from m (m->rank_node, m->eager_threshold), handed to fn in
  * no particular order (their ids are not set). On success *out is owned by the caller
  * (fc__colls_free). Returns 0, fn's non-zero code, a reader error or FC_ENOMEM. */
-int fc__colls_build(fc_trace *t, const fc_match *m, int (*fn)(void *arg, const fc_flow *f), void *arg,
+int fc__colls_build(fc_trace *t, const fc__match *m, int (*fn)(void *arg, const fc__flow *f), void *arg,
                     fc__colls **out);
 
 /* The same without reading the trace (a match that saw no collective record): no call. */
-int fc__colls_none(fc_trace *t, const fc_match *m, fc__colls **out);
+int fc__colls_none(fc_trace *t, const fc__match *m, fc__colls **out);
 
 /* Frees c; NULL is a no-op. */
 void fc__colls_free(fc__colls *c);
@@ -90,16 +90,16 @@ void fc__colls_free(fc__colls *c);
 /* Builds the calls of t and adds their flows to m (a result of fc__match_trace): the flows are
  * re-sorted and given ids in fc__match_trace's order, the point-to-point flows keeping their order
  * among themselves, and the traffic gains the collectives' bytes. *out as for fc__colls_build. */
-int fc__colls_add(fc_trace *t, fc_match *m, fc__colls **out);
+int fc__colls_add(fc_trace *t, fc__match *m, fc__colls **out);
 
 /* The same for fc__match_stream: wraps the sink given to it, so that the collective flows reach
  * the inner sink among the matched ones, in the order of the watermarks. After fc__match_stream
  * returned m, fc__coll_stream_finish hands on what is left, completes m's counts and traffic and
  * gives the calls to *out (owned by the caller). */
 typedef struct fc__coll_stream fc__coll_stream;
-int fc__coll_stream_new(fc_trace *t, const fc_match_sink *inner, fc__coll_stream **out);
-fc_match_sink fc__coll_stream_sink(fc__coll_stream *cs);
-int fc__coll_stream_finish(fc__coll_stream *cs, fc_match *m, fc__colls **out);
+int fc__coll_stream_new(fc_trace *t, const fc__match_sink *inner, fc__coll_stream **out);
+fc__match_sink fc__coll_stream_sink(fc__coll_stream *cs);
+int fc__coll_stream_finish(fc__coll_stream *cs, fc__match *m, fc__colls **out);
 void fc__coll_stream_free(fc__coll_stream *cs);
 
 /* The settings the run's recorded MPIR_CVAR_* variables make (the first rank's that has them:

@@ -9,11 +9,11 @@
 /* ---- adding the flows to a match -------------------------------------------------------------- */
 
 typedef struct flowvec {
-    fc_flow *v;
+    fc__flow *v;
     size_t n, cap;
 } flowvec;
 
-static int keep_flow(void *arg, const fc_flow *f)
+static int keep_flow(void *arg, const fc__flow *f)
 {
     flowvec *fv = arg;
     if (fc__grow((void **)&fv->v, &fv->n, &fv->cap, sizeof *fv->v) < 0)
@@ -24,20 +24,20 @@ static int keep_flow(void *arg, const fc_flow *f)
 
 static int cmp_traffic(const void *x, const void *y)
 {
-    const fc_traffic *a = x, *b = y;
+    const fc__traffic *a = x, *b = y;
     if (a->src != b->src)
         return a->src < b->src ? -1 : 1;
     return (a->dst > b->dst) - (a->dst < b->dst);
 }
 
 /* Adds the collective flows' bytes to m's list of node pairs (kept sorted). */
-static int add_traffic(fc_match *m, const fc_flow *f, size_t n)
+static int add_traffic(fc__match *m, const fc__flow *f, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        fc_traffic key = {.src = f[i].src_node, .dst = f[i].dst_node};
-        fc_traffic *e = m->ntraffic == 0 ? NULL : bsearch(&key, m->traffic, m->ntraffic, sizeof key, cmp_traffic);
+        fc__traffic key = {.src = f[i].src_node, .dst = f[i].dst_node};
+        fc__traffic *e = m->ntraffic == 0 ? NULL : bsearch(&key, m->traffic, m->ntraffic, sizeof key, cmp_traffic);
         if (e == NULL) {
-            fc_traffic *v = realloc(m->traffic, (m->ntraffic + 1) * sizeof *v);
+            fc__traffic *v = realloc(m->traffic, (m->ntraffic + 1) * sizeof *v);
             if (v == NULL)
                 return FC_ENOMEM;
             m->traffic = v;
@@ -53,12 +53,12 @@ static int add_traffic(fc_match *m, const fc_flow *f, size_t n)
     return 0;
 }
 
-int fc__colls_add(fc_trace *t, fc_match *m, fc__colls **out)
+int fc__colls_add(fc_trace *t, fc__match *m, fc__colls **out)
 {
     flowvec fv = {0};
     int rc = m->coll_records > 0 ? fc__colls_build(t, m, keep_flow, &fv, out) : fc__colls_none(t, m, out);
     if (rc == 0 && fv.n > 0) {
-        fc_flow *all = realloc(m->flows, (m->nflows + fv.n) * sizeof *all);
+        fc__flow *all = realloc(m->flows, (m->nflows + fv.n) * sizeof *all);
         if (all == NULL)
             rc = FC_ENOMEM;
         else {
@@ -111,7 +111,7 @@ int fc__colls_add(fc_trace *t, fc_match *m, fc__colls **out)
 
 struct fc__coll_stream {
     fc_trace *t;
-    fc_match_sink inner;
+    fc__match_sink inner;
     flowvec fv;         /* the collective flows, by start */
     size_t next;        /* the first not yet handed on */
     uint64_t delivered; /* flows handed on: the delivery order the inner sink sees */
@@ -122,7 +122,7 @@ struct fc__coll_stream {
 
 static int cmp_start(const void *x, const void *y)
 {
-    const fc_flow *a = x, *b = y;
+    const fc__flow *a = x, *b = y;
     if (a->start != b->start)
         return a->start < b->start ? -1 : 1;
     if (a->src_rank != b->src_rank)
@@ -130,9 +130,9 @@ static int cmp_start(const void *x, const void *y)
     return (a->dst_rank > b->dst_rank) - (a->dst_rank < b->dst_rank);
 }
 
-static int hand_on(fc__coll_stream *cs, const fc_flow *f)
+static int hand_on(fc__coll_stream *cs, const fc__flow *f)
 {
-    fc_flow g = *f;
+    fc__flow g = *f;
     g.id = cs->delivered++;
     return cs->inner.flow(cs->inner.arg, &g);
 }
@@ -146,7 +146,7 @@ static int release(fc__coll_stream *cs, double watermark, int all)
     return rc;
 }
 
-static int st_start(void *arg, const fc_match *m)
+static int st_start(void *arg, const fc__match *m)
 {
     fc__coll_stream *cs = arg;
     int rc = cs->inner.start ? cs->inner.start(cs->inner.arg, m) : 0;
@@ -157,7 +157,7 @@ static int st_start(void *arg, const fc_match *m)
     return rc;
 }
 
-static int st_flow(void *arg, const fc_flow *f)
+static int st_flow(void *arg, const fc__flow *f)
 {
     fc__coll_stream *cs = arg;
     if (f->recv_end < f->send_start) {
@@ -176,7 +176,7 @@ static int st_advance(void *arg, double watermark)
     return rc == 0 && cs->inner.advance ? cs->inner.advance(cs->inner.arg, watermark) : rc;
 }
 
-int fc__coll_stream_new(fc_trace *t, const fc_match_sink *inner, fc__coll_stream **out)
+int fc__coll_stream_new(fc_trace *t, const fc__match_sink *inner, fc__coll_stream **out)
 {
     fc__coll_stream *cs = calloc(1, sizeof *cs);
     *out = cs;
@@ -187,12 +187,12 @@ int fc__coll_stream_new(fc_trace *t, const fc_match_sink *inner, fc__coll_stream
     return 0;
 }
 
-fc_match_sink fc__coll_stream_sink(fc__coll_stream *cs)
+fc__match_sink fc__coll_stream_sink(fc__coll_stream *cs)
 {
-    return (fc_match_sink){.arg = cs, .start = st_start, .flow = st_flow, .advance = st_advance};
+    return (fc__match_sink){.arg = cs, .start = st_start, .flow = st_flow, .advance = st_advance};
 }
 
-int fc__coll_stream_finish(fc__coll_stream *cs, fc_match *m, fc__colls **out)
+int fc__coll_stream_finish(fc__coll_stream *cs, fc__match *m, fc__colls **out)
 {
     int rc = release(cs, 0, 1);
     *out = NULL;

@@ -27,7 +27,7 @@ typedef fc__sweep_loan fent; /* so that a release is lent to the sweep as it is 
 enum { DIGIT = 9, RADIX = 1 << DIGIT, FEW = 32 };
 
 typedef struct fqueue {
-    fc_flow **chunk;
+    fc__flow **chunk;
     size_t nchunk;
     fc__sweep_back freed; /* the free entries; room for all */
     fent *h;       /* h[0 .. n): the waiting flows */
@@ -40,14 +40,14 @@ typedef struct fqueue {
 struct fc__feed {
     fc__sweep *s;
     fqueue inter, intra;
-    int (*on_intra)(void *arg, const fc_flow *f);
+    int (*on_intra)(void *arg, const fc__flow *f);
     void *intra_arg;
     viol *v;
     size_t nv, cv;
 };
 
 /* The order of ids (match.c's, within inter-node flows and within intra-node ones). */
-static int before(const fc_flow *x, const fc_flow *y)
+static int before(const fc__flow *x, const fc__flow *y)
 {
 #define CMP(f)                                                                                     \
     if (x->f != y->f)                                                                              \
@@ -108,7 +108,7 @@ int fc__feed_new(const fc__sweep_ops *ops, fc__feed **out)
     return 0;
 }
 
-void fc__feed_intra(fc__feed *f, int (*fn)(void *arg, const fc_flow *fl), void *arg)
+void fc__feed_intra(fc__feed *f, int (*fn)(void *arg, const fc__flow *fl), void *arg)
 {
     f->on_intra = fn;
     f->intra_arg = arg;
@@ -140,14 +140,14 @@ void fc__feed_free(fc__feed *f)
 static int grow(fqueue *q)
 {
     size_t nc = q->cap ? 2 * q->cap : 1024;
-    fc_flow **ch = nc < UINT32_MAX ? realloc(q->chunk, (q->nchunk + 1) * sizeof *ch) : NULL;
+    fc__flow **ch = nc < UINT32_MAX ? realloc(q->chunk, (q->nchunk + 1) * sizeof *ch) : NULL;
     if (ch)
         q->chunk = ch;
     /* On a line: each flow then fills two lines (flow.h) rather than parts of three. */
-    fc_flow *sl = ch ? aligned_alloc(64, (nc - q->cap) * sizeof *sl) : NULL;
+    fc__flow *sl = ch ? aligned_alloc(64, (nc - q->cap) * sizeof *sl) : NULL;
     if (sl)
         q->chunk[q->nchunk++] = sl;
-    fc_flow **fr = sl ? realloc(q->freed.v, nc * sizeof *fr) : NULL;
+    fc__flow **fr = sl ? realloc(q->freed.v, nc * sizeof *fr) : NULL;
     if (fr)
         q->freed.v = fr;
     fent *h = fr ? realloc(q->h, nc * sizeof *h) : NULL;
@@ -167,16 +167,16 @@ static int grow(fqueue *q)
 }
 
 /* Adds fl to the waiting flows, in a free entry. */
-static inline void put(fqueue *q, const fc_flow *fl)
+static inline void put(fqueue *q, const fc__flow *fl)
 {
-    fc_flow *e = q->freed.v[--q->freed.n];
+    fc__flow *e = q->freed.v[--q->freed.n];
     *e = *fl;
     q->h[q->n++] = (fent){fl->start, e};
 }
 
 /* put with no free entry left: the slab grows first. Out of line, so that a flow that finds an
  * entry costs no call and no saved register. Returns 0 or FC_ENOMEM. */
-__attribute__((noinline)) static int put_grown(fqueue *q, const fc_flow *fl)
+__attribute__((noinline)) static int put_grown(fqueue *q, const fc__flow *fl)
 {
     if (grow(q))
         return FC_ENOMEM;
@@ -301,7 +301,7 @@ static size_t release(fqueue *q, double watermark, int all, int give)
     return k;
 }
 
-static int on_flow(void *arg, const fc_flow *fl)
+static int on_flow(void *arg, const fc__flow *fl)
 {
     fc__feed *f = arg;
     fqueue *q = &f->inter;
@@ -335,7 +335,7 @@ static int pop_inter(fc__feed *f, const fent *out, size_t k)
     for (size_t i0 = 0; i0 < k; i0 += BATCH) {
         size_t n = k - i0 < BATCH ? k - i0 : BATCH;
         for (size_t i = i0; i < i0 + n; i++, id++) {
-            fc_flow *fl = out[i].fl;
+            fc__flow *fl = out[i].fl;
             if (fl->end < fl->send_start && note_viol(f, fl->id, id) != 0)
                 return FC_ENOMEM;
             fl->id = id;
@@ -348,7 +348,7 @@ static int pop_inter(fc__feed *f, const fent *out, size_t k)
     return 0;
 }
 
-static int pop_intra(fc__feed *f, fc_flow *fl)
+static int pop_intra(fc__feed *f, fc__flow *fl)
 {
     fl->id = f->intra.next_id++;
     return f->on_intra(f->intra_arg, fl);
@@ -374,12 +374,12 @@ static int on_advance(void *arg, double watermark)
     return rc ? rc : fc__sweep_advance(f->s, watermark);
 }
 
-fc_match_sink fc__feed_sink(fc__feed *f)
+fc__match_sink fc__feed_sink(fc__feed *f)
 {
-    return (fc_match_sink){.arg = f, .flow = on_flow, .advance = on_advance};
+    return (fc__match_sink){.arg = f, .flow = on_flow, .advance = on_advance};
 }
 
-int fc__feed_finish(fc__feed *f, fc_match *m)
+int fc__feed_finish(fc__feed *f, fc__match *m)
 {
     int rc = release_all(f, 0, 1);
     if (rc == 0)

@@ -19,14 +19,14 @@ void fc__feed_free(fc__feed *f);
 /* Also hands every intra-node message to fn, in the same order among themselves, numbered 0, 1,
  * 2 ... (their ids in fc__match_trace are the number of inter-node flows plus these). Before the
  * match starts; fn may be NULL (the default: they are dropped). */
-void fc__feed_intra(fc__feed *f, int (*fn)(void *arg, const fc_flow *fl), void *arg);
+void fc__feed_intra(fc__feed *f, int (*fn)(void *arg, const fc__flow *fl), void *arg);
 
 /* The sink to give fc__match_stream; f is its argument. */
-fc_match_sink fc__feed_sink(fc__feed *f);
+fc__match_sink fc__feed_sink(fc__feed *f);
 
 /* After the match: sweeps what is left, and turns m->worst_flow from the order of delivery into
  * the flow's id (UINT64_MAX when the worst violation is an intra-node message, which has no id
  * here). Returns 0 or what the sweep returned. */
-int fc__feed_finish(fc__feed *f, fc_match *m);
+int fc__feed_finish(fc__feed *f, fc__match *m);
 
 #endif /* FLOWCUT_ANALYZER_FEED_H */

@@ -25,14 +25,14 @@ typedef struct idpos {
 /* One active flow of an interval, for sorting by id. */
 typedef struct idlab {
     uint64_t id;
-    fc_label lab;
+    fc__label lab;
 } idlab;
 
 struct fc__intervals {
-    fc_interval *iv;
+    fc__interval *iv;
     size_t niv;
     uint64_t *ids; /* the flows of every interval, end to end */
-    fc_label *labels;
+    fc__label *labels;
     fc__conflict *conf;
     size_t *conf_first; /* conflicts of interval i: conf[conf_first[i] .. conf_first[i + 1]) */
     uint64_t *conf_ids;
@@ -56,7 +56,7 @@ typedef struct keep {
     int lean;
     size_t civ, *iv_off, civ_off;
     uint64_t *ids;
-    fc_label *labels;
+    fc__label *labels;
     size_t nids, cids, clabels;
     rawconf *conf;
     size_t nconf, cconf, *conf_first, cconf_first;
@@ -161,7 +161,7 @@ static int time_rows(fc__intervals *iv, size_t k)
 
 /* Adds secs to the flow-seconds of label l, growing iv->time to hold its k. Returns 0 or
  * FC_ENOMEM. */
-static inline int add_time(fc__intervals *iv, const fc_label *l, double secs)
+static inline int add_time(fc__intervals *iv, const fc__label *l, double secs)
 {
     if (l->k >= iv->kslots && time_rows(iv, l->k))
         return FC_ENOMEM;
@@ -178,7 +178,7 @@ static int keep_span(keep *kp, const fc__sweep *s, size_t i, double start, doubl
     size_t n = fc__sweep_nactive(s);
     if (fc__reserve(&iv->iv, &kp->civ, i + 1, sizeof *iv->iv))
         return FC_ENOMEM;
-    iv->iv[i] = (fc_interval){.start = start, .end = end, .nflows = n};
+    iv->iv[i] = (fc__interval){.start = start, .end = end, .nflows = n};
     for (size_t j = 0; j < n; j++)
         if (add_time(iv, fc__sweep_label(s, j), end - start))
             return FC_ENOMEM;
@@ -187,7 +187,7 @@ static int keep_span(keep *kp, const fc__sweep *s, size_t i, double start, doubl
 }
 
 static int keep_interval(void *arg, const fc__sweep *s, size_t i, double start, double end);
-static int keep_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns);
+static int keep_flow(void *arg, const fc__flow *f, const fc__label_run *runs, size_t nruns);
 
 /* The build's callbacks followed by those of also (build_also), which sees what its own sweep
  * would show it: its filter on k and flows (min_kn, skipped) is applied here, since the build's
@@ -206,7 +206,7 @@ static int both_interval(void *arg, const fc__sweep *s, size_t i, double start, 
     return o->interval(o->arg, s, i, start, end);
 }
 
-static int both_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
+static int both_flow(void *arg, const fc__flow *f, const fc__label_run *runs, size_t nruns)
 {
     keep *kp = arg;
     const fc__sweep_ops *o = kp->also;
@@ -233,7 +233,7 @@ static int keep_interval(void *arg, const fc__sweep *s, size_t i, double start, 
         sort_idlab(kp->act, n);
     else
         fc__sort(kp->act, n, sizeof *kp->act, cmp_idlab);
-    iv->iv[i] = (fc_interval){.start = start, .end = end, .nflows = n};
+    iv->iv[i] = (fc__interval){.start = start, .end = end, .nflows = n};
     kp->iv_off[i] = kp->nids;
     kp->conf_first[i] = kp->nconf;
     for (size_t j = 0; j < n; j++) {
@@ -255,7 +255,7 @@ static int keep_interval(void *arg, const fc__sweep *s, size_t i, double start, 
     return 0;
 }
 
-static int keep_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
+static int keep_flow(void *arg, const fc__flow *f, const fc__label_run *runs, size_t nruns)
 {
     keep *kp = arg;
     fc__intervals *iv = kp->iv;
@@ -310,7 +310,7 @@ static int finish(keep *kp, fc__intervals *iv)
     return 0;
 }
 
-static int build(const fc_flow *flows, size_t n, int lean, const fc__sweep_ops *also, fc__intervals **out)
+static int build(const fc__flow *flows, size_t n, int lean, const fc__sweep_ops *also, fc__intervals **out)
 {
     keep kp = {.lean = lean, .also = also};
     idpos *ip = NULL;
@@ -367,17 +367,17 @@ out:
     return rc;
 }
 
-int fc__intervals_build(const fc_flow *flows, size_t n, fc__intervals **out)
+int fc__intervals_build(const fc__flow *flows, size_t n, fc__intervals **out)
 {
     return build(flows, n, 0, NULL, out);
 }
 
-int fc__intervals_build_lean(const fc_flow *flows, size_t n, fc__intervals **out)
+int fc__intervals_build_lean(const fc__flow *flows, size_t n, fc__intervals **out)
 {
     return build(flows, n, 1, NULL, out);
 }
 
-int fc__intervals_build_lean_also(const fc_flow *flows, size_t n, const fc__sweep_ops *also, fc__intervals **out)
+int fc__intervals_build_lean_also(const fc__flow *flows, size_t n, const fc__sweep_ops *also, fc__intervals **out)
 {
     return build(flows, n, 1, also, out);
 }
@@ -389,7 +389,7 @@ static size_t node_index(const uint32_t *nodes, size_t n, uint32_t x)
     return (size_t)(p - nodes);
 }
 
-int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out)
+int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, fc__label *out)
 {
     fc__label_scratch sc = {0};
     int rc = fc__intervals_label_set_with(src, dst, n, out, &sc);
@@ -408,7 +408,7 @@ void fc__label_scratch_free(fc__label_scratch *sc)
  * often a handful of flows among a few dozen nodes), rather than sorted and searched. */
 #define DIRECT_NODES 64
 
-int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out,
+int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_t n, fc__label *out,
                                  fc__label_scratch *sc)
 {
     if (n == 0)
@@ -478,13 +478,13 @@ int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_
     for (size_t i = 0; i < n; i++) {
         size_t od = out_n[s[i]], id = in_n[d[i]];
         if (s[i] == d[i])
-            out[i] = (fc_label){FC_CONFLICT_NONE, 0, 1};
+            out[i] = (fc__label){FC_CONFLICT_NONE, 0, 1};
         else if (od >= 2 && od >= id)
-            out[i] = (fc_label){FC_CONFLICT_OUTGOING, src[i], (uint32_t)od};
+            out[i] = (fc__label){FC_CONFLICT_OUTGOING, src[i], (uint32_t)od};
         else if (id >= 2)
-            out[i] = (fc_label){FC_CONFLICT_INCOMING, dst[i], (uint32_t)id};
+            out[i] = (fc__label){FC_CONFLICT_INCOMING, dst[i], (uint32_t)id};
         else {
-            out[i] = (fc_label){FC_CONFLICT_NONE, 0, 1};
+            out[i] = (fc__label){FC_CONFLICT_NONE, 0, 1};
             rem[i] = 1;
         }
     }
@@ -500,8 +500,8 @@ int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_
             size_t h = NEXT(g);
             if (h == NIL)
                 break;
-            out[g] = (fc_label){FC_CONFLICT_MIXED_IN, dst[g], 2};
-            out[h] = (fc_label){FC_CONFLICT_MIXED_OUT, dst[g], 2};
+            out[g] = (fc__label){FC_CONFLICT_MIXED_IN, dst[g], 2};
+            out[h] = (fc__label){FC_CONFLICT_MIXED_OUT, dst[g], 2};
             seen[h] = 1;
             g = NEXT(h);
         }
@@ -520,8 +520,8 @@ int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_
             size_t h = NEXT(g);
             if (h == mn)
                 break;
-            out[g] = (fc_label){FC_CONFLICT_MIXED_IN, dst[g], 2};
-            out[h] = (fc_label){FC_CONFLICT_MIXED_OUT, dst[g], 2};
+            out[g] = (fc__label){FC_CONFLICT_MIXED_IN, dst[g], 2};
+            out[h] = (fc__label){FC_CONFLICT_MIXED_OUT, dst[g], 2};
             seen[h] = 1;
             g = NEXT(h);
         } while (g != mn);
@@ -554,12 +554,12 @@ size_t fc__intervals_count(const fc__intervals *iv)
     return iv->niv;
 }
 
-const fc_interval *fc__intervals_get(const fc__intervals *iv, size_t i)
+const fc__interval *fc__intervals_get(const fc__intervals *iv, size_t i)
 {
     return i < iv->niv ? &iv->iv[i] : NULL;
 }
 
-const fc_label *fc__interval_label(const fc_interval *in, uint64_t id)
+const fc__label *fc__interval_label(const fc__interval *in, uint64_t id)
 {
     const uint64_t *p = bsearch(&id, in->flows, in->nflows, sizeof id, cmp_u64);
     return p ? &in->labels[p - in->flows] : NULL;
@@ -598,18 +598,18 @@ uint32_t fc__intervals_max_k(const fc__intervals *iv)
     return iv->max_k;
 }
 
-void fc__runs_main(const fc__label_run *runs, size_t nruns, fc_label *main, double *conflict_s)
+void fc__runs_main(const fc__label_run *runs, size_t nruns, fc__label *main, double *conflict_s)
 {
     /* Distinct labels of one flow are few (a kind, a node and a k each), so a short linear table
      * suffices; runs beyond its size still count towards conflict_s. */
     enum { MAXL = 32 };
-    fc_label seen[MAXL];
+    fc__label seen[MAXL];
     double secs[MAXL];
     size_t nseen = 0, best = 0;
-    *main = (fc_label){.kind = FC_CONFLICT_NONE, .node = 0, .k = 1};
+    *main = (fc__label){.kind = FC_CONFLICT_NONE, .node = 0, .k = 1};
     *conflict_s = 0;
     for (size_t r = 0; r < nruns; r++) {
-        const fc_label *l = &runs[r].label;
+        const fc__label *l = &runs[r].label;
         double d = runs[r].end - runs[r].start;
         size_t j = 0;
         if (l->kind != FC_CONFLICT_NONE)

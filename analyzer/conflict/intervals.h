@@ -23,7 +23,7 @@
  * incoming at 2, (5>4, 4>3) mixed at 4 and 0>1 alone, as the report decomposes them.
  *
  * Cost, for n flows, I intervals and A = the sum over intervals of their active flows (the size of
- * the output, which fc_interval requires to be stored): O(n log n) to sort the 2n boundaries, plus
+ * the output, which fc__interval requires to be stored): O(n log n) to sort the 2n boundaries, plus
  * O(A log k) to store the intervals and their conflict lists. At each boundary only the flows of
  * the connected components (flows linked through shared nodes) that hold a flow that started or
  * ended are relabelled: O(size of those components), which is at most the next interval's size,
@@ -54,7 +54,7 @@ typedef struct fc__conflict {
 typedef struct fc__label_run {
     size_t first, count; /* interval indices first .. first + count - 1 */
     double start, end;   /* the start of interval first and the end of the last one */
-    fc_label label;
+    fc__label label;
 } fc__label_run;
 
 /* Splits and labels flows[0..n-1] (not kept: the result copies what it needs) and stores a new
@@ -62,7 +62,7 @@ typedef struct fc__label_run {
  * FC_EINVAL (message in fc_errmsg) when two flows share an id or a flow that is not intra has a
  * time that is not finite. A flow that ends before it starts (a clock-condition violation, which
  * matching counts and reports) is never active, like a flow of zero length. */
-int fc__intervals_build(const fc_flow *flows, size_t n, fc__intervals **out);
+int fc__intervals_build(const fc__flow *flows, size_t n, fc__intervals **out);
 
 /* As fc__intervals_build, but keeps of each interval only its span and its number of flows: the
  * flows and labels of fc__intervals_get's intervals are NULL (fc__interval_label must not be
@@ -70,14 +70,14 @@ int fc__intervals_build(const fc_flow *flows, size_t n, fc__intervals **out);
  * and the largest k are those of a full build. Memory O(flows + intervals) instead of O(A), for
  * callers that need no interval's flows: A grows with the flows in flight at once, and reaches
  * gigabytes for a long trace. */
-int fc__intervals_build_lean(const fc_flow *flows, size_t n, fc__intervals **out);
+int fc__intervals_build_lean(const fc__flow *flows, size_t n, fc__intervals **out);
 
 /* fc__intervals_build_lean, whose sweep also feeds another consumer, also (not NULL; its
  * callbacks and filter as fc__sweep_flows would apply them, after the build's own at each step):
  * the flows are swept once for both. A non-zero return of also's stops the build, which then
  * returns it (with *out NULL). */
 struct fc__sweep_ops;
-int fc__intervals_build_lean_also(const fc_flow *flows, size_t n, const struct fc__sweep_ops *also,
+int fc__intervals_build_lean_also(const fc__flow *flows, size_t n, const struct fc__sweep_ops *also,
                                   fc__intervals **out);
 
 /* Frees everything the handle owns; NULL is a no-op. */
@@ -86,11 +86,11 @@ void fc__intervals_free(fc__intervals *iv);
 /* The number of intervals, and interval i (0 <= i < count; NULL otherwise), in time order. The
  * pointers stay valid until fc__intervals_free. */
 size_t fc__intervals_count(const fc__intervals *iv);
-const fc_interval *fc__intervals_get(const fc__intervals *iv, size_t i);
+const fc__interval *fc__intervals_get(const fc__intervals *iv, size_t i);
 
 /* The label of flow id in one interval (binary search), or NULL when the flow is not active in
  * it. */
-const fc_label *fc__interval_label(const fc_interval *in, uint64_t id);
+const fc__label *fc__interval_label(const fc__interval *in, uint64_t id);
 
 /* Stores in *out the conflicts of interval i, sorted by node then kind, and returns how many. */
 size_t fc__intervals_conflicts(const fc__intervals *iv, size_t i, const fc__conflict **out);
@@ -110,7 +110,7 @@ double fc__intervals_time(const fc__intervals *iv, uint32_t kind, uint32_t k);
  * from its smallest index). This is what a contention model needs at each step of a simulation,
  * where the active set is not a trace's. Returns 0, FC_ENOMEM or FC_EINVAL (NULL arrays with
  * n > 0). O(n log n). */
-int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out);
+int fc__intervals_label_set(const uint32_t *src, const uint32_t *dst, size_t n, fc__label *out);
 
 /* Memory fc__intervals_label_set_with reuses from one call to the next: zero it to start, and
  * give it back with fc__label_scratch_free (which leaves it zeroed, ready for reuse). */
@@ -122,7 +122,7 @@ typedef struct fc__label_scratch {
 /* fc__intervals_label_set with its working memory taken from sc, which grows when a larger set
  * needs more and keeps it (owned by the caller, freed by fc__label_scratch_free). The labels are
  * the same; on FC_ENOMEM sc is left as it was. */
-int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_t n, fc_label *out,
+int fc__intervals_label_set_with(const uint32_t *src, const uint32_t *dst, size_t n, fc__label *out,
                                  fc__label_scratch *sc);
 void fc__label_scratch_free(fc__label_scratch *sc);
 
@@ -132,6 +132,6 @@ uint32_t fc__intervals_max_k(const fc__intervals *iv);
 /* A flow's main conflict from its label history runs[0..nruns): the label it spent the most time
  * under (NONE with k = 1 for no runs) in *main, and its total time under a label other than NONE
  * in *conflict_s. */
-void fc__runs_main(const fc__label_run *runs, size_t nruns, fc_label *main, double *conflict_s);
+void fc__runs_main(const fc__label_run *runs, size_t nruns, fc__label *main, double *conflict_s);
 
 #endif /* FLOWCUT_ANALYZER_INTERVALS_H */

@@ -23,12 +23,12 @@ static int iv_before(const fc__sum_interval *a, const fc__sum_interval *b)
 }
 
 /* Worst flows first: the most observed time per byte (the lowest effective bandwidth), then id. */
-static double per_byte(const fc_flow *f)
+static double per_byte(const fc__flow *f)
 {
     return f->observed / (double)(f->bytes ? f->bytes : 1);
 }
 
-static int flow_before(const fc_flow *a, const fc_flow *b)
+static int flow_before(const fc__flow *a, const fc__flow *b)
 {
     double ra = per_byte(a), rb = per_byte(b);
     if (ra != rb)
@@ -262,7 +262,7 @@ static inline size_t site_row(fc__summary *s, uint32_t rank, uint64_t site, int 
     return site_find(s, c, rank, site, send);
 }
 
-static int keep_flow(fc__summary *s, const fc_flow *f, const fc__label_run *runs, size_t nruns);
+static int keep_flow(fc__summary *s, const fc__flow *f, const fc__label_run *runs, size_t nruns);
 
 /* A label of a new largest k: room for its row of times (kslots is above max_k: only a new
  * largest k can need more). Returns 0 or FC_ENOMEM. Out of line, as the one below. */
@@ -299,7 +299,7 @@ static inline int add_time(fc__summary *s, const fc__label_run *run, double d)
 
 /* The end of on_flow: most flows do not rank, which one comparison (flow_before's) with the least
  * bad kept, whose rate is at hand, tells, and nothing is copied. */
-static inline int flow_end(fc__summary *s, const fc_flow *f, const fc__label_run *runs, size_t nruns)
+static inline int flow_end(fc__summary *s, const fc__flow *f, const fc__label_run *runs, size_t nruns)
 {
     if (s->wfull) {
         double ra = per_byte(f);
@@ -313,7 +313,7 @@ static inline int flow_end(fc__summary *s, const fc_flow *f, const fc__label_run
  * call site is not its rank's last: counted tells whether the flow's call-site rows have been
  * counted. Each run's time goes to its label, its node and (for a flow with conflict time) its
  * call sites, in the order of the runs. */
-__attribute__((noinline)) static int flow_rest(fc__summary *s, const fc_flow *f,
+__attribute__((noinline)) static int flow_rest(fc__summary *s, const fc__flow *f,
                                                const fc__label_run *runs, size_t nruns, size_t r,
                                                int counted)
 {
@@ -354,7 +354,7 @@ __attribute__((noinline)) static int flow_rest(fc__summary *s, const fc_flow *f,
  * site that needs more than an addition. Nearly every flow needs none, and then this calls
  * nothing (but keep_flow, last), so that it saves no registers. Only a flow that ranks among the
  * worst is copied, with its main label. */
-static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
+static int on_flow(void *arg, const fc__flow *f, const fc__label_run *runs, size_t nruns)
 {
     fc__summary *s = arg;
     const fc__label_run *run = runs, *end = runs + nruns;
@@ -394,7 +394,7 @@ static int on_flow(void *arg, const fc_flow *f, const fc__label_run *runs, size_
 
 /* Adds flow f, with its label history runs[0..nruns), which ranks among the worst. Out of line,
  * as keep_interval. */
-__attribute__((noinline)) static int keep_flow(fc__summary *s, const fc_flow *f, const fc__label_run *runs,
+__attribute__((noinline)) static int keep_flow(fc__summary *s, const fc__flow *f, const fc__label_run *runs,
                                                size_t nruns)
 {
     int full = s->top && s->nwflows == s->top;
@@ -504,7 +504,7 @@ int fc__summary_finish(fc__summary *s)
     return 0;
 }
 
-int fc__summary_build(const fc_flow *flows, size_t n, size_t top, fc__summary **out)
+int fc__summary_build(const fc__flow *flows, size_t n, size_t top, fc__summary **out)
 {
     fc__summary *s = NULL;
     int rc = fc__summary_new(top, &s);

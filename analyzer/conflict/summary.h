@@ -32,10 +32,10 @@ typedef struct fc__sum_interval {
 
 /* One of the worst flows, with its label history and the label it spent the most time under. */
 typedef struct fc__sum_flow {
-    fc_flow flow;
+    fc__flow flow;
     size_t nruns;
     fc__label_run *runs; /* owned by the summary */
-    fc_label main;
+    fc__label main;
     double conflict_s; /* time under a label other than NONE */
 } fc__sum_flow;
 
@@ -100,7 +100,7 @@ int fc__summary_finish(fc__summary *s);
 
 /* A summary of flows[0..n), swept and finished, in *out. Returns 0, FC_ENOMEM or FC_EINVAL (as
  * fc__intervals_build); *out is NULL on failure. */
-int fc__summary_build(const fc_flow *flows, size_t n, size_t top, fc__summary **out);
+int fc__summary_build(const fc__flow *flows, size_t n, size_t top, fc__summary **out);
 
 /* Flow-seconds under the label (kind, k); 0 for a pair never seen. */
 double fc__summary_time(const fc__summary *s, uint32_t kind, uint32_t k);

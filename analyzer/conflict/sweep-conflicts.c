@@ -215,13 +215,13 @@ int fc__snap_conflicts(fc__snap_flow *v, size_t n, fc__conflict **conf, size_t *
 /* Order of a whole sweep's feed: by start, then id. */
 static int cmp_start(const void *a, const void *b, void *arg)
 {
-    const fc_flow *fl = arg, *x = &fl[*(const size_t *)a], *y = &fl[*(const size_t *)b];
+    const fc__flow *fl = arg, *x = &fl[*(const size_t *)a], *y = &fl[*(const size_t *)b];
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     return (x->id > y->id) - (x->id < y->id);
 }
 
-int fc__sweep_flows(const fc_flow *flows, size_t n, const fc__sweep_ops *ops)
+int fc__sweep_flows(const fc__flow *flows, size_t n, const fc__sweep_ops *ops)
 {
     fc__sweep *s = NULL;
     size_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -237,7 +237,7 @@ int fc__sweep_flows(const fc_flow *flows, size_t n, const fc__sweep_ops *ops)
         if (in_order < n)
             qsort_r(order, n, sizeof *order, cmp_start, (void *)flows);
         for (size_t r = 0; r < n && rc == 0; r++) {
-            const fc_flow *f = &flows[order[r]];
+            const fc__flow *f = &flows[order[r]];
             /* Flows that are never active may hold any times: only the others move the sweep. */
             if (fc__sw_live(f) && isfinite(f->start))
                 rc = fc__sweep_advance(s, f->start);

@@ -23,7 +23,7 @@ typedef struct bnd {
  * by the flows that ended last have not. */
 typedef struct qstart {
     double t, end;
-    fc_flow *fl;
+    fc__flow *fl;
     uint32_t src, dst; /* with fl; without, src is the slot */
 } qstart;
 
@@ -47,7 +47,7 @@ typedef struct slot {
     uint32_t src, dst;              /* dense node indices */
     uint32_t pos_out, pos_in, apos; /* places in out[src], in[dst] and the active set */
     uint32_t inset, seen;           /* stamps: in this relabelling, paired in it */
-    fc_label lab;
+    fc__label lab;
     uint8_t rem;  /* left for the mixed rule (0 before the first label) */
     uint8_t lent; /* the flow is the lender's (fc__sweep_lend), not a copy in flow[] */
     rvec runs;    /* while active only: from rpool at its start, back there at its end */
@@ -80,8 +80,8 @@ struct fc__sweep {
     /* Slots, one per flow from its start (from its fc__sweep_add when not queued by
      * fc__sweep_lend_all: struct qstart) to its end. */
     size_t nslots, cslots;
-    fc_flow *flow; /* copies of the flows given by fc__sweep_add */
-    fc_flow **fp;  /* each slot's flow: its copy in flow[] or the lender's */
+    fc__flow *flow; /* copies of the flows given by fc__sweep_add */
+    fc__flow **fp;  /* each slot's flow: its copy in flow[] or the lender's */
     fc__sweep_back *back;
     slot *sl;
     uint32_t *freed;
@@ -135,6 +135,6 @@ struct fc__sweep {
 /* ---- conflict/sweep.c ---------------------------------------------------------------------------- */
 
 /* ---- the sweep ------------------------------------------------------------------------------ */
-int fc__sw_live(const fc_flow *f);
+int fc__sw_live(const fc__flow *f);
 
 #endif /* FLOWCUT_ANALYZER_CONFLICT_SWEEP_STATE_H */

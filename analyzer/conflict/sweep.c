@@ -17,7 +17,7 @@
 
 uint32_t fc__sweep_stamp_wrap;
 
-static int no_flow_done(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns)
+static int no_flow_done(void *arg, const fc__flow *f, const fc__label_run *runs, size_t nruns)
 {
     (void)arg, (void)f, (void)runs, (void)nruns;
     return 0;
@@ -319,8 +319,8 @@ static uint32_t prev_rem(const fc__sweep *s, uint32_t g)
 static void pair(fc__sweep *s, uint32_t g, uint32_t h)
 {
     uint32_t x = s->nd[s->sl[g].dst].num;
-    s->sl[g].lab = (fc_label){FC_CONFLICT_MIXED_IN, x, 2};
-    s->sl[h].lab = (fc_label){FC_CONFLICT_MIXED_OUT, x, 2};
+    s->sl[g].lab = (fc__label){FC_CONFLICT_MIXED_IN, x, 2};
+    s->sl[h].lab = (fc__label){FC_CONFLICT_MIXED_OUT, x, 2};
     s->sl[g].seen = s->sl[h].seen = s->stamp;
 }
 
@@ -385,11 +385,11 @@ static inline __attribute__((always_inline)) void take_at(fc__sweep *s, relabel 
     p->inset = s->stamp;
     uint8_t was = p->rem;
     if (od >= 2 && od >= id)
-        p->lab = (fc_label){FC_CONFLICT_OUTGOING, a->num, od};
+        p->lab = (fc__label){FC_CONFLICT_OUTGOING, a->num, od};
     else if (id >= 2)
-        p->lab = (fc_label){FC_CONFLICT_INCOMING, b->num, id};
+        p->lab = (fc__label){FC_CONFLICT_INCOMING, b->num, id};
     else
-        p->lab = (fc_label){FC_CONFLICT_NONE, 0, 1};
+        p->lab = (fc__label){FC_CONFLICT_NONE, 0, 1};
     uint8_t rem = p->lab.kind == FC_CONFLICT_NONE;
     p->rem = rem;
     if (far) {
@@ -559,19 +559,19 @@ static inline __attribute__((always_inline)) void label(fc__sweep *s, relabel *r
 
 /* ---- the sweep ------------------------------------------------------------------------------ */
 
-int fc__sw_live(const fc_flow *f)
+int fc__sw_live(const fc__flow *f)
 {
     return !f->intra && f->src_node != f->dst_node && f->end > f->start;
 }
 
 /* Gives a flow the sweep is done with back to its lender. */
-static inline void give_back(fc__sweep *s, fc_flow *f)
+static inline void give_back(fc__sweep *s, fc__flow *f)
 {
     s->back->v[s->back->n++] = f;
 }
 
 /* fc__sweep_add and fc__sweep_lend: f is copied unless lent. */
-static inline __attribute__((always_inline)) int add(fc__sweep *s, const fc_flow *f, fc_flow *lent)
+static inline __attribute__((always_inline)) int add(fc__sweep *s, const fc__flow *f, fc__flow *lent)
 {
     if (!f->intra && (!isfinite(f->start) || !isfinite(f->end)))
         return fc__err(FC_EINVAL, "flows: flow %llu: bad times [%g, %g)", (unsigned long long)f->id, f->start,
@@ -619,7 +619,7 @@ static inline __attribute__((always_inline)) int add(fc__sweep *s, const fc_flow
     return 0;
 }
 
-int fc__sweep_add(fc__sweep *s, const fc_flow *f)
+int fc__sweep_add(fc__sweep *s, const fc__flow *f)
 {
     return add(s, f, NULL);
 }
@@ -629,7 +629,7 @@ void fc__sweep_lender(fc__sweep *s, fc__sweep_back *back)
     s->back = back;
 }
 
-int fc__sweep_lend(fc__sweep *s, fc_flow *f)
+int fc__sweep_lend(fc__sweep *s, fc__flow *f)
 {
     return add(s, f, f);
 }
@@ -663,7 +663,7 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
          * start not below last is not below lo either. */
         double last = s->fh == fn ? lo : fifo[fn - 1].t;
         for (; i < n; i++) {
-            fc_flow *f = v[i].fl;
+            fc__flow *f = v[i].fl;
             double t = v[i].start;
             uint32_t x, y;
             /* The usual flow, active, finite and in order, with known nodes, queued with them to
@@ -709,7 +709,7 @@ static inline __attribute__((always_inline)) int end_flow(fc__sweep *s, uint32_t
     fc__label_run *r = &rv->v[rv->n - 1]; /* a flow active over an interval has a run */
     r->count = s->niv - r->first;
     r->end = t;
-    fc_flow *fl = s->fp[f];
+    fc__flow *fl = s->fp[f];
     int rc = s->ops.flow_done(s->ops.arg, fl, rv->v, rv->n);
     rv->n = 0;
     s->rpool[s->nrpool++] = *rv; /* room for it: see attach */
@@ -855,12 +855,12 @@ size_t fc__sweep_nactive(const fc__sweep *s)
     return s->nact;
 }
 
-const fc_flow *fc__sweep_flow(const fc__sweep *s, size_t i)
+const fc__flow *fc__sweep_flow(const fc__sweep *s, size_t i)
 {
     return s->fp[s->act[i]];
 }
 
-const fc_label *fc__sweep_label(const fc__sweep *s, size_t i)
+const fc__label *fc__sweep_label(const fc__sweep *s, size_t i)
 {
     return &s->sl[s->act[i]].lab;
 }

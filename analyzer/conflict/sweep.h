@@ -28,7 +28,7 @@ typedef struct fc__sweep_ops {
     /* Flow f has passed its end: runs[0..nruns) is its label history in time order (run indices
      * as in fc__label_run). A flow that is never active (intra-node, a node to itself, end <=
      * start) is reported from fc__sweep_add with no runs. The pointers are valid during the call. */
-    int (*flow_done)(void *arg, const fc_flow *f, const fc__label_run *runs, size_t nruns);
+    int (*flow_done)(void *arg, const fc__flow *f, const fc__label_run *runs, size_t nruns);
     /* Either NULL, or both set: an interval whose largest k (fc__sweep_max_k) and active flows
      * (fc__sweep_nactive, below 2^32), as the number k << 32 | flows, are below *min_kn, read at
      * each interval, is not handed to interval but counted in *skipped. For a caller that keeps
@@ -57,12 +57,12 @@ void fc__sweep_free(fc__sweep *s);
  * FC_EINVAL otherwise, and for a flow that is not intra with a time that is not finite. Flow ids
  * order flows where the rules need an order (a cycle pairs from its smallest id), so ids should be
  * distinct. Returns 0, FC_ENOMEM, FC_EINVAL or what flow_done returned. */
-int fc__sweep_add(fc__sweep *s, const fc_flow *f);
+int fc__sweep_add(fc__sweep *s, const fc__flow *f);
 
 /* Where lent flows go back: the sweep appends each flow it is done with to v[n++] (the lender
  * keeps room for all it lends). */
 typedef struct fc__sweep_back {
-    fc_flow **v;
+    fc__flow **v;
     size_t n;
 } fc__sweep_back;
 
@@ -72,12 +72,12 @@ void fc__sweep_lender(fc__sweep *s, fc__sweep_back *back);
 /* As fc__sweep_add, but f itself is kept, not copied: it must stay where it is, unchanged, until
  * the sweep gives it back, right after handing it to flow_done. A flow whose add fails is not given
  * back (the sweep is over then). Saves a copy of each flow, for a caller that keeps them anyway. */
-int fc__sweep_lend(fc__sweep *s, fc_flow *f);
+int fc__sweep_lend(fc__sweep *s, fc__flow *f);
 
 /* A flow to lend in a batch, with its start beside it (as the lender keeps them to sort them). */
 typedef struct fc__sweep_loan {
     double start; /* fl->start */
-    fc_flow *fl;
+    fc__flow *fl;
 } fc__sweep_loan;
 
 /* fc__sweep_lend of v[0].fl, v[1].fl ... v[n - 1].fl in turn, up to the first that fails, whose
@@ -96,14 +96,14 @@ int fc__sweep_finish(fc__sweep *s);
 /* Sweeps flows[0..n) (not kept) from start to finish with a new sweep: flows are given in order
  * of start, then id. Returns 0, FC_ENOMEM, FC_EINVAL (a flow that is not intra has a time that is
  * not finite) or what a caller's function returned. */
-int fc__sweep_flows(const fc_flow *flows, size_t n, const fc__sweep_ops *ops);
+int fc__sweep_flows(const fc__flow *flows, size_t n, const fc__sweep_ops *ops);
 
 /* ---- the active set, valid inside the interval function --------------------------------------- */
 
 /* Flows active in the current interval, and flow i of them (0 <= i < nactive, in no order). */
 size_t fc__sweep_nactive(const fc__sweep *s);
-const fc_flow *fc__sweep_flow(const fc__sweep *s, size_t i);
-const fc_label *fc__sweep_label(const fc__sweep *s, size_t i);
+const fc__flow *fc__sweep_flow(const fc__sweep *s, size_t i);
+const fc__label *fc__sweep_label(const fc__sweep *s, size_t i);
 
 /* Stores the ids of the active flows at ids[0 .. fc__sweep_nactive) (room for them is the
  * caller's), in the order of fc__sweep_flow: one call per interval rather than one per flow. */

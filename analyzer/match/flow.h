@@ -8,12 +8,12 @@
 #include <stdint.h>
 
 /* One matched message. Times are seconds on rank 0's clock (aligned), relative to the trace's
- * origin (fc_trace_origin). Node numbers index the trace's node list (fc_nodes below). The fields
+ * origin (fc_trace_origin). Node numbers index the trace's node list (fc__nodes below). The fields
  * are in the order the analysis reads them: the first 64 bytes hold all that the ordering of the
  * flows and the interval sweep read, the next 64 what the summary reads besides, so that a flow
  * passed along costs one or two cache lines rather than three; and a flow is two lines long, so
  * that one on a line (the feed's) never spans three. */
-typedef struct fc_flow {
+typedef struct fc__flow {
     uint64_t id;                 /* 0, 1, 2 ... in order of start, then source rank */
     uint32_t src_rank, dst_rank; /* world ranks */
     uint32_t src_node, dst_node;
@@ -32,9 +32,9 @@ typedef struct fc_flow {
                                     expansion, collective/collective.h), 0 for a point-to-point one */
     uint8_t coll_alg;            /* the collective's algorithm (FC__CA_*) */
     uint16_t coll_step;          /* the sender's step of the algorithm, from 0 */
-} fc_flow;
-_Static_assert(offsetof(fc_flow, send_start) + sizeof(double) <= 64, "what the sweep reads fits one line");
-_Static_assert(sizeof(fc_flow) == 128, "a flow fills two cache lines");
+} fc__flow;
+_Static_assert(offsetof(fc__flow, send_start) + sizeof(double) <= 64, "what the sweep reads fits one line");
+_Static_assert(sizeof(fc__flow) == 128, "a flow fills two cache lines");
 
 /* Conflict kinds of Martinasso & Mehaut (section 5.1). MIXED_IN and MIXED_OUT are the two roles
  * of a flow in a mixed conflict at a node: entering it or leaving it. */
@@ -45,26 +45,26 @@ _Static_assert(sizeof(fc_flow) == 128, "a flow fills two cache lines");
     X(MIXED_IN, 3, "mixed-in")                                                                    \
     X(MIXED_OUT, 4, "mixed-out")
 
-enum fc_conflict_kind {
+enum fc__conflict_kind {
 #define FC__X(name, num, text) FC_CONFLICT_##name = num,
     FC_CONFLICT_KINDS(FC__X)
 #undef FC__X
 };
 
 /* The conflict that labels one flow in one interval. */
-typedef struct fc_label {
+typedef struct fc__label {
     uint32_t kind; /* FC_CONFLICT_* */
     uint32_t node; /* the node where the conflict happens (unused for NONE) */
     uint32_t k;    /* flows in the conflict (1 for NONE) */
-} fc_label;
+} fc__label;
 
 /* One synchronous homogeneous interval: a maximal span during which the set of active flows does
  * not change. flows[i] is labelled labels[i]. */
-typedef struct fc_interval {
+typedef struct fc__interval {
     double start, end;
     size_t nflows;
     const uint64_t *flows; /* flow ids, ascending */
-    const fc_label *labels;
-} fc_interval;
+    const fc__label *labels;
+} fc__interval;
 
 #endif /* FLOWCUT_ANALYZER_FLOW_H */

@@ -19,7 +19,7 @@ const char *fc__unmatched_reason(uint32_t reason)
 
 static int cmp_flow(const void *a, const void *b)
 {
-    const fc_flow *x = a, *y = b;
+    const fc__flow *x = a, *y = b;
     if (x->intra != y->intra)
         return x->intra - y->intra;
 #define CMP(f)                                                                                     \
@@ -35,7 +35,7 @@ static int cmp_flow(const void *a, const void *b)
 /* Flow x before flow y of the array ctx, by index. */
 static inline int flow_before(const void *ctx, uint32_t x, uint32_t y)
 {
-    const fc_flow *f = ctx;
+    const fc__flow *f = ctx;
     return cmp_flow(&f[x], &f[y]) < 0;
 }
 
@@ -47,7 +47,7 @@ FC__MSORT(msort_flow_ix, uint32_t, flow_before)
  * flows are then moved once, cycle by cycle. cmp_flow orders any two flows (their delivery order,
  * the id, breaks every tie), so the order is qsort's, which also does the sorting when the
  * indices find no memory (it then sorts in place) or would not fit in 32 bits. */
-void fc__sort_flows(fc_flow *flows, size_t n)
+void fc__sort_flows(fc__flow *flows, size_t n)
 {
     if (n < 2)
         return;
@@ -64,7 +64,7 @@ void fc__sort_flows(fc_flow *flows, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (src[i] == i)
             continue;
-        fc_flow tmp = flows[i];
+        fc__flow tmp = flows[i];
         size_t j = i;
         while (src[j] != i) {
             size_t k = src[j];
@@ -80,14 +80,14 @@ void fc__sort_flows(fc_flow *flows, size_t n)
 
 int fc__mt_cmp_unmatched(const void *a, const void *b)
 {
-    const fc_unmatched *x = a, *y = b;
+    const fc__unmatched *x = a, *y = b;
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
     return x->post < y->post ? -1 : x->post > y->post;
 }
 
 /* Numbers the nodes in order of first appearance by world rank. */
-int fc__mt_number_nodes(fc_trace *t, fc_match *res)
+int fc__mt_number_nodes(fc_trace *t, fc__match *res)
 {
     size_t cap = 0;
     for (uint32_t w = 0; w < res->world; w++)

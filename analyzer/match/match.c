@@ -99,7 +99,7 @@ static inline __attribute__((always_inline)) void describe(msg *m, const rstate 
 }
 
 /* 1 when the record's peer is a real partner; PROC_NULL is counted, unmapped peers dropped. */
-static int real_peer(fc_match *res, const fc_record *rec, int send)
+static int real_peer(fc__match *res, const fc_record *rec, int send)
 {
     if (rec->peer >= 0) /* the common case first: PROC_NULL and ANY are negative */
         return 1;
@@ -227,7 +227,7 @@ static int on_complete(matcher *mt, rstate *s, const fc_record *rec, thr *th)
 /* Applies one record of rank s. */
 static int on_record(matcher *mt, rstate *s, const fc_record *rec)
 {
-    fc_match *res = mt->res;
+    fc__match *res = mt->res;
     uint32_t k = rec->ev.kind;
     int rc = 0;
     uint32_t memo = 0; /* the entry of this call, when it makes one (a Sendrecv) */
@@ -474,7 +474,7 @@ static void matcher_free(matcher *mt)
     free(mt->p.slast);
 }
 
-int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink *sink, fc_match **out)
+int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc__match_sink *sink, fc__match **out)
 {
     matcher mt;
     fc_cursor **cur = NULL;
@@ -486,7 +486,7 @@ int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink 
     memset(&mt, 0, sizeof mt);
     mt.free1 = NOMSG;
     mt.chfree1 = NOCHAN;
-    fc_match *res = calloc(1, sizeof *res);
+    fc__match *res = calloc(1, sizeof *res);
     *out = NULL;
     if (res == NULL)
         goto out;
@@ -673,19 +673,19 @@ out:
 
 /* fc__match_trace's sink: every flow kept, in the order of delivery, with its wait entries. */
 typedef struct keep_all {
-    const fc_match *res;
+    const fc__match *res;
     size_t n, cap, wn, wcap;
-    fc_flow *flows;
-    fc_flow_waits *waits;
+    fc__flow *flows;
+    fc__flow_waits *waits;
 } keep_all;
 
-static int keep_start(void *arg, const fc_match *m)
+static int keep_start(void *arg, const fc__match *m)
 {
     ((keep_all *)arg)->res = m;
     return 0;
 }
 
-static int keep_flow(void *arg, const fc_flow *f)
+static int keep_flow(void *arg, const fc__flow *f)
 {
     keep_all *k = arg;
     if (fc__grow((void **)&k->flows, &k->n, &k->cap, sizeof *k->flows) < 0 ||
@@ -696,20 +696,20 @@ static int keep_flow(void *arg, const fc_flow *f)
     return 0;
 }
 
-int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
+int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc__match **out)
 {
     keep_all k = {0};
-    fc_match_sink sink = {.arg = &k, .start = keep_start, .flow = keep_flow};
+    fc__match_sink sink = {.arg = &k, .start = keep_start, .flow = keep_flow};
     int rc = fc__match_stream(t, eager_threshold, &sink, out);
     if (rc < 0) {
         free(k.flows);
         free(k.waits);
         return rc;
     }
-    fc_match *res = *out;
+    fc__match *res = *out;
     /* The array grew by doubling: give back the slack, up to half of what the flows take, which
      * the analysis keeps to its end. */
-    fc_flow *fit = k.n > 0 && k.n < k.cap ? realloc(k.flows, k.n * sizeof *k.flows) : NULL;
+    fc__flow *fit = k.n > 0 && k.n < k.cap ? realloc(k.flows, k.n * sizeof *k.flows) : NULL;
     res->flows = fit != NULL ? fit : k.flows;
     /* Order the flows and give ids; the worst violation's index is remapped through a marker. */
     if (res->clock_violations)
@@ -742,7 +742,7 @@ int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out)
     return 0;
 }
 
-void fc__match_free(fc_match *m)
+void fc__match_free(fc__match *m)
 {
     if (m == NULL)
         return;

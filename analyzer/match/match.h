@@ -21,7 +21,7 @@
 #define FC_NODE_NONE UINT32_MAX
 
 /* The wait states found at one call site of one rank (Scalasca's definitions), in seconds. */
-typedef struct fc_wait_site {
+typedef struct fc__wait_site {
     uint32_t rank;        /* world rank */
     uint64_t site;        /* call-site id on that rank (0: none recorded) */
     double late_sender;   /* time a blocking receive, or a wait on receive requests, spent before
@@ -29,7 +29,7 @@ typedef struct fc_wait_site {
     double late_receiver; /* time a synchronous or rendezvous send, or a wait on its request, spent
                              before the matching receive was posted */
     uint64_t n_late_sender, n_late_receiver; /* calls that waited a positive time */
-} fc_wait_site;
+} fc__wait_site;
 
 /* Why a message instance was left without a partner. */
 #define FC_UNMATCHED_REASONS(X)                                                                    \
@@ -38,14 +38,14 @@ typedef struct fc_wait_site {
     X(INCOMPLETE, 2, "receive matched but never completed while tracing")                         \
     X(NO_PEER_FILE, 3, "the peer rank has no trace file")
 
-enum fc_unmatched_reason {
+enum fc__unmatched_reason {
 #define FC__X(name, num, text) FC_UNMATCHED_##name = num,
     FC_UNMATCHED_REASONS(FC__X)
 #undef FC__X
 };
 
 /* One send or receive without a partner. */
-typedef struct fc_unmatched {
+typedef struct fc__unmatched {
     int send;           /* 1 for a send, 0 for a receive */
     uint32_t rank;      /* world rank of the call */
     int64_t peer;       /* world rank of the partner, or FC_PEER_ANY for an unresolved wildcard */
@@ -55,39 +55,39 @@ typedef struct fc_unmatched {
     uint64_t site;
     double post;        /* seconds since the origin */
     uint32_t reason;    /* FC_UNMATCHED_* */
-} fc_unmatched;
+} fc__unmatched;
 
 /* When each end of a flow started waiting for it: the entry of the call that completed it (a
  * blocking call's own entry, a Wait's for a request; for a request completed by a Test, which its
  * rank polled, its post), in seconds since the origin. Until then the rank was computing or in
  * other calls: the time it was not there to take part. */
-typedef struct fc_flow_waits {
+typedef struct fc__flow_waits {
     double send_wait, recv_wait;
     int send_early; /* 1: a send that waits for its receive completed before that receive was
-                       posted (counted in fc_match.send_violations) */
-} fc_flow_waits;
+                       posted (counted in fc__match.send_violations) */
+} fc__flow_waits;
 
 /* Bytes and messages sent from node src to node dst. */
-typedef struct fc_traffic {
+typedef struct fc__traffic {
     uint32_t src, dst;
     uint64_t count;
     double bytes;
     uint64_t coll_count;   /* of those, the messages of collectives (collective/calls.h) */
     double coll_bytes;
-} fc_traffic;
+} fc__traffic;
 
 /* Node counts up to this one sum the traffic in a matrix, larger ones in a table of the pairs
  * (1024; the tests lower it to check the table). */
 extern size_t fc__traffic_dense;
 
 /* The result of matching one trace. Owned by the caller (fc__match_free). */
-typedef struct fc_match {
+typedef struct fc__match {
     uint64_t eager_threshold;   /* bytes, as given */
     /* flows[0 .. ninter) are the inter-node flows, ids 0 .. ninter-1 in order of start, then source
      * rank; flows[ninter .. nflows) are the intra-node messages (intra = 1), ids continuing in the
      * same order. flows[i].id == i throughout. */
     size_t nflows, ninter;
-    fc_flow *flows;
+    fc__flow *flows;
     /* Nodes numbered in order of first appearance by world rank (fc_rank_info.node, else the host
      * name, else "rank-N" for a rank that names neither). */
     size_t nnodes;
@@ -98,18 +98,18 @@ typedef struct fc_match {
      * destination, one entry per pair: a list, so that memory follows the pairs that talk, where
      * a matrix of 4096 nodes took 256 MiB. */
     size_t ntraffic;
-    fc_traffic *traffic;
+    fc__traffic *traffic;
     struct fc__traffic_acc *acc; /* private to match.c: the sums while matching */
     double *late_sender;        /* per world rank, seconds */
     double *late_receiver;
     size_t nsites;              /* wait states per (rank, site), sorted by rank then site */
-    fc_wait_site *sites;
+    fc__wait_site *sites;
     uint64_t sends, recvs;      /* message instances found (PROC_NULL and cancelled ones excluded) */
     uint64_t cancelled;         /* instances completed as cancelled, left out of the matching */
     uint64_t proc_null;         /* sends and receives with MPI_PROC_NULL, left out */
     uint64_t unmatched_sends, unmatched_recvs; /* entries of unmatched[] by side */
     size_t nunmatched;
-    fc_unmatched *unmatched;    /* in order of rank, then post */
+    fc__unmatched *unmatched;    /* in order of rank, then post */
     /* Clock condition: a receive completing before its send started, on the aligned clock. The
      * flows keep their measured times (never clamped); these count and locate the violations. */
     uint64_t clock_violations;
@@ -132,9 +132,9 @@ typedef struct fc_match {
     double *clock_unc;          /* per world rank: its clock uncertainty in seconds */
     /* waits[i]: flow i's wait entries (fc__match_trace only; NULL when streamed). cur_waits: those
      * of the flow being delivered to a sink, valid during its flow call. */
-    fc_flow_waits *waits;
-    fc_flow_waits cur_waits;
-} fc_match;
+    fc__flow_waits *waits;
+    fc__flow_waits cur_waits;
+} fc__match;
 
 /* Matches every send of the trace to its receive (communicator, source, destination and tag, in
  * MPI's non-overtaking order, wildcards resolved through the recorded status) and builds the
@@ -142,19 +142,19 @@ typedef struct fc_match {
  * threshold (bytes) selects the rendezvous start rule and which standard sends can be Late
  * Receivers; 0 means FC_MATCH_EAGER_DEFAULT. On success *out owns the result (fc__match_free); on
  * failure *out is NULL and the code is a reader error (fc_errmsg names it) or FC_ENOMEM. */
-int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc_match **out);
+int fc__match_trace(fc_trace *t, uint64_t eager_threshold, fc__match **out);
 /* Where fc__match_stream delivers the matched messages. */
-typedef struct fc_match_sink {
+typedef struct fc__match_sink {
     void *arg;
     /* Called once before any flow, with the result being filled: its nodes, world and rank_node
      * are final (may be NULL). */
-    int (*start)(void *arg, const fc_match *m);
+    int (*start)(void *arg, const fc__match *m);
     /* One matched message (inter- or intra-node), in the order pairs complete; its id is the
      * order of delivery (0, 1, 2 ...), not yet the final id. The flow is valid during the call. */
-    int (*flow)(void *arg, const fc_flow *f);
+    int (*flow)(void *arg, const fc__flow *f);
     /* No flow delivered from now on starts before watermark (seconds since the origin). */
     int (*advance)(void *arg, double watermark);
-} fc_match_sink;
+} fc__match_sink;
 
 /* The same match, with the flows handed to sink as they are paired instead of kept: the result
  * holds every count, the traffic, wait states and unmatched messages, but nflows flows are not
@@ -162,15 +162,15 @@ typedef struct fc_match_sink {
  * held at one time are those in flight; a send that never meets its receive (a rank that died
  * mid-run) holds the watermark back until the end. A non-zero return of a sink function stops the
  * match with that code. */
-int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc_match_sink *sink, fc_match **out);
+int fc__match_stream(fc_trace *t, uint64_t eager_threshold, const fc__match_sink *sink, fc__match **out);
 
 /* Frees a match result; NULL is a no-op. */
-void fc__match_free(fc_match *m);
+void fc__match_free(fc__match *m);
 
 /* Sorts flows[0..n) in fc__match_trace's order: intra-node flows last, then by start, source
  * rank, destination rank, end, send start and id. Never fails (with no memory for its indices it
  * sorts in place, more slowly). */
-void fc__sort_flows(fc_flow *flows, size_t n);
+void fc__sort_flows(fc__flow *flows, size_t n);
 /* A one-word-per-reason description of an FC_UNMATCHED_* code, or "unknown". */
 const char *fc__unmatched_reason(uint32_t reason);
 

@@ -151,9 +151,9 @@ typedef struct wcall {
 
 /* Shared state of the pairing pass. */
 typedef struct pairing {
-    fc_match *res;
-    const fc_match_sink *sink;
-    int (*flow)(void *arg, const fc_flow *f); /* the sink's, at hand */
+    fc__match *res;
+    const fc__match_sink *sink;
+    int (*flow)(void *arg, const fc__flow *f); /* the sink's, at hand */
     void *arg;
     int64_t origin;
     size_t nunm_cap;
@@ -187,7 +187,7 @@ struct fc__traffic_acc {
     size_t nn;
     double *tb; /* dense: [s * nn + d] */
     uint64_t *tc;
-    fc_traffic *cell; /* sparse: open addressing on (src, dst), count 0 for an empty cell */
+    fc__traffic *cell; /* sparse: open addressing on (src, dst), count 0 for an empty cell */
     size_t cap, n;
 };
 
@@ -213,7 +213,7 @@ _Static_assert(sizeof(msg) == 128 && sizeof(chan) == 64 && sizeof(wcall) == 64, 
 
 typedef struct matcher {
     pairing p;
-    fc_match *res;
+    fc__match *res;
     rstate *st; /* by world rank; st[w].r is NULL for a rank without a file */
     msg *pool;
     size_t npool, cpool;
@@ -285,12 +285,12 @@ int fc__comm_keys(const fc_rank *r, uint64_t **keys, size_t *n);
  * flows are then moved once, cycle by cycle. cmp_flow orders any two flows (their delivery order,
  * the id, breaks every tie), so the order is qsort's, which also does the sorting when the
  * indices find no memory (it then sorts in place) or would not fit in 32 bits. */
-void fc__sort_flows(fc_flow *flows, size_t n);
+void fc__sort_flows(fc__flow *flows, size_t n);
 
 int fc__mt_cmp_unmatched(const void *a, const void *b);
 
 /* Numbers the nodes in order of first appearance by world rank. */
-int fc__mt_number_nodes(fc_trace *t, fc_match *res);
+int fc__mt_number_nodes(fc_trace *t, fc__match *res);
 
 /* ---- pairing.c -------------------------------------------------------------------------------- */
 
@@ -318,13 +318,13 @@ int fc__mt_call_flush(pairing *p, uint32_t i);
  * the thread's remembered entry (thr.call). */
 int fc__mt_call_close(pairing *p, uint32_t rank, uint64_t site, int64_t t0, uint32_t memo);
 
-int fc__mt_traffic_acc_new(fc_match *res);
+int fc__mt_traffic_acc_new(fc__match *res);
 
 void fc__mt_traffic_acc_free(struct fc__traffic_acc *a);
 
 /* Turns the sums into res->traffic, in order, and counts the inter-node flows: those off the
  * diagonal, where each flow counts once. Returns 0 or FC_ENOMEM. */
-int fc__mt_traffic_finish(fc_match *res);
+int fc__mt_traffic_finish(fc__match *res);
 
 /* Turns a matched fc__mt_pair into a flow and its wait states; an incomplete receive is reported instead
  * (rdone: the caller has seen it complete). */

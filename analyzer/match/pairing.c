@@ -7,7 +7,7 @@
 
 int fc__mt_cmp_site(const void *a, const void *b)
 {
-    const fc_wait_site *x = a, *y = b;
+    const fc__wait_site *x = a, *y = b;
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
     return (x->site > y->site) - (x->site < y->site);
@@ -20,10 +20,10 @@ static double secs(const pairing *p, int64_t ns)
 
 int fc__mt_add_unmatched(pairing *p, const msg *m, int send, uint32_t reason)
 {
-    fc_match *res = p->res;
+    fc__match *res = p->res;
     if (fc__grow((void **)&res->unmatched, &res->nunmatched, &p->nunm_cap, sizeof *res->unmatched) < 0)
         return FC_ENOMEM;
-    fc_unmatched *u = &res->unmatched[res->nunmatched++];
+    fc__unmatched *u = &res->unmatched[res->nunmatched++];
     u->send = send;
     u->rank = send ? m->src : m->dst;
     u->peer = send ? (int64_t)m->dst : (m->flags & MF_WILD) ? FC_PEER_ANY : (int64_t)m->src;
@@ -194,13 +194,13 @@ int fc__mt_call_flush(pairing *p, uint32_t i)
 }
 
 /* The row of site (rank, site) in res->sites, made when new; NULL when out of memory. */
-static fc_wait_site *site_row(pairing *p, uint32_t rank, uint64_t site)
+static fc__wait_site *site_row(pairing *p, uint32_t rank, uint64_t site)
 {
-    fc_match *res = p->res;
+    fc__match *res = p->res;
     uint64_t h = call_hash(rank, site, 0);
     size_t k = p->stcap ? h & (p->stcap - 1) : 0;
     for (; p->stcap && p->stab[k]; k = (k + 1) & (p->stcap - 1)) {
-        fc_wait_site *d = &res->sites[p->stab[k] - 1];
+        fc__wait_site *d = &res->sites[p->stab[k] - 1];
         if (d->rank == rank && d->site == site)
             return d;
     }
@@ -217,7 +217,7 @@ static fc_wait_site *site_row(pairing *p, uint32_t rank, uint64_t site)
     }
     if (fc__grow((void **)&res->sites, &res->nsites, &p->scap, sizeof *res->sites) < 0)
         return NULL;
-    fc_wait_site *d = &res->sites[res->nsites];
+    fc__wait_site *d = &res->sites[res->nsites];
     memset(d, 0, sizeof *d);
     d->rank = rank;
     d->site = site;
@@ -231,11 +231,11 @@ static fc_wait_site *site_row(pairing *p, uint32_t rank, uint64_t site)
 static inline __attribute__((always_inline)) int site_add(pairing *p, uint32_t rank, uint64_t site, double ls,
                                                           double lr)
 {
-    fc_match *res = p->res;
+    fc__match *res = p->res;
     if (ls <= 0 && lr <= 0)
         return 0;
     /* The rank that waited is the one whose record posted or completed the message: below world. */
-    fc_wait_site *d;
+    fc__wait_site *d;
     uint32_t last = p->slast[rank];
     if (last != 0 && res->sites[last - 1].site == site)
         d = &res->sites[last - 1];
@@ -300,7 +300,7 @@ static __attribute__((noinline)) int traffic_add_sparse(struct fc__traffic_acc *
 {
     if (2 * (a->n + 1) > a->cap) { /* at most half full */
         size_t ncap = a->cap ? 2 * a->cap : 1024;
-        fc_traffic *c = calloc(ncap, sizeof *c);
+        fc__traffic *c = calloc(ncap, sizeof *c);
         if (c == NULL)
             return FC_ENOMEM;
         for (size_t i = 0; i < a->cap; i++)
@@ -317,9 +317,9 @@ static __attribute__((noinline)) int traffic_add_sparse(struct fc__traffic_acc *
     size_t h = traffic_home(s, d, a->cap);
     while (a->cell[h].count && (a->cell[h].src != s || a->cell[h].dst != d))
         h = (h + 1) & (a->cap - 1);
-    fc_traffic *c = &a->cell[h];
+    fc__traffic *c = &a->cell[h];
     if (c->count == 0) {
-        *c = (fc_traffic){.src = s, .dst = d};
+        *c = (fc__traffic){.src = s, .dst = d};
         a->n++;
     }
     c->bytes += bytes;
@@ -338,7 +338,7 @@ static inline int traffic_add(struct fc__traffic_acc *a, uint32_t s, uint32_t d,
     return traffic_add_sparse(a, s, d, bytes);
 }
 
-int fc__mt_traffic_acc_new(fc_match *res)
+int fc__mt_traffic_acc_new(fc__match *res)
 {
     struct fc__traffic_acc *a = calloc(1, sizeof *a);
     if (a == NULL)
@@ -366,7 +366,7 @@ void fc__mt_traffic_acc_free(struct fc__traffic_acc *a)
 
 static int cmp_traffic(const void *x, const void *y)
 {
-    const fc_traffic *a = x, *b = y;
+    const fc__traffic *a = x, *b = y;
     if (a->src != b->src)
         return a->src < b->src ? -1 : 1;
     return (a->dst > b->dst) - (a->dst < b->dst);
@@ -374,7 +374,7 @@ static int cmp_traffic(const void *x, const void *y)
 
 /* Turns the sums into res->traffic, in order, and counts the inter-node flows: those off the
  * diagonal, where each flow counts once. Returns 0 or FC_ENOMEM. */
-int fc__mt_traffic_finish(fc_match *res)
+int fc__mt_traffic_finish(fc__match *res)
 {
     struct fc__traffic_acc *a = res->acc;
     size_t n = 0;
@@ -389,7 +389,7 @@ int fc__mt_traffic_finish(fc_match *res)
     if (a->tb != NULL) {
         for (size_t i = 0; i < a->nn * a->nn; i++)
             if (a->tc[i])
-                res->traffic[res->ntraffic++] = (fc_traffic){.src = (uint32_t)(i / a->nn), .dst = (uint32_t)(i % a->nn), .count = a->tc[i], .bytes = a->tb[i]};
+                res->traffic[res->ntraffic++] = (fc__traffic){.src = (uint32_t)(i / a->nn), .dst = (uint32_t)(i % a->nn), .count = a->tc[i], .bytes = a->tb[i]};
     } else {
         for (size_t i = 0; i < a->cap; i++)
             if (a->cell[i].count)
@@ -420,10 +420,10 @@ static inline __attribute__((always_inline)) int add_wait(pairing *p, const msg 
  * (rdone: the caller has seen it complete). */
 int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
 {
-    fc_match *res = p->res;
+    fc__match *res = p->res;
     if (!rdone && !(r->flags & MF_DONE))
         return fc__mt_add_unmatched(p, r, 0, FC_UNMATCHED_INCOMPLETE);
-    fc_flow fl, *f = &fl; /* every field set below */
+    fc__flow fl, *f = &fl; /* every field set below */
     f->id = res->nflows; /* the order of delivery */
     f->src_rank = s->src;
     f->dst_rank = r->dst;
@@ -474,7 +474,7 @@ int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
     /* A send that waits for its receive cannot complete before the receive is posted. */
     int waits = ((s->flags & MF_SYNC) != 0) | (f->rendezvous & !(s->flags & MF_BUFFERED));
     /* A request completed by a Test was polled: its rank took part from the post. */
-    res->cur_waits = (fc_flow_waits){secs(p, (s->flags & MF_TESTED) ? s->post : s->wait_t0),
+    res->cur_waits = (fc__flow_waits){secs(p, (s->flags & MF_TESTED) ? s->post : s->wait_t0),
                                      secs(p, (r->flags & MF_TESTED) ? r->post : r->wait_t0), 0};
     if (waits && (s->flags & MF_DONE) && s->end < r->post) {
         res->cur_waits.send_early = 1;

@@ -43,18 +43,18 @@ static int cmp_double(const void *x, const void *y)
 /* Fits up to two segments (below and above threshold) from flows of one side (intra or not)
  * whose ids pass keep[] (NULL: all), each flow's time divided by div[i] (NULL: by 1), into *seg /
  * *nseg. Returns the number of flows used. */
-static size_t fit_side_times(const fc_match *m, size_t lo, size_t hi, const uint8_t *keep, const double *div,
+static size_t fit_side_times(const fc__match *m, size_t lo, size_t hi, const uint8_t *keep, const double *div,
                              const double *tim, uint64_t threshold, double *bb, double *tt, fc__segment *seg,
                              size_t *nseg);
 
-static size_t fit_side(const fc_match *m, size_t lo, size_t hi, const uint8_t *keep, const double *div,
+static size_t fit_side(const fc__match *m, size_t lo, size_t hi, const uint8_t *keep, const double *div,
                        uint64_t threshold, double *bb, double *tt, fc__segment *seg, size_t *nseg)
 {
     return fit_side_times(m, lo, hi, keep, div, NULL, threshold, bb, tt, seg, nseg);
 }
 
 /* fit_side with flow i's time tim[i] in place of its observed time (NULL: the observed time). */
-static size_t fit_side_times(const fc_match *m, size_t lo, size_t hi, const uint8_t *keep, const double *div,
+static size_t fit_side_times(const fc__match *m, size_t lo, size_t hi, const uint8_t *keep, const double *div,
                              const double *tim, uint64_t threshold, double *bb, double *tt, fc__segment *seg,
                              size_t *nseg)
 {
@@ -64,7 +64,7 @@ static size_t fit_side_times(const fc_match *m, size_t lo, size_t hi, const uint
     for (int big = 0; big < 2; big++) {
         size_t n = 0;
         for (size_t i = lo; i < hi; i++) {
-            const fc_flow *f = &m->flows[i];
+            const fc__flow *f = &m->flows[i];
             if ((keep && !keep[i]) || !(f->observed > 0) || (f->bytes >= threshold) != big)
                 continue;
             double ti = tim ? tim[i] : f->observed;
@@ -104,10 +104,10 @@ static int add_cut(fc__profile *p, uint32_t kind, uint32_t k, double alpha)
 }
 
 /* The flow cuts: fitted where enough flows lived under one label, assumed elsewhere. */
-static int fit_cuts_kept(const fc_match *m, const fc__intervals *iv, fc__profile *p, double *vals,
+static int fit_cuts_kept(const fc__match *m, const fc__intervals *iv, fc__profile *p, double *vals,
                          const uint8_t *keep, const double *tim, size_t *fitted, size_t *assumed);
 
-static int fit_cuts(const fc_match *m, const fc__intervals *iv, fc__profile *p, double *vals, size_t *fitted,
+static int fit_cuts(const fc__match *m, const fc__intervals *iv, fc__profile *p, double *vals, size_t *fitted,
                     size_t *assumed)
 {
     return fit_cuts_kept(m, iv, p, vals, NULL, NULL, fitted, assumed);
@@ -115,7 +115,7 @@ static int fit_cuts(const fc_match *m, const fc__intervals *iv, fc__profile *p, 
 
 /* fit_cuts over the flows keep[] names (NULL: all), with flow i's time tim[i] (NULL: observed);
  * with keep, a fitted cut stays between 0 and k - 1, a free flow and a fair share. */
-static int fit_cuts_kept(const fc_match *m, const fc__intervals *iv, fc__profile *p, double *vals,
+static int fit_cuts_kept(const fc__match *m, const fc__intervals *iv, fc__profile *p, double *vals,
                          const uint8_t *keep, const double *tim, size_t *fitted, size_t *assumed)
 {
     uint32_t maxk = fc__intervals_max_k(iv);
@@ -129,7 +129,7 @@ static int fit_cuts_kept(const fc_match *m, const fc__intervals *iv, fc__profile
                 continue;
             size_t n = 0;
             for (size_t i = 0; i < m->ninter; i++) {
-                const fc_flow *f = &m->flows[i];
+                const fc__flow *f = &m->flows[i];
                 const fc__label_run *runs;
                 size_t nr;
                 if ((keep && !keep[i]) || fc__intervals_history(iv, f->id, &runs, &nr) < 0 || nr != 1 ||
@@ -161,7 +161,7 @@ static int fit_cuts_kept(const fc_match *m, const fc__intervals *iv, fc__profile
     return 0;
 }
 
-int fc__selfcal(const fc_match *m, const fc__intervals *iv, fc__profile **out, char *note, size_t nnote)
+int fc__selfcal(const fc__match *m, const fc__intervals *iv, fc__profile **out, char *note, size_t nnote)
 {
     int rc = FC_ENOMEM;
     size_t n1 = m->nflows ? m->nflows : 1;
@@ -182,7 +182,7 @@ int fc__selfcal(const fc_match *m, const fc__intervals *iv, fc__profile **out, c
         double w = 0, len = 0;
         alone[i] = fc__intervals_history(iv, m->flows[i].id, &runs, &nr) == 0 && nr > 0;
         for (size_t r = 0; r < nr; r++) {
-            const fc_label *l = &runs[r].label;
+            const fc__label *l = &runs[r].label;
             double d = runs[r].end - runs[r].start;
             int same = l->kind == FC_CONFLICT_OUTGOING || l->kind == FC_CONFLICT_INCOMING;
             w += d * (same ? l->k : 1);
@@ -251,7 +251,7 @@ out:
 
 /* Uncontended (alone[i]) and the time-weighted mean degree of each inter-node flow, as
  * fc__selfcal reads them from the label histories. Returns the flows that ran alone. */
-static size_t degrees(const fc_match *m, const fc__intervals *iv, uint8_t *alone, double *degree)
+static size_t degrees(const fc__match *m, const fc__intervals *iv, uint8_t *alone, double *degree)
 {
     size_t nalone = 0;
     for (size_t i = 0; i < m->ninter; i++) {
@@ -260,7 +260,7 @@ static size_t degrees(const fc_match *m, const fc__intervals *iv, uint8_t *alone
         double w = 0, len = 0;
         alone[i] = fc__intervals_history(iv, m->flows[i].id, &runs, &nr) == 0 && nr > 0;
         for (size_t r = 0; r < nr; r++) {
-            const fc_label *l = &runs[r].label;
+            const fc__label *l = &runs[r].label;
             double d = runs[r].end - runs[r].start;
             int same = l->kind == FC_CONFLICT_OUTGOING || l->kind == FC_CONFLICT_INCOMING;
             w += d * (same ? l->k : 1);
@@ -277,7 +277,7 @@ static size_t degrees(const fc_match *m, const fc__intervals *iv, uint8_t *alone
 /* The inter-node segments fitted to the flows keep[] names, with times tim[]: to those that ran
  * alone when there are enough, else to all of them each divided by its degree (*div is then
  * degree, else NULL). */
-static size_t fit_kept(const fc_match *m, const uint8_t *keep, const uint8_t *alone, const double *degree,
+static size_t fit_kept(const fc__match *m, const uint8_t *keep, const uint8_t *alone, const double *degree,
                        const double *tim, uint8_t *both, double *bb, double *tt, fc__segment *seg, size_t *nseg,
                        const double **div)
 {
@@ -312,7 +312,7 @@ static double median_of(double *v, size_t n)
  * 10th percentile of what the flows show. And the rate is one a NIC reached: at most the largest
  * of div[i] x bytes / (time - latency). vals has room for m->ninter values. Returns 0, or -1 when
  * no positive latency can be had. */
-static int check_segment(const fc_match *m, const uint8_t *keep, const double *tim, const double *div,
+static int check_segment(const fc__match *m, const uint8_t *keep, const double *tim, const double *div,
                          int over, double fixed_lat, double *vals, fc__segment *s, int *capped, int *assumed)
 {
     size_t n = 0;
@@ -381,7 +381,7 @@ static int check_segment(const fc_match *m, const uint8_t *keep, const double *t
     return 0;
 }
 
-int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, fc__observation *ob, fc__profile **out,
+int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observation *ob, fc__profile **out,
                          char *note, size_t nnote)
 {
     int rc = FC_ENOMEM;
@@ -400,7 +400,7 @@ int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, fc__observa
      * slices a descheduled rank loses on any network. */
     size_t ncand = 0;
     for (size_t i = 0; i < m->ninter; i++) {
-        const fc_flow *f = &m->flows[i];
+        const fc__flow *f = &m->flows[i];
         const fc__obs *o = &ob->flow[i];
         int over = (f->src_rank < ob->world && ob->oversub[f->src_rank]) ||
                    (f->dst_rank < ob->world && ob->oversub[f->dst_rank]);
@@ -551,7 +551,7 @@ static int iverr_interval(void *arg, const fc__sweep *s, size_t v, double start,
     return 0;
 }
 
-static int interval_errors(const fc_match *m, const fc__intervals *iv, double *const *pred, unsigned nq,
+static int interval_errors(const fc__match *m, const fc__intervals *iv, double *const *pred, unsigned nq,
                            const uint8_t *judged, double **err)
 {
     iverr x = {.err = err, .nq = nq, .niv = fc__intervals_count(iv)};
@@ -569,7 +569,7 @@ static int interval_errors(const fc_match *m, const fc__intervals *iv, double *c
     if (e == NULL)
         return fc__err(FC_ENOMEM, "prediction: out of memory");
     for (size_t i = 0; i < m->ninter; i++) {
-        const fc_flow *f = &m->flows[i];
+        const fc__flow *f = &m->flows[i];
         for (unsigned q = 0; q < nq; q++) {
             double p = pred[q][f->id];
             e[f->id * nq + q] = !f->coll && f->observed > 0 && isfinite(p) && (judged == NULL || judged[i])
@@ -585,7 +585,7 @@ static int interval_errors(const fc_match *m, const fc__intervals *iv, double *c
     return rc;
 }
 
-int fc__prediction_run(const fc_match *m, const fc__intervals *iv, fc__profile *p, const unsigned *models,
+int fc__prediction_run(const fc__match *m, const fc__intervals *iv, fc__profile *p, const unsigned *models,
                        unsigned n, int all, fc__prediction **out)
 {
     int rc = FC_ENOMEM;
@@ -643,7 +643,7 @@ out:
     return rc;
 }
 
-int fc__prediction_judge(fc__prediction *pr, const fc_match *m, const fc__intervals *iv, const uint8_t *judged)
+int fc__prediction_judge(fc__prediction *pr, const fc__match *m, const fc__intervals *iv, const uint8_t *judged)
 {
     size_t n = 0;
     double *obs = malloc((m->ninter ? m->ninter : 1) * sizeof *obs);

@@ -47,7 +47,7 @@ typedef struct fc__prediction {
  * max-rate parameters become s = latency and r_nic = r_core_base = 1/per_byte, r_core_incr = 0.
  * Writes one line saying what was fitted and what assumed into note. Returns 0, FC_EINVAL (no
  * flow to fit: message in fc_errmsg) or FC_ENOMEM. */
-int fc__selfcal(const fc_match *m, const fc__intervals *iv, fc__profile **out, char *note, size_t n);
+int fc__selfcal(const fc__match *m, const fc__intervals *iv, fc__profile **out, char *note, size_t n);
 
 /* Self-calibration that fits network flows only (observe.h): ob holds the parts the events give
  * (fc__observe_new). A first fit, to the flows whose ends both took part in most of their time
@@ -58,7 +58,7 @@ int fc__selfcal(const fc_match *m, const fc__intervals *iv, fc__profile **out, c
  * mixed). With fewer than FC_SELFCAL_MIN_FLOWS network flows, or no positive latency, *out is NULL
  * and note says why: the models are left out. Returns 0 or FC_ENOMEM. */
 struct fc__observation;
-int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, struct fc__observation *ob,
+int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, struct fc__observation *ob,
                          fc__profile **out, char *note, size_t n);
 
 /* Runs models[0 .. n) on the inter-node flows of m with profile p (ownership passes to the
@@ -68,13 +68,13 @@ int fc__selfcal_observed(const fc_match *m, const fc__intervals *iv, struct fc__
  * for each of iv's intervals. Returns 0, FC_EINVAL (also: a flow's time is not finite, or the
  * flows give more intervals than iv) or FC_ENOMEM; *out is owned by the caller
  * (fc__prediction_free). */
-int fc__prediction_run(const fc_match *m, const fc__intervals *iv, fc__profile *p, const unsigned *models,
+int fc__prediction_run(const fc__match *m, const fc__intervals *iv, fc__profile *p, const unsigned *models,
                        unsigned n, int all, fc__prediction **out);
 
 /* Recomputes the errors of pr (per model and per interval) over the inter-node flows i of m with
  * judged[i] set, the predictions staying those of every flow. Returns 0 or FC_ENOMEM (pr's
  * errors then partly recomputed). */
-int fc__prediction_judge(fc__prediction *pr, const fc_match *m, const fc__intervals *iv, const uint8_t *judged);
+int fc__prediction_judge(fc__prediction *pr, const fc__match *m, const fc__intervals *iv, const uint8_t *judged);
 
 /* Frees everything the prediction owns; NULL is a no-op. */
 void fc__prediction_free(fc__prediction *pr);

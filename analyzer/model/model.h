@@ -36,7 +36,7 @@
     X(MAXRATE, 2, "maxrate")                                                                      \
     X(FAIRSHARE, 3, "fairshare")
 
-enum fc_model_id {
+enum fc__model_id {
 #define FC__X(name, num, text) FC_MODEL_##name = num,
     FC_MODELS(FC__X)
 #undef FC__X
@@ -117,7 +117,7 @@ int fc__net_settle(fc__net *n, double until, double *t, uint64_t *key);
  * interval, until it ends. Stores the predicted duration (end - start, seconds) of flow i in
  * pred[i] (an array of m->ninter the caller owns; NAN for a flow the simulation never completes,
  * which the error statistics and the reports leave out). Returns 0, FC_EINVAL or FC_ENOMEM. */
-int fc__predict(const fc_match *m, const fc__profile *p, unsigned model, double *pred);
+int fc__predict(const fc__match *m, const fc__profile *p, unsigned model, double *pred);
 
 /* Errors of a prediction, following the report's Table 3. Flows with an observed time <= 0 or
  * not finite, or a prediction that is not finite, are left out; with none left every field is

@@ -102,7 +102,7 @@ typedef struct aux {
     size_t vcap;  /* capacity of both states' buf */
     size_t *idx;  /* the inter-node messages in their data phase, in key order */
     uint32_t *src, *dst;
-    fc_label *lab;
+    fc__label *lab;
     unsigned char *frozen;
     size_t ncap;  /* capacity of the per-node arrays */
     uint32_t *cout, *cin;
@@ -233,7 +233,7 @@ static int speeds_flowcut(const fc__net *n, aux *a, state *s, size_t d)
     for (size_t j = 0; j < d; j++) {
         msg *m = &s->v[a->idx[j]];
         uint32_t ro = a->cout[m->isrc]++, ri = a->cin[m->idst]++;
-        const fc_label *l = &a->lab[j];
+        const fc__label *l = &a->lab[j];
         double alpha = 0;
         switch (l->kind) {
         case FC_CONFLICT_OUTGOING:
@@ -596,7 +596,7 @@ static int reserve_msgs(fc__net *n)
     if (s->n >= a->mcap) {
         size_t cap = a->mcap ? 2 * a->mcap : 16;
         if (resize(&a->idx, cap, sizeof(size_t)) || resize(&a->src, cap, sizeof(uint32_t)) ||
-            resize(&a->dst, cap, sizeof(uint32_t)) || resize(&a->lab, cap, sizeof(fc_label)) ||
+            resize(&a->dst, cap, sizeof(uint32_t)) || resize(&a->lab, cap, sizeof(fc__label)) ||
             resize(&a->frozen, cap, 1) || resize(&a->rlist, 2 * cap, sizeof(size_t)) ||
             resize(&a->bucket, 2 * cap, sizeof(size_t)))
             return FC_ENOMEM;

@@ -48,7 +48,7 @@ static double clamp(double x, double lo, double hi)
  * unc: the two ranks' clock uncertainties added. A clock problem is a contradiction beyond them:
  * within them, a receive seen completing before its send is a message too fast for the clocks to
  * time, which the classes take as latency-bound. */
-static void event_parts(const fc_flow *f, const fc_flow_waits *w, double unc, fc__obs *ob)
+static void event_parts(const fc__flow *f, const fc__flow_waits *w, double unc, fc__obs *ob)
 {
     double a = f->start, e = f->end, obs = f->observed;
     *ob = (fc__obs){.cls = FC_OBS_NETWORK};
@@ -161,7 +161,7 @@ out:
     return rc;
 }
 
-int fc__observe_new(const fc_trace *t, const fc_match *m, int all, fc__observation **out)
+int fc__observe_new(const fc_trace *t, const fc__match *m, int all, fc__observation **out)
 {
     *out = NULL;
     if (m->ninter > 0 && m->waits == NULL)
@@ -183,7 +183,7 @@ int fc__observe_new(const fc_trace *t, const fc_match *m, int all, fc__observati
     if (o->flow == NULL || o->judged == NULL || o->oversub == NULL)
         goto out;
     for (size_t i = 0; i < o->n; i++) {
-        const fc_flow *f = &m->flows[i];
+        const fc__flow *f = &m->flows[i];
         double unc = (f->src_rank < m->world ? m->clock_unc[f->src_rank] : 0) +
                      (f->dst_rank < m->world ? m->clock_unc[f->dst_rank] : 0);
         event_parts(f, &m->waits[i], unc, &o->flow[i]);
@@ -248,7 +248,7 @@ static double max_degree(const fc__intervals *iv, uint64_t id)
     return k;
 }
 
-void fc__observe_classify(fc__observation *o, const fc_match *m, const fc__intervals *iv, const fc__profile *p)
+void fc__observe_classify(fc__observation *o, const fc__match *m, const fc__intervals *iv, const fc__profile *p)
 {
     o->have_platform = p != NULL;
     memset(o->count, 0, sizeof o->count);
@@ -262,7 +262,7 @@ void fc__observe_classify(fc__observation *o, const fc_match *m, const fc__inter
     o->worst_below_flow = 0;
     o->njudged = 0;
     for (size_t i = 0; i < o->n; i++) {
-        const fc_flow *f = &m->flows[i];
+        const fc__flow *f = &m->flows[i];
         fc__obs *ob = &o->flow[i];
         double obs = f->observed, tb = ob->rest + ob->wire; /* the part both ends took part in */
         const fc__segment *s = p ? fc__profile_segment(p, 0, f->bytes) : NULL;

@@ -24,7 +24,7 @@
     X(OVERSUBSCRIBED, 4, "oversubscribed")                                                        \
     X(BELOW_WIRE, 5, "below-wire")
 
-enum fc_obs_class {
+enum fc__obs_class {
 #define FC__X(name, num, text) FC_OBS_##name = num,
     FC_OBS_CLASSES(FC__X)
 #undef FC__X
@@ -88,12 +88,12 @@ typedef struct fc__observation {
  * no progress) and the machines of trace t, into a new *out owned by the caller
  * (fc__observation_free); no class yet. m must come from fc__match_trace (m->waits). all: the
  * statistics will count every class. Returns 0, FC_EINVAL (m has no wait entries) or FC_ENOMEM. */
-int fc__observe_new(const fc_trace *t, const fc_match *m, int all, fc__observation **out);
+int fc__observe_new(const fc_trace *t, const fc__match *m, int all, fc__observation **out);
 
 /* Gives every flow its wire part, rest and class with profile p (NULL: no platform, see
  * observe.c), with the conflict degrees of iv, and sets judged[], the counts and the sums; may be
  * called again with another profile. Never fails. */
-void fc__observe_classify(fc__observation *o, const fc_match *m, const fc__intervals *iv, const fc__profile *p);
+void fc__observe_classify(fc__observation *o, const fc__match *m, const fc__intervals *iv, const fc__profile *p);
 
 /* The name of a class ("network" ...), or "unknown". */
 const char *fc__obs_class_name(unsigned cls);

@@ -26,7 +26,7 @@ static int cmp_start(const void *x, const void *y)
 /* Pops every message the simulation completes no later than `until` and stores its predicted
  * duration. Completions at the very time a flow starts are taken first, so that a flow ending
  * as another begins is not counted in conflict with it for a zero-length interval. */
-static int drain(fc__net *net, const fc_flow *f, double t0, double until, double *pred)
+static int drain(fc__net *net, const fc__flow *f, double t0, double until, double *pred)
 {
     double t;
     uint64_t key;
@@ -36,7 +36,7 @@ static int drain(fc__net *net, const fc_flow *f, double t0, double until, double
     return rc;
 }
 
-int fc__predict(const fc_match *m, const fc__profile *p, unsigned model, double *pred)
+int fc__predict(const fc__match *m, const fc__profile *p, unsigned model, double *pred)
 {
     if (m == NULL || p == NULL || (pred == NULL && m->ninter > 0))
         return fc__err(FC_EINVAL, "predict: NULL argument");
@@ -63,7 +63,7 @@ int fc__predict(const fc_match *m, const fc__profile *p, unsigned model, double 
         order[i] = (by_start){m->flows[i].start, i};
     }
     /* Matching numbers flows in order of start already, which is checked in one pass: the sort,
-     * for any other fc_match, would cost more than the linear model's whole prediction. */
+     * for any other fc__match, would cost more than the linear model's whole prediction. */
     size_t in_order = 1;
     while (in_order < n && cmp_start(&order[in_order - 1], &order[in_order]) < 0)
         in_order++;
@@ -73,7 +73,7 @@ int fc__predict(const fc_match *m, const fc__profile *p, unsigned model, double 
      * and durations, differences of times, do not move. */
     double t0 = order[0].start < 0 ? order[0].start : 0;
     for (size_t j = 0; j < n; j++) {
-        const fc_flow *f = &m->flows[order[j].i];
+        const fc__flow *f = &m->flows[order[j].i];
         double t = f->start - t0;
         rc = drain(net, m->flows, t0, t, pred);
         if (rc)

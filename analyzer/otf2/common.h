@@ -11,13 +11,13 @@
 #include <flowcut/reader.h>
 
 /* What an export wrote, for the command's summary. */
-typedef struct fc_otf2_stats {
+typedef struct fc__otf2_stats {
     uint64_t locations; /* OTF2 locations (one per rank and recorded thread) */
     uint64_t events;    /* OTF2 event records written */
     uint64_t calls;     /* flowcut calls exported (each one Enter/Leave pair) */
     uint64_t contexts;  /* calling-context definitions (call-site frames) */
     uint64_t comms;     /* communicator definitions */
-} fc_otf2_stats;
+} fc__otf2_stats;
 
 #define FC_OTF2_NO_SYMBOLS 0x1u /* do not run addr2line: call-site frames are named module+0xoffset */
 
@@ -26,7 +26,7 @@ typedef struct fc_otf2_stats {
  * archive already there. flags: FC_OTF2_* (unknown bits give FC_EINVAL). stats may be NULL.
  * Returns 0 or a negative FC_E* code with fc_errmsg() set; a failed export may leave a partial
  * archive behind. */
-int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc_otf2_stats *stats);
+int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc__otf2_stats *stats);
 
 /* 1 when path names an OTF2 anchor file: a regular file whose name ends in ".otf2" or whose first
  * bytes are OTF2's anchor magic; 0 otherwise (directories, flowcut rank files, missing files). */
@@ -142,7 +142,7 @@ typedef struct fc__exporter {
     int64_t fin_end;     /* aligned end of tracing of the rank being written, INT64_MIN when unknown */
     fc__xreq *req;
     size_t nreq;
-    fc_otf2_stats st;
+    fc__otf2_stats st;
     /* OTF2 wants definitions numbered 0, 1, 2 ... in order: the MPI functions' regions come first,
      * in kind order, then the call-site frames' functions. */
     uint32_t region_of[FC_EV_MAX_]; /* UINT32_MAX: no region (sub-records, unknown kinds) */

@@ -386,7 +386,7 @@ static int check_outdir(const char *outdir)
     return 0;
 }
 
-int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc_otf2_stats *stats)
+int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc__otf2_stats *stats)
 {
     fc__exporter x;
     int rc;

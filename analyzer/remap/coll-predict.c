@@ -152,7 +152,7 @@ void fc__coll_pred_free(fc__coll_pred *cp)
     free(cp);
 }
 
-int fc__coll_predict(const fc__colls *c, const fc_match *m, const fc__prediction *p, fc__coll_pred **out)
+int fc__coll_predict(const fc__colls *c, const fc__match *m, const fc__prediction *p, fc__coll_pred **out)
 {
     int rc = FC_ENOMEM;
     cbuild b;

@@ -25,7 +25,7 @@ typedef struct fc__coll_pred {
 /* Predicts every complete call of c (all members present) that sends messages, under each model
  * of p with p's profile and m's eager threshold and nodes. On success *out is owned by the caller
  * (fc__coll_pred_free). Returns 0, FC_ENOMEM or a model's FC_EINVAL (message in fc_errmsg). */
-int fc__coll_predict(const fc__colls *c, const fc_match *m, const fc__prediction *p, fc__coll_pred **out);
+int fc__coll_predict(const fc__colls *c, const fc__match *m, const fc__prediction *p, fc__coll_pred **out);
 
 /* Frees cp; NULL is a no-op. */
 void fc__coll_pred_free(fc__coll_pred *cp);

@@ -91,7 +91,7 @@ uint64_t fc__remap_count(uint32_t n, uint32_t nodes, uint32_t slots, uint64_t ca
     X(CRAY, 3, "cray")                                                                            \
     X(JSON, 4, "json")
 
-enum fc_launcher_format {
+enum fc__launcher_format {
 #define FC__X(name, num, text) FC_LAUNCHER_##name = num,
     FC_LAUNCHER_FORMATS(FC__X)
 #undef FC__X

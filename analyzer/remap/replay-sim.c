@@ -194,7 +194,7 @@ static int make_flows(const sim *s, fc__replay_result *res)
         const msg_st *x = &s->ms[i];
         if (!x->arrived || s->node[m->src] == s->node[m->dst])
             continue;
-        fc_flow *f = &res->flows[res->nflows];
+        fc__flow *f = &res->flows[res->nflows];
         f->id = res->nflows++;
         f->src_rank = m->src;
         f->dst_rank = m->dst;

@@ -117,7 +117,7 @@ typedef struct fc__replay_result {
     double comm;          /* communication time: the largest per-rank time spent in MPI calls */
     double comm_mean;     /* the mean over ranks of that time */
     size_t nflows;        /* with want_flows: simulated inter-node messages (ids 0 ..), else 0 */
-    fc_flow *flows;       /* owned by the result (fc__replay_result_clear) */
+    fc__flow *flows;       /* owned by the result (fc__replay_result_clear) */
 } fc__replay_result;
 
 /* Re-simulates the run with rank r on node rank_node[r] (nodes 0 .. nnodes-1). Returns 0,

@@ -38,7 +38,7 @@ static void put_us(FILE *f, double us)
     fprintf(f, "%.3f", isfinite(us) ? us : 0.0);
 }
 
-static uint32_t node_pid(const fc_match *m, uint32_t rank)
+static uint32_t node_pid(const fc__match *m, uint32_t rank)
 {
     uint32_t n = rank < m->world ? m->rank_node[rank] : FC_NODE_NONE;
     return n < m->nnodes ? n + 1 : (uint32_t)m->nnodes + 2;
@@ -97,7 +97,7 @@ static double bind_at(const calls *k, double t, int completion)
 
 static int slices(chrome *c, fc_trace *t, calls *per_rank)
 {
-    const fc_match *m = c->a->match;
+    const fc__match *m = c->a->match;
     for (size_t i = 0; i < fc_trace_nranks(t); i++) {
         const fc_rank *rk = fc_trace_rank(t, i);
         uint32_t r = rk->info.rank;
@@ -144,9 +144,9 @@ static int slices(chrome *c, fc_trace *t, calls *per_rank)
  * call that completed the receive. */
 static void arrows(chrome *c, const calls *per_rank)
 {
-    const fc_match *m = c->a->match;
+    const fc__match *m = c->a->match;
     for (size_t i = 0; i < m->nflows; i++) {
-        const fc_flow *fl = &m->flows[i];
+        const fc__flow *fl = &m->flows[i];
         const calls *src = fl->src_rank < m->world ? &per_rank[fl->src_rank] : NULL;
         const calls *dst = fl->dst_rank < m->world ? &per_rank[fl->dst_rank] : NULL;
         begin(c);
@@ -317,7 +317,7 @@ static void meta(chrome *c, const char *what, uint32_t pid, int64_t tid, const c
 
 int fc__report_chrome(FILE *f, fc_trace *t, const fc__analysis *a, fc__chrome_stats *st)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     chrome c = {.f = f, .a = a, .origin = fc_trace_origin(t), .conflict_pid = (uint32_t)m->nnodes + 1, .st = st};
     calls *per_rank = calloc(m->world ? m->world : 1, sizeof *per_rank);
     char name[64 + 256];

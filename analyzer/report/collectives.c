@@ -26,7 +26,7 @@ static void json_num(FILE *f, double x)
 void fc__report_json_coll_waits(FILE *f, const fc__analysis *a)
 {
     const fc__colls *c = a->colls;
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     static const char *const names[3] = {"wait_nxn_s", "late_broadcast_s", "early_reduce_s"};
     for (int k = 0; k < 3; k++) {
         const double *v = c == NULL ? NULL : k == 0 ? c->wait_nxn : k == 1 ? c->late_bcast : c->early_reduce;

@@ -34,7 +34,7 @@ static void csv_str(fc__obuf *o, const char *s)
 /* One CSV row: main is the flow's main label, NULL for an intra-node message (whose conflict
  * fields stay empty: it is outside the conflict model). The rows go through the buffered writer
  * of numfmt.h, as the JSON does; the predictions write to the stream, after a flush. */
-static void csv_row(fc__obuf *o, const fc__analysis *a, const fc_match *m, const fc_flow *fl, const fc_label *main)
+static void csv_row(fc__obuf *o, const fc__analysis *a, const fc__match *m, const fc__flow *fl, const fc__label *main)
 {
     fc__ob_u64(o, fl->id);
     fc__ob_char(o, ',');
@@ -97,15 +97,15 @@ static void csv_header(FILE *f, const fc__analysis *a)
 
 int fc__report_csv(FILE *f, const fc__analysis *a)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     csv_header(f, a);
     fc__obuf *o = malloc(sizeof *o); /* 64 KiB: not on the stack */
     if (o == NULL)
         return fc__err(FC_ENOMEM, "writing the report: out of memory");
     fc__ob_init(o, f);
     for (size_t i = 0; i < m->nflows; i++) {
-        const fc_flow *fl = &m->flows[i];
-        fc_label main;
+        const fc__flow *fl = &m->flows[i];
+        fc__label main;
         double cs;
         if (!fl->intra)
             fc__report_flow_main(a, fl->id, &main, &cs);
@@ -122,18 +122,18 @@ struct fc__csv_stream {
     FILE *out, *tmp; /* tmp: the intra-node rows, numbered from 0, until the inter-node count is known */
     fc__obuf *ob, *tb; /* the buffers in front of out and tmp */
     fc__analysis a;
-    const fc_match *m;
+    const fc__match *m;
     idorder order; /* the inter-node rows, on their way to out */
 };
 
-static int cs_start(void *arg, const fc_match *m)
+static int cs_start(void *arg, const fc__match *m)
 {
     fc__csv_stream *cs = arg;
     cs->m = cs->a.match = m;
     return 0;
 }
 
-static int cs_intra(void *arg, const fc_flow *fl)
+static int cs_intra(void *arg, const fc__flow *fl)
 {
     fc__csv_stream *cs = arg;
     csv_row(cs->tb, &cs->a, cs->m, fl, NULL);
@@ -141,17 +141,17 @@ static int cs_intra(void *arg, const fc_flow *fl)
 }
 
 /* Writes the row of inter-node flow fl (the next id). */
-static void cs_put_flow(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+static void cs_put_flow(void *arg, const fc__flow *fl, const fc__label_run *runs, size_t nruns)
 {
     fc__csv_stream *cs = arg;
-    fc_label main;
+    fc__label main;
     double conflict_s;
     fc__runs_main(runs, nruns, &main, &conflict_s);
     csv_row(cs->ob, &cs->a, cs->m, fl, &main);
 }
 
 /* A flow has passed its end (sweep.h): its row is written once every lower id has been. */
-static int cs_done(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+static int cs_done(void *arg, const fc__flow *fl, const fc__label_run *runs, size_t nruns)
 {
     fc__csv_stream *cs = arg;
     return fc__rp_order_flow(&cs->order, fl, runs, nruns);
@@ -185,7 +185,7 @@ fc__stream_writer fc__csv_stream_writer(fc__csv_stream *cs)
         .arg = cs, .start = cs_start, .ops = {.arg = cs, .flow_done = cs_done}, .intra = cs_intra};
 }
 
-int fc__csv_stream_finish(fc__csv_stream *cs, fc_match *m)
+int fc__csv_stream_finish(fc__csv_stream *cs, fc__match *m)
 {
     fc__ob_flush(cs->ob);
     fc__ob_flush(cs->tb);

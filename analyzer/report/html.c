@@ -84,13 +84,13 @@ static void pick_worst(const fc__analysis *a, const uint32_t *mk, size_t *worst,
 {
     size_t niv = fc__intervals_count(a->iv), n = 0;
     for (size_t i = 0; i < niv; i++) {
-        const fc_interval *v = fc__intervals_get(a->iv, i);
+        const fc__interval *v = fc__intervals_get(a->iv, i);
         if (mk[i] < 2)
             continue;
         /* Insertion into the best WORST so far. */
         size_t p = n < WORST ? n++ : WORST;
         while (p > 0) {
-            const fc_interval *w = fc__intervals_get(a->iv, worst[p - 1]);
+            const fc__interval *w = fc__intervals_get(a->iv, worst[p - 1]);
             int better = mk[i] != mk[worst[p - 1]] ? mk[i] > mk[worst[p - 1]]
                          : v->nflows != w->nflows  ? v->nflows > w->nflows
                                                    : v->end - v->start > w->end - w->start;
@@ -117,7 +117,7 @@ static void pick_worst(const fc__analysis *a, const uint32_t *mk, size_t *worst,
  * document lists. */
 static int put_html_member(FILE *f, const fc__analysis *a, const char *remap_json, unsigned char **keep_out)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     size_t nf = m->ninter, niv = fc__intervals_count(a->iv);
     int sampled = nf > FC__HTML_ALL_FLOWS, rc = 0;
     uint32_t *mk = NULL;
@@ -159,7 +159,7 @@ static int put_html_member(FILE *f, const fc__analysis *a, const char *remap_jso
     /* Hot nodes and bins from the label histories; the flows to list. */
     size_t stride = sampled ? (nf + SAMPLE - 1) / SAMPLE : 1, nworstflows = 0;
     for (size_t id = 0; id < nf; id++) {
-        const fc_flow *fl = &m->flows[id];
+        const fc__flow *fl = &m->flows[id];
         const fc__label_run *runs;
         size_t nruns;
         if (!sampled || id % stride == 0)
@@ -167,7 +167,7 @@ static int put_html_member(FILE *f, const fc__analysis *a, const char *remap_jso
         if (fc__intervals_history(a->iv, id, &runs, &nruns) < 0)
             nruns = 0;
         for (size_t r = 0; r < nruns; r++) {
-            const fc_label *l = &runs[r].label;
+            const fc__label *l = &runs[r].label;
             double len = runs[r].end - runs[r].start;
             if (!(len > 0) || l->kind >= NKINDS)
                 continue;
@@ -191,7 +191,7 @@ static int put_html_member(FILE *f, const fc__analysis *a, const char *remap_jso
         }
         if (sampled && nworstflows < WORST_FLOWS)
             for (size_t w = 0; w < nworst; w++) {
-                const fc_interval *v = fc__intervals_get(a->iv, worst[w]);
+                const fc__interval *v = fc__intervals_get(a->iv, worst[w]);
                 if (fl->start < v->end && fl->end > v->start) {
                     if (!keep[id])
                         nworstflows++;
@@ -228,7 +228,7 @@ static int put_html_member(FILE *f, const fc__analysis *a, const char *remap_jso
     }
     fputs("],\n    \"worst\": [", f);
     for (size_t w = 0; w < nworst; w++) {
-        const fc_interval *v = fc__intervals_get(a->iv, worst[w]);
+        const fc__interval *v = fc__intervals_get(a->iv, worst[w]);
         fprintf(f, "%s{\"index\": %zu, \"start\": ", w ? ", " : "", worst[w]);
         json_secs(f, v->start);
         fputs(", \"end\": ", f);
@@ -279,7 +279,7 @@ out:
 
 int fc__report_html(FILE *f, const fc__analysis *a, const char *remap_json)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     char *doc = NULL;
     size_t n = 0;
     unsigned char *keep = NULL;

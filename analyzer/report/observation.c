@@ -19,7 +19,7 @@ static void json_num(FILE *f, double x)
 
 void fc__report_json_clock_more(FILE *f, const fc__analysis *a)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     const fc__observation *o = a->obs;
     fprintf(f, ", \"send_violations\": %" PRIu64 ", \"send_violations_beyond_uncertainty\": %" PRIu64
                ", \"send_worst_s\": ",
@@ -161,7 +161,7 @@ static void warn(void (*fn)(const char *, void *), void *arg, const char *fmt, .
 
 void fc__report_observation_warnings(const fc__analysis *a, void (*fn)(const char *line, void *arg), void *arg)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     const fc__observation *o = a->obs;
     if (m->send_violations)
         warn(fn, arg,
@@ -171,7 +171,7 @@ void fc__report_observation_warnings(const fc__analysis *a, void (*fn)(const cha
              m->send_violations, m->send_violations == 1 ? "" : "s", m->worst_send_violation, m->worst_send_src,
              m->worst_send_dst, m->send_violations_beyond);
     if (o != NULL && o->below_wire) {
-        const fc_flow *w = &m->flows[o->worst_below_flow];
+        const fc__flow *w = &m->flows[o->worst_below_flow];
         warn(fn, arg,
              "%" PRIu64 " flow%s faster than the wire allows at the platform's rate (clock problem, left out of "
              "the statistics); worst: flow %" PRIu64 " (%" PRIu32 " -> %" PRIu32 ", %" PRIu64

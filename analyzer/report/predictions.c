@@ -18,7 +18,7 @@ static void json_num(FILE *f, double x)
         fputs("null", f);
 }
 
-static const char *node_name(const fc_match *m, uint32_t node)
+static const char *node_name(const fc__match *m, uint32_t node)
 {
     return node < m->nnodes ? m->nodes[node] : "?";
 }
@@ -115,7 +115,7 @@ void fc__report_csv_predicted_header(FILE *f, const fc__analysis *a)
         fprintf(f, ",predicted_%s", fc__model_name(pr->model[j]));
 }
 
-void fc__report_csv_predicted(FILE *f, const fc__analysis *a, const fc_flow *fl)
+void fc__report_csv_predicted(FILE *f, const fc__analysis *a, const fc__flow *fl)
 {
     const fc__prediction *pr = a->pred;
     for (unsigned j = 0; pr && j < pr->nmodels; j++) {
@@ -196,7 +196,7 @@ static void text_platform(FILE *f, const fc__prediction *pr)
 int fc__report_text_prediction(FILE *f, const fc__analysis *a)
 {
     const fc__prediction *pr = a->pred;
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     if (pr == NULL)
         return 0;
     fputs("\n== predicted versus observed ==\n", f);
@@ -251,7 +251,7 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
         fprintf(f, " %10s", fc__model_name(pr->model[j]));
     putc('\n', f);
     for (size_t q = 0; q < show; q++) {
-        const fc_flow *fl = &m->flows[r[q].i];
+        const fc__flow *fl = &m->flows[r[q].i];
         char route[64];
         snprintf(route, sizeof route, "%s > %s", node_name(m, fl->src_node), node_name(m, fl->dst_node));
         fprintf(f, "%6" PRIu64 "  %-21s %10" PRIu64 " %10.6f", fl->id, route, fl->bytes, fl->observed);
@@ -277,7 +277,7 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
     fprintf(f, "\nintervals whose flows %s predicts worst (mean |error| of the flows active in them):\n",
             fc__model_name(pr->model[lead]));
     for (size_t q = 0; q < show; q++) {
-        const fc_interval *in = fc__intervals_get(a->iv, r[q].i);
+        const fc__interval *in = fc__intervals_get(a->iv, r[q].i);
         fprintf(f, "  [%.6f, %.6f] s  %zu flows  ", in->start, in->end, in->nflows);
         for (unsigned j = 0; j < pr->nmodels; j++)
             fprintf(f, " %s %.1f%%", fc__model_name(pr->model[j]), pr->iv_err[j][r[q].i]);

@@ -30,7 +30,7 @@ const char *fc__report_site(const fc__analysis *a, uint32_t rank, uint64_t site)
     return i < 0 ? NULL : fc_symbols_site(a->syms, (size_t)i, site);
 }
 
-void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc_label *main, double *conflict_s)
+void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc__label *main, double *conflict_s)
 {
     const fc__label_run *runs = NULL;
     size_t nruns = 0;
@@ -58,7 +58,7 @@ static void warn(void (*fn)(const char *, void *), void *arg, const char *fmt, .
 
 void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, void *arg), void *arg)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     if (m->unmatched_sends || m->unmatched_recvs)
         warn(fn, arg, "%" PRIu64 " unmatched send%s and %" PRIu64 " unmatched receive%s: left out of the flows",
              m->unmatched_sends, m->unmatched_sends == 1 ? "" : "s", m->unmatched_recvs,
@@ -128,7 +128,7 @@ static void json_secs(FILE *f, double x)
         fputs("null", f);
 }
 
-const char *fc__rp_node_name(const fc_match *m, uint32_t node)
+const char *fc__rp_node_name(const fc__match *m, uint32_t node)
 {
     return node < m->nnodes ? m->nodes[node] : NULL;
 }
@@ -145,10 +145,10 @@ static void ob_secs(fc__obuf *o, double x)
 /* The flows and the intervals are nearly all of a JSON document: they go through the buffered
  * writer of numfmt.h, which writes the same bytes as stdio would at a fraction of its cost per
  * piece. The predictions (report/predictions.c) write to the stream: the buffer is flushed first. */
-static void json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl, const fc__label_run *runs,
+static void json_flow(fc__obuf *o, const fc__analysis *a, const fc__flow *fl, const fc__label_run *runs,
                       size_t nruns)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     FC__OB_LIT(o, "{\"id\": ");
     fc__ob_u64(o, fl->id);
     FC__OB_LIT(o, ", \"src_rank\": ");
@@ -188,7 +188,7 @@ static void json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl, con
     if (!fl->intra) {
         FC__OB_LIT(o, ", \"conflict\": [");
         for (size_t r = 0; r < nruns; r++) {
-            const fc_label *l = &runs[r].label;
+            const fc__label *l = &runs[r].label;
             if (r)
                 FC__OB_LIT(o, ", ");
             FC__OB_LIT(o, "{\"start\": ");
@@ -218,7 +218,7 @@ static void json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl, con
 }
 
 /* The flow with the label history of the stored intervals (a->iv). */
-static void json_flow_stored(fc__obuf *o, const fc__analysis *a, const fc_flow *fl)
+static void json_flow_stored(fc__obuf *o, const fc__analysis *a, const fc__flow *fl)
 {
     const fc__label_run *runs = NULL;
     size_t nruns = 0;
@@ -333,7 +333,7 @@ static void json_warning(const char *line, void *arg)
 
 static void json_head(FILE *f, const fc__analysis *a)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     int first = 1;
     fputs("{\n  \"flowcut_analyze\": 1,\n  \"trace\": ", f);
     fc__json_str(f, a->trace_path);
@@ -370,7 +370,7 @@ static void json_head(FILE *f, const fc__analysis *a)
 /* The members known once every message is matched: the clock violations and the message counts. */
 static void json_counts(FILE *f, const fc__analysis *a)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     fprintf(f, "  \"clock\": {\"violations\": %" PRIu64 ", \"violations_beyond_uncertainty\": %" PRIu64
                ", \"worst_s\": ",
             m->clock_violations, m->clock_violations_beyond);
@@ -383,7 +383,7 @@ static void json_counts(FILE *f, const fc__analysis *a)
 
 static void json_tail(FILE *f, const fc__analysis *a, const json_times *tm)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     json_counts(f, a);
     fputs("  \"totals\": {", f);
     json_total(f, tm, "none", FC_CONFLICT_NONE, FC_CONFLICT_NONE, 0);
@@ -407,7 +407,7 @@ static void json_tail(FILE *f, const fc__analysis *a, const json_times *tm)
     fc__report_json_coll_waits(f, a);
     fputs("    \"sites\": [", f);
     for (size_t i = 0; i < m->nsites; i++) {
-        const fc_wait_site *s = &m->sites[i];
+        const fc__wait_site *s = &m->sites[i];
         fprintf(f, "%s{\"rank\": %" PRIu32 ", \"site\": ", i ? ",\n      " : "\n      ", s->rank);
         fc__json_str(f, fc__report_site(a, s->rank, s->site));
         fputs(", \"late_sender_s\": ", f);
@@ -418,7 +418,7 @@ static void json_tail(FILE *f, const fc__analysis *a, const json_times *tm)
     }
     fputs("]},\n  \"unmatched\": [", f);
     for (size_t i = 0; i < m->nunmatched; i++) {
-        const fc_unmatched *u = &m->unmatched[i];
+        const fc__unmatched *u = &m->unmatched[i];
         fprintf(f, "%s{\"rank\": %" PRIu32 ", \"peer\": ", i ? ",\n    " : "\n    ", u->rank);
         if (u->peer >= 0)
             fprintf(f, "%" PRId64, u->peer);
@@ -451,7 +451,7 @@ int fc__rp_finish(FILE *f)
  * intra-node messages (which wait in temporary files), then what is known only at the end. */
 int fc__report_json(FILE *f, const fc__analysis *a)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     json_head(f, a);
     fc__report_json_prediction(f, a);
     fc__report_json_observation(f, a);
@@ -500,7 +500,7 @@ void fc__rp_json_head(FILE *f, const fc__analysis *a)
     json_head(f, a);
 }
 
-void fc__rp_json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl)
+void fc__rp_json_flow(fc__obuf *o, const fc__analysis *a, const fc__flow *fl)
 {
     json_flow_stored(o, a, fl);
 }
@@ -511,7 +511,7 @@ void fc__rp_json_tail(FILE *f, const fc__analysis *a)
     json_tail(f, a, &tm);
 }
 
-int fc__rp_order_init(idorder *o, void (*put)(void *, const fc_flow *, const fc__label_run *, size_t), void *arg)
+int fc__rp_order_init(idorder *o, void (*put)(void *, const fc__flow *, const fc__label_run *, size_t), void *arg)
 {
     o->cap = 1024;
     o->base = 0;
@@ -531,7 +531,7 @@ void fc__rp_order_free(idorder *o)
 
 /* Hands fl to put now if it is the next id, with every held flow that follows; else holds it.
  * Returns 0 or FC_ENOMEM (message set). */
-int fc__rp_order_flow(idorder *o, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+int fc__rp_order_flow(idorder *o, const fc__flow *fl, const fc__label_run *runs, size_t nruns)
 {
     if (fl->id == o->base) {
         o->put(o->arg, fl, runs, nruns);
@@ -580,7 +580,7 @@ int fc__rp_order_flow(idorder *o, const fc_flow *fl, const fc__label_run *runs, 
 /* One active flow of an interval, to be put in order of id. */
 typedef struct jact {
     uint64_t id;
-    fc_label lab;
+    fc__label lab;
 } jact;
 
 /* One conflict of an interval: its flows at off in the stream's ids. */
@@ -644,7 +644,7 @@ static int jconf_less(const jconf *x, const jconf *y)
 FC__ISORT(sort_jact, jact, jact_less)
 FC__ISORT(sort_jconf, jconf, jconf_less)
 
-static int js_start(void *arg, const fc_match *m)
+static int js_start(void *arg, const fc__match *m)
 {
     fc__json_stream *js = arg;
     js->a.match = m;
@@ -657,7 +657,7 @@ static int js_start(void *arg, const fc_match *m)
 
 /* An intra-node message, numbered from 0 among them: one line of the temporary file, renumbered
  * once the inter-node count is known (fc__json_stream_finish). */
-static int js_intra(void *arg, const fc_flow *fl)
+static int js_intra(void *arg, const fc__flow *fl)
 {
     fc__json_stream *js = arg;
     json_flow(js->ib, &js->a, fl, NULL, 0);
@@ -750,7 +750,7 @@ static int json_intervals(fc__obuf *o, const fc__analysis *a)
 }
 
 /* Writes flow fl (the next id) to the flows' temporary file. */
-static void js_put_flow(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+static void js_put_flow(void *arg, const fc__flow *fl, const fc__label_run *runs, size_t nruns)
 {
     fc__json_stream *js = arg;
     if (fl->id)
@@ -760,7 +760,7 @@ static void js_put_flow(void *arg, const fc_flow *fl, const fc__label_run *runs,
 }
 
 /* A flow has passed its end (sweep.h): it is written once every lower id has been. */
-static int js_done(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns)
+static int js_done(void *arg, const fc__flow *fl, const fc__label_run *runs, size_t nruns)
 {
     fc__json_stream *js = arg;
     for (size_t r = 0; r < nruns; r++)
@@ -844,7 +844,7 @@ void fc__json_stream_colls(fc__json_stream *js, const fc__colls *colls)
     js->a.colls = colls;
 }
 
-int fc__json_stream_finish(fc__json_stream *js, fc_match *m)
+int fc__json_stream_finish(fc__json_stream *js, fc__match *m)
 {
     int rc;
     js->a.match = m;

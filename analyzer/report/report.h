@@ -26,7 +26,7 @@
 typedef struct fc__analysis {
     const char *trace_path;   /* as given on the command line */
     const fc_trace *trace;
-    const fc_match *match;    /* fc__match_trace of trace */
+    const fc__match *match;    /* fc__match_trace of trace */
     const fc__intervals *iv;  /* fc__intervals_build or _build_lean of match->flows[0 ..
                                  match->ninter): the flows' label histories, each interval's span
                                  and the flow-seconds by label (no report reads an interval's
@@ -61,9 +61,9 @@ int fc__report_csv(FILE *f, const fc__analysis *a);
  * intra-node messages (numbered from 0 among them), then calls the document's finish. */
 typedef struct fc__stream_writer {
     void *arg;
-    int (*start)(void *arg, const fc_match *m);
+    int (*start)(void *arg, const fc__match *m);
     fc__sweep_ops ops;
-    int (*intra)(void *arg, const fc_flow *fl);
+    int (*intra)(void *arg, const fc__flow *fl);
 } fc__stream_writer;
 
 /* The CSV report written that way: rows in the same order and with the same ids as
@@ -76,7 +76,7 @@ typedef struct fc__stream_writer {
 typedef struct fc__csv_stream fc__csv_stream;
 int fc__csv_stream_new(FILE *out, const fc__analysis *a, fc__csv_stream **cs);
 fc__stream_writer fc__csv_stream_writer(fc__csv_stream *cs);
-int fc__csv_stream_finish(fc__csv_stream *cs, fc_match *m);
+int fc__csv_stream_finish(fc__csv_stream *cs, fc__match *m);
 void fc__csv_stream_free(fc__csv_stream *cs);
 
 /* The JSON document written that way: the same document as fc__report_json's (without
@@ -87,7 +87,7 @@ void fc__csv_stream_free(fc__csv_stream *cs);
 typedef struct fc__json_stream fc__json_stream;
 int fc__json_stream_new(FILE *out, const fc__analysis *a, fc__json_stream **js);
 fc__stream_writer fc__json_stream_writer(fc__json_stream *js);
-int fc__json_stream_finish(fc__json_stream *js, fc_match *m);
+int fc__json_stream_finish(fc__json_stream *js, fc__match *m);
 void fc__json_stream_free(fc__json_stream *js);
 /* The collective calls the streamed documents describe (before their finish; NULL: none). */
 void fc__json_stream_colls(fc__json_stream *js, const fc__colls *colls);
@@ -104,7 +104,7 @@ const char *fc__report_site(const fc__analysis *a, uint32_t rank, uint64_t site)
 /* The label inter-node flow id spent the most time under (the earliest on a tie; NONE with k = 1
  * for a flow never active) in *main, and its total time under a label other than NONE in
  * *conflict_s. */
-void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc_label *main, double *conflict_s);
+void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc__label *main, double *conflict_s);
 
 /* Calls fn once per warning of the analysis (unmatched messages, clock violations, partial and
  * missing ranks, the ranks' own WARN texts), each one line without a newline, in that order. */
@@ -138,7 +138,7 @@ void fc__report_json_interval_error(FILE *f, const fc__analysis *a, size_t v);
 /* The CSV header's extra columns (",predicted_MODEL" ...) and one row's values (empty for an
  * intra-node message). */
 void fc__report_csv_predicted_header(FILE *f, const fc__analysis *a);
-void fc__report_csv_predicted(FILE *f, const fc__analysis *a, const fc_flow *fl);
+void fc__report_csv_predicted(FILE *f, const fc__analysis *a, const fc__flow *fl);
 /* The text report's "predicted versus observed" section. Returns 0 or FC_ENOMEM. */
 int fc__report_text_prediction(FILE *f, const fc__analysis *a);
 

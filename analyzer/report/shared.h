@@ -17,7 +17,7 @@
  * what is held is the flows in flight, not the trace. */
 typedef struct held {
     int used;
-    fc_flow fl;
+    fc__flow fl;
     fc__label_run *runs; /* nruns of them: in inl when they fit, else malloc'd */
     size_t nruns;
     fc__label_run inl[4]; /* most flows change label a few times: no allocation for them */
@@ -27,28 +27,28 @@ typedef struct idorder {
     held *ring; /* flows of ids base .. base + cap - 1 at [id & (cap - 1)] */
     size_t cap;
     uint64_t base;
-    void (*put)(void *arg, const fc_flow *fl, const fc__label_run *runs, size_t nruns);
+    void (*put)(void *arg, const fc__flow *fl, const fc__label_run *runs, size_t nruns);
     void *arg;
 } idorder;
 
 /* ---- report/report.c ----------------------------------------------------------------------------- */
 
-const char *fc__rp_node_name(const fc_match *m, uint32_t node);
+const char *fc__rp_node_name(const fc__match *m, uint32_t node);
 
 int fc__rp_finish(FILE *f);
 
-int fc__rp_order_init(idorder *o, void (*put)(void *, const fc_flow *, const fc__label_run *, size_t), void *arg);
+int fc__rp_order_init(idorder *o, void (*put)(void *, const fc__flow *, const fc__label_run *, size_t), void *arg);
 
 void fc__rp_order_free(idorder *o);
 
 /* Hands fl to put now if it is the next id, with every held flow that follows; else holds it.
  * Returns 0 or FC_ENOMEM (message set). */
-int fc__rp_order_flow(idorder *o, const fc_flow *fl, const fc__label_run *runs, size_t nruns);
+int fc__rp_order_flow(idorder *o, const fc__flow *fl, const fc__label_run *runs, size_t nruns);
 
 /* The JSON document in pieces, for the HTML page: the head ("{" up to eager_threshold_source),
  * one flow with its label history from a->iv, and the tail from "clock" to the closing "}". */
 void fc__rp_json_head(FILE *f, const fc__analysis *a);
-void fc__rp_json_flow(fc__obuf *o, const fc__analysis *a, const fc_flow *fl);
+void fc__rp_json_flow(fc__obuf *o, const fc__analysis *a, const fc__flow *fl);
 void fc__rp_json_tail(FILE *f, const fc__analysis *a);
 
 #endif /* FLOWCUT_ANALYZER_REPORT_SHARED_H */

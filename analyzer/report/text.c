@@ -36,13 +36,13 @@ static const char *hbytes(char *buf, size_t n, double b)
     return buf;
 }
 
-static const char *node_name(const fc_match *m, uint32_t node)
+static const char *node_name(const fc__match *m, uint32_t node)
 {
     return node < m->nnodes ? m->nodes[node] : "?";
 }
 
 /* "incoming@node1 k=2", or "none". */
-static const char *label_text(char *buf, size_t n, const fc_match *m, const fc_label *l)
+static const char *label_text(char *buf, size_t n, const fc__match *m, const fc__label *l)
 {
     if (l->kind == FC_CONFLICT_NONE)
         snprintf(buf, n, "none");
@@ -64,7 +64,7 @@ static void more(FILE *f, const fc__analysis *a, size_t n, const char *what)
 
 static void text_run(FILE *f, const fc__analysis *a)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     heading(f, "run");
     fprintf(f, "trace:           %s\n", a->trace_path);
     fprintf(f, "ranks:           %" PRIu32 " (%zu rank files)\n", m->world, fc_trace_nranks(a->trace));
@@ -89,7 +89,7 @@ static void text_run(FILE *f, const fc__analysis *a)
 /* The busiest pairs first, then in order of source and destination (the list's order). */
 static int cmp_pair(const void *x, const void *y)
 {
-    const fc_traffic *a = *(const fc_traffic *const *)x, *b = *(const fc_traffic *const *)y;
+    const fc__traffic *a = *(const fc__traffic *const *)x, *b = *(const fc__traffic *const *)y;
     if (a->bytes != b->bytes)
         return a->bytes > b->bytes ? -1 : 1;
     return a < b ? -1 : a > b;
@@ -97,13 +97,13 @@ static int cmp_pair(const void *x, const void *y)
 
 static int text_nodes(FILE *f, const fc__analysis *a)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     size_t nn = m->nnodes;
     char b[32];
     /* Each node's ranks, and its intra-node traffic, gathered in one pass each: a node at a time
      * over every rank took nodes x ranks steps, 67 M for 16384 ranks on 4096 nodes. */
     uint32_t *first = calloc(nn + 1, sizeof *first), *ranks = malloc((m->world + 1) * sizeof *ranks);
-    const fc_traffic **intra = calloc(nn + 1, sizeof *intra);
+    const fc__traffic **intra = calloc(nn + 1, sizeof *intra);
     if (first == NULL || ranks == NULL || intra == NULL) {
         free(first);
         free(ranks);
@@ -137,7 +137,7 @@ static int text_nodes(FILE *f, const fc__analysis *a)
     free(intra);
     heading(f, "inter-node traffic (bytes / messages, row = source node)");
     if (nn <= MATRIX_MAX) {
-        const fc_traffic *cell[MATRIX_MAX][MATRIX_MAX] = {{NULL}};
+        const fc__traffic *cell[MATRIX_MAX][MATRIX_MAX] = {{NULL}};
         for (size_t i = 0; i < m->ntraffic; i++)
             cell[m->traffic[i].src][m->traffic[i].dst] = &m->traffic[i];
         int coll = a->colls != NULL && a->colls->inter_flows > 0;
@@ -151,7 +151,7 @@ static int text_nodes(FILE *f, const fc__analysis *a)
             fprintf(f, "  %-16.16s", m->nodes[s]);
             for (size_t d = 0; d < nn; d++) {
                 char c[48];
-                const fc_traffic *t = cell[s][d];
+                const fc__traffic *t = cell[s][d];
                 if (s == d)
                     snprintf(c, sizeof c, "-");
                 else
@@ -175,7 +175,7 @@ static int text_nodes(FILE *f, const fc__analysis *a)
     } else {
         /* The busiest pairs first: the list is cut by --top. */
         size_t pairs = 0;
-        const fc_traffic **ix = malloc((m->ntraffic + 1) * sizeof *ix);
+        const fc__traffic **ix = malloc((m->ntraffic + 1) * sizeof *ix);
         if (ix == NULL)
             return FC_ENOMEM;
         for (size_t i = 0; i < m->ntraffic; i++)
@@ -254,7 +254,7 @@ static void text_intervals(FILE *f, const fc__analysis *a)
 /* The worst flows (longest observed time per byte), from the summary. */
 static void text_flows(FILE *f, const fc__analysis *a)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     const fc__summary *sum = a->sum;
     char b[32], l[128];
     heading(f, "worst flows (longest observed time per byte)");
@@ -263,7 +263,7 @@ static void text_flows(FILE *f, const fc__analysis *a)
             "MB/s", "conflict");
     for (size_t q = 0; q < limit(a, sum->nwflows); q++) {
         const fc__sum_flow *w = &sum->wflows[q];
-        const fc_flow *fl = &w->flow;
+        const fc__flow *fl = &w->flow;
         char src[64], dst[64];
         snprintf(src, sizeof src, "%" PRIu32 "@%s", fl->src_rank, node_name(m, fl->src_node));
         snprintf(dst, sizeof dst, "%" PRIu32 "@%s", fl->dst_rank, node_name(m, fl->dst_node));
@@ -284,7 +284,7 @@ static void text_flows(FILE *f, const fc__analysis *a)
 
 static void text_hot_nodes(FILE *f, const fc__analysis *a)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     const fc__summary *sum = a->sum;
     heading(f, "hot nodes (flow-seconds in conflicts at the node)");
     fc__report_text_counted(f, a);
@@ -320,7 +320,7 @@ static void text_sites(FILE *f, const fc__analysis *a)
 
 static int cmp_wait(const void *x, const void *y)
 {
-    const fc_wait_site *a = x, *b = y;
+    const fc__wait_site *a = x, *b = y;
     double ta = a->late_sender + a->late_receiver, tb = b->late_sender + b->late_receiver;
     if (ta != tb)
         return ta > tb ? -1 : 1;
@@ -331,8 +331,8 @@ static int cmp_wait(const void *x, const void *y)
 
 static int text_waits(FILE *f, const fc__analysis *a)
 {
-    const fc_match *m = a->match;
-    fc_wait_site *v = malloc((m->nsites + 1) * sizeof *v);
+    const fc__match *m = a->match;
+    fc__wait_site *v = malloc((m->nsites + 1) * sizeof *v);
     size_t n = 0;
     if (v == NULL)
         return FC_ENOMEM;
@@ -377,7 +377,7 @@ static void text_warning(const char *line, void *arg)
 
 static void text_unmatched(FILE *f, const fc__analysis *a)
 {
-    const fc_match *m = a->match;
+    const fc__match *m = a->match;
     heading(f, "warnings");
     if (fc__report_nwarnings(a) == 0) {
         fputs("  (none)\n", f);
@@ -385,7 +385,7 @@ static void text_unmatched(FILE *f, const fc__analysis *a)
     }
     fc__report_warnings(a, text_warning, f);
     for (size_t i = 0; i < limit(a, m->nunmatched); i++) {
-        const fc_unmatched *u = &m->unmatched[i];
+        const fc__unmatched *u = &m->unmatched[i];
         char peer[32];
         if (u->peer >= 0)
             snprintf(peer, sizeof peer, "%" PRId64, u->peer);

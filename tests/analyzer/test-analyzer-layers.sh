@@ -83,6 +83,15 @@ for l in $LAYERS; do
     done
 done
 
+# The analyzer's own types carry the internal prefix: a type named fc_ (one underscore) defined in
+# analyzer/ must be one of the public headers' (include/flowcut/), never an internal one that looks
+# public.
+public=$(cat "$abs_top_srcdir"/include/flowcut/*.h | grep -oE '\bfc_[a-z0-9_]+\b' | sort -u)
+for t in $(cat "$src"/*/*.h | grep -oE '(\}|typedef [a-z0-9_ ]+|enum|struct) +fc_[a-z0-9_]+' | grep -oE 'fc_[a-z0-9_]+$' |
+           grep -v '^fc__' | sort -u); do
+    echo "$public" | grep -qx "$t" || fail_later "analyzer/ defines the type $t with the public prefix (internal types are fc__)"
+done
+
 # Every source file of the analyzer sits in a layer.
 for f in "$src"/*.c "$src"/*.h; do
     [ -f "$f" ] && fail_later "${f#"$src"/} is in no layer"

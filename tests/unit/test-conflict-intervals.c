@@ -22,9 +22,9 @@ enum {
     MOUT = FC_CONFLICT_MIXED_OUT
 };
 
-static fc_flow mk(uint64_t id, uint32_t src, uint32_t dst, double start, double end)
+static fc__flow mk(uint64_t id, uint32_t src, uint32_t dst, double start, double end)
 {
-    return (fc_flow){.id = id, .src_node = src, .dst_node = dst, .start = start, .end = end};
+    return (fc__flow){.id = id, .src_node = src, .dst_node = dst, .start = start, .end = end};
 }
 
 /* Expected label of one flow: kind, node, k. */
@@ -33,7 +33,7 @@ typedef struct want {
     uint32_t kind, node, k;
 } want;
 
-static void check_labels(const fc_interval *in, const want *w, size_t n)
+static void check_labels(const fc__interval *in, const want *w, size_t n)
 {
     assert_int_equal(in->nflows, n);
     for (size_t i = 0; i < n; i++) {
@@ -46,12 +46,12 @@ static void check_labels(const fc_interval *in, const want *w, size_t n)
 }
 
 /* One synchronous pattern on [0, 1): a single interval with these labels. */
-static fc__intervals *sync_case(const fc_flow *f, size_t nf, const want *w)
+static fc__intervals *sync_case(const fc__flow *f, size_t nf, const want *w)
 {
     fc__intervals *iv;
     assert_int_equal(fc__intervals_build(f, nf, &iv), 0);
     assert_int_equal(fc__intervals_count(iv), 1);
-    const fc_interval *in = fc__intervals_get(iv, 0);
+    const fc__interval *in = fc__intervals_get(iv, 0);
     assert_true(in->start == 0 && in->end == 1);
     check_labels(in, w, nf);
     return iv;
@@ -72,36 +72,36 @@ static void test_elementary(void **state)
     (void)state;
     const fc__conflict *c;
     /* 0>1: alone. */
-    fc_flow a[] = {mk(0, 0, 1, 0, 1)};
+    fc__flow a[] = {mk(0, 0, 1, 0, 1)};
     fc__intervals *iv = sync_case(a, 1, (want[]){{0, NONE, 0, 1}});
     assert_int_equal(fc__intervals_conflicts(iv, 0, &c), 0);
     fc__intervals_free(iv);
     /* 0>1<2: incoming at 1. */
-    fc_flow b[] = {mk(0, 0, 1, 0, 1), mk(1, 2, 1, 0, 1)};
+    fc__flow b[] = {mk(0, 0, 1, 0, 1), mk(1, 2, 1, 0, 1)};
     iv = sync_case(b, 2, (want[]){{0, IN, 1, 2}, {1, IN, 1, 2}});
     assert_int_equal(fc__intervals_conflicts(iv, 0, &c), 1);
     check_conf(&c[0], IN, 1, 2, (uint64_t[]){0, 1});
     fc__intervals_free(iv);
     /* 1<0>2: outgoing at 0. */
-    fc_flow d[] = {mk(0, 0, 1, 0, 1), mk(1, 0, 2, 0, 1)};
+    fc__flow d[] = {mk(0, 0, 1, 0, 1), mk(1, 0, 2, 0, 1)};
     iv = sync_case(d, 2, (want[]){{0, OUT, 0, 2}, {1, OUT, 0, 2}});
     assert_int_equal(fc__intervals_conflicts(iv, 0, &c), 1);
     check_conf(&c[0], OUT, 0, 2, (uint64_t[]){0, 1});
     fc__intervals_free(iv);
     /* 0>1>2: mixed at 1, 0>1 enters it, 1>2 leaves it (and is the one the cut (0, 3) delays). */
-    fc_flow e[] = {mk(0, 0, 1, 0, 1), mk(1, 1, 2, 0, 1)};
+    fc__flow e[] = {mk(0, 0, 1, 0, 1), mk(1, 1, 2, 0, 1)};
     iv = sync_case(e, 2, (want[]){{0, MIN, 1, 2}, {1, MOUT, 1, 2}});
     assert_int_equal(fc__intervals_conflicts(iv, 0, &c), 1);
     check_conf(&c[0], MIN, 1, 2, (uint64_t[]){0, 1});
     fc__intervals_free(iv);
     /* 0<1<2: flows 1>0 (id 0) and 2>1 (id 1), mixed at 1: 2>1 enters, 1>0 leaves. */
-    fc_flow g[] = {mk(0, 1, 0, 0, 1), mk(1, 2, 1, 0, 1)};
+    fc__flow g[] = {mk(0, 1, 0, 0, 1), mk(1, 2, 1, 0, 1)};
     iv = sync_case(g, 2, (want[]){{0, MOUT, 1, 2}, {1, MIN, 1, 2}});
     assert_int_equal(fc__intervals_conflicts(iv, 0, &c), 1);
     check_conf(&c[0], MIN, 1, 2, (uint64_t[]){1, 0});
     fc__intervals_free(iv);
     /* Three flows out of node 0. */
-    fc_flow h[] = {mk(0, 0, 1, 0, 1), mk(1, 0, 2, 0, 1), mk(2, 0, 3, 0, 1)};
+    fc__flow h[] = {mk(0, 0, 1, 0, 1), mk(1, 0, 2, 0, 1), mk(2, 0, 3, 0, 1)};
     iv = sync_case(h, 3, (want[]){{0, OUT, 0, 3}, {1, OUT, 0, 3}, {2, OUT, 0, 3}});
     assert_int_equal(fc__intervals_conflicts(iv, 0, &c), 1);
     check_conf(&c[0], OUT, 0, 3, (uint64_t[]){0, 1, 2});
@@ -116,19 +116,19 @@ static void test_decompositions(void **state)
     (void)state;
     const fc__conflict *c;
     /* 0>1>2>3 = 0>1>2 & 2>3. */
-    fc_flow a[] = {mk(0, 0, 1, 0, 1), mk(1, 1, 2, 0, 1), mk(2, 2, 3, 0, 1)};
+    fc__flow a[] = {mk(0, 0, 1, 0, 1), mk(1, 1, 2, 0, 1), mk(2, 2, 3, 0, 1)};
     fc__intervals *iv = sync_case(a, 3, (want[]){{0, MIN, 1, 2}, {1, MOUT, 1, 2}, {2, NONE, 0, 1}});
     assert_int_equal(fc__intervals_conflicts(iv, 0, &c), 1);
     check_conf(&c[0], MIN, 1, 2, (uint64_t[]){0, 1});
     fc__intervals_free(iv);
     /* 0<1<2<3 = 0<1 & 1<2<3: flows 1>0, 2>1, 3>2 (ids 0, 1, 2); the path starts at 3>2. */
-    fc_flow b[] = {mk(0, 1, 0, 0, 1), mk(1, 2, 1, 0, 1), mk(2, 3, 2, 0, 1)};
+    fc__flow b[] = {mk(0, 1, 0, 0, 1), mk(1, 2, 1, 0, 1), mk(2, 3, 2, 0, 1)};
     iv = sync_case(b, 3, (want[]){{0, NONE, 0, 1}, {1, MOUT, 2, 2}, {2, MIN, 2, 2}});
     assert_int_equal(fc__intervals_conflicts(iv, 0, &c), 1);
     check_conf(&c[0], MIN, 2, 2, (uint64_t[]){2, 1});
     fc__intervals_free(iv);
     /* 0>1>2<3<4<5 = 0>1 & 1>2<3 & 3<4<5: ids 0:0>1 1:1>2 2:3>2 3:4>3 4:5>4. */
-    fc_flow d[] = {mk(0, 0, 1, 0, 1), mk(1, 1, 2, 0, 1), mk(2, 3, 2, 0, 1), mk(3, 4, 3, 0, 1),
+    fc__flow d[] = {mk(0, 0, 1, 0, 1), mk(1, 1, 2, 0, 1), mk(2, 3, 2, 0, 1), mk(3, 4, 3, 0, 1),
                    mk(4, 5, 4, 0, 1)};
     iv = sync_case(
         d, 5,
@@ -145,14 +145,14 @@ static void test_tie_and_degree(void **state)
     (void)state;
     const fc__conflict *c;
     /* 0>1 (id 0) is in outgoing k=2 at 0 (with 0>2) and incoming k=2 at 1 (with 3>1): tie. */
-    fc_flow a[] = {mk(0, 0, 1, 0, 1), mk(1, 0, 2, 0, 1), mk(2, 3, 1, 0, 1)};
+    fc__flow a[] = {mk(0, 0, 1, 0, 1), mk(1, 0, 2, 0, 1), mk(2, 3, 1, 0, 1)};
     fc__intervals *iv = sync_case(a, 3, (want[]){{0, OUT, 0, 2}, {1, OUT, 0, 2}, {2, IN, 1, 2}});
     assert_int_equal(fc__intervals_conflicts(iv, 0, &c), 2);
     check_conf(&c[0], OUT, 0, 2, (uint64_t[]){0, 1});
     check_conf(&c[1], IN, 1, 2, (uint64_t[]){0, 2});
     fc__intervals_free(iv);
     /* Add 4>1: incoming k=3 at 1 beats outgoing k=2 at 0 for 0>1. */
-    fc_flow b[] = {mk(0, 0, 1, 0, 1), mk(1, 0, 2, 0, 1), mk(2, 3, 1, 0, 1), mk(3, 4, 1, 0, 1)};
+    fc__flow b[] = {mk(0, 0, 1, 0, 1), mk(1, 0, 2, 0, 1), mk(2, 3, 1, 0, 1), mk(3, 4, 1, 0, 1)};
     iv = sync_case(b, 4, (want[]){{0, IN, 1, 3}, {1, OUT, 0, 2}, {2, IN, 1, 3}, {3, IN, 1, 3}});
     assert_int_equal(fc__intervals_conflicts(iv, 0, &c), 2);
     check_conf(&c[0], OUT, 0, 2, (uint64_t[]){0, 1});
@@ -164,14 +164,14 @@ static void test_cycles(void **state)
 {
     (void)state;
     /* 0>1>2>0: from id 0, (0>1, 1>2) mixed at 1, 2>0 alone. */
-    fc_flow a[] = {mk(0, 0, 1, 0, 1), mk(1, 1, 2, 0, 1), mk(2, 2, 0, 0, 1)};
+    fc__flow a[] = {mk(0, 0, 1, 0, 1), mk(1, 1, 2, 0, 1), mk(2, 2, 0, 0, 1)};
     fc__intervals_free(sync_case(a, 3, (want[]){{0, MIN, 1, 2}, {1, MOUT, 1, 2}, {2, NONE, 0, 1}}));
     /* A 4-cycle 0>1>2>3>0 whose smallest id (3) is 1>2: (1>2, 2>3) at 2, (3>0, 0>1) at 0. */
-    fc_flow b[] = {mk(5, 0, 1, 0, 1), mk(3, 1, 2, 0, 1), mk(4, 2, 3, 0, 1), mk(7, 3, 0, 0, 1)};
+    fc__flow b[] = {mk(5, 0, 1, 0, 1), mk(3, 1, 2, 0, 1), mk(4, 2, 3, 0, 1), mk(7, 3, 0, 0, 1)};
     fc__intervals_free(sync_case(
         b, 4, (want[]){{3, MIN, 2, 2}, {4, MOUT, 2, 2}, {5, MOUT, 0, 2}, {7, MIN, 0, 2}}));
     /* 0>1>0: a 2-cycle, from id 0: 0>1 enters 1, 1>0 leaves it. */
-    fc_flow d[] = {mk(0, 0, 1, 0, 1), mk(1, 1, 0, 0, 1)};
+    fc__flow d[] = {mk(0, 0, 1, 0, 1), mk(1, 1, 0, 0, 1)};
     fc__intervals_free(sync_case(d, 2, (want[]){{0, MIN, 1, 2}, {1, MOUT, 1, 2}}));
 }
 
@@ -204,7 +204,7 @@ static void check_async_sums(const fc__intervals *iv)
 static void test_asynchronous(void **state)
 {
     (void)state;
-    fc_flow f[] = {mk(0, 0, 2, 0, 3), mk(1, 1, 2, 1, 5), mk(2, 2, 3, 2, 4), mk(3, 4, 5, 3.5, 6)};
+    fc__flow f[] = {mk(0, 0, 2, 0, 3), mk(1, 1, 2, 1, 5), mk(2, 2, 3, 2, 4), mk(3, 4, 5, 3.5, 6)};
     fc__intervals *iv;
     assert_int_equal(fc__intervals_build(f, 4, &iv), 0);
     assert_int_equal(fc__intervals_count(iv), 7);
@@ -235,14 +235,14 @@ static void test_asynchronous(void **state)
 static void test_lean(void **state)
 {
     (void)state;
-    fc_flow f[] = {mk(0, 0, 2, 0, 3), mk(1, 1, 2, 1, 5), mk(2, 2, 3, 2, 4), mk(3, 4, 5, 3.5, 6)};
+    fc__flow f[] = {mk(0, 0, 2, 0, 3), mk(1, 1, 2, 1, 5), mk(2, 2, 3, 2, 4), mk(3, 4, 5, 3.5, 6)};
     fc__intervals *iv;
     assert_int_equal(fc__intervals_build_lean(f, 4, &iv), 0);
     assert_int_equal(fc__intervals_count(iv), 7);
     static const double bounds[8] = {0, 1, 2, 3, 3.5, 4, 5, 6};
     static const size_t nflows[7] = {1, 2, 3, 2, 3, 2, 1};
     for (size_t i = 0; i < 7; i++) {
-        const fc_interval *in = fc__intervals_get(iv, i);
+        const fc__interval *in = fc__intervals_get(iv, i);
         const fc__conflict *c;
         assert_true(in->start == bounds[i] && in->end == bounds[i + 1]);
         assert_int_equal(in->nflows, nflows[i]);
@@ -261,7 +261,7 @@ static void test_edges(void **state)
     (void)state;
     fc__intervals *iv;
     /* Identical bounds make one interval; a zero-length flow and an intra flow split nothing. */
-    fc_flow a[] = {mk(0, 0, 1, 0, 2), mk(1, 2, 1, 0, 2), mk(2, 0, 3, 1, 1), mk(3, 5, 5, 0.5, 3),
+    fc__flow a[] = {mk(0, 0, 1, 0, 2), mk(1, 2, 1, 0, 2), mk(2, 0, 3, 1, 1), mk(3, 5, 5, 0.5, 3),
                    mk(4, 0, 6, 1.5, 4)};
     a[4].intra = 1;
     assert_int_equal(fc__intervals_build(a, 5, &iv), 0);
@@ -274,7 +274,7 @@ static void test_edges(void **state)
     assert_int_equal(nr, 0);
     fc__intervals_free(iv);
     /* Back to back: [0,1) then [1,2), no empty span between; a gap [2,3) is no interval. */
-    fc_flow b[] = {mk(0, 0, 1, 0, 1), mk(1, 0, 1, 1, 2), mk(2, 1, 0, 3, 4)};
+    fc__flow b[] = {mk(0, 0, 1, 0, 1), mk(1, 0, 1, 1, 2), mk(2, 1, 0, 3, 4)};
     assert_int_equal(fc__intervals_build(b, 3, &iv), 0);
     assert_int_equal(fc__intervals_count(iv), 3);
     assert_true(fc__intervals_get(iv, 0)->end == 1 && fc__intervals_get(iv, 1)->start == 1);
@@ -283,7 +283,7 @@ static void test_edges(void **state)
     fc__intervals_free(iv);
     /* The same flows given with their ids out of order (build sorts them only then): the same
      * intervals, and each id finds its own history. */
-    fc_flow b2[] = {b[2], b[0], b[1]};
+    fc__flow b2[] = {b[2], b[0], b[1]};
     assert_int_equal(fc__intervals_build(b2, 3, &iv), 0);
     assert_int_equal(fc__intervals_count(iv), 3);
     check_labels(fc__intervals_get(iv, 1), (want[]){{1, NONE, 0, 1}}, 1);
@@ -300,23 +300,23 @@ static void test_edges(void **state)
     fc__intervals_free(iv);
     fc__intervals_free(NULL);
     /* Bad input. */
-    fc_flow c[] = {mk(0, 0, 1, 0, 1), mk(0, 1, 2, 0, 1)};
+    fc__flow c[] = {mk(0, 0, 1, 0, 1), mk(0, 1, 2, 0, 1)};
     assert_int_equal(fc__intervals_build(c, 2, &iv), FC_EINVAL);
     assert_null(iv);
     /* A flow that ends before it starts (a clock violation) is never active, not an error. */
-    fc_flow d[] = {mk(0, 0, 1, 2, 1), mk(1, 0, 2, 0, 1)};
+    fc__flow d[] = {mk(0, 0, 1, 2, 1), mk(1, 0, 2, 0, 1)};
     assert_int_equal(fc__intervals_build(d, 2, &iv), 0);
     assert_int_equal(fc__intervals_count(iv), 1);
     check_labels(fc__intervals_get(iv, 0), (want[]){{1, NONE, 0, 1}}, 1);
     fc__intervals_free(iv);
-    fc_flow e[] = {mk(0, 0, 1, 0, NAN)};
+    fc__flow e[] = {mk(0, 0, 1, 0, NAN)};
     assert_int_equal(fc__intervals_build(e, 1, &iv), FC_EINVAL);
 }
 
 /* The random check: a second labelling, from scratch for each interval at its midpoint, that
  * finds each unconsumed flow's position on its path or cycle by walking back (quadratic, plain). */
 typedef struct rset {
-    fc_flow *f; /* sorted by id */
+    fc__flow *f; /* sorted by id */
     size_t n;
 } rset;
 
@@ -330,14 +330,14 @@ static uint32_t rnd(uint32_t n)
     return (uint32_t)(rng % n);
 }
 
-static int live(const fc_flow *f)
+static int live(const fc__flow *f)
 {
     return !f->intra && f->src_node != f->dst_node && f->end > f->start;
 }
 
 #define NO SIZE_MAX
 
-static size_t b_next(fc_flow **a, const int *rem, size_t m, size_t i)
+static size_t b_next(fc__flow **a, const int *rem, size_t m, size_t i)
 {
     for (size_t j = 0; j < m; j++)
         if (rem[j] && a[j]->src_node == a[i]->dst_node)
@@ -345,7 +345,7 @@ static size_t b_next(fc_flow **a, const int *rem, size_t m, size_t i)
     return NO;
 }
 
-static size_t b_prev(fc_flow **a, const int *rem, size_t m, size_t i)
+static size_t b_prev(fc__flow **a, const int *rem, size_t m, size_t i)
 {
     for (size_t j = 0; j < m; j++)
         if (rem[j] && a[j]->dst_node == a[i]->src_node)
@@ -353,7 +353,7 @@ static size_t b_prev(fc_flow **a, const int *rem, size_t m, size_t i)
     return NO;
 }
 
-static void brute_labels(fc_flow **a, size_t m, fc_label *lab, int *rem)
+static void brute_labels(fc__flow **a, size_t m, fc__label *lab, int *rem)
 {
     for (size_t i = 0; i < m; i++) {
         uint32_t od = 0, id = 0;
@@ -363,11 +363,11 @@ static void brute_labels(fc_flow **a, size_t m, fc_label *lab, int *rem)
         }
         rem[i] = od == 1 && id == 1;
         if (od >= 2 && od >= id)
-            lab[i] = (fc_label){OUT, a[i]->src_node, od};
+            lab[i] = (fc__label){OUT, a[i]->src_node, od};
         else if (id >= 2)
-            lab[i] = (fc_label){IN, a[i]->dst_node, id};
+            lab[i] = (fc__label){IN, a[i]->dst_node, id};
         else
-            lab[i] = (fc_label){NONE, 0, 1};
+            lab[i] = (fc__label){NONE, 0, 1};
     }
     for (size_t i = 0; i < m; i++) {
         if (!rem[i])
@@ -393,9 +393,9 @@ static void brute_labels(fc_flow **a, size_t m, fc_label *lab, int *rem)
         }
         int has_next = b_next(a, rem, m, i) != NO && (!cyc || p + 1 < len);
         if (p % 2 == 0 && has_next)
-            lab[i] = (fc_label){MIN, a[i]->dst_node, 2};
+            lab[i] = (fc__label){MIN, a[i]->dst_node, 2};
         else if (p % 2 == 1)
-            lab[i] = (fc_label){MOUT, a[i]->src_node, 2};
+            lab[i] = (fc__label){MOUT, a[i]->src_node, 2};
     }
 }
 
@@ -404,10 +404,10 @@ static void brute_labels(fc_flow **a, size_t m, fc_label *lab, int *rem)
 static void brute_interval(const rset *rs, const fc__intervals *iv, size_t k, double *time,
                            size_t kslots)
 {
-    const fc_interval *in = fc__intervals_get(iv, k);
+    const fc__interval *in = fc__intervals_get(iv, k);
     double mid = (in->start + in->end) / 2;
-    fc_flow **a = malloc(rs->n * sizeof *a);
-    fc_label *lab = malloc(rs->n * sizeof *lab);
+    fc__flow **a = malloc(rs->n * sizeof *a);
+    fc__label *lab = malloc(rs->n * sizeof *lab);
     int *rem = malloc(rs->n * sizeof *rem);
     size_t m = 0;
     for (size_t i = 0; i < rs->n; i++)
@@ -458,13 +458,13 @@ static void brute_interval(const rset *rs, const fc__intervals *iv, size_t k, do
 
 /* Each run covers consecutive intervals that all carry its label, and the runs of a flow cover
  * exactly the intervals whose midpoint it is active at. */
-static void check_history(const rset *rs, const fc__intervals *iv, const fc_flow *f)
+static void check_history(const rset *rs, const fc__intervals *iv, const fc__flow *f)
 {
     const fc__label_run *r;
     size_t nr, covered = 0, active = 0, nint = fc__intervals_count(iv);
     assert_int_equal(fc__intervals_history(iv, f->id, &r, &nr), 0);
     for (size_t i = 0; i < nint; i++) {
-        const fc_interval *in = fc__intervals_get(iv, i);
+        const fc__interval *in = fc__intervals_get(iv, i);
         double mid = (in->start + in->end) / 2;
         active += live(f) && f->start <= mid && mid < f->end;
     }
@@ -477,7 +477,7 @@ static void check_history(const rset *rs, const fc__intervals *iv, const fc_flow
         assert_true(r[j].start == fc__intervals_get(iv, r[j].first)->start);
         assert_true(r[j].end == fc__intervals_get(iv, r[j].first + r[j].count - 1)->end);
         for (size_t i = r[j].first; i < r[j].first + r[j].count; i++) {
-            const fc_label *l = fc__interval_label(fc__intervals_get(iv, i), f->id);
+            const fc__label *l = fc__interval_label(fc__intervals_get(iv, i), f->id);
             assert_non_null(l);
             assert_memory_equal(l, &r[j].label, sizeof *l);
         }
@@ -489,7 +489,7 @@ static void check_history(const rset *rs, const fc__intervals *iv, const fc_flow
 
 static int cmp_flow_id(const void *x, const void *y)
 {
-    uint64_t a = ((const fc_flow *)x)->id, b = ((const fc_flow *)y)->id;
+    uint64_t a = ((const fc__flow *)x)->id, b = ((const fc__flow *)y)->id;
     return (a > b) - (a < b);
 }
 
@@ -498,7 +498,7 @@ static int cmp_flow_id(const void *x, const void *y)
  * around a ring of that many nodes (a few backwards), which makes long paths and cycles. */
 static void random_case(size_t n, uint32_t span, uint32_t maxdur, uint32_t ring)
 {
-    rset rs = {malloc(n * sizeof(fc_flow)), n};
+    rset rs = {malloc(n * sizeof(fc__flow)), n};
     for (size_t i = 0; i < n; i++) {
         uint32_t s = rnd(16), d = rnd(16), t = rnd(span), len = 1 + rnd(maxdur);
         if (ring > 0) {
@@ -562,7 +562,7 @@ static void random_case(size_t n, uint32_t span, uint32_t maxdur, uint32_t ring)
     assert_int_equal(fc__intervals_build_lean(rs.f, n, &lean), 0);
     assert_int_equal(fc__intervals_count(lean), k);
     for (size_t i = 0; i < k; i++) {
-        const fc_interval *a = fc__intervals_get(iv, i), *l = fc__intervals_get(lean, i);
+        const fc__interval *a = fc__intervals_get(iv, i), *l = fc__intervals_get(lean, i);
         assert_true(a->start == l->start && a->end == l->end);
         assert_int_equal(a->nflows, l->nflows);
         assert_null(l->flows);
@@ -603,25 +603,25 @@ static void test_label_set(void **state)
         size_t n = 1 + (size_t)(round % 23);
         uint32_t nnodes = 2 + (uint32_t)(round % 7);
         uint32_t src[32], dst[32];
-        fc_flow f[32];
-        fc_label got[32];
+        fc__flow f[32];
+        fc__label got[32];
         for (size_t i = 0; i < n; i++) {
             seed = seed * 1103515245u + 12345u;
             src[i] = 10 * ((seed >> 8) % nnodes);
             seed = seed * 1103515245u + 12345u;
             dst[i] = 10 * ((seed >> 8) % nnodes);
-            f[i] = (fc_flow){.id = i, .src_node = src[i], .dst_node = dst[i], .end = 1,
+            f[i] = (fc__flow){.id = i, .src_node = src[i], .dst_node = dst[i], .end = 1,
                              .intra = src[i] == dst[i]};
         }
         assert_int_equal(fc__intervals_label_set(src, dst, n, got), 0);
-        fc_label got2[32];
+        fc__label got2[32];
         assert_int_equal(fc__intervals_label_set_with(src, dst, n, got2, &sc), 0);
         fc__intervals *iv;
         assert_int_equal(fc__intervals_build(f, n, &iv), 0);
-        const fc_interval *in = fc__intervals_count(iv) ? fc__intervals_get(iv, 0) : NULL;
+        const fc__interval *in = fc__intervals_count(iv) ? fc__intervals_get(iv, 0) : NULL;
         for (size_t i = 0; i < n; i++) {
-            const fc_label *w = in ? fc__interval_label(in, i) : NULL;
-            fc_label ref = w ? *w : (fc_label){NONE, 0, 1};
+            const fc__label *w = in ? fc__interval_label(in, i) : NULL;
+            fc__label ref = w ? *w : (fc__label){NONE, 0, 1};
             assert_int_equal(got[i].kind, ref.kind);
             assert_int_equal(got[i].k, ref.k);
             if (ref.kind != NONE)
@@ -701,7 +701,7 @@ static int lend_interval(void *arg, const fc__sweep *s, size_t index, double sta
     lend_check *lc = arg;
     assert_int_equal(index, lc->seen);
     assert_true(index < fc__intervals_count(lc->iv));
-    const fc_interval *in = fc__intervals_get(lc->iv, index);
+    const fc__interval *in = fc__intervals_get(lc->iv, index);
     assert_true(in->start == start && in->end == end);
     assert_int_equal(fc__sweep_nactive(s), in->nflows);
     /* The ids all at once, in the order of the accessors. */
@@ -710,7 +710,7 @@ static int lend_interval(void *arg, const fc__sweep *s, size_t index, double sta
     assert_non_null(ids);
     fc__sweep_active_ids(s, ids);
     for (size_t j = 0; j < n; j++) {
-        const fc_label *w = fc__interval_label(in, fc__sweep_flow(s, j)->id), *got = fc__sweep_label(s, j);
+        const fc__label *w = fc__interval_label(in, fc__sweep_flow(s, j)->id), *got = fc__sweep_label(s, j);
         assert_non_null(w);
         assert_int_equal(got->kind, w->kind);
         assert_int_equal(got->k, w->k);
@@ -725,7 +725,7 @@ static int lend_interval(void *arg, const fc__sweep *s, size_t index, double sta
 
 static int cmp_start_id(const void *x, const void *y)
 {
-    const fc_flow *a = x, *b = y;
+    const fc__flow *a = x, *b = y;
     if (a->start != b->start)
         return a->start < b->start ? -1 : 1;
     return (a->id > b->id) - (a->id < b->id);
@@ -733,7 +733,7 @@ static int cmp_start_id(const void *x, const void *y)
 
 static void lend_case(size_t n, uint32_t span, uint32_t maxdur)
 {
-    fc_flow *f = malloc(n * sizeof *f);
+    fc__flow *f = malloc(n * sizeof *f);
     for (size_t i = 0; i < n; i++) {
         uint32_t a = rnd(8), b = rnd(8), t = rnd(span), len = rnd(6) == 0 ? 0 : 1 + rnd(maxdur);
         f[i] = mk(i, a, b, t, t + len);
@@ -746,7 +746,7 @@ static void lend_case(size_t n, uint32_t span, uint32_t maxdur)
     fc__sweep_ops ops = {.arg = &lc, .interval = lend_interval};
     fc__sweep *s;
     assert_int_equal(fc__sweep_new(&ops, &s), 0);
-    fc__sweep_back back = {malloc(n * sizeof(fc_flow *)), 0};
+    fc__sweep_back back = {malloc(n * sizeof(fc__flow *)), 0};
     fc__sweep_lender(s, &back);
     fc__sweep_loan v[9];
     for (size_t i = 0; i < n;) {

@@ -54,7 +54,7 @@ static int cmp_ivkey(const void *x, const void *y)
 
 static int cmp_worst_flow(const void *x, const void *y)
 {
-    const fc_flow *a = x, *b = y;
+    const fc__flow *a = x, *b = y;
     double ra = a->observed / (double)(a->bytes ? a->bytes : 1), rb = b->observed / (double)(b->bytes ? b->bytes : 1);
     if (ra != rb)
         return ra > rb ? -1 : 1;
@@ -81,12 +81,12 @@ static srow *srow_of(srow *v, size_t *n, uint32_t rank, uint64_t site, int send)
 
 static void random_case(size_t n, uint32_t span, uint32_t maxdur, size_t top)
 {
-    fc_flow *f = calloc(n, sizeof *f);
+    fc__flow *f = calloc(n, sizeof *f);
     for (size_t i = 0; i < n; i++) {
         uint32_t s = rnd(12), d = rnd(12), t = rnd(span), len = 1 + rnd(maxdur);
         if (rnd(40) == 0)
             len = 0;
-        f[i] = (fc_flow){.id = i * 7 % n, .src_node = s, .dst_node = d, .src_rank = 2 * s + rnd(2),
+        f[i] = (fc__flow){.id = i * 7 % n, .src_node = s, .dst_node = d, .src_rank = 2 * s + rnd(2),
                          .dst_rank = 2 * d + rnd(2), .bytes = 1 + rnd(5) * 1000, .start = t, .end = t + len,
                          .observed = len, .send_site = 1 + rnd(3), .recv_site = 1 + rnd(3)};
         f[i].intra = s == d && rnd(3) != 0;
@@ -107,7 +107,7 @@ static void random_case(size_t n, uint32_t span, uint32_t maxdur, size_t top)
     ivkey *key = malloc((niv + 1) * sizeof *key);
     double *node_t = calloc(12, sizeof *node_t);
     for (size_t i = 0; i < niv; i++) {
-        const fc_interval *in = fc__intervals_get(iv, i);
+        const fc__interval *in = fc__intervals_get(iv, i);
         key[i] = (ivkey){i, 0, in->nflows, in->end - in->start};
         for (size_t j = 0; j < in->nflows; j++) {
             if (in->labels[j].k > key[i].maxk)
@@ -147,7 +147,7 @@ static void random_case(size_t n, uint32_t span, uint32_t maxdur, size_t top)
     }
 
     /* Worst flows and call sites, from the stored histories. */
-    fc_flow *sorted = malloc(n * sizeof *sorted);
+    fc__flow *sorted = malloc(n * sizeof *sorted);
     memcpy(sorted, f, n * sizeof *f);
     qsort(sorted, n, sizeof *sorted, cmp_worst_flow);
     srow *rows = calloc(2 * n + 1, sizeof *rows);
@@ -228,9 +228,9 @@ static void test_order(void **state)
     size_t count = 0;
     fc__sweep_ops ops = {.arg = &count, .interval = count_iv};
     fc__sweep *s;
-    fc_flow a = {.id = 0, .src_node = 0, .dst_node = 1, .start = 1, .end = 3};
-    fc_flow b = {.id = 1, .src_node = 2, .dst_node = 1, .start = 2, .end = 4};
-    fc_flow late = {.id = 2, .src_node = 2, .dst_node = 3, .start = 1.5, .end = 5};
+    fc__flow a = {.id = 0, .src_node = 0, .dst_node = 1, .start = 1, .end = 3};
+    fc__flow b = {.id = 1, .src_node = 2, .dst_node = 1, .start = 2, .end = 4};
+    fc__flow late = {.id = 2, .src_node = 2, .dst_node = 3, .start = 1.5, .end = 5};
     assert_int_equal(fc__sweep_new(&ops, &s), 0);
     assert_int_equal(fc__sweep_add(s, &a), 0);
     assert_int_equal(fc__sweep_advance(s, 2), 0);
@@ -247,10 +247,10 @@ static void test_any_order(void **state)
 {
     (void)state;
     size_t n = 600;
-    fc_flow *f = calloc(n, sizeof *f);
+    fc__flow *f = calloc(n, sizeof *f);
     for (size_t i = 0; i < n; i++) {
         uint32_t a = rnd(8), b = rnd(8), t = rnd(1000), len = 1 + rnd(30);
-        f[i] = (fc_flow){.id = i, .src_node = a, .dst_node = b, .src_rank = a, .dst_rank = b, .bytes = 1000,
+        f[i] = (fc__flow){.id = i, .src_node = a, .dst_node = b, .src_rank = a, .dst_rank = b, .bytes = 1000,
                          .start = t, .end = t + len, .observed = len};
     }
     fc__summary *in_order, *any;
@@ -292,10 +292,10 @@ static void test_build_also(void **state)
     (void)state;
     for (int round = 0; round < 3; round++) {
         size_t n = 400 + 300 * (size_t)round, top = round == 2 ? 0 : 4;
-        fc_flow *f = calloc(n, sizeof *f);
+        fc__flow *f = calloc(n, sizeof *f);
         for (size_t i = 0; i < n; i++) {
             uint32_t a = rnd(10), b = rnd(10), t = rnd(2000), len = 1 + rnd(60);
-            f[i] = (fc_flow){.id = i, .src_node = a, .dst_node = b, .src_rank = 2 * a + rnd(2),
+            f[i] = (fc__flow){.id = i, .src_node = a, .dst_node = b, .src_rank = 2 * a + rnd(2),
                              .dst_rank = 2 * b + rnd(2), .bytes = 1 + rnd(5) * 1000, .start = t, .end = t + len,
                              .observed = len, .send_site = 1 + rnd(3), .recv_site = 1 + rnd(3)};
         }
@@ -326,7 +326,7 @@ static void test_build_also(void **state)
             assert_int_equal(s2->wflows[q].flow.id, s1->wflows[q].flow.id);
         assert_int_equal(fc__intervals_count(iv2), fc__intervals_count(iv1));
         for (size_t i = 0; i < fc__intervals_count(iv1); i++) {
-            const fc_interval *a = fc__intervals_get(iv1, i), *b = fc__intervals_get(iv2, i);
+            const fc__interval *a = fc__intervals_get(iv1, i), *b = fc__intervals_get(iv2, i);
             assert_true(a->start == b->start && a->end == b->end && a->nflows == b->nflows);
         }
         for (uint64_t id = 0; id < n; id++) {

@@ -42,12 +42,12 @@ static void clock_of(trank *r, int64_t offset_init, int64_t offset_fin)
 
 /* Writes n ranks (all in MPI_COMM_WORLD, an MPI_Init at local time 0 first) into a fresh scratch
  * directory, and matches the trace. The origin is rank 0's Init, local and aligned time 0. */
-static fc_match *run(char *dir, size_t dirlen, trank *rk, uint32_t n, uint64_t eager)
+static fc__match *run(char *dir, size_t dirlen, trank *rk, uint32_t n, uint64_t eager)
 {
     make_scratch(dir, dirlen);
     write_world(dir, rk, n, 10);
     fc_trace *t;
-    fc_match *m;
+    fc__match *m;
     assert_int_equal(fc_trace_open(dir, &t), 0);
     assert_int_equal(fc__match_trace(t, eager, &m), 0);
     fc_trace_close(t);
@@ -56,7 +56,7 @@ static fc_match *run(char *dir, size_t dirlen, trank *rk, uint32_t n, uint64_t e
 }
 
 /* The flow from src to dst whose receive was posted at recv_post seconds. */
-static const fc_flow *find(const fc_match *m, uint32_t src, uint32_t dst, double recv_post)
+static const fc__flow *find(const fc__match *m, uint32_t src, uint32_t dst, double recv_post)
 {
     for (size_t i = 0; i < m->nflows; i++)
         if (m->flows[i].src_rank == src && m->flows[i].dst_rank == dst && fabs(m->flows[i].recv_post - recv_post) < EPS)
@@ -65,7 +65,7 @@ static const fc_flow *find(const fc_match *m, uint32_t src, uint32_t dst, double
     return NULL;
 }
 
-static const fc_wait_site *site_of(const fc_match *m, uint32_t rank, uint64_t site)
+static const fc__wait_site *site_of(const fc__match *m, uint32_t rank, uint64_t site)
 {
     for (size_t i = 0; i < m->nsites; i++)
         if (m->sites[i].rank == rank && m->sites[i].site == site)
@@ -74,7 +74,7 @@ static const fc_wait_site *site_of(const fc_match *m, uint32_t rank, uint64_t si
     return NULL;
 }
 
-static void no_loose_ends(const fc_match *m)
+static void no_loose_ends(const fc__match *m)
 {
     assert_int_equal(m->unmatched_sends, 0);
     assert_int_equal(m->unmatched_recvs, 0);
@@ -92,7 +92,7 @@ static void test_simple(void **state)
     clock_of(&rk[1], 5 * MS, 5 * MS + 2 * US);
     add(&rk[0], FC_EV_MPI_Send, 300 * MS, 300 * MS + 10 * US, 1, 7, 1000, 0, 0, 2);
     add(&rk[1], FC_EV_MPI_Recv, 250 * MS, 500 * MS, 0, 7, 1000, 0, 0, 3);
-    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 2, 0);
     no_loose_ends(m);
     assert_int_equal(m->eager_threshold, FC_MATCH_EAGER_DEFAULT);
     assert_int_equal(m->nnodes, 2);
@@ -100,7 +100,7 @@ static void test_simple(void **state)
     assert_string_equal(m->nodes[1], "nodeB");
     assert_int_equal(m->nflows, 1);
     assert_int_equal(m->ninter, 1);
-    const fc_flow *f = &m->flows[0];
+    const fc__flow *f = &m->flows[0];
     assert_int_equal(f->src_rank, 0);
     assert_int_equal(f->dst_rank, 1);
     assert_int_equal(f->src_node, 0);
@@ -153,10 +153,10 @@ static void test_wildcards(void **state)
     add(&rk[1], FC_EV_MPI_Send, 1250 * US, 1260 * US, 0, 6, 4, 0, 0, 0);
     add(&rk[2], FC_EV_MPI_Send, 500 * US, 510 * US, 0, 5, 16, 0, 0, 0);
     add(&rk[2], FC_EV_MPI_Send, 1400 * US, 1410 * US, 0, 5, 24, 0, 0, 0);
-    fc_match *m = run(dir, sizeof dir, rk, 3, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 3, 0);
     no_loose_ends(m);
     assert_int_equal(m->nflows, 4);
-    const fc_flow *f = find(m, 1, 0, 200e-6); /* the second Irecv got rank 1's message */
+    const fc__flow *f = find(m, 1, 0, 200e-6); /* the second Irecv got rank 1's message */
     assert_int_equal(f->bytes, 8);
     assert_float_equal(f->start, 400e-6, EPS);
     assert_float_equal(f->end, 1000e-6, EPS);
@@ -204,11 +204,11 @@ static void test_own_times(void **state)
             done(&rk[1], t, 0x10 + k, 0, k, 8, own ? FC_EVF_OWN_TIME : 0);
             add(&rk[0], FC_EV_MPI_Send, 100 * (k + 1) * MS, 100 * (k + 1) * MS + 10 * US, 1, k, 8, 0, 0, 0);
         }
-        fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+        fc__match *m = run(dir, sizeof dir, rk, 2, 0);
         no_loose_ends(m);
         assert_int_equal(m->nflows, 3);
         for (int k = 0; k < 3; k++) {
-            const fc_flow *f = find(m, 0, 1, (10 + k) * 1e-3);
+            const fc__flow *f = find(m, 0, 1, (10 + k) * 1e-3);
             assert_int_equal(f->tag, k);
             assert_float_equal(f->start, 0.1 * (k + 1), EPS);
             assert_float_equal(f->end, own ? 0.1 * (k + 1) + 0.001 : 0.32, EPS);
@@ -241,7 +241,7 @@ static void test_non_overtaking(void **state)
     add(&rk[1], FC_EV_COMPLETE, 170 * US, 170 * US, 0, 1, 0, 0x21, 0, 0);
     add(&rk[1], FC_EV_MPI_Waitany, 180 * US, 200 * US, FC_PEER_NONE, 0, 0, 0, 0, 0);
     add(&rk[1], FC_EV_COMPLETE, 200 * US, 200 * US, 0, 1, 0, 0x20, 0, 0);
-    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 2, 0);
     no_loose_ends(m);
     assert_int_equal(m->nflows, 3);
     assert_int_equal(find(m, 0, 1, 50e-6)->bytes, 10);
@@ -277,7 +277,7 @@ static void test_late_wildcard(void **state)
     done(&rk[1], 310 * US, 0x10, 0, 5, 10, FC_EVF_ANY_SOURCE);
     add(&rk[1], FC_EV_MPI_Irecv, 400 * US, 401 * US, FC_PEER_ANY, 6, 64, 0x11, FC_EVF_ANY_SOURCE, 0);
     add(&rk[1], FC_EV_MPI_Recv, 500 * US, 600 * US, 0, 6, 30, 0, 0, 0);
-    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 2, 0);
     assert_int_equal(m->nflows, 3);
     assert_int_equal(find(m, 0, 1, 100e-6)->bytes, 10);
     assert_float_equal(find(m, 0, 1, 100e-6)->send_start, 120e-6, EPS);
@@ -313,12 +313,12 @@ static void test_persistent(void **state)
     }
     add(&rk[0], FC_EV_MPI_Request_free, 5000 * US, 5001 * US, FC_PEER_NONE, 0, 0, 0x50, 0, 0);
     add(&rk[1], FC_EV_MPI_Request_free, 5000 * US, 5001 * US, FC_PEER_NONE, 0, 0, 0x60, 0, 0);
-    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 2, 0);
     no_loose_ends(m);
     assert_int_equal(m->nflows, 3);
     for (uint64_t k = 0; k < 3; k++) {
         double b = 1e-3 * (double)(k + 1);
-        const fc_flow *f = &m->flows[k];
+        const fc__flow *f = &m->flows[k];
         assert_float_equal(f->send_start, b + 100e-6, EPS);
         assert_float_equal(f->send_end, b + 150e-6, EPS);
         assert_float_equal(f->recv_post, b + 50e-6, EPS);
@@ -343,12 +343,12 @@ static void test_sendrecv_ring(void **state)
         rk[r].ev[rk[r].n - 1].bytes2 = 1024;
         done(&rk[r], t1, 0, (r + 2) % 3, 9, 64 + (r + 2) % 3, 0);
     }
-    fc_match *m = run(dir, sizeof dir, rk, 3, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 3, 0);
     no_loose_ends(m);
     assert_int_equal(m->nflows, 3);
     for (uint32_t r = 0; r < 3; r++) {
         uint32_t left = (r + 2) % 3;
-        const fc_flow *f = find(m, left, r, (100 + 10 * r) * 1e-6);
+        const fc__flow *f = find(m, left, r, (100 + 10 * r) * 1e-6);
         assert_int_equal(f->bytes, 64 + left);
         assert_float_equal(f->send_start, (100 + 10 * left) * 1e-6, EPS);
         assert_float_equal(f->end, (200 + 10 * r) * 1e-6, EPS);
@@ -372,7 +372,7 @@ static void test_intra(void **state)
     add(&rk[0], FC_EV_MPI_Send, 200 * US, 210 * US, 2, 0, 8, 0, 0, 0);
     add(&rk[1], FC_EV_MPI_Recv, 100 * US, 150 * US, 0, 0, 8, 0, 0, 0);
     add(&rk[2], FC_EV_MPI_Recv, 100 * US, 250 * US, 0, 0, 8, 0, 0, 0);
-    fc_match *m = run(dir, sizeof dir, rk, 3, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 3, 0);
     no_loose_ends(m);
     assert_int_equal(m->nnodes, 2);
     assert_int_equal(m->rank_node[0], 0);
@@ -397,7 +397,7 @@ static void test_unmatched(void **state)
     add(&rk[0], FC_EV_MPI_Send, 100 * US, 110 * US, 1, 3, 8, 0, 0, 4);
     add(&rk[0], FC_EV_MPI_Send, 200 * US, 210 * US, 1, 3, 8, 0, 0, 5);
     add(&rk[1], FC_EV_MPI_Recv, 100 * US, 150 * US, 0, 3, 8, 0, 0, 0);
-    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 2, 0);
     assert_int_equal(m->nflows, 1);
     assert_float_equal(m->flows[0].send_start, 100e-6, EPS);
     assert_int_equal(m->unmatched_sends, 1);
@@ -428,12 +428,12 @@ static void test_clock_violation(void **state)
     add(&rk[0], FC_EV_MPI_Send, 700 * MS, 701 * MS, 1, 0, 8, 0, 0, 0);
     add(&rk[1], FC_EV_MPI_Recv, 850 * MS, 890 * MS, 0, 0, 8, 0, 0, 0); /* aligned 0.65 .. 0.69 */
     rk[1].clk[0].uncertainty_ns = rk[1].clk[1].uncertainty_ns = 60 * MS;
-    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 2, 0);
     assert_int_equal(m->nflows, 3);
     assert_int_equal(m->clock_violations, 2);
     assert_int_equal(m->clock_violations_beyond, 1);
     assert_float_equal(m->worst_violation, 0.1, EPS);
-    const fc_flow *f = &m->flows[m->worst_flow];
+    const fc__flow *f = &m->flows[m->worst_flow];
     assert_float_equal(f->send_start, 0.5, EPS);
     assert_float_equal(f->end, 0.4, EPS);
     assert_float_equal(f->observed, -0.1, EPS);
@@ -453,10 +453,10 @@ static void test_eager_rendezvous(void **state)
     add(&rk[1], FC_EV_MPI_Recv, 300 * MS, 310 * MS, 0, 1, 100, 0, 0, 0);
     add(&rk[1], FC_EV_MPI_Recv, 320 * MS, 360 * MS, 0, 2, 4096, 0, 0, 0);
     add(&rk[1], FC_EV_MPI_Recv, 500 * MS, 600 * MS, 0, 3, 8, 0, 0, 0);
-    fc_match *m = run(dir, sizeof dir, rk, 2, 1024);
+    fc__match *m = run(dir, sizeof dir, rk, 2, 1024);
     no_loose_ends(m);
     assert_int_equal(m->eager_threshold, 1024);
-    const fc_flow *a = find(m, 0, 1, 0.3), *b = find(m, 0, 1, 0.32), *c = find(m, 0, 1, 0.5);
+    const fc__flow *a = find(m, 0, 1, 0.3), *b = find(m, 0, 1, 0.32), *c = find(m, 0, 1, 0.5);
     assert_false(a->rendezvous);
     assert_float_equal(a->start, 0.1, EPS);
     assert_float_equal(a->observed, 0.21, EPS);
@@ -489,10 +489,10 @@ static void test_mprobe(void **state)
     add(&rk[0], FC_EV_MPI_Imrecv, 180 * US, 181 * US, 2, 4, 48, 0x72, 0, 0);
     add(&rk[0], FC_EV_MPI_Wait, 190 * US, 200 * US, FC_PEER_NONE, 0, 0, 0x72, 0, 0);
     done(&rk[0], 200 * US, 0x72, 2, 4, 48, 0);
-    fc_match *m = run(dir, sizeof dir, rk, 3, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 3, 0);
     no_loose_ends(m);
     assert_int_equal(m->nflows, 2);
-    const fc_flow *f = find(m, 1, 0, 150e-6);
+    const fc__flow *f = find(m, 1, 0, 150e-6);
     assert_int_equal(f->bytes, 32);
     assert_int_equal(f->recv_kind, FC_EV_MPI_Mrecv);
     assert_float_equal(f->end, 160e-6, EPS);
@@ -523,7 +523,7 @@ static void test_rank_ends(void **state)
     add(&rk[1], FC_EV_MPI_Send, 400 * US, 410 * US, 0, 2, 8, 0, 0, 0);
     add(&rk[1], FC_EV_MPI_Irecv, 500 * US, 501 * US, 0, 3, 8, 0x11, 0, 0);
     add(&rk[1], FC_EV_MPI_Barrier, 5000 * US, 6000 * US, FC_PEER_NONE, 0, 0, 0, 0, 0);
-    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 2, 0);
     assert_int_equal(m->nflows, 1);
     assert_float_equal(m->flows[0].send_start, 100e-6, EPS);
     assert_float_equal(m->flows[0].send_end, 100e-6, EPS);
@@ -550,7 +550,7 @@ static void test_last_time(void **state)
     add(&rk[0], FC_EV_MPI_Send, 10 * US, 11 * US, 1, 1, 100, 0, 0, 0);
     add(&rk[0], FC_EV_MPI_Barrier, INT64_MAX, INT64_MAX, FC_PEER_NONE, 0, 0, 0, 0, 0);
     add(&rk[1], FC_EV_MPI_Recv, 5 * US, 20 * US, 0, 1, 100, 0, 0, 0);
-    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 2, 0);
     assert_int_equal(m->nflows, 1);
     assert_float_equal(m->flows[0].send_start, 10e-6, EPS);
     fc__match_free(m);
@@ -571,7 +571,7 @@ static void test_leftovers(void **state)
     add(&rk[1], FC_EV_MPI_Irecv, 300 * US, 301 * US, FC_PEER_ANY, 0, 8, 0x11, FC_EVF_ANY_SOURCE, 0);
     add(&rk[1], FC_EV_MPI_Wait, 310 * US, 320 * US, FC_PEER_NONE, 0, 0, 0x11, 0, 0);
     add(&rk[1], FC_EV_COMPLETE, 320 * US, 320 * US, FC_PEER_ANY, 0, 0, 0x11, 0, 0);
-    fc_match *m = run(dir, sizeof dir, rk, 2, 0);
+    fc__match *m = run(dir, sizeof dir, rk, 2, 0);
     assert_int_equal(m->nflows, 1);
     assert_float_equal(m->flows[0].recv_post, 90e-6, EPS);
     assert_float_equal(m->flows[0].send_start, 200e-6, EPS);
@@ -589,7 +589,7 @@ static void test_leftovers(void **state)
  * ranks, end, send start, id. */
 static int cmp_flow_order(const void *a, const void *b)
 {
-    const fc_flow *x = a, *y = b;
+    const fc__flow *x = a, *y = b;
     if (x->intra != y->intra)
         return x->intra ? 1 : -1;
     if (x->start != y->start)
@@ -608,7 +608,7 @@ static int cmp_flow_order(const void *a, const void *b)
 /* fc__sort_flows against qsort with that order, on sizes around its runs of 16 and up to
  * thousands, with many ties on start (decided by the later keys) and flows given nearly sorted,
  * reversed or at random. */
-static int count_flow(void *arg, const fc_flow *f)
+static int count_flow(void *arg, const fc__flow *f)
 {
     (void)f;
     ++*(size_t *)arg;
@@ -622,7 +622,7 @@ static int count_flow(void *arg, const fc_flow *f)
 static void test_traffic(void **state)
 {
     (void)state;
-    static const fc_traffic want[] = {{0, 0, 1, 64}, {0, 1, 2, 1500}, {1, 2, 1, 0}, {2, 0, 1, 2000}};
+    static const fc__traffic want[] = {{0, 0, 1, 64}, {0, 1, 2, 1500}, {1, 2, 1, 0}, {2, 0, 1, 2000}};
     size_t keep = fc__traffic_dense;
     for (int sparse = 0; sparse < 2; sparse++) {
         char dir[4096];
@@ -641,9 +641,9 @@ static void test_traffic(void **state)
         make_scratch(dir, sizeof dir);
         write_world(dir, rk, 4, 10);
         fc_trace *t;
-        fc_match *ms[2];
+        fc__match *ms[2];
         size_t seen = 0;
-        fc_match_sink sink = {.arg = &seen, .flow = count_flow};
+        fc__match_sink sink = {.arg = &seen, .flow = count_flow};
         assert_int_equal(fc_trace_open(dir, &t), 0);
         assert_int_equal(fc__match_trace(t, 0, &ms[0]), 0);
         /* Streamed, the inter-node flows are counted from the traffic alone. */
@@ -653,7 +653,7 @@ static void test_traffic(void **state)
         fc__traffic_dense = keep;
         assert_int_equal(seen, 5);
         for (int k = 0; k < 2; k++) {
-            const fc_match *m = ms[k];
+            const fc__match *m = ms[k];
             assert_int_equal(m->nnodes, 3);
             assert_int_equal(m->nflows, 5);
             assert_int_equal(m->ninter, 4);
@@ -755,7 +755,7 @@ static void test_sort_flows(void **state)
     unsigned seed = 99;
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
         size_t n = sizes[z];
-        fc_flow *a = calloc(n + 1, sizeof *a), *b = calloc(n + 1, sizeof *b);
+        fc__flow *a = calloc(n + 1, sizeof *a), *b = calloc(n + 1, sizeof *b);
         assert_non_null(a);
         assert_non_null(b);
         for (int shape = 0; shape < 3; shape++) {
@@ -763,7 +763,7 @@ static void test_sort_flows(void **state)
                 seed = seed * 1103515245u + 12345u;
                 unsigned r = seed >> 8;
                 double t = shape == 0 ? (double)(r % 50) : shape == 1 ? (double)(n - i) : (double)i + (r % 3);
-                a[i] = (fc_flow){.id = i, .start = t, .src_rank = r % 4, .dst_rank = (r >> 2) % 4,
+                a[i] = (fc__flow){.id = i, .start = t, .src_rank = r % 4, .dst_rank = (r >> 2) % 4,
                                  .end = t + (double)((r >> 4) % 3), .send_start = t - (double)((r >> 6) % 2),
                                  .intra = (r >> 8) % 5 == 0};
             }

@@ -16,9 +16,9 @@
 #define PB (8.0 / 200e6) /* seconds per byte: 200 Mbit/s */
 
 /* A match over nodes 0..3 holding the flows f[0..n) (ids must be 0..n-1, inter-node first). */
-static fc_match *mk_match(fc_flow *f, size_t n, size_t ninter)
+static fc__match *mk_match(fc__flow *f, size_t n, size_t ninter)
 {
-    fc_match *m = calloc(1, sizeof *m);
+    fc__match *m = calloc(1, sizeof *m);
     assert_non_null(m);
     m->flows = f;
     m->nflows = n;
@@ -27,9 +27,9 @@ static fc_match *mk_match(fc_flow *f, size_t n, size_t ninter)
     return m;
 }
 
-static fc_flow flow(uint64_t id, uint32_t s, uint32_t d, uint64_t bytes, double start, double observed)
+static fc__flow flow(uint64_t id, uint32_t s, uint32_t d, uint64_t bytes, double start, double observed)
 {
-    return (fc_flow){.id = id, .src_node = s, .dst_node = d, .bytes = bytes, .start = start,
+    return (fc__flow){.id = id, .src_node = s, .dst_node = d, .bytes = bytes, .start = start,
                      .end = start + observed, .observed = observed, .intra = s == d};
 }
 
@@ -40,7 +40,7 @@ static fc_flow flow(uint64_t id, uint32_t s, uint32_t d, uint64_t bytes, double 
 static void selfcal_recovers_known_figures(void **state)
 {
     (void)state;
-    fc_flow f[16];
+    fc__flow f[16];
     size_t n = 0;
     double t = 0;
     const uint64_t sizes[] = {1000, 100000, 1000000, 4000000};
@@ -63,7 +63,7 @@ static void selfcal_recovers_known_figures(void **state)
     n++;
     f[n] = flow(n, 1, 3, 1000000, t, LAT + 1000000 * PB);
     n++;
-    fc_match *m = mk_match(f, n, n);
+    fc__match *m = mk_match(f, n, n);
     fc__intervals *iv;
     assert_int_equal(fc__intervals_build(f, n, &iv), 0);
     fc__profile *p;
@@ -101,11 +101,11 @@ static fc__profile *line_profile(void)
 static void prediction_errors_by_hand(void **state)
 {
     (void)state;
-    fc_flow f[3];
+    fc__flow f[3];
     f[0] = flow(0, 1, 2, 2000000, 0, LAT + 2000000 * PB);
     f[1] = flow(1, 0, 1, 1000000, 10, LAT + 2 * 1000000 * PB);
     f[2] = flow(2, 0, 2, 1000000, 10, LAT + 2 * 1000000 * PB);
-    fc_match *m = mk_match(f, 3, 3);
+    fc__match *m = mk_match(f, 3, 3);
     fc__intervals *iv;
     assert_int_equal(fc__intervals_build(f, 3, &iv), 0);
     fc__profile *p = line_profile();

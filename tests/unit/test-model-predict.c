@@ -38,7 +38,7 @@ static fc__profile *mkprof(void)
 }
 
 /* A match result holding only inter-node flows, listed in order of start as matching does. */
-static void mkflow(fc_flow *f, uint64_t id, uint32_t src, uint32_t dst, double start, double mib)
+static void mkflow(fc__flow *f, uint64_t id, uint32_t src, uint32_t dst, double start, double mib)
 {
     memset(f, 0, sizeof *f);
     f->id = id;
@@ -60,13 +60,13 @@ static void test_predict_async(void **state)
 {
     (void)state;
     fc__profile *p = mkprof();
-    fc_flow f[5];
+    fc__flow f[5];
     mkflow(&f[0], 0, 0, 1, 0, 4);
     mkflow(&f[1], 1, 0, 2, 1, 2);
     mkflow(&f[2], 2, 3, 0, 2, 1);
     mkflow(&f[3], 3, 5, 6, 4, 1);
     mkflow(&f[4], 4, 6, 7, 4.5, 1);
-    fc_match m = {.nflows = 5, .ninter = 5, .flows = f};
+    fc__match m = {.nflows = 5, .ninter = 5, .flows = f};
     static const double want[FC_NMODELS][5] = {
         [FC_MODEL_FLOWCUT] = {7, 6.5, 1, 1, 1.375},
         [FC_MODEL_LINEAR] = {4, 2, 1, 1, 1},
@@ -91,7 +91,7 @@ static void test_predict_async(void **state)
     /* maxrate without its parameters is refused. */
     assert_int_equal(fc__predict(&m, p, FC_MODEL_MAXRATE, pred), FC_EINVAL);
     /* No flows: nothing to do. */
-    fc_match empty = {0};
+    fc__match empty = {0};
     assert_int_equal(fc__predict(&empty, p, FC_MODEL_FLOWCUT, NULL), 0);
     fc__profile_free(p);
 }
