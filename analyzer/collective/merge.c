@@ -75,7 +75,7 @@ int fc__colls_add(fc_trace *t, fc__match *m, fc__colls **out)
             /* The wait entries follow the flows into their new order (flow i's are waits[i]); a
              * collective's message has none observed: both its ends are in the call from the
              * message's start, as its inferred times say. */
-            fc_flow_waits *waits = m->waits != NULL ? malloc((old_n + fv.n) * sizeof *waits) : NULL;
+            fc__flow_waits *waits = m->waits != NULL ? malloc((old_n + fv.n) * sizeof *waits) : NULL;
             if (m->waits != NULL && waits == NULL)
                 rc = FC_ENOMEM;
             m->nflows += fv.n;
@@ -90,7 +90,7 @@ int fc__colls_add(fc_trace *t, fc__match *m, fc__colls **out)
                     m->worst_send_flow = i;
                 if (waits != NULL)
                     waits[i] = was < old_n ? m->waits[was]
-                                           : (fc_flow_waits){m->flows[i].start, m->flows[i].start, 0};
+                                           : (fc__flow_waits){m->flows[i].start, m->flows[i].start, 0};
                 m->flows[i].id = i;
             }
             if (waits != NULL) {
