@@ -70,15 +70,31 @@ int fc__colls_add(fc_trace *t, fc_match *m, fc__colls **out)
                 all[m->nflows + i] = fv.v[i];
             }
             rc = add_traffic(m, fv.v, fv.n);
+            /* The wait entries follow their flows through the sort (waits[i] is flow i's). A
+             * member of a collective is inside the call from its step's start: each end of a
+             * step waits from there. */
+            fc_flow_waits *w = NULL;
+            if (rc == 0 && m->waits != NULL &&
+                (w = malloc((m->nflows + fv.n) * sizeof *w)) == NULL)
+                rc = FC_ENOMEM;
             uint64_t worst = m->worst_flow;
+            size_t np2p = m->nflows;
             m->nflows += fv.n;
             for (size_t i = 0; i < fv.n; i++)
                 m->ninter += !fv.v[i].intra;
             fc__sort_flows(m->flows, m->nflows);
             for (size_t i = 0; i < m->nflows; i++) {
-                if (m->clock_violations && m->flows[i].id == worst && m->flows[i].coll == 0)
+                uint64_t old = m->flows[i].id;
+                if (m->clock_violations && old == worst && m->flows[i].coll == 0)
                     m->worst_flow = i;
+                if (w != NULL)
+                    w[i] = old < np2p ? m->waits[old]
+                                      : (fc_flow_waits){m->flows[i].send_start, m->flows[i].recv_post, 0};
                 m->flows[i].id = i;
+            }
+            if (w != NULL) {
+                free(m->waits);
+                m->waits = w;
             }
         }
     }
