@@ -59,6 +59,8 @@ one wildcard 4 3
 one persistent 3 4 5
 one threads 2 10
 one nbrate 2 5 4 100
+# Requests of every kind completed together, persistent ones started from other lines than their init.
+one reqtimes 2 8 20
 # The emulated-cluster examples run here on two named nodes: their traces have the collectives
 # (bcast) and the many concurrent flows (random30 -N) that the cluster runs produce.
 one bcast 8 -s 200000 -r 2
