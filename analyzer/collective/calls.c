@@ -374,9 +374,13 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
         x->e = e;
         x->scap = tot;
     }
+    /* Every step starts at the entry until push_on moves it on: push_on only raises a later
+     * step's start, so each one needs a value first (the buffer holds a previous call's steps, or
+     * nothing yet). */
     for (size_t j = 0; j < cl->nmem; j++)
         if (x->nsteps[j]) {
-            x->s[x->off[j]] = mem[j].enter;
+            for (uint32_t q = 0; q < x->nsteps[j]; q++)
+                x->s[x->off[j] + q] = mem[j].enter;
             push_on(x, &mem[j], j, 0);
         }
     /* Pair the k-th send of a to b with the k-th receive of b from a. */

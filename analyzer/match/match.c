@@ -313,6 +313,10 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
                     return FC_ENOMEM;
                 *m = s->tpl[e->ix].m;
                 m->post = m->wait_t0 = k == FC_EV_START ? th->t0 : rec->t0;
+                /* The message is posted where the Start is called, not where its template was
+                 * made: one init can serve Starts all over the code, and an OTF2 archive (Score-P
+                 * writes no record at an init) can give back only the Start's site. */
+                m->site = k == FC_EV_START ? th->site : rec->ev.site;
                 m->end = 0;
                 rc = post(mt, s, m, ix, s->tpl[e->ix].used == 2, 0, 0, rec->req, &memo);
             }

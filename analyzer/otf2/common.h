@@ -251,7 +251,13 @@ typedef struct fc__importer {
     fc__intern stacks;
     uint32_t world;
     int nomem;
+    char *coll_env;      /* FC__OTF2_COLL_ENV's entries, each ended by a NUL, or NULL */
+    size_t coll_env_len;
 } fc__importer;
+
+/* The archive property that carries the run's collective settings (FC_RK_COLL_ENV), NAME=VALUE
+ * entries one a line. */
+#define FC__OTF2_COLL_ENV "FLOWCUT::COLL_ENV"
 
 /* The flowcut call-site id of the calls made from calling context cc (cc + 1). */
 #define FC__OTF2_SITE_OF(cc) ((uint64_t)(cc) + 1)

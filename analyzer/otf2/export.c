@@ -363,6 +363,32 @@ static OTF2_FlushType pre_flush(void *data, OTF2_FileType type, OTF2_LocationRef
  * fc__exporter's, not the application's. */
 static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
 
+/* The collective settings the run had (FC_RK_COLL_ENV, one rank's: the launcher gives every rank
+ * the same environment) as the archive property FC__OTF2_COLL_ENV, its NAME=VALUE entries one a
+ * line: the analysis of an import expands the collectives with the algorithms they chose. */
+static int write_coll_env(fc__exporter *x, fc_trace *t, const char *outdir)
+{
+    for (size_t i = 0; i < fc_trace_nranks(t); i++) {
+        const fc_rank *r = fc_trace_rank(t, i);
+        if (r->coll_env == NULL || r->coll_env_len == 0)
+            continue;
+        char *v = malloc(r->coll_env_len + 1);
+        if (v == NULL)
+            return fc__err(FC_ENOMEM, "out of memory");
+        memcpy(v, r->coll_env, r->coll_env_len);
+        v[r->coll_env_len] = '\0';
+        for (size_t j = 0; j + 1 < r->coll_env_len; j++)
+            if (v[j] == '\0')
+                v[j] = '\n';
+        OTF2_ErrorCode e = OTF2_Archive_SetProperty(x->ar, FC__OTF2_COLL_ENV, v, true);
+        free(v);
+        if (e != OTF2_SUCCESS)
+            return fc__err(FC_EIO, "%s: OTF2 writer: %s", outdir, fc__otf2_message());
+        break;
+    }
+    return 0;
+}
+
 /* The node of a rank: its node name, else its host name (as the analysis counts nodes). */
 static const char *node_name(const fc_rank *r)
 {
@@ -444,6 +470,8 @@ int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc__otf2_st
         rc = fc__err(FC_EIO, "%s: OTF2 writer: %s", outdir, fc__otf2_message());
         goto out;
     }
+    if ((rc = write_coll_env(&x, t, outdir)) < 0)
+        goto out;
     for (uint32_t r = 0; r < x.world && rc == 0; r++)
         rc = write_rank(&x, fc_trace_find(t, r), r);
     if (rc < 0)

@@ -503,7 +503,9 @@ static int write_rank(fc__importer *im, OTF2_Reader *rd, OTF2_EvtReaderCallbacks
         }
         n++;
     }
-    if ((rc = fc_writer_open(path, r, im->world, 0, 0, 0, &w)) < 0 || (rc = fc_writer_rank(w, &info)) < 0 ||
+    if ((rc = fc_writer_open(path, r, im->world, 0, 0, 0, &w)) < 0 ||
+        (im->coll_env != NULL && (rc = fc_writer_rank_coll_env(w, im->coll_env, im->coll_env_len)) < 0) ||
+        (rc = fc_writer_rank(w, &info)) < 0 ||
         (rc = fc_writer_comms(w, mine, n)) < 0)
         goto out;
     if (im->ncc > 0)
@@ -531,6 +533,7 @@ static void importer_free(fc__importer *im)
         free(im->strings[i]);
     for (size_t i = 0; i < im->nogroups; i++)
         free(im->ogroups[i].m);
+    free(im->coll_env);
     free(im->strings), free(im->nodes), free(im->groups), free(im->locs), free(im->regions);
     free(im->ogroups), free(im->comms), free(im->ccs), free(im->scls), free(im->cc_used);
     fc__intern_free(&im->stacks);
@@ -551,6 +554,18 @@ static int convert_archive(fc__importer *im, const char *dir)
         FC__OTF2_FAIL(FC_ENOTTRACE, "not a readable OTF2 archive");
     if (OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS)
         FC__OTF2_FAIL(FC_EIO, "OTF2 reader cannot be set up");
+    /* The collective settings of a flowcut export (none in other archives): NUL-ended entries, as
+     * the trace format keeps them. */
+    char *env = NULL;
+    if (OTF2_Reader_GetProperty(rd, FC__OTF2_COLL_ENV, &env) == OTF2_SUCCESS && env != NULL && env[0]) {
+        size_t len = strlen(env);
+        for (size_t j = 0; j < len; j++)
+            if (env[j] == '\n')
+                env[j] = '\0';
+        im->coll_env = env;
+        im->coll_env_len = len + 1;
+    } else
+        free(env);
     if ((gr = OTF2_Reader_GetGlobalDefReader(rd)) == NULL)
         FC__OTF2_FAIL(FC_ECORRUPT, "global definitions cannot be opened");
     if ((gcb = def_callbacks()) == NULL || (ecb = fc__otf2_event_callbacks()) == NULL) {

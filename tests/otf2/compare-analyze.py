@@ -40,8 +40,9 @@ def runs(conflict, cut=TOL):
 
 
 def check_msg(kind, i, a, b, conflicts):
-    for f in ("src_rank", "dst_rank", "src_node", "dst_node", "bytes", "tag", "rendezvous"):
-        if a[f] != b[f]:
+    for f in ("src_rank", "dst_rank", "src_node", "dst_node", "bytes", "tag", "rendezvous", "collective", "algorithm", "step",
+              "send_site", "recv_site"):
+        if a.get(f) != b.get(f):
             fail("%s %d: %s %r != %r" % (kind, i, f, a[f], b[f]))
     for f in ("start", "end"):
         if not same_time(a[f], b[f]):

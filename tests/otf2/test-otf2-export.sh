@@ -19,10 +19,11 @@ else
     echo "note: OTF2's Python bindings are missing (Debian package python3-otf2): archives not read back with them"
 fi
 
+suffix=
 one() {
     name=$1 n=$2
     shift 2
-    t=$work/$name
+    t=$work/$name$suffix
     trace_example "$t" "$n" "$name" "$@"
     "$flowcut" export --otf2 "$t" "$t.otf2" >"$t.export" 2>&1 || fail "$name: export failed: $(cat "$t.export")"
     "$OTF2_PRINT" --silent -Werror "$t.otf2/traces.otf2" >"$t.print" 2>&1 ||
@@ -48,7 +49,7 @@ one() {
             fail "$name: imported call sites differ: $(cat "$t.cmpsites2")"
         sites=", $(cat "$t.check"), $(cat "$t.cmpsites")"
     fi
-    echo "$name: otf2-print ok, $(cat "$t.order"), $(cat "$t.cmp")$sites"
+    echo "$name$suffix: otf2-print ok, $(cat "$t.order"), $(cat "$t.cmp")$sites"
 }
 
 one ring 4 3 1000
@@ -58,10 +59,21 @@ one wildcard 4 3
 one persistent 3 4 5
 one threads 2 10
 one nbrate 2 5 4 100
+# Requests of every kind completed together, persistent ones started from other lines than their init.
+one reqtimes 2 8 20
 # The emulated-cluster examples run here on two named nodes: their traces have the collectives
 # (bcast) and the many concurrent flows (random30 -N) that the cluster runs produce.
 one bcast 8 -s 200000 -r 2
 one random30 4 -N 2 -c 8 -x 0.05 -r 1
+# A run with a collective setting (the tracer's COLL_ENV): the archive carries it, so that the
+# import expands the reductions with the algorithm MPICH chose, not its default.
+MPIR_CVAR_REDUCE_INTRA_ALGORITHM=reduce_scatter_gather suffix=-cvar
+export MPIR_CVAR_REDUCE_INTRA_ALGORITHM
+one bcast 8 -s 200000 -r 2
+unset MPIR_CVAR_REDUCE_INTRA_ALGORITHM
+suffix=
+grep -q '"reduce_scatter_gather"' "$work/bcast-cvar.native.json" ||
+    fail "bcast-cvar: the analysis does not use the recorded MPIR_CVAR_REDUCE_INTRA_ALGORITHM"
 # The Fortran and C++ examples, where the build has their compilers.
 for ex in "f08 2 3" "fmpi 3" "cxx 2 4 5"; do
     set -- $ex
