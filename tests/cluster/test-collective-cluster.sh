@@ -15,8 +15,15 @@ printf 'node0\nnode0\nnode1\nnode1\nnode2\nnode2\nnode3\nnode3\n' >"$work/hosts"
 timeout 300 "$flowcut" run -o "$work/t" -- "$flowcut" cluster mpiexec -f "$work/hosts" -n 8 \
     "$ex/fft" -n 1024 -r 2 >"$work/out" 2>&1 || { cat "$work/out"; fail "traced run"; }
 grep -q "alltoall ok alltoallv ok" "$work/out" || { cat "$work/out"; fail "fft did not verify"; }
-"$flowcut" analyze --format json -o "$work/r.json" "$work/t" 2>"$work/err" || { cat "$work/err"; fail "analyze"; }
-"$flowcut" analyze "$work/t" >"$work/r.txt" 2>&1 || fail "analyze (text)"
+# The platform the cluster was brought up with (200 Mbit/s links): the predictions per collective
+# call are under test here, not self-calibration, which an FFT of 8 busy ranks on 2 cores gives too
+# few network flows to fit.
+printf '%s\n' 'flowcut-profile 1.1' 'source test' 'inter 0 inf 1e-04 4e-08 0' 'intra 0 inf 1e-06 2e-10 0' \
+    'cut outgoing 2 1 1 0' 'cut incoming 2 1 1 0' 'cut mixed-in 2 0 0' 'cut mixed-out 2 0 0' \
+    'maxrate 1e-04 2.5e7 2.5e7 0 0' >"$work/link.prof"
+"$flowcut" analyze --platform "$work/link.prof" --format json -o "$work/r.json" "$work/t" 2>"$work/err" ||
+    { cat "$work/err"; fail "analyze"; }
+"$flowcut" analyze --platform "$work/link.prof" "$work/t" >"$work/r.txt" 2>&1 || fail "analyze (text)"
 "$PYTHON3" - "$work/r.json" <<'PY' || fail "the FFT's report"
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -33,6 +40,6 @@ print("collective calls predicted: %d; mean |error| of their durations: %s" % (
     e["flowcut"]["calls"], ", ".join("%s %.1f%%" % (m, x["mean_abs_pct"]) for m, x in e.items())))
 PY
 grep -q "^== time in conflicts" "$work/r.txt" && grep -q "^  MPI_Alltoall " "$work/r.txt" || fail "text report"
-timeout 300 "$flowcut" remap "$work/t" >"$work/remap.txt" 2>&1 || { cat "$work/remap.txt"; fail "remap"; }
+timeout 300 "$flowcut" remap --platform "$work/link.prof" "$work/t" >"$work/remap.txt" 2>&1 || { cat "$work/remap.txt"; fail "remap"; }
 grep -q "^current:" "$work/remap.txt" || { cat "$work/remap.txt"; fail "remap output"; }
 echo "fft on the emulated cluster: collective flows, conflicts, predictions per call and a remap"
