@@ -161,21 +161,11 @@ static int fit_cuts_kept(const fc__match *m, const fc__intervals *iv, fc__profil
     return 0;
 }
 
-int fc__selfcal(const fc__match *m, const fc__intervals *iv, fc__profile **out, char *note, size_t nnote)
+/* Uncontended (alone[i]) and the time-weighted mean degree of each inter-node flow, as
+ * fc__selfcal reads them from the label histories. Returns the flows that ran alone. */
+static size_t degrees(const fc__match *m, const fc__intervals *iv, uint8_t *alone, double *degree)
 {
-    int rc = FC_ENOMEM;
-    size_t n1 = m->nflows ? m->nflows : 1;
-    fc__profile *p = fc__profile_new();
-    double *bb = malloc(n1 * sizeof *bb), *tt = malloc(n1 * sizeof *tt);
-    uint8_t *alone = calloc(n1, 1);
-    double *degree = malloc(n1 * sizeof *degree);
     size_t nalone = 0;
-    *out = NULL;
-    if (p == NULL || bb == NULL || tt == NULL || alone == NULL || degree == NULL)
-        goto out;
-    /* Uncontended: every label run of the flow is NONE. The degree is the time-weighted mean
-     * number of flows the flow shared its NIC direction with (k in an outgoing or incoming
-     * conflict, 1 otherwise): under a fair share, its time over the degree is its time alone. */
     for (size_t i = 0; i < m->ninter; i++) {
         const fc__label_run *runs;
         size_t nr;
@@ -193,6 +183,25 @@ int fc__selfcal(const fc__match *m, const fc__intervals *iv, fc__profile **out, 
         degree[i] = len > 0 ? w / len : 1;
         nalone += alone[i];
     }
+    return nalone;
+}
+
+int fc__selfcal(const fc__match *m, const fc__intervals *iv, fc__profile **out, char *note, size_t nnote)
+{
+    int rc = FC_ENOMEM;
+    size_t n1 = m->nflows ? m->nflows : 1;
+    fc__profile *p = fc__profile_new();
+    double *bb = malloc(n1 * sizeof *bb), *tt = malloc(n1 * sizeof *tt);
+    uint8_t *alone = calloc(n1, 1);
+    double *degree = malloc(n1 * sizeof *degree);
+    size_t nalone = 0;
+    *out = NULL;
+    if (p == NULL || bb == NULL || tt == NULL || alone == NULL || degree == NULL)
+        goto out;
+    /* Uncontended: every label run of the flow is NONE. The degree is the time-weighted mean
+     * number of flows the flow shared its NIC direction with (k in an outgoing or incoming
+     * conflict, 1 otherwise): under a fair share, its time over the degree is its time alone. */
+    nalone = degrees(m, iv, alone, degree);
     snprintf(p->source, sizeof p->source, "trace");
     p->eager_threshold = m->eager_threshold;
     fc__segment seg[2];
@@ -247,31 +256,6 @@ out:
     free(alone);
     free(degree);
     return rc;
-}
-
-/* Uncontended (alone[i]) and the time-weighted mean degree of each inter-node flow, as
- * fc__selfcal reads them from the label histories. Returns the flows that ran alone. */
-static size_t degrees(const fc__match *m, const fc__intervals *iv, uint8_t *alone, double *degree)
-{
-    size_t nalone = 0;
-    for (size_t i = 0; i < m->ninter; i++) {
-        const fc__label_run *runs;
-        size_t nr;
-        double w = 0, len = 0;
-        alone[i] = fc__intervals_history(iv, m->flows[i].id, &runs, &nr) == 0 && nr > 0;
-        for (size_t r = 0; r < nr; r++) {
-            const fc__label *l = &runs[r].label;
-            double d = runs[r].end - runs[r].start;
-            int same = l->kind == FC_CONFLICT_OUTGOING || l->kind == FC_CONFLICT_INCOMING;
-            w += d * (same ? l->k : 1);
-            len += d;
-            if (l->kind != FC_CONFLICT_NONE)
-                alone[i] = 0;
-        }
-        degree[i] = len > 0 ? w / len : 1;
-        nalone += alone[i];
-    }
-    return nalone;
 }
 
 /* The inter-node segments fitted to the flows keep[] names, with times tim[]: to those that ran
