@@ -101,3 +101,13 @@ trap 'exit 1' INT TERM
 work=$(mktemp -d "${TMPDIR:-/tmp}/flowcut-$(basename "$0" .sh).XXXXXX") ||
     { echo "ERROR: mktemp failed" >&2; exit 99; }
 [ -z "${FC_KEEP-}" ] || echo "keeping $work"
+
+# line_profile FILE INTER_LAT INTER_PER_BYTE INTRA_LAT INTRA_PER_BYTE MAXRATE_BYTES_PER_S: writes a
+# platform profile of one segment each way (latency + bytes x per-byte seconds), fair-share flow
+# cuts at k = 2 and a max-rate model of that rate: a platform the test states, so that what it
+# checks does not hang on self-calibration.
+line_profile() {
+    printf '%s\n' 'flowcut-profile 1.1' 'source test' "inter 0 inf $2 $3 0" "intra 0 inf $4 $5 0" \
+        'cut outgoing 2 1 1 0' 'cut incoming 2 1 1 0' 'cut mixed-in 2 0 0' 'cut mixed-out 2 0 0' \
+        "maxrate $2 $6 $6 0 0" >"$1"
+}

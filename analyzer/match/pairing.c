@@ -440,7 +440,7 @@ int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
     f->rendezvous = f->bytes >= res->eager_threshold;
     /* The tests below depend on the timing of each message: they are computed as values (bitwise
      * &, no early exit), leaving one branch where there were several unpredictable ones. */
-    int64_t start = f->rendezvous & (r->post > s->post) ? r->post : s->post;
+    int64_t start = (f->rendezvous & (r->post > s->post)) ? r->post : s->post;
     f->start = secs(p, start);
     f->end = f->recv_end;
     f->observed = f->end - f->start;

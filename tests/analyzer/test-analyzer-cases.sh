@@ -15,9 +15,7 @@ gen_trace=$abs_builddir/gen-trace
 # few flows give self-calibration too little to fit (it then leaves the models out) but whose
 # reports are checked with predictions.
 prof=$work/line.prof
-printf '%s\n' 'flowcut-profile 1.1' 'source test' 'inter 0 inf 1e-07 1e-11 0' 'intra 0 inf 1e-08 1e-12 0' \
-    'cut outgoing 2 1 1 0' 'cut incoming 2 1 1 0' 'cut mixed-in 2 0 0' 'cut mixed-out 2 0 0' \
-    'maxrate 1e-07 1e11 1e11 0 0' >"$prof"
+line_profile "$prof" 1e-07 1e-11 1e-08 1e-12 1e11
 
 # gen NAME < SPEC: writes the trace of SPEC into $work/NAME.
 gen() {

@@ -11,9 +11,7 @@ gen_trace=$abs_builddir/gen-trace
 [ -x "$flowcut" ] || fail_later "$flowcut is not built"
 
 prof=$work/line.prof
-printf '%s\n' 'flowcut-profile 1.1' 'source test' 'inter 0 inf 1e-05 1e-08 0' 'intra 0 inf 1e-06 1e-09 0' \
-    'cut outgoing 2 1 1 0' 'cut incoming 2 1 1 0' 'cut mixed-in 2 0 0' 'cut mixed-out 2 0 0' \
-    'maxrate 1e-05 1e8 1e8 0 0' >"$prof"
+line_profile "$prof" 1e-05 1e-08 1e-06 1e-09 1e8
 
 # case NAME CLASS LATE NOPROG WIRE REST [OPTIONS] < SPEC: writes the trace, analyses it with the
 # line profile and checks flow 0's class and parts (microseconds).

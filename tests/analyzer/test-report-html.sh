@@ -112,9 +112,7 @@ models() {
 # page NAME TRACE EXPECTED_FLOWS [ANALYZE OPTIONS]: the report of TRACE, with its remap, loaded.
 # The placements the pages show come from a replay on a stated platform: a trace of a few flows
 # gives self-calibration too little to fit, and the page, not the fit, is under test here.
-printf '%s\n' 'flowcut-profile 1.1' 'source test' 'inter 0 inf 1e-07 1e-11 0' 'intra 0 inf 1e-08 1e-12 0' \
-    'cut outgoing 2 1 1 0' 'cut incoming 2 1 1 0' 'cut mixed-in 2 0 0' 'cut mixed-out 2 0 0' \
-    'maxrate 1e-07 1e11 1e11 0 0' >line.prof
+line_profile line.prof 1e-07 1e-11 1e-08 1e-12 1e11
 
 page() {
     name=$1 trace=$2 flows=$3

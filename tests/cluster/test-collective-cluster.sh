@@ -18,9 +18,7 @@ grep -q "alltoall ok alltoallv ok" "$work/out" || { cat "$work/out"; fail "fft d
 # The platform the cluster was brought up with (200 Mbit/s links): the predictions per collective
 # call are under test here, not self-calibration, which an FFT of 8 busy ranks on 2 cores gives too
 # few network flows to fit.
-printf '%s\n' 'flowcut-profile 1.1' 'source test' 'inter 0 inf 1e-04 4e-08 0' 'intra 0 inf 1e-06 2e-10 0' \
-    'cut outgoing 2 1 1 0' 'cut incoming 2 1 1 0' 'cut mixed-in 2 0 0' 'cut mixed-out 2 0 0' \
-    'maxrate 1e-04 2.5e7 2.5e7 0 0' >"$work/link.prof"
+line_profile "$work/link.prof" 1e-04 4e-08 1e-06 2e-10 2.5e7
 "$flowcut" analyze --platform "$work/link.prof" --format json -o "$work/r.json" "$work/t" 2>"$work/err" ||
     { cat "$work/err"; fail "analyze"; }
 "$flowcut" analyze --platform "$work/link.prof" "$work/t" >"$work/r.txt" 2>&1 || fail "analyze (text)"
