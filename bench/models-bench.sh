@@ -88,8 +88,8 @@ trace() {
         >"$dir/out" 2>&1 || { cat "$dir/out" >&2; fail "traced run of $name failed"; }
     timeout 300 "$flowcut" analyze --platform "$work/$duplex/profile" --format json -o "$dir/platform.json" \
         "$dir/trace" 2>"$dir/err" || { cat "$dir/err" >&2; fail "analyze $name failed"; }
-    timeout 300 "$flowcut" analyze --format json -o "$dir/self.json" "$dir/trace" 2>"$dir/err" ||
-        { cat "$dir/err" >&2; fail "analyze $name (self-calibrated) failed"; }
+    timeout 300 "$flowcut" analyze --format json -o "$dir/self.json" "$dir/trace" 2>"$dir/self.err" ||
+        { cat "$dir/self.err" >&2; fail "analyze $name (self-calibrated) failed"; }
 }
 
 for duplex in $duplexes; do
@@ -170,7 +170,13 @@ for d in duplexes:
         name = open(os.path.join(cdir, "name")).read().strip() if os.path.exists(os.path.join(cdir, "name")) else case
         for prof in ("platform", "self"):
             rep = json.load(open(os.path.join(cdir, prof + ".json")))
-            for model, e in rep.get("errors", {}).items():
+            if rep.get("errors") is None:
+                # No platform: self-calibration refused these flows; analyze said why on stderr.
+                err = os.path.join(cdir, prof + ".err")
+                why = open(err).read().strip().replace("\n", "; ") if os.path.exists(err) else ""
+                print("%s %s %s: no predictions%s" % (d, name, prof, (" (" + why + ")") if why else ""))
+                continue
+            for model, e in rep["errors"].items():
                 rows.append(dict(duplex=d, case=name, profile=prof, model=model, flows=e["flows"],
                                  mean=e["mean_abs_pct"], glob=e["global_pct"], p95=e["p95_abs_pct"],
                                  max=e["max_abs_pct"], worst=e["worst_flow"],
