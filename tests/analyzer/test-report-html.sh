@@ -10,7 +10,9 @@
 #          persistent send; the last send is unmatched)
 #   random bench-gen-trace -n 3000 -r 8 -N 4 -s 7: its sends between ranks of different nodes, as
 #          `flowcut dump` and `flowcut info --json` list them
-# and the scatter plots hold one point per flow for each model the CSV report has a column of. The
+# and the scatter plots hold one point per flow for each model the CSV report has a column of; with
+# a row per link (the page opened at #links), the timeline has one row per pair of nodes the
+# traces' inter-node sends go between. The
 # data the page embeds must be the JSON document's (intervals left out), and its hot nodes the text
 # report's, which the summary sums by another way. A
 # trace whose node names, program name and call-site module hold <, >, quotes, & and </script>
@@ -86,21 +88,23 @@ ev 1 MPI_Recv 5 30 0 1 1000 0 status site=2
 EOF
 "$gen_trace" hostile <hostile.spec || fail "gen-trace hostile"
 
-# inter_sends TRACE: the sends of TRACE between ranks of different nodes, from the dump's events
-# and the ranks' nodes in `flowcut info --json`: the flows the matching should find.
+# inter_sends TRACE [links]: the sends of TRACE between ranks of different nodes, from the dump's
+# events and the ranks' nodes in `flowcut info --json`: the flows the matching should find; with
+# "links", the number of (sending node, receiving node) pairs among them instead.
 inter_sends() {
     "$flowcut" info --json "$1" >"$1.info.json" || fail "flowcut info $1"
     "$flowcut" dump "$1" >"$1.dump" || fail "flowcut dump $1"
-    "$PYTHON3" - "$1.info.json" "$1.dump" <<'EOF'
+    "$PYTHON3" - "$1.info.json" "$1.dump" "${2-}" <<'EOF'
 import json, re, sys
 info = json.load(open(sys.argv[1]))
 node = {r["rank"]: r["node"] for r in info["rank_info"]}
-n = 0
+n, links = 0, set()
 for line in open(sys.argv[2]):
     m = re.search(r"rank=(\d+) .*kind=MPI_(Send|Isend|Ssend|Issend|Bsend|Ibsend|Rsend|Irsend) .*peer=(\d+)", line)
     if m and node[int(m.group(1))] != node[int(m.group(3))]:
         n += 1
-print(n)
+        links.add((node[int(m.group(1))], node[int(m.group(3))]))
+print(len(links) if sys.argv[3] == "links" else n)
 EOF
 }
 
@@ -141,7 +145,13 @@ for t in halo chain random; do
     "$flowcut" analyze --format json "$t" >"$t.json" || fail "flowcut analyze --format json $t"
     "$flowcut" analyze --top 0 "$t" >"$t.txt" || fail "flowcut analyze $t"
     $check data "$t.html" "$t.json" "$t.txt" || fail_later "the data of $t.html"
-    echo "$t: $flows flow marks, $((flows * nm)) scatter points, $(wc -c <"$t.html") bytes"
+    # The timeline with a row per link (the page opened at #links, as its "rows per link" button
+    # draws it): every flow once, on as many rows as there are links with a flow.
+    links=$(inter_sends "$t" links)
+    browse --dump-dom "file://$work/$t.html#links" >"$t.links.dom" 2>"$t.links.log" || fail_later "chromium on $t.html#links"
+    $check dom "$t.links.dom" errors=0 violations=0 "flow-marks=$flows" "timeline-rows=$links" ||
+        fail_later "$t.html#links (expected $flows flows on $links links)"
+    echo "$t: $flows flow marks ($links links), $((flows * nm)) scatter points, $(wc -c <"$t.html") bytes"
 done
 
 # Without predictions the page still loads, with no scatter point.

@@ -47,7 +47,13 @@ one() {
             fail "$name: dump of the archive failed: $(cat "$t.dump.err")"
         "$PYTHON3" "$srcdir/compare-sites.py" --posts "$t.dump2" "$t.sites" >"$t.cmpsites2" ||
             fail "$name: imported call sites differ: $(cat "$t.cmpsites2")"
-        sites=", $(cat "$t.check"), $(cat "$t.cmpsites")"
+        # Late Receiver as flowcut counts it: on the sends that wait for their receive whatever
+        # the library does (synchronous, or at the eager threshold or more); Scalasca's pattern
+        # also counts standard sends below the threshold that stayed in the call past the
+        # receive's post, which the summary line gives apart.
+        "$PYTHON3_OTF2" "$srcdir/scalasca-waits.py" --rendezvous "$t.otf2/traces.otf2" "$t.native.json" >"$t.waits" ||
+            fail "$name: wait states differ from Scalasca's: $(cat "$t.waits")"
+        sites=", $(cat "$t.check"), $(cat "$t.cmpsites"), $(cat "$t.waits")"
     fi
     echo "$name$suffix: otf2-print ok, $(cat "$t.order"), $(cat "$t.cmp")$sites"
 }
@@ -64,6 +70,11 @@ one reqtimes 2 8 20
 # The emulated-cluster examples run here on two named nodes: their traces have the collectives
 # (bcast) and the many concurrent flows (random30 -N) that the cluster runs produce.
 one bcast 8 -s 200000 -r 2
+# The same tree in messages above the eager threshold: its sends wait for their receives (Late
+# Receiver by every definition).
+suffix=-rndv
+one bcast 8 -s 400000 -r 2
+suffix=
 one random30 4 -N 2 -c 8 -x 0.05 -r 1
 # A run with a collective setting (the tracer's COLL_ENV): the archive carries it, so that the
 # import expands the reductions with the algorithm MPICH chose, not its default.
