@@ -188,9 +188,10 @@ int fc__analyze(const fc__analyze_opts *o)
     if ((status = fc_trace_open(o->trace, &t)) < 0)
         goto out;
     status = -1;
-    if (!have_eager && fc__otf2_is_anchor(o->trace) && !knows_mpi(t))
-        /* An imported OTF2 archive does not name its MPI library: the default is a guess, and the
-         * report says so and how to replace it. */
+    /* An imported OTF2 archive does not name its MPI library: MPICH's threshold and collective
+     * algorithms are guesses, and the report says so (and how to set the threshold). */
+    int mpi_assumed = fc__otf2_is_anchor(o->trace) && !knows_mpi(t);
+    if (!have_eager && mpi_assumed)
         snprintf(eager_source, sizeof eager_source,
                  "an assumption: the trace does not name its MPI library, so MPICH ch4:ucx's 256 KiB "
                  "rendezvous threshold is taken; set the real one with --eager BYTES or --platform PROFILE");
@@ -207,7 +208,7 @@ int fc__analyze(const fc__analyze_opts *o)
         if ((status = open_report(o, t, &syms, &out)) < 0)
             goto out;
         fc__analysis ca = {.trace_path = o->trace, .trace = t, .syms = syms, .eager_source = eager_source,
-                           .top = o->top};
+                           .mpi_assumed = mpi_assumed, .top = o->top};
         progress(o, json ? "matching messages and writing the document" : "matching messages and writing the flows");
         rc = json ? fc__json_stream_new(out, &ca, &js) : fc__csv_stream_new(out, &ca, &cs);
         if (rc == 0) {
@@ -331,6 +332,7 @@ int fc__analyze(const fc__analyze_opts *o)
                       .sum = sum,
                       .syms = syms,
                       .eager_source = eager_source,
+                      .mpi_assumed = mpi_assumed,
                       .top = o->top,
                       .pred = pred,
                       .colls = colls,

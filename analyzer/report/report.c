@@ -92,6 +92,11 @@ void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, voi
              c->incomplete, c->incomplete == 1 ? "" : "s", fc_event_kind_name(cl->record_kind), c->first_incomplete,
              cl->p, cl->nmem, cl->dropped);
     }
+    if (c != NULL && c->ncalls && a->mpi_assumed)
+        warn(fn, arg,
+             "the trace does not name its MPI library: its %zu collective call%s are expanded with the algorithms "
+             "MPICH 4.0.2 selects, an assumption (the library that ran may have used others)",
+             c->ncalls, c->ncalls == 1 ? "" : "s");
     if (c != NULL && c->unsupported)
         warn(fn, arg,
              "%s (and %" PRIu32 " more) forces a collective algorithm flowcut does not model: MPICH's default "

@@ -35,6 +35,9 @@ typedef struct fc__analysis {
     const struct fc__summary *sum; /* the summary of the same flows (summary.h): the text report's */
     const fc_symbols *syms;   /* call-site texts, or NULL to show none */
     const char *eager_source; /* where match->eager_threshold comes from, one line */
+    int mpi_assumed;          /* 1: the trace (an imported archive) does not name its MPI library,
+                                 so MPICH's settings stand in for the library's: the warnings say
+                                 what that assumes of the collectives */
     size_t top;               /* rows of each long list of the text report (0: all) */
     const fc__prediction *pred; /* the models' predictions, or NULL for none */
     const fc__colls *colls;   /* the collective calls, whose flows match->flows holds, or NULL */

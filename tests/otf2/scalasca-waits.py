@@ -5,7 +5,7 @@ own Python bindings (Debian's python3-otf2), and compares them with the wait sta
 analyze --format json` report of the same run. Scalasca is not packaged in Debian; this is a second
 implementation of its documented pattern definitions, written apart from flowcut's matcher.
 
-The definitions (Scalasca's MPI patterns "Late Sender" and "Late Receiver"):
+Scalasca's definitions (its MPI patterns "Late Sender" and "Late Receiver"):
 
 - Messages pair in MPI's order: on each channel (communicator, sender, receiver, tag) the k-th send
   (MpiSend, MpiIsend) with the k-th receive (MpiRecv, MpiIrecv: the completion on the receiver).
@@ -24,12 +24,18 @@ The definitions (Scalasca's MPI patterns "Late Sender" and "Late Receiver"):
 
 Each rank's figure is the sum over its locations (threads) and calls.
 
-With --rendezvous, Late Receiver counts only the sends that must wait for their receive whatever
-the library does: synchronous ones (MPI_Ssend, MPI_Issend, MPI_Ssend_init), and the others of the
-report's eager threshold or more (the rendezvous protocol): flowcut's definition. The summary line then also gives the Late
-Receiver time that Scalasca's definition counts on the other sends.
+With --flowcut, the report is compared with flowcut's own definitions instead, which part from
+Scalasca's in four ways (docs/limitations.md): Late Receiver only on the sends that must wait for
+their receive whatever the library does (synchronous ones, and the others of the report's eager
+threshold or more, buffered ones excepted), in any call that completes them (MPI_Sendrecv, MPI_Rsend
+and the Tests too); Late Sender in Test calls too; and in a call that completes several messages
+the largest Late Sender and the largest Late Receiver both count. The summary line then gives
+both tools' totals.
 
-Usage: scalasca-waits.py [--rendezvous] ARCHIVE/traces.otf2 REPORT.json [TOLERANCE_SECONDS]
+With --per-rank, it prints instead one line per rank, "RANK LATE_SENDER LATE_RECEIVER" in
+seconds by Scalasca's definitions, and compares nothing (REPORT.json then only gives the ranks).
+
+Usage: scalasca-waits.py [--flowcut | --per-rank] ARCHIVE/traces.otf2 REPORT.json [TOLERANCE_S]
 (tolerance default 2e-6). Prints one summary line and exits 0, or prints the first difference
 and exits 1."""
 import collections
@@ -39,15 +45,16 @@ import sys
 import otf2
 
 ARGS = sys.argv[1:]
-RNDV = ARGS[:1] == ["--rendezvous"]
-ARGS = ARGS[RNDV:]
+MODE = ARGS.pop(0)[2:] if ARGS and ARGS[0] in ("--flowcut", "--per-rank") else "scalasca"
 TOL = float(ARGS[2]) if len(ARGS) > 2 else 2e-6
 
 BLOCKING_SENDS = {"MPI_Send", "MPI_Ssend"}
 SYNC_SENDS = {"MPI_Ssend", "MPI_Issend", "MPI_Ssend_init"}
+BUFFERED_SENDS = {"MPI_Bsend", "MPI_Ibsend", "MPI_Bsend_init"}
 WAIT_SINGLE = {"MPI_Wait", "MPI_Waitany"}
 WAIT_MULTI = {"MPI_Waitall", "MPI_Waitsome"}
-TESTS = {"MPI_Test", "MPI_Testany", "MPI_Testall", "MPI_Testsome"}
+TEST_MULTI = {"MPI_Testall", "MPI_Testsome"}
+TESTS = {"MPI_Test", "MPI_Testany"} | TEST_MULTI
 
 
 class Call:
@@ -55,8 +62,6 @@ class Call:
 
     def __init__(self, name, enter, rank):
         self.name, self.enter, self.leave, self.rank = name, enter, None, rank
-        self.ls = 0.0       # the largest Late Sender wait of its receives (multi waits)
-        self.lr = 0.0       # the largest Late Receiver wait of its sends (multi waits)
 
 
 def world_rank(loc):
@@ -64,16 +69,13 @@ def world_rank(loc):
     return int(loc.group.name.rsplit(" ", 1)[-1])
 
 
-def main():
-    anchor, doc = ARGS[0], json.load(open(ARGS[1]))
-    rndv = doc["eager_threshold"] if RNDV else None
+def read_pairs(anchor):
+    """The matched messages of the archive: [(send, receive)], each a dict of its calls."""
     sends = collections.defaultdict(list)   # channel -> [(time, seq, send)]
     recvs = collections.defaultdict(list)   # channel -> [(time, seq, recv)]
     seq = 0
     with otf2.reader.open(anchor) as trace:
-        members = {}
-        for c in trace.definitions.comms:
-            members[c] = [world_rank(m) for m in c.group.members]
+        members = {c: [world_rank(m) for m in c.group.members] for c in trace.definitions.comms}
         stack = {}      # location -> open calls
         isend = {}      # (location, request) -> send waiting for its completion
         irecv = {}      # (location, request) -> request call of a receive
@@ -92,13 +94,12 @@ def main():
 
             def peer(rank_in_comm, comm):
                 m = members.get(comm) or []
-                return m[rank_in_comm] if rank_in_comm < len(m) else me  # COMM_SELF: itself
+                return m[rank_in_comm] if rank_in_comm < len(m) else me  # MPI_COMM_SELF: itself
 
             if isinstance(ev, (otf2.events.MpiSend, otf2.events.MpiIsend)):
                 s = {"req_call": call, "cmp_call": call if isinstance(ev, otf2.events.MpiSend) else None,
                      "bytes": ev.msg_length}
-                key = (ev.communicator, me, peer(ev.receiver, ev.communicator), ev.msg_tag)
-                sends[key].append((ev.time, seq, s))
+                sends[(ev.communicator, me, peer(ev.receiver, ev.communicator), ev.msg_tag)].append((ev.time, seq, s))
                 if isinstance(ev, otf2.events.MpiIsend):
                     isend[(loc, ev.request_id)] = s
             elif isinstance(ev, otf2.events.MpiIsendComplete):
@@ -110,32 +111,32 @@ def main():
             elif isinstance(ev, (otf2.events.MpiRecv, otf2.events.MpiIrecv)):
                 req = call if isinstance(ev, otf2.events.MpiRecv) else irecv.pop((loc, ev.request_id), None)
                 r = {"req_call": req, "cmp_call": call}
-                key = (ev.communicator, peer(ev.sender, ev.communicator), me, ev.msg_tag)
-                recvs[key].append((ev.time, seq, r))
+                recvs[(ev.communicator, peer(ev.sender, ev.communicator), me, ev.msg_tag)].append((ev.time, seq, r))
             seq += 1
-    ls = collections.defaultdict(float)
-    lr = collections.defaultdict(float)
-    eager_lr = 0.0  # with --rendezvous: Scalasca's Late Receiver on the sends left out
-    multi = {}  # id(call) -> call, the multi waits whose figure is its largest wait
-    paired = 0
     pairs = []
     for key in set(sends) | set(recvs):
-        for (_, _, s), (_, _, r) in zip(sorted(sends[key], key=lambda x: x[:2]), sorted(recvs[key], key=lambda x: x[:2])):
-            if s["cmp_call"] is None or r["req_call"] is None:
-                continue  # a request never completed, or a receive posted before tracing
-            pairs.append((s, r))
-    paired = len(pairs)
-    # Late Sender first: a multi wait with one takes no Late Receiver.
+        for (_, _, s), (_, _, r) in zip(sorted(sends[key], key=lambda x: x[:2]),
+                                        sorted(recvs[key], key=lambda x: x[:2])):
+            if s["cmp_call"] is not None and r["req_call"] is not None:
+                pairs.append((s, r))  # else a request never completed while tracing
+    return pairs
+
+
+def waits(pairs, rules, eager):
+    """Late Sender and Late Receiver per rank ({rank: seconds}) under rules "scalasca" or
+    "flowcut" (eager: the threshold of the latter)."""
+    ls, lr = collections.defaultdict(float), collections.defaultdict(float)
+    call_ls, call_lr = {}, {}  # id(call) -> (call, largest wait) for the calls that count their largest
+    multi_ls = WAIT_MULTI if rules == "scalasca" else WAIT_MULTI | TEST_MULTI | {"MPI_Sendrecv", "MPI_Sendrecv_replace"}
     for s, r in pairs:
         rc = r["cmp_call"]
-        if rc.name in TESTS:
+        if rules == "scalasca" and rc.name in TESTS:
             continue
         idle = (min(s["req_call"].enter, rc.leave) - rc.enter) * 1e-9
         if idle <= 0:
             continue
-        if rc.name in WAIT_MULTI:
-            rc.ls = max(rc.ls, idle)
-            multi[id(rc)] = rc
+        if rc.name in multi_ls:
+            call_ls[id(rc)] = (rc, max(idle, call_ls.get(id(rc), (rc, 0.0))[1]))
         else:
             ls[rc.rank] += idle
     for s, r in pairs:
@@ -143,34 +144,53 @@ def main():
         idle = 0 if sc.leave <= rq.enter else (rq.enter - sc.enter) * 1e-9
         if idle <= 0:
             continue
-        if rndv is not None and s["bytes"] < rndv and s["req_call"].name not in SYNC_SENDS:
-            if sc.name in BLOCKING_SENDS or sc.name in WAIT_SINGLE or (sc.name in WAIT_MULTI and sc.ls == 0):
-                eager_lr += idle
-            continue
-        if sc.name in BLOCKING_SENDS or sc.name in WAIT_SINGLE:
-            lr[sc.rank] += idle
-        elif sc.name in WAIT_MULTI and sc.ls == 0:
-            sc.lr = max(sc.lr, idle)
-            multi[id(sc)] = sc
-    for c in multi.values():
-        ls[c.rank] += c.ls
-        lr[c.rank] += c.lr
+        if rules == "scalasca":
+            if sc.name in BLOCKING_SENDS or sc.name in WAIT_SINGLE:
+                lr[sc.rank] += idle
+            elif sc.name in WAIT_MULTI and id(sc) not in call_ls:
+                call_lr[id(sc)] = (sc, max(idle, call_lr.get(id(sc), (sc, 0.0))[1]))
+        else:
+            kind = s["req_call"].name
+            if kind not in SYNC_SENDS and (s["bytes"] < eager or kind in BUFFERED_SENDS):
+                continue
+            if sc.name in WAIT_MULTI | TEST_MULTI:
+                call_lr[id(sc)] = (sc, max(idle, call_lr.get(id(sc), (sc, 0.0))[1]))
+            else:
+                lr[sc.rank] += idle
+    for c, v in call_ls.values():
+        ls[c.rank] += v
+    for c, v in call_lr.values():
+        lr[c.rank] += v
+    return ls, lr
 
+
+def main():
+    anchor, doc = ARGS[0], json.load(open(ARGS[1]))
+    pairs = read_pairs(anchor)
+    ls, lr = waits(pairs, "scalasca", None)
     ws = doc["wait_states"]
     nr = len(ws["late_sender_s"])
-    for name, mine, theirs in (("Late Sender", ls, ws["late_sender_s"]), ("Late Receiver", lr, ws["late_receiver_s"])):
+    if MODE == "per-rank":
+        for rank in range(nr):
+            print("%d %.9f %.9f" % (rank, ls.get(rank, 0.0), lr.get(rank, 0.0)))
+        return
+    mls, mlr = (ls, lr) if MODE == "scalasca" else waits(pairs, "flowcut", doc["eager_threshold"])
+    rules = "Scalasca's definition" if MODE == "scalasca" else "flowcut's definition"
+    for name, mine, theirs in (("Late Sender", mls, ws["late_sender_s"]), ("Late Receiver", mlr, ws["late_receiver_s"])):
         for rank in range(nr):
             if abs(mine.get(rank, 0.0) - theirs[rank]) > TOL:
-                print("WAITS: rank %d %s: %.9f s by Scalasca's definition, %.9f s in flowcut's report"
-                      % (rank, name, mine.get(rank, 0.0), theirs[rank]))
+                print("WAITS: rank %d %s: %.9f s by %s, %.9f s in flowcut's report"
+                      % (rank, name, mine.get(rank, 0.0), rules, theirs[rank]))
                 sys.exit(1)
         extra = [r for r in mine if r >= nr and mine[r] > TOL]
         if extra:
             print("WAITS: rank %d %s: %.9f s, a rank the report does not have" % (extra[0], name, mine[extra[0]]))
             sys.exit(1)
-    rest = "" if rndv is None else " (sends below %d B left out: %.6f s)" % (rndv, eager_lr)
-    print("waits: %d messages, Late Sender %.6f s, Late Receiver %.6f s%s, as Scalasca defines them"
-          % (paired, sum(ls.values()), sum(lr.values()), rest))
+    line = "waits: %d messages, Scalasca's Late Sender %.6f s, Late Receiver %.6f s" % (
+        len(pairs), sum(ls.values()), sum(lr.values()))
+    if MODE == "flowcut":
+        line += "; flowcut's %.6f s, %.6f s" % (sum(mls.values()), sum(mlr.values()))
+    print(line + ", as the report has them")
 
 
 main()
