@@ -11,8 +11,10 @@
 # in collectives, and prints each model's errors over their collective calls' durations. It asserts
 # nothing; tests/cluster/test-model-errors.sh runs the quick version and checks it.
 #
-# Usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [-o DIR] BUILDDIR
+# Usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [--runs N] [-o DIR] BUILDDIR
 #   --quick   a small version (quick calibration, half-size messages, one repetition, fewer patterns)
+#   --runs N  traced runs of the random pattern, each of its repetitions (default 3, 1 with --quick):
+#             its figures are also given as the median over the runs
 #   --duplex  NIC mode of the emulated cluster (default both: the table for each)
 #   -o DIR    keep the profiles, traces and JSON reports in DIR (default: a temporary directory,
 #             removed at exit); DIR/summary.json then holds every error figure
@@ -21,9 +23,9 @@
 # already does (FLOWCUT_CLUSTER_LOCKED=1), and always takes the cluster down.
 set -u
 
-quick=0 duplexes="full half" rate=200mbit keep=
+quick=0 duplexes="full half" rate=200mbit keep= runs=
 usage() {
-    echo "usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [-o DIR] BUILDDIR" >&2
+    echo "usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [--runs N] [-o DIR] BUILDDIR" >&2
     exit 2
 }
 while [ $# -gt 1 ]; do
@@ -33,6 +35,9 @@ while [ $# -gt 1 ]; do
         case $2 in full | half) duplexes=$2 ;; both) duplexes="full half" ;; *) usage ;; esac
         shift 2 ;;
     --rate) rate=$2; shift 2 ;;
+    --runs)
+        case $2 in [1-9]) runs=$2 ;; *) usage ;; esac
+        shift 2 ;;
     -o) keep=$2; shift 2 ;;
     *) usage ;;
     esac
@@ -77,6 +82,7 @@ if [ $quick = 1 ]; then
 else
     cal_flags=() scale=1 reps=5 patterns=("0>1<2" "1<0>2" "0>1>2" "0>1>2>3" "0>1<2<3" "1<0>2>3" "0>1<2>3")
 fi
+[ -n "$runs" ] || { [ $quick = 1 ] && runs=1 || runs=3; }
 pbytes=$(awk -v s=$scale 'BEGIN { printf "%d", 4 * 1048576 * s }')
 
 fail() {
@@ -159,10 +165,21 @@ for duplex in $duplexes; do
         >"$work/$duplex/calibrate.out" 2>&1 ||
         { cat "$work/$duplex/calibrate.out" >&2; fail "flowcut-calibrate failed"; }
     echo "== $duplex duplex, $rate: calibrated in $(($(date +%s) - t0)) s =="
-    grep -v '^#' "$work/$duplex/profile" | grep -E '^(inter|cut|maxrate|eager)' | sed 's/^/  /'
+    grep -v '^#' "$work/$duplex/profile" | grep -E '^(inter|cut|maxrate|eager|late-joiner)' | sed 's/^/  /'
     platform_xml "$duplex" "$work/$duplex/platform.xml"
-    trace random30 "" 8 "$b/examples/random30" -N 4 -x "$scale" -r "$reps"
-    simulate random30 "" 8 random30 -N 4 -x "$scale" -r "$reps"
+    # The random pattern N times (directories random30, random30-2, ...): TCP shares the NICs
+    # differently from run to run. SimGrid is deterministic: one simulation, set against each run.
+    for ((run = 1; run <= runs; run++)); do
+        r30=random30
+        [ $run = 1 ] || r30=random30-$run
+        trace $r30 "" 8 "$b/examples/random30" -N 4 -x "$scale" -r "$reps"
+        echo random30 >"$work/$duplex/$r30/name"
+        if [ $run = 1 ]; then
+            simulate random30 "" 8 random30 -N 4 -x "$scale" -r "$reps"
+        elif [ -f "$work/$duplex/random30/simgrid.out" ]; then
+            cp "$work/$duplex/random30/simgrid.out" "$work/$duplex/$r30/simgrid.out"
+        fi
+    done
     i=0
     for pat in "${patterns[@]}"; do
         "$b/examples/pattern" --hosts "$pat" >"$work/$duplex/hosts$i" || fail "pattern --hosts $pat"
@@ -277,14 +294,14 @@ for d in duplexes:
         if prog and sim:
             e = stats([(sim[k][3], prog[k][3]) for k in prog if k in sim])
             if e:
-                prog_rows.append(dict(duplex=d, case=name, profile="rate", model="simgrid", **e))
+                prog_rows.append(dict(duplex=d, case=name, run=case, profile="rate", model="simgrid", **e))
         for prof in ("platform", "self"):
             rep = json.load(open(os.path.join(cdir, prof + ".json")))
             if rep.get("errors") is not None and prog:
                 for model in MODELS:
                     e = model_by_program(rep, model, name, prog)
                     if e:
-                        prog_rows.append(dict(duplex=d, case=name, profile=prof, model=model, **e))
+                        prog_rows.append(dict(duplex=d, case=name, run=case, profile=prof, model=model, **e))
             if rep.get("errors") is None:
                 # No platform: self-calibration refused these flows; analyze said why on stderr.
                 err = os.path.join(cdir, prof + ".err")
@@ -292,7 +309,7 @@ for d in duplexes:
                 print("%s %s %s: no predictions%s" % (d, name, prof, (" (" + why + ")") if why else ""))
                 continue
             for model, e in rep["errors"].items():
-                rows.append(dict(duplex=d, case=name, profile=prof, model=model, flows=e["flows"],
+                rows.append(dict(duplex=d, case=name, run=case, profile=prof, model=model, flows=e["flows"],
                                  mean=e["mean_abs_pct"], glob=e["global_pct"], p95=e["p95_abs_pct"],
                                  max=e["max_abs_pct"], worst=e["worst_flow"],
                                  median=by_comm(rep, model, name)))
@@ -303,7 +320,7 @@ print("\n%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s %6s" % ("duplex", "case", "pr
       "mean%", "global%", "p95%", "max%", "worst"))
 for r in rows:
     f = lambda x: "%8.1f" % x if x is not None else "       -"
-    print("%-6s %-10s %-9s %-10s %5d %s %s %s %s %6s" % (r["duplex"], r["case"], r["profile"], r["model"],
+    print("%-6s %-10s %-9s %-10s %5d %s %s %s %s %6s" % (r["duplex"], r["run"], r["profile"], r["model"],
           r["flows"], f(r["mean"]), f(r["glob"]), f(r["p95"]), f(r["max"]), r["worst"]))
 print("\nper communication, median over repetitions against median prediction (Table 3's reading):")
 print("%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s" % ("duplex", "case", "profile", "model", "comms",
@@ -311,14 +328,15 @@ print("%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s" % ("duplex", "case", "profile"
 for r in rows:
     m = r["median"]
     if m:
-        print("%-6s %-10s %-9s %-10s %5d %8.1f %8.1f %8.1f %8.1f" % (r["duplex"], r["case"], r["profile"],
+        print("%-6s %-10s %-9s %-10s %5d %8.1f %8.1f %8.1f %8.1f" % (r["duplex"], r["run"], r["profile"],
               r["model"], m["comms"], m["mean"], m["glob"], m["p95"], m["max"]))
 # All flows of all cases together, per duplex and model, with the calibrated profile: the figures
 # the issue's targets speak of.
-print("\nall cases, calibrated profile, per flow (mean over cases of each statistic):")
+print("\nall cases, calibrated profile, per flow (mean over cases of each statistic; the random pattern's first run):")
 for d in duplexes:
     for m in ("flowcut", "maxrate", "fairshare", "linear"):
-        sel = [r for r in rows if r["duplex"] == d and r["model"] == m and r["profile"] == "platform"]
+        sel = [r for r in rows if r["duplex"] == d and r["model"] == m and r["profile"] == "platform"
+               and r["run"] == r["case"]]
         if sel:
             avg = lambda k: sum(r[k] for r in sel if r[k] is not None) / len(sel)
             print("  %-5s %-10s mean %5.1f%%  global %5.1f%%  p95 %5.1f%%  max %5.1f%%" %
@@ -327,7 +345,7 @@ print("all cases, calibrated profile, per communication (medians; mean over case
 for d in duplexes:
     for m in ("flowcut", "maxrate", "fairshare", "linear"):
         sel = [r["median"] for r in rows if r["duplex"] == d and r["model"] == m and r["profile"] == "platform"
-               and r["median"]]
+               and r["median"] and r["run"] == r["case"]]
         if sel:
             avg = lambda k: sum(x[k] for x in sel) / len(sel)
             print("  %-5s %-10s mean %5.1f%%  global %5.1f%%  p95 %5.1f%%  max %5.1f%%" %
@@ -340,16 +358,22 @@ print("\nper communication against the program's own timings (medians over repet
 print("%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s" % ("duplex", "case", "profile", "model", "comms",
       "mean%", "global%", "p95%", "max%"))
 order = {m: i for i, m in enumerate(MODELS + ("simgrid",))}
-prog_rows.sort(key=lambda r: (r["duplex"], r["case"], order[r["model"]], r["profile"]))
+prog_rows.sort(key=lambda r: (r["duplex"], r["run"], order[r["model"]], r["profile"]))
 for r in prog_rows:
-    print("%-6s %-10s %-9s %-10s %5d %8.1f %8.1f %8.1f %8.1f" % (r["duplex"], r["case"], r["profile"],
+    print("%-6s %-10s %-9s %-10s %5d %8.1f %8.1f %8.1f %8.1f" % (r["duplex"], r["run"], r["profile"],
           r["model"], r["comms"], r["mean"], r["glob"], r["p95"], r["max"]))
-print("random pattern against the program's own timings:")
+# The issue's figures: the random pattern, each statistic's median over the traced runs.
+print("random pattern against the program's own timings, median over its runs of each statistic:")
 for d in duplexes:
-    for r in prog_rows:
-        if r["duplex"] == d and r["case"] == "random30":
-            print("  %-5s %-10s %-9s mean %5.1f%%  global %5.1f%%  p95 %5.1f%%" % (d, r["model"], r["profile"],
-                  r["mean"], r["glob"], r["p95"]))
+    for m in MODELS + ("simgrid",):
+        for prof in ("platform", "self", "rate"):
+            sel = [r for r in prog_rows if r["duplex"] == d and r["case"] == "random30" and r["model"] == m
+                   and r["profile"] == prof]
+            if sel:
+                med = lambda k: statistics.median(r[k] for r in sel)
+                print("  %-5s %-10s %-9s runs %d  mean %5.1f%%  global %5.1f%%  p95 %5.1f%%   (runs' means: %s)" % (
+                      d, m, prof, len(sel), med("mean"), med("glob"), med("p95"),
+                      " ".join("%.1f" % r["mean"] for r in sel)))
 # The collective examples: each collective call's predicted duration (its messages replayed under
 # the model from the ranks' entries) against the observed one (first entry to last exit).
 print("\ncollective calls of the collective examples (fft, cg, bcastmix): predicted against observed duration")

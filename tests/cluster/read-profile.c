@@ -29,6 +29,12 @@ int main(int argc, char **argv)
            fc__profile_alpha(p, FC_CONFLICT_INCOMING, 2, 1));
     printf("mixed %.4f %.4f\n", fc__profile_alpha(p, FC_CONFLICT_MIXED_IN, 2, 0),
            fc__profile_alpha(p, FC_CONFLICT_MIXED_OUT, 2, 0));
+    /* Beyond the 2 ranks per node: 8 flows out of (into) one node, its ranks playing 4 each. */
+    printf("outgoing8 %.4f %.4f\n", fc__profile_alpha(p, FC_CONFLICT_OUTGOING, 8, 0),
+           fc__profile_alpha(p, FC_CONFLICT_OUTGOING, 8, 7));
+    printf("incoming8 %.4f %.4f\n", fc__profile_alpha(p, FC_CONFLICT_INCOMING, 8, 0),
+           fc__profile_alpha(p, FC_CONFLICT_INCOMING, 8, 7));
+    printf("latejoin %d %.6g %u\n", p->has_latejoin, p->latejoin_g, (unsigned)p->latejoin_kmax);
     printf("maxrate %d %.6g\n", p->has_maxrate, p->has_maxrate ? p->maxrate.r_nic : 0.0);
     printf("imb %d %.6g\n", p->has_imb, p->has_imb ? p->imb_bandwidth : 0.0);
     fc__profile_free(p);
