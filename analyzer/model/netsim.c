@@ -365,11 +365,18 @@ static void speeds_fairshare(aux *a, state *s, size_t d)
  * Progressive filling with weights: the level L rises, an unfrozen message moving at w L, until a
  * NIC direction is full (its messages freeze) or a message reaches its uncontended speed (w L =
  * 1). Each round costs O(d + resources); there are at most d rounds. */
+#define IN_RES(m) (2 * (size_t)(m)->idst + (half ? 0 : 1))
 static void cap_latejoin(const fc__net *n, aux *a, state *s, size_t d)
 {
     double g = n->p->latejoin_g;
     if (!(g > 0) || !isfinite(g))
         g = 0;
+    /* A NIC whose mixed conflicts cost as much as same-direction ones (both mixed cuts 1/2 or
+     * more: a half-duplex link) is one resource for both directions, which then prices the mixed
+     * conflicts itself. */
+    double ami = fc__profile_alpha(n->p, FC_CONFLICT_MIXED_IN, 2, 0),
+           amo = fc__profile_alpha(n->p, FC_CONFLICT_MIXED_OUT, 2, 0);
+    int half = ami >= 0.5 && amo >= 0.5;
     /* Messages started by separate calls at one time each begin alone in their own step: only a
      * data phase that began earlier counts. O(d) for each fresh message, which are few. */
     for (size_t j = 0; j < d; j++) {
@@ -379,8 +386,8 @@ static void cap_latejoin(const fc__net *n, aux *a, state *s, size_t d)
             for (size_t q = 0; q < d; q++) {
                 const msg *o = &s->v[a->idx[q]];
                 if (o->data_start < m->data_start) {
-                    oo += o->isrc == m->isrc;
-                    oi += o->idst == m->idst;
+                    oo += o->isrc == m->isrc || (half && o->idst == m->isrc);
+                    oi += o->idst == m->idst || (half && o->isrc == m->idst);
                 }
             }
             uint32_t older = oo > oi ? oo : oi;
@@ -390,18 +397,18 @@ static void cap_latejoin(const fc__net *n, aux *a, state *s, size_t d)
             m->weight = 1.0;
         }
     }
-    /* Resource 2u is node u's output, 2u + 1 its input: cap is the capacity left by the frozen
-     * messages, q the weight of the live ones. */
+    /* Resource 2u is node u's output, 2u + 1 its input (2u on a half-duplex NIC): cap is the
+     * capacity left by the frozen messages, q the weight of the live ones. */
     for (size_t j = 0; j < d; j++) {
         const msg *m = &s->v[a->idx[j]];
-        a->res[2 * m->isrc].cap = a->res[2 * m->idst + 1].cap = 1.0;
-        a->res[2 * m->isrc].q = a->res[2 * m->idst + 1].q = 0;
+        a->res[2 * m->isrc].cap = a->res[IN_RES(m)].cap = 1.0;
+        a->res[2 * m->isrc].q = a->res[IN_RES(m)].q = 0;
         a->frozen[j] = 0;
     }
     for (size_t j = 0; j < d; j++) {
         const msg *m = &s->v[a->idx[j]];
         a->res[2 * m->isrc].q += m->weight;
-        a->res[2 * m->idst + 1].q += m->weight;
+        a->res[IN_RES(m)].q += m->weight;
     }
     size_t left = d;
     while (left > 0) {
@@ -411,7 +418,7 @@ static void cap_latejoin(const fc__net *n, aux *a, state *s, size_t d)
             if (a->frozen[j])
                 continue;
             const msg *m = &s->v[a->idx[j]];
-            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[2 * m->idst + 1];
+            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
             double l = 1.0 / m->weight;
             if (ro->q > 0 && ro->cap / ro->q < l)
                 l = ro->cap / ro->q;
@@ -428,7 +435,7 @@ static void cap_latejoin(const fc__net *n, aux *a, state *s, size_t d)
             if (a->frozen[j])
                 continue;
             const msg *m = &s->v[a->idx[j]];
-            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[2 * m->idst + 1];
+            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
             if (1.0 / m->weight <= level || ro->cap / ro->q <= level || ri->cap / ri->q <= level) {
                 a->frozen[j] = 2; /* frozen this round */
                 nf++;
@@ -447,10 +454,10 @@ static void cap_latejoin(const fc__net *n, aux *a, state *s, size_t d)
                 share = 1;
             /* A same-direction conflict is a NIC direction's sharing, which the weighted share
              * describes whatever the order the flows joined in; a mixed one's cut stays a cap. */
-            if (share < m->speed || a->lab[j].kind == FC_CONFLICT_OUTGOING ||
+            if (share < m->speed || half || a->lab[j].kind == FC_CONFLICT_OUTGOING ||
                 a->lab[j].kind == FC_CONFLICT_INCOMING)
                 m->speed = share;
-            nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[2 * m->idst + 1];
+            nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
             ro->cap -= share;
             ri->cap -= share;
             ro->q -= m->weight;
@@ -464,6 +471,7 @@ static void cap_latejoin(const fc__net *n, aux *a, state *s, size_t d)
         }
     }
 }
+#undef IN_RES
 
 /* Gropp: k messages leaving a node, or entering one (the larger count), share the aggregate
  * rate of k; the speed is that share against the rate of one message alone. */

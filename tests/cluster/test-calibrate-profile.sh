@@ -53,7 +53,7 @@ range "incoming k=8 alpha 0" "$(field incoming8 1)" 5 9
 range "incoming k=8 alpha 7" "$(field incoming8 2)" 5 9
 # A newcomer weighs 1 / (1 + g n) against n older flows: over TCP it gets less than a fair share
 # (g > 0; measured 0.35 in a quick run); the bounds catch a measurement that sees no effect or
-# one that never gets the newcomer going. Measured for every k up to 8.
+# one that never gets the newcomer going. Measured up to k = 8.
 [ "$(field latejoin 1)" = 1 ] || fail_later "no late-joiner record"
 range "late-joiner g" "$(field latejoin 2)" 0.05 3
 [ "$(field latejoin 3)" = 8 ] || fail_later "late-joiner measured up to k = $(field latejoin 3), not 8"

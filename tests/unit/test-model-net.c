@@ -158,6 +158,39 @@ static void test_latejoin_flowcut(void **state)
     }
 }
 
+/* A half-duplex NIC (both mixed cuts 1, as a calibration on one measures them) is one resource
+ * for the late joiner's share: A (0->1, 2 MiB) at 0, B (1->2, 1 MiB) at 0.5 share node 1's NIC,
+ * B joining one older flow there (g = 1: weight 1/2). Worked as in test_latejoin_flowcut: A
+ * moves at 2/3 and B at 1/3 from 0.5, A ends at 2.75 and B alone at 3.0. With the mixed cuts
+ * (0, 3) of mkprof, the full-duplex reading, B is not a late joiner (no older flow on node 1's
+ * output) and keeps its cut: A ends at 2.0, B (1/4 until 2.0: 0.375 done) at 2.625. */
+static void test_latejoin_half_duplex(void **state)
+{
+    (void)state;
+    for (int half = 0; half < 2; half++) {
+        fc__profile *p = mkprof(0);
+        if (half)
+            for (size_t i = 0; i < p->ncuts; i++)
+                if (p->cuts[i].kind == MIN || p->cuts[i].kind == MOUT)
+                    p->cuts[i].alpha[0] = 1;
+        p->has_latejoin = 1;
+        p->latejoin_g = 1;
+        fc__net *n;
+        assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+        assert_int_equal(fc__net_start(n, 0, 0, 1, 2 * MIB, 0), 0);
+        assert_int_equal(fc__net_start(n, 0.5, 1, 2, MIB, 1), 0);
+        if (half) {
+            expect_pop(n, 0, 2.75);
+            expect_pop(n, 1, 3.0);
+        } else {
+            expect_pop(n, 0, 2.0);
+            expect_pop(n, 1, 2.625);
+        }
+        fc__net_free(n);
+        fc__profile_free(p);
+    }
+}
+
 /* k synchronous equal flows leaving one node under fairshare: each gets 1/k of the NIC, so all
  * end together at k T; started in reverse key order, they still pop in ascending key order. */
 static void test_fairshare_outgoing(void **state)
@@ -500,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_latency_phase),     cmocka_unit_test(test_ties_and_empty),
         cmocka_unit_test(test_many),              cmocka_unit_test(test_advance),
         cmocka_unit_test(test_settle_ties),       cmocka_unit_test(test_latejoin_flowcut),
+        cmocka_unit_test(test_latejoin_half_duplex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
