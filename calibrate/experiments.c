@@ -293,6 +293,18 @@ static double mean_alpha(const fc__profile *p, uint32_t kind, uint32_t k)
     return 0;
 }
 
+/* The cut of the conflict of k - 1 flows a flow of a k-flow conflict is left in when the first
+ * flow ends: the mean alpha of k - 1 when it was measured, else of the largest k' < k measured,
+ * scaled by (k - 2) / (k' - 1) as the models extrapolate it (k is measured after 2, 4, 8...). */
+static double after_alpha(const fc__profile *p, uint32_t kind, uint32_t k)
+{
+    for (uint32_t q = k - 1; q >= 2; q--)
+        for (size_t i = 0; i < p->ncuts; i++)
+            if (p->cuts[i].kind == kind && p->cuts[i].k == q)
+                return mean_alpha(p, kind, q) * (double)(k - 2) / (double)(q - 1);
+    return 0;
+}
+
 /* The k measured after k: every k up to the ranks per node, then doubling (4 and 8 on nodes of 2
  * ranks): each conflict of 8 flows of 4 MiB takes seconds a repetition, and the models take an
  * unmeasured k from the nearest measured one. */
@@ -432,14 +444,14 @@ static int cuts(const cal_opts *o, const cal_layout *L, fc__profile *p, char *no
         for (int j = 0; j < k; j++)
             ref[j] = t_out;
         rc = conflict(o, p, &f, ref, ref_eps, lat, FC_CONFLICT_OUTGOING,
-                      k > 2 ? mean_alpha(p, FC_CONFLICT_OUTGOING, (uint32_t)k - 1) : 0);
+                      k > 2 ? after_alpha(p, FC_CONFLICT_OUTGOING, (uint32_t)k) : 0);
         if (rc != 0)
             break;
         same_direction(L, X, k, 0, &f);
         for (int j = 0; j < k; j++)
             ref[j] = t_in;
         rc = conflict(o, p, &f, ref, ref_eps, lat, FC_CONFLICT_INCOMING,
-                      k > 2 ? mean_alpha(p, FC_CONFLICT_INCOMING, (uint32_t)k - 1) : 0);
+                      k > 2 ? after_alpha(p, FC_CONFLICT_INCOMING, (uint32_t)k) : 0);
     }
     if (rc != 0)
         return rc;
