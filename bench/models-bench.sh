@@ -17,7 +17,8 @@
 #             its figures are also given as the median over the runs
 #   --duplex  NIC mode of the emulated cluster (default both: the table for each)
 #   -o DIR    keep the profiles, traces and JSON reports in DIR (default: a temporary directory,
-#             removed at exit); DIR/summary.json then holds every error figure
+#             removed at exit); DIR/summary.json then holds every error figure, and
+#             DIR/summary-program.json those against the programs' own timings (SimGrid's too)
 # Without SimGrid its rows are left out, with a line saying so.
 # Needs root (the emulated cluster). Holds /run/flowcut-cluster/test.lock unless the caller
 # already does (FLOWCUT_CLUSTER_LOCKED=1), and always takes the cluster down.
