@@ -4,7 +4,7 @@
 # byte), two flows out of or into one node share its link fairly (alpha near 1), and a node's
 # incoming and outgoing flows do not disturb each other (mixed alphas near 0), and the IMB
 # multi-mode ping-pong fitted with Hager & Wellein's model finds the link's bandwidth, its ranks
-# napping when they outnumber the CPUs. Beyond the ranks per node (--max-k 8 by default), 8 flows
+# napping when they outnumber the CPUs. A bad --max-k is refused. Beyond the ranks per node (--max-k 8 by default), 8 flows
 # out of or into one node share it fairly too (alpha near 7), and a flow joining flows already
 # under way gets less than its fair share (the late-joiner record).
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
@@ -16,6 +16,11 @@ reader="$abs_top_builddir/tests/cluster/read-profile"
 [ -x "$reader" ] || skip "$reader is not built (make check in tests/cluster builds it)"
 prof=$work/profile
 
+# A bad --max-k: one line naming it, exit status 2, no profile (one rank, no cluster needed).
+msg=$(timeout 60 "$MPIEXEC" -n 1 "$cal" --max-k 1 -o "$prof" 2>&1)
+rc=$?
+[ $rc = 2 ] && [ "$msg" = "flowcut-calibrate: --max-k '1': expected a count from 2 to 32" ] && [ ! -e "$prof" ] ||
+    fail_later "--max-k 1: exit $rc, message '$msg'"
 "$cluster" up --nodes 4 --rate 200mbit --duplex full || fail "cluster up"
 timeout 240 "$cluster" mpiexec -n 8 "$cal" --quick -o "$prof" --network "emulated 200mbit full duplex" ||
     fail "flowcut-calibrate did not run"
