@@ -1,9 +1,11 @@
 # deps.sh: installs the Debian 12 packages flowcut needs that are missing. Sourced by demo.sh and
 # check.sh; it installs nothing that is already there and runs apt-get update only when it must.
 
+# libsimgrid-dev (SimGrid's SMPI, which the models' benchmark runs beside flowcut's models) brings
+# its own smpicc and smpirun and no MPI library: mpicc and mpiexec stay MPICH's.
 FC_PACKAGES="build-essential autoconf automake libtool pkg-config mpich libmpich-dev gfortran
 g++ libunwind-dev zlib1g-dev libopen-trace-format2-dev otf2-tools libcmocka-dev python3 iproute2
-binutils kmod valgrind libmetis-dev libdeflate-dev python3-otf2 chromium"
+binutils kmod valgrind libmetis-dev libdeflate-dev python3-otf2 chromium libsimgrid-dev"
 
 fc_install_deps() {
     missing=

@@ -4,22 +4,29 @@
 # 30-communication pattern packed onto those nodes (examples/random30 -N 4) and the report's
 # synthetic patterns (examples/pattern), analyzes each trace with the profile and every model, and
 # prints each model's errors (Martinasso & Mehaut's Table 3: mean absolute, global, p95 and worst
-# flow error). It also traces the collective examples (examples/fft, cg, bcastmix), whose traffic is
+# flow error). Beside them it runs the same programs under SimGrid's SMPI (smpicc, smpirun; Debian
+# libsimgrid-dev), on a star of the same nodes whose links have the cluster's rate (SPLITDUPLEX for
+# a full-duplex NIC, SHARED for a half-duplex one), and sets every predictor's per-communication
+# times against the program's own timings on the emulated cluster. It also traces the collective examples (examples/fft, cg, bcastmix), whose traffic is
 # in collectives, and prints each model's errors over their collective calls' durations. It asserts
 # nothing; tests/cluster/test-model-errors.sh runs the quick version and checks it.
 #
-# Usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [-o DIR] BUILDDIR
+# Usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [--runs N] [-o DIR] BUILDDIR
 #   --quick   a small version (quick calibration, half-size messages, one repetition, fewer patterns)
+#   --runs N  traced runs of the random pattern, each of its repetitions (default 3, 1 with --quick):
+#             its figures are also given as the median over the runs
 #   --duplex  NIC mode of the emulated cluster (default both: the table for each)
 #   -o DIR    keep the profiles, traces and JSON reports in DIR (default: a temporary directory,
-#             removed at exit); DIR/summary.json then holds every error figure
+#             removed at exit); DIR/summary.json then holds every error figure, and
+#             DIR/summary-program.json those against the programs' own timings (SimGrid's too)
+# Without SimGrid its rows are left out, with a line saying so.
 # Needs root (the emulated cluster). Holds /run/flowcut-cluster/test.lock unless the caller
 # already does (FLOWCUT_CLUSTER_LOCKED=1), and always takes the cluster down.
 set -u
 
-quick=0 duplexes="full half" rate=200mbit keep=
+quick=0 duplexes="full half" rate=200mbit keep= runs=
 usage() {
-    echo "usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [-o DIR] BUILDDIR" >&2
+    echo "usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [--runs N] [-o DIR] BUILDDIR" >&2
     exit 2
 }
 while [ $# -gt 1 ]; do
@@ -29,12 +36,16 @@ while [ $# -gt 1 ]; do
         case $2 in full | half) duplexes=$2 ;; both) duplexes="full half" ;; *) usage ;; esac
         shift 2 ;;
     --rate) rate=$2; shift 2 ;;
+    --runs)
+        case $2 in [1-9]) runs=$2 ;; *) usage ;; esac
+        shift 2 ;;
     -o) keep=$2; shift 2 ;;
     *) usage ;;
     esac
 done
 [ $# -eq 1 ] || usage
 b=$(cd "$1" && pwd) || exit 1
+src=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 flowcut="$b/tools/flowcut"
 cluster="$b/tools/flowcut-cluster"
 calibrate="$b/calibrate/flowcut-calibrate"
@@ -72,11 +83,66 @@ if [ $quick = 1 ]; then
 else
     cal_flags=() scale=1 reps=5 patterns=("0>1<2" "1<0>2" "0>1>2" "0>1>2>3" "0>1<2<3" "1<0>2>3" "0>1<2>3")
 fi
+[ -n "$runs" ] || { [ $quick = 1 ] && runs=1 || runs=3; }
 pbytes=$(awk -v s=$scale 'BEGIN { printf "%d", 4 * 1048576 * s }')
 
 fail() {
     echo "models-bench: $*" >&2
     exit 1
+}
+
+# SimGrid's SMPI builds the examples from their sources; it simulates on one core, in seconds.
+simgrid=0
+if command -v smpicc >/dev/null && command -v smpirun >/dev/null; then
+    mkdir -p "$work/smpi"
+    for p in random30 pattern; do
+        smpicc -O2 -o "$work/smpi/$p" "$src/examples/$p.c" >"$work/smpi/$p.cc.out" 2>&1 ||
+            { cat "$work/smpi/$p.cc.out" >&2; fail "smpicc $p.c failed"; }
+    done
+    simgrid=1
+else
+    echo "models-bench: SimGrid's smpicc/smpirun not found (Debian libsimgrid-dev): no SimGrid rows"
+fi
+
+# platform_xml DUPLEX OUT: SimGrid's platform of the emulated cluster: a star of 4 nodes,
+# each with one link of the cluster's rate to a crossbar (a <cluster> without backbone), as the
+# veth pairs to the bridge; SPLITDUPLEX for a full-duplex NIC, SHARED for a half-duplex one. The
+# emulated links add no delay of their own: 10 us per link stands for the stack's, far below the
+# transfers' times (a calibrated intercept can be milliseconds of fitting noise, which SimGrid would
+# charge to every message). The ranks of a node talk through a fast loopback, as through MPICH's
+# shared memory.
+platform_xml() {
+    local policy=SPLITDUPLEX bps
+    [ "$1" = half ] && policy=SHARED
+    # The cluster's own reading of the rate, in bits per second, from its state file.
+    bps=$(sed -n 's/^bps=//p' "${FLOWCUT_CLUSTER_STATEDIR:-/run/flowcut-cluster}/state")
+    [ -n "$bps" ] || fail "the cluster's state gives no rate"
+    cat >"$2" <<EOF
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="flowcut" prefix="node" radical="0-3" suffix="" speed="1Gf" bw="${bps}bps"
+           lat="10us" sharing_policy="$policy" loopback_bw="4GBps" loopback_lat="1us"/>
+</platform>
+EOF
+}
+
+# simulate NAME HOSTFILE NP PROGRAM ARGS...: runs the SMPI build of PROGRAM on the platform of this
+# duplex mode; its output, with the same "comm ... median T" lines, goes to NAME/simgrid.out.
+simulate() {
+    local name=$1 hosts=$2 np=$3 prog=$4 dir="$work/$duplex/$1"
+    shift 4
+    [ $simgrid = 1 ] || return 0
+    if [ -z "$hosts" ]; then
+        hosts="$dir/smpi-hosts"
+        for ((r = 0; r < np; r++)); do echo "node$((r / 2))"; done >"$hosts"
+    fi
+    # The programs' computation is not the network's: SMPI counts none of it
+    # (smpi/simulate-computation:no); their sleeps between polls advance the simulated clock.
+    timeout 300 smpirun -platform "$work/$duplex/platform.xml" -hostfile "$hosts" -np "$np" \
+        --cfg=smpi/simulate-computation:no --log=root.thresh:warning \
+        "$work/smpi/$prog" "$@" >"$dir/simgrid.out" 2>"$dir/simgrid.err" ||
+        { cat "$dir/simgrid.err" >&2; fail "SimGrid run of $name failed"; }
 }
 
 # trace NAME HOSTFILE NP PROGRAM ARGS...: traces one run and analyzes it with the profile.
@@ -100,14 +166,29 @@ for duplex in $duplexes; do
         >"$work/$duplex/calibrate.out" 2>&1 ||
         { cat "$work/$duplex/calibrate.out" >&2; fail "flowcut-calibrate failed"; }
     echo "== $duplex duplex, $rate: calibrated in $(($(date +%s) - t0)) s =="
-    grep -v '^#' "$work/$duplex/profile" | grep -E '^(inter|cut|maxrate|eager)' | sed 's/^/  /'
-    trace random30 "" 8 "$b/examples/random30" -N 4 -x "$scale" -r "$reps"
+    grep -v '^#' "$work/$duplex/profile" | grep -E '^(inter|cut|maxrate|eager|late-joiner)' | sed 's/^/  /'
+    platform_xml "$duplex" "$work/$duplex/platform.xml"
+    # The random pattern N times (directories random30, random30-2, ...): TCP shares the NICs
+    # differently from run to run. SimGrid is deterministic: one simulation, set against each run.
+    for ((run = 1; run <= runs; run++)); do
+        r30=random30
+        [ $run = 1 ] || r30=random30-$run
+        trace $r30 "" 8 "$b/examples/random30" -N 4 -x "$scale" -r "$reps"
+        echo random30 >"$work/$duplex/$r30/name"
+        if [ $run = 1 ]; then
+            simulate random30 "" 8 random30 -N 4 -x "$scale" -r "$reps"
+        elif [ -f "$work/$duplex/random30/simgrid.out" ]; then
+            cp "$work/$duplex/random30/simgrid.out" "$work/$duplex/$r30/simgrid.out"
+        fi
+    done
     i=0
     for pat in "${patterns[@]}"; do
         "$b/examples/pattern" --hosts "$pat" >"$work/$duplex/hosts$i" || fail "pattern --hosts $pat"
         trace "pattern$i" "$work/$duplex/hosts$i" "$(wc -l <"$work/$duplex/hosts$i")" \
             "$b/examples/pattern" -s "$pbytes" -r "$reps" "$pat"
         echo "$pat" >"$work/$duplex/pattern$i/name"
+        simulate "pattern$i" "$work/$duplex/hosts$i" "$(wc -l <"$work/$duplex/hosts$i")" \
+            pattern -s "$pbytes" -r "$reps" "$pat"
         i=$((i + 1))
     done
     # The collective examples, 2 ranks a node: their flows are the steps of MPICH's algorithms.
@@ -124,9 +205,50 @@ done
 # observed time over the repetitions against its median prediction (the first repetition, which
 # also opens the connections, left out).
 python3 - "$work" $duplexes <<'PY'
-import json, os, statistics, sys
+import json, os, re, statistics, sys
 work, duplexes = sys.argv[1], sys.argv[2:]
 rows = []
+MODELS = ("flowcut", "maxrate", "fairshare", "linear")
+
+def program_times(path):
+    """The program's own per-communication medians: {comm number: (src, dst, bytes, seconds)}."""
+    out = {}
+    if os.path.exists(path):
+        for line in open(path):
+            m = re.match(r"comm (\d+) (\d+)>(\d+) bytes (\d+) .*median ([0-9.]+)", line)
+            if m:
+                out[int(m.group(1))] = tuple(int(x) for x in m.group(2, 3, 4)) + (float(m.group(5)),)
+    return out
+
+def stats(pairs):
+    """Mean absolute, global, p95 and worst relative error (%) of (predicted, observed) pairs."""
+    pairs = [(p, o) for p, o in pairs if o > 0]
+    if not pairs:
+        return None
+    errs = sorted(abs(p - o) / o * 100 for p, o in pairs)
+    so, sp = sum(o for _, o in pairs), sum(p for p, _ in pairs)
+    p95 = errs[min(len(errs) - 1, max(0, -(-95 * len(errs) // 100) - 1))]
+    return dict(comms=len(errs), mean=sum(errs) / len(errs), glob=abs(sp - so) / so * 100, p95=p95, max=errs[-1])
+
+def model_by_program(rep, model, case, prog):
+    """Each communication's median prediction (the first repetition left out, as the program leaves
+    it out) against the program's own median time."""
+    pairs = []
+    for k, (a, b, n, t) in prog.items():
+        if case == "random30":  # ranks; communication k carries tag k - 1
+            fl = [f for f in rep["flows"] if f.get("collective") is None and f["tag"] == k - 1
+                  and f["src_rank"] == a and f["dst_rank"] == b]
+        else:  # nodes; arrow k is carried by ranks 2k and 2k + 1
+            fl = [f for f in rep["flows"] if f.get("collective") is None and f["src_rank"] == 2 * k
+                  and f["dst_rank"] == 2 * k + 1]
+        fl.sort(key=lambda f: f["start"])
+        fl = fl[1:] if len(fl) > 1 else fl
+        pr = [f["predicted"][model] for f in fl if isinstance(f.get("predicted", {}).get(model), (int, float))]
+        if pr:
+            pairs.append((statistics.median(pr), t))
+    return stats(pairs)
+
+prog_rows = []
 
 def by_comm(rep, model, case):
     """Per-communication errors of the medians over repetitions (Table 3's reading)."""
@@ -168,8 +290,19 @@ for d in duplexes:
                                           max=e["max_abs_pct"]))
             continue
         name = open(os.path.join(cdir, "name")).read().strip() if os.path.exists(os.path.join(cdir, "name")) else case
+        prog = program_times(os.path.join(cdir, "out"))
+        sim = program_times(os.path.join(cdir, "simgrid.out"))
+        if prog and sim:
+            e = stats([(sim[k][3], prog[k][3]) for k in prog if k in sim])
+            if e:
+                prog_rows.append(dict(duplex=d, case=name, run=case, profile="rate", model="simgrid", **e))
         for prof in ("platform", "self"):
             rep = json.load(open(os.path.join(cdir, prof + ".json")))
+            if rep.get("errors") is not None and prog:
+                for model in MODELS:
+                    e = model_by_program(rep, model, name, prog)
+                    if e:
+                        prog_rows.append(dict(duplex=d, case=name, run=case, profile=prof, model=model, **e))
             if rep.get("errors") is None:
                 # No platform: self-calibration refused these flows; analyze said why on stderr.
                 err = os.path.join(cdir, prof + ".err")
@@ -177,17 +310,18 @@ for d in duplexes:
                 print("%s %s %s: no predictions%s" % (d, name, prof, (" (" + why + ")") if why else ""))
                 continue
             for model, e in rep["errors"].items():
-                rows.append(dict(duplex=d, case=name, profile=prof, model=model, flows=e["flows"],
+                rows.append(dict(duplex=d, case=name, run=case, profile=prof, model=model, flows=e["flows"],
                                  mean=e["mean_abs_pct"], glob=e["global_pct"], p95=e["p95_abs_pct"],
                                  max=e["max_abs_pct"], worst=e["worst_flow"],
                                  median=by_comm(rep, model, name)))
 json.dump(rows, open(os.path.join(work, "summary.json"), "w"), indent=1)
 json.dump(coll_rows, open(os.path.join(work, "summary-collective.json"), "w"), indent=1)
+json.dump(prog_rows, open(os.path.join(work, "summary-program.json"), "w"), indent=1)
 print("\n%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s %6s" % ("duplex", "case", "profile", "model", "flows",
       "mean%", "global%", "p95%", "max%", "worst"))
 for r in rows:
     f = lambda x: "%8.1f" % x if x is not None else "       -"
-    print("%-6s %-10s %-9s %-10s %5d %s %s %s %s %6s" % (r["duplex"], r["case"], r["profile"], r["model"],
+    print("%-6s %-10s %-9s %-10s %5d %s %s %s %s %6s" % (r["duplex"], r["run"], r["profile"], r["model"],
           r["flows"], f(r["mean"]), f(r["glob"]), f(r["p95"]), f(r["max"]), r["worst"]))
 print("\nper communication, median over repetitions against median prediction (Table 3's reading):")
 print("%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s" % ("duplex", "case", "profile", "model", "comms",
@@ -195,14 +329,15 @@ print("%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s" % ("duplex", "case", "profile"
 for r in rows:
     m = r["median"]
     if m:
-        print("%-6s %-10s %-9s %-10s %5d %8.1f %8.1f %8.1f %8.1f" % (r["duplex"], r["case"], r["profile"],
+        print("%-6s %-10s %-9s %-10s %5d %8.1f %8.1f %8.1f %8.1f" % (r["duplex"], r["run"], r["profile"],
               r["model"], m["comms"], m["mean"], m["glob"], m["p95"], m["max"]))
 # All flows of all cases together, per duplex and model, with the calibrated profile: the figures
 # the issue's targets speak of.
-print("\nall cases, calibrated profile, per flow (mean over cases of each statistic):")
+print("\nall cases, calibrated profile, per flow (mean over cases of each statistic; the random pattern's first run):")
 for d in duplexes:
     for m in ("flowcut", "maxrate", "fairshare", "linear"):
-        sel = [r for r in rows if r["duplex"] == d and r["model"] == m and r["profile"] == "platform"]
+        sel = [r for r in rows if r["duplex"] == d and r["model"] == m and r["profile"] == "platform"
+               and r["run"] == r["case"]]
         if sel:
             avg = lambda k: sum(r[k] for r in sel if r[k] is not None) / len(sel)
             print("  %-5s %-10s mean %5.1f%%  global %5.1f%%  p95 %5.1f%%  max %5.1f%%" %
@@ -211,11 +346,35 @@ print("all cases, calibrated profile, per communication (medians; mean over case
 for d in duplexes:
     for m in ("flowcut", "maxrate", "fairshare", "linear"):
         sel = [r["median"] for r in rows if r["duplex"] == d and r["model"] == m and r["profile"] == "platform"
-               and r["median"]]
+               and r["median"] and r["run"] == r["case"]]
         if sel:
             avg = lambda k: sum(x[k] for x in sel) / len(sel)
             print("  %-5s %-10s mean %5.1f%%  global %5.1f%%  p95 %5.1f%%  max %5.1f%%" %
                   (d, m, avg("mean"), avg("glob"), avg("p95"), avg("max")))
+# Every predictor against the program's own timings (each communication's median over the
+# repetitions, as the program prints it): flowcut's models from the trace, SimGrid from its
+# simulation of the same program on the cluster's rate ("rate": SPLITDUPLEX links for full duplex,
+# SHARED for half duplex).
+print("\nper communication against the program's own timings (medians over repetitions), flowcut's models and SimGrid:")
+print("%-6s %-10s %-9s %-10s %5s %8s %8s %8s %8s" % ("duplex", "case", "profile", "model", "comms",
+      "mean%", "global%", "p95%", "max%"))
+order = {m: i for i, m in enumerate(MODELS + ("simgrid",))}
+prog_rows.sort(key=lambda r: (r["duplex"], r["run"], order[r["model"]], r["profile"]))
+for r in prog_rows:
+    print("%-6s %-10s %-9s %-10s %5d %8.1f %8.1f %8.1f %8.1f" % (r["duplex"], r["run"], r["profile"],
+          r["model"], r["comms"], r["mean"], r["glob"], r["p95"], r["max"]))
+# The issue's figures: the random pattern, each statistic's median over the traced runs.
+print("random pattern against the program's own timings, median over its runs of each statistic:")
+for d in duplexes:
+    for m in MODELS + ("simgrid",):
+        for prof in ("platform", "self", "rate"):
+            sel = [r for r in prog_rows if r["duplex"] == d and r["case"] == "random30" and r["model"] == m
+                   and r["profile"] == prof]
+            if sel:
+                med = lambda k: statistics.median(r[k] for r in sel)
+                print("  %-5s %-10s %-9s runs %d  mean %5.1f%%  global %5.1f%%  p95 %5.1f%%   (runs' means: %s)" % (
+                      d, m, prof, len(sel), med("mean"), med("glob"), med("p95"),
+                      " ".join("%.1f" % r["mean"] for r in sel)))
 # The collective examples: each collective call's predicted duration (its messages replayed under
 # the model from the ranks' entries) against the observed one (first entry to last exit).
 print("\ncollective calls of the collective examples (fft, cg, bcastmix): predicted against observed duration")

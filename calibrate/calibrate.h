@@ -23,6 +23,8 @@ typedef struct cal_opts {
     uint64_t max_size;    /* --max-size */
     uint64_t cut_size;    /* message size of the conflict and max-rate measurements */
     int runs;             /* -r: whole measurements repeated, merged by their median */
+    int max_k;            /* --max-k: most flows of a same-direction conflict and of the late
+                             joiner's measurement */
     int quick;            /* --quick */
     int verbose;          /* -v: every measured point on stderr */
     int min_reps, max_reps; /* repetitions of one measurement, after the warm-up */
@@ -37,11 +39,15 @@ typedef struct cal_stat {
     size_t n;
 } cal_stat;
 
-/* A set of flows started at once: flow i from world rank src[i] to dst[i], bytes each. A rank
- * plays at most one part in a set. */
+/* A set of flows started together: flow i from world rank src[i] to dst[i], of size[i] bytes (0:
+ * the set's size), its sender starting delay[i] seconds after the start signal (0 for most). A
+ * rank may play several parts (several flows out of a node with fewer ranks than flows), the
+ * receivers timing each flow from its own start. */
 typedef struct cal_flows {
     int n;
     int src[CAL_MAXFLOWS], dst[CAL_MAXFLOWS];
+    double delay[CAL_MAXFLOWS];
+    uint64_t size[CAL_MAXFLOWS];
 } cal_flows;
 
 /* Where the ranks are: nodes numbered in order of their lowest rank; the ranks of node d are

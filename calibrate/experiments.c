@@ -293,7 +293,125 @@ static double mean_alpha(const fc__profile *p, uint32_t kind, uint32_t k)
     return 0;
 }
 
-/* Every elementary conflict at node X (the last node), for k = 2 .. rpn. */
+/* The cut of the conflict of k - 1 flows a flow of a k-flow conflict is left in when the first
+ * flow ends: the mean alpha of k - 1 when it was measured, else of the largest k' < k measured,
+ * scaled by (k - 2) / (k' - 1) as the models extrapolate it (k is measured after 2, 4, 8...). */
+static double after_alpha(const fc__profile *p, uint32_t kind, uint32_t k)
+{
+    for (uint32_t q = k - 1; q >= 2; q--)
+        for (size_t i = 0; i < p->ncuts; i++)
+            if (p->cuts[i].kind == kind && p->cuts[i].k == q)
+                return mean_alpha(p, kind, q) * (double)(k - 2) / (double)(q - 1);
+    return 0;
+}
+
+/* The k measured after k: every k up to the ranks per node, then doubling (4 and 8 on nodes of 2
+ * ranks): each conflict of 8 flows of 4 MiB takes seconds a repetition, and the models take an
+ * unmeasured k from the nearest measured one. */
+static int next_k(const cal_layout *L, int k)
+{
+    return k < L->rpn ? k + 1 : 2 * k;
+}
+
+/* k flows out of (into) node X between k distinct pairs of ranks: X's ranks in turn at X's end,
+ * and at the other end the ranks of the other nodes, a node after the other (ranks of a node from
+ * the highest, as pick takes them), skipping a pair already used. A rank then plays several flows
+ * when the nodes have fewer ranks than k. Returns 0 when there are not k distinct pairs. */
+static int same_direction(const cal_layout *L, int X, int k, int out, cal_flows *f)
+{
+    int others = L->nnodes - 1, nx = L->first[X + 1] - L->first[X], ny = L->nranks - nx;
+    int order[CAL_MAXFLOWS * 4], no = 0;
+    /* The other ranks, a node after the other: node 0's highest, node 1's highest, ... */
+    for (int depth = 0; no < ny && no < (int)(sizeof order / sizeof *order); depth++)
+        for (int d = 0; d < others; d++) {
+            int cnt = L->first[d + 1] - L->first[d];
+            if (depth < cnt && no < (int)(sizeof order / sizeof *order))
+                order[no++] = L->members[L->first[d + 1] - 1 - depth];
+        }
+    *f = (cal_flows){0};
+    for (int j = 0; j < k; j++) {
+        int x = L->members[L->first[X] + j % nx], y = -1;
+        for (int c = 0; c < no && y < 0; c++) {
+            int cand = order[(j + c) % no], used = 0;
+            for (int q = 0; q < f->n; q++)
+                used |= (out ? f->src[q] == x && f->dst[q] == cand : f->src[q] == cand && f->dst[q] == x);
+            if (!used)
+                y = cand;
+        }
+        if (y < 0)
+            return 0;
+        if (out)
+            add_flow(f, x, y);
+        else
+            add_flow(f, y, x);
+    }
+    sort_flows(f);
+    return 1;
+}
+
+/* The late joiner's share at node X, for k = 2 .. o->max_k flows out of X: k - 1 flows of
+ * cut_size bytes start together, and the k-th, of cut_size / 4, starts when they have run for an
+ * eighth of a lone flow's time t_out, long before they end. While all are in flight the newcomer
+ * gets the fraction r of the NIC its lone time over its time gives (latency set apart); in a
+ * weighted fair share where the old flows weigh 1 and the newcomer w, r = w / (k - 1 + w), so
+ * w = (k - 1) r / (1 - r), and the profile's g, a newcomer joining n older flows weighing
+ * 1 / (1 + g n), is the least-squares fit of 1 / w - 1 = g (k - 1) over the k measured. */
+static int latejoin(const cal_opts *o, const cal_layout *L, fc__profile *p, double t_out, double lat, char *notes,
+                    size_t nn)
+{
+    int X = L->nnodes - 1;
+    uint64_t small = o->cut_size / 4;
+    cal_flows f1;
+    if (!same_direction(L, X, 1, 1, &f1))
+        return 0;
+    f1.size[0] = small;
+    double t1, e1, sxy = 0, sxx = 0, eps = 0;
+    int kmax = 0;
+    run_flows(o, &f1, o->cut_size, &t1, &e1, NULL);
+    char line[512];
+    int len = snprintf(line, sizeof line, "late joiner: %" PRIu64 " bytes out of node %d alone %.6g s, after k-1 flows "
+                       "of %" PRIu64 " bytes started %.6g s earlier:", small, X, t1, o->cut_size, t_out / 8);
+    for (int k = 2; k <= o->max_k && k <= CAL_MAXFLOWS; k = next_k(L, k)) {
+        cal_flows f;
+        if (!same_direction(L, X, k, 1, &f))
+            break;
+        /* The newcomer: the last flow listed (same_direction gave it the last pair). */
+        f.size[k - 1] = small;
+        f.delay[k - 1] = t_out / 8;
+        double t[CAL_MAXFLOWS], e;
+        run_flows(o, &f, o->cut_size, t, &e, NULL);
+        double old_end = INFINITY;
+        for (int i = 0; i < k - 1; i++)
+            old_end = fmin(old_end, t[i]);
+        double l = fmin(lat, 0.5 * t1), r = (t1 - l) / fmax(t[k - 1] - l, 1e-9);
+        if (t_out / 8 + t[k - 1] > old_end || !(r > 0) || r >= 1) {
+            if ((size_t)len < sizeof line)
+                len += snprintf(line + len, sizeof line - (size_t)len, " k=%d %.6g s (not used: %s)", k, t[k - 1],
+                                r >= 1 ? "no slower than alone" : "the old flows ended first");
+            continue;
+        }
+        double w = (double)(k - 1) * r / (1 - r), y = 1 / w - 1;
+        sxy += (double)(k - 1) * y;
+        sxx += (double)(k - 1) * (k - 1);
+        eps = fmax(eps, e);
+        kmax = k;
+        if ((size_t)len < sizeof line)
+            len += snprintf(line + len, sizeof line - (size_t)len, " k=%d %.6g s (share %.3f, weight %.3f)", k,
+                            t[k - 1], r, w);
+    }
+    note(notes, nn, "%s", line);
+    if (kmax == 0) {
+        note(notes, nn, "no late-joiner share: no measurement had the newcomer end among the old flows");
+        return 0;
+    }
+    p->has_latejoin = 1;
+    p->latejoin_g = sxx > 0 && sxy > 0 ? sxy / sxx : 0;
+    p->latejoin_kmax = (uint32_t)kmax;
+    p->latejoin_eps = fmax(eps, e1);
+    return 0;
+}
+
+/* Every elementary conflict at node X (the last node), for k = 2 .. o->max_k. */
 static int cuts(const cal_opts *o, const cal_layout *L, fc__profile *p, char *notes, size_t nn)
 {
     int X = L->nnodes - 1, others = L->nnodes - 1, rc = 0;
@@ -315,31 +433,29 @@ static int cuts(const cal_opts *o, const cal_layout *L, fc__profile *p, char *no
     double ref_eps = fmax(e_out, e_in), ref[CAL_MAXFLOWS];
     note(notes, nn, "flow cuts: messages of %" PRIu64 " bytes started together on a signal from rank 0 and "
          "timed by their receivers; alone %.6g s out of node %d, %.6g s into it", o->cut_size, t_out, X, t_in);
-    for (int k = 2; k <= L->rpn && rc == 0; k++) {
-        if (k > others) {
-            note(notes, nn, "no outgoing or incoming cut for k=%d: it needs %d other nodes, found %d", k, k, others);
+    /* k flows on a node with fewer ranks: its ranks play several flows each, napping while they
+     * wait, so that the CPUs (8 ranks on 2 on the emulated cluster) do not set the times. */
+    for (int k = 2; k <= o->max_k && k <= CAL_MAXFLOWS && rc == 0; k = next_k(L, k)) {
+        cal_flows f;
+        if (!same_direction(L, X, k, 1, &f)) {
+            note(notes, nn, "no outgoing or incoming cut for k=%d: the other nodes have too few ranks", k);
             break;
         }
-        cal_flows f = {0};
-        for (int j = 0; j < k; j++)
-            add_flow(&f, L->members[L->first[X] + j], pick(L, j, &f));
-        sort_flows(&f);
         for (int j = 0; j < k; j++)
             ref[j] = t_out;
         rc = conflict(o, p, &f, ref, ref_eps, lat, FC_CONFLICT_OUTGOING,
-                      k > 2 ? mean_alpha(p, FC_CONFLICT_OUTGOING, (uint32_t)k - 1) : 0);
+                      k > 2 ? after_alpha(p, FC_CONFLICT_OUTGOING, (uint32_t)k) : 0);
         if (rc != 0)
             break;
-        f = (cal_flows){0};
-        for (int j = 0; j < k; j++)
-            add_flow(&f, pick(L, j, &f), L->members[L->first[X] + j]);
-        sort_flows(&f);
+        same_direction(L, X, k, 0, &f);
         for (int j = 0; j < k; j++)
             ref[j] = t_in;
         rc = conflict(o, p, &f, ref, ref_eps, lat, FC_CONFLICT_INCOMING,
-                      k > 2 ? mean_alpha(p, FC_CONFLICT_INCOMING, (uint32_t)k - 1) : 0);
+                      k > 2 ? after_alpha(p, FC_CONFLICT_INCOMING, (uint32_t)k) : 0);
     }
     if (rc != 0)
+        return rc;
+    if (L->nnodes >= 2 && (rc = latejoin(o, L, p, t_out, lat, notes, nn)) != 0)
         return rc;
     /* Mixed: A -> X while X -> B, the report's 0 -> 1 -> 2 (B = A with only two nodes). */
     cal_flows f = {0};
@@ -581,6 +697,9 @@ void cal_summary(FILE *f, const cal_opts *o, const cal_layout *L, const fc__prof
                    "(fit residual %.3f)\n",
                 p->maxrate.s * 1e6, p->maxrate.r_nic * 1e-6, p->maxrate.r_core_base * 1e-6,
                 p->maxrate.r_core_incr * 1e-6, p->maxrate.eps);
+    if (p->has_latejoin)
+        fprintf(f, "late joiner: weighs 1 / (1 + %.3f n) after n older flows, measured up to k = %u (eps %.3f)\n",
+                p->latejoin_g, (unsigned)p->latejoin_kmax, p->latejoin_eps);
     if (p->has_imb)
         fprintf(f, "IMB multi-mode (Hager & Wellein): chunk %.0f B, B_r %.2f MB/s, T_1 %.1f us (fit residual %.3f)\n",
                 p->imb_chunk, p->imb_bandwidth * 1e-6, p->imb_latency * 1e6, p->imb_eps);

@@ -26,7 +26,8 @@ static void usage(FILE *f)
           "Measures the platform profile that `flowcut analyze --platform` reads: one-way message times\n"
           "between and inside nodes (piecewise linear, with the eager/rendezvous threshold), the flow\n"
           "cut of every elementary conflict (outgoing, incoming, mixed) for k = 2 up to the ranks per\n"
-          "node, and Gropp's max-rate parameters. Needs ranks on at least two nodes, two per node for\n"
+          "node and then doubling up to --max-k, the late\n"
+          "joiner's share, and Gropp's max-rate parameters. Needs ranks on at least two nodes, two per node for\n"
           "the conflicts; with three nodes or more every flow of a conflict has its own partner node.\n"
           "Options:\n"
           "  -o FILE          write the profile to FILE (required)\n"
@@ -36,6 +37,8 @@ static void usage(FILE *f)
           "  --cut-size BYTES message size of the conflict measurements (default 4 MiB, at most max-size)\n"
           "  --network TEXT   describes the network in the profile (e.g. \"10GbE, 1 switch\")\n"
           "  -v               print every measured point on stderr\n"
+          "  --max-k K        conflicts and late joiners of up to K flows on one NIC, 2 to 32 (default 8;\n"
+          "                   a rank then plays several flows when its node has fewer ranks)\n"
           "  --quick          a small run for tests: sizes to 1 MiB, fewer of them, eps 0.1\n"
           "  --help           this text\n",
           f);
@@ -62,14 +65,15 @@ static int parse_size(const char *s, uint64_t *out)
 /* Parses the options into o; returns 0, 1 for --help, or -1 with msg filled. */
 static int parse_args(int argc, char **argv, cal_opts *o, char *msg, size_t n)
 {
-    enum { OPT_MAX = 256, OPT_CUT, OPT_QUICK, OPT_NET, OPT_HELP };
+    enum { OPT_MAX = 256, OPT_CUT, OPT_QUICK, OPT_NET, OPT_HELP, OPT_MAXK };
     static const struct option longs[] = {{"max-size", required_argument, NULL, OPT_MAX},
                                           {"cut-size", required_argument, NULL, OPT_CUT},
                                           {"quick", no_argument, NULL, OPT_QUICK},
+                                          {"max-k", required_argument, NULL, OPT_MAXK},
                                           {"network", required_argument, NULL, OPT_NET},
                                           {"help", no_argument, NULL, OPT_HELP},
                                           {NULL, 0, NULL, 0}};
-    *o = (cal_opts){.network = "unknown", .eps = -1, .max_size = 0, .runs = 0};
+    *o = (cal_opts){.network = "unknown", .eps = -1, .max_size = 0, .runs = 0, .max_k = 8};
     int c, cut_given = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:e:r:hv", longs, NULL)) != -1) {
@@ -91,6 +95,11 @@ static int parse_args(int argc, char **argv, cal_opts *o, char *msg, size_t n)
         case OPT_MAX:
             if (parse_size(optarg, &o->max_size) != 0 || o->max_size < 1024)
                 return snprintf(msg, n, "--max-size '%s': expected a size from 1024 bytes to 1 GiB", optarg), -1;
+            break;
+        case OPT_MAXK:
+            o->max_k = (int)strtol(optarg, &end, 10);
+            if (*end != '\0' || o->max_k < 2 || o->max_k > 32)
+                return snprintf(msg, n, "--max-k '%s': expected a count from 2 to 32", optarg), -1;
             break;
         case OPT_CUT:
             if (parse_size(optarg, &o->cut_size) != 0 || o->cut_size < 1024)

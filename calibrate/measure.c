@@ -139,36 +139,75 @@ static int my_flow(const cal_flows *f, int me, int *sender)
     return -1;
 }
 
-/* Starts this rank's part of flow i. */
-static void post_part(const cal_flows *f, int i, int sender, uint64_t bytes, MPI_Request *req)
+/* Plays every part rank me has in f, started at t0: the flows without delay at once, the others
+ * when their delay has passed, napping between polls; t[i] is set for each flow i it receives,
+ * from the flow's own start to the end of its receive. The receives are posted only at the start:
+ * a receive left posted at the end of a set could not be cancelled reliably and would match the
+ * next set's data; a rendezvous request that comes first waits as unexpected for the few
+ * microseconds until it is posted. A second receive of one rank gets a buffer of its own. */
+static void play(const cal_flows *f, int me, uint64_t bytes, double t0, double *t)
 {
-    if (sender)
-        MPI_Isend(sbuf, (int)bytes, MPI_BYTE, f->dst[i], TAG_DATA, MPI_COMM_WORLD, req);
-    else
-        MPI_Irecv(rbuf, (int)bytes, MPI_BYTE, f->src[i], TAG_DATA, MPI_COMM_WORLD, req);
+    MPI_Request req[CAL_MAXFLOWS];
+    char *own[CAL_MAXFLOWS] = {0};
+    int state[CAL_MAXFLOWS], left = 0, nrecv = 0; /* 0 no part, 1 waiting to start, 2 in flight */
+    const struct timespec nap = {0, NAP_DATA * 1000L};
+    for (int i = 0; i < f->n; i++) {
+        state[i] = f->src[i] == me || f->dst[i] == me;
+        left += state[i];
+    }
+    while (left > 0) {
+        int moved = 0;
+        double now = MPI_Wtime();
+        for (int i = 0; i < f->n; i++) {
+            uint64_t n = f->size[i] ? f->size[i] : bytes;
+            if (state[i] == 1 && (f->dst[i] == me || now >= t0 + f->delay[i])) {
+                if (f->src[i] == me) {
+                    MPI_Isend(sbuf, (int)n, MPI_BYTE, f->dst[i], TAG_DATA, MPI_COMM_WORLD, &req[i]);
+                } else {
+                    char *buf = rbuf;
+                    if (nrecv++ > 0 && (buf = own[i] = malloc(n + 1)) == NULL)
+                        buf = rbuf; /* no memory: the data lands in rbuf twice, the times stand */
+                    MPI_Irecv(buf, (int)n, MPI_BYTE, f->src[i], TAG_DATA, MPI_COMM_WORLD, &req[i]);
+                }
+                state[i] = 2;
+                moved = 1;
+            } else if (state[i] == 2) {
+                int done = 0;
+                MPI_Test(&req[i], &done, MPI_STATUS_IGNORE);
+                if (done) {
+                    if (f->dst[i] == me)
+                        t[i] = MPI_Wtime() - (t0 + f->delay[i]);
+                    state[i] = 0;
+                    left--;
+                    moved = 1;
+                }
+            }
+        }
+        if (!moved)
+            nanosleep(&nap, NULL);
+    }
+    for (int i = 0; i < f->n; i++)
+        free(own[i]);
 }
 
 static void serve_flows(const cmd *c, int me)
 {
-    int sender = 0, i = my_flow(&c->flows, me, &sender);
-    if (i < 0)
+    int sender = 0;
+    if (my_flow(&c->flows, me, &sender) < 0)
         return;
     for (;;) {
-        MPI_Request go, data;
+        MPI_Request go;
         MPI_Status st;
+        double t[CAL_MAXFLOWS];
         MPI_Irecv(NULL, 0, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &go);
         wait_sleepy(&go, &st, NAP_GO);
         if (st.MPI_TAG == TAG_STOP)
             return;
-        /* The receive is posted only now: a receive left posted at the end of a set could not be
-         * cancelled reliably and would match the next set's data. A rendezvous request that comes
-         * first waits as unexpected for the few microseconds until it is posted. */
-        double t0 = MPI_Wtime();
-        post_part(&c->flows, i, sender, c->bytes, &data);
-        wait_sleepy(&data, MPI_STATUS_IGNORE, NAP_DATA);
-        double t = MPI_Wtime() - t0;
-        if (!sender)
-            MPI_Send(&t, 1, MPI_DOUBLE, 0, TAG_RES, MPI_COMM_WORLD);
+        play(&c->flows, me, c->bytes, MPI_Wtime(), t);
+        /* In the order of the flows, as rank 0 posts its receives for them. */
+        for (int i = 0; i < c->flows.n; i++)
+            if (c->flows.dst[i] == me)
+                MPI_Send(&t[i], 1, MPI_DOUBLE, 0, TAG_RES, MPI_COMM_WORLD);
     }
 }
 
@@ -317,31 +356,26 @@ cal_stat cal_pingpong(const cal_opts *o, int peer, uint64_t bytes)
 
 /* ---- rank 0: flow sets -------------------------------------------------------------------------- */
 
-/* One repetition: start signals to every rank taking part, rank 0's own part if it has one, then
- * the receivers' times into t[0 .. f->n). */
+/* One repetition: one start signal to every rank taking part, rank 0's own parts if it has any,
+ * then the receivers' times into t[0 .. f->n). */
 static void flows_once(const cal_flows *f, uint64_t bytes, double *t)
 {
     MPI_Request req[2 * CAL_MAXFLOWS + 1];
-    int nreq = 0, mine = -1, sender = 0;
-    MPI_Request part = MPI_REQUEST_NULL;
-    mine = my_flow(f, 0, &sender);
-    for (int i = 0; i < f->n; i++) {
-        if (f->src[i] != 0)
-            MPI_Send(NULL, 0, MPI_BYTE, f->src[i], TAG_GO, MPI_COMM_WORLD);
-        if (f->dst[i] != 0)
-            MPI_Send(NULL, 0, MPI_BYTE, f->dst[i], TAG_GO, MPI_COMM_WORLD);
+    int nreq = 0, sent[2 * CAL_MAXFLOWS], nsent = 0;
+    for (int i = 0; i < 2 * f->n; i++) {
+        int r = i < f->n ? f->src[i] : f->dst[i - f->n], dup = r == 0;
+        for (int j = 0; j < nsent && !dup; j++)
+            dup = sent[j] == r;
+        if (!dup) {
+            MPI_Send(NULL, 0, MPI_BYTE, r, TAG_GO, MPI_COMM_WORLD);
+            sent[nsent++] = r;
+        }
     }
     double t0 = MPI_Wtime();
-    if (mine >= 0)
-        post_part(f, mine, sender, bytes, &part);
     for (int i = 0; i < f->n; i++)
         if (f->dst[i] != 0)
             MPI_Irecv(&t[i], 1, MPI_DOUBLE, f->dst[i], TAG_RES, MPI_COMM_WORLD, &req[nreq++]);
-    if (mine >= 0) {
-        wait_sleepy(&part, MPI_STATUS_IGNORE, NAP_DATA);
-        if (!sender)
-            t[mine] = MPI_Wtime() - t0;
-    }
+    play(f, 0, bytes, t0, t);
     waitall_sleepy(nreq, req);
 }
 

@@ -55,6 +55,12 @@ typedef struct msg {
     double work;         /* uncontended seconds of data left, as of the state's time */
     double speed;        /* PH_DATA: fraction of the uncontended rate, set by the last solve */
     double fin;          /* PH_DATA: completion at that speed; PH_DONE: when it completed */
+    /* The late joiner's share (flowcut model, profile with late-joiner): fresh from the step
+     * that begins the data phase (at data_start) until the next solve, which counts the messages
+     * whose data phase began before, through either of its NIC directions (the larger count of
+     * the two), and fixes its weight. */
+    int fresh;
+    double data_start, weight;
 } msg;
 
 typedef struct state {
@@ -348,6 +354,125 @@ static void speeds_fairshare(aux *a, state *s, size_t d)
     }
 }
 
+/* The late joiner's share, with which the flowcut model caps the cuts' speeds when the profile
+ * holds a late-joiner record: each NIC direction is shared by weighted max-min fairness, a message
+ * weighing 1 / (1 + g n) where n is the larger number of messages that were already moving data
+ * through its source's output or its destination's input when its own data phase began (messages
+ * beginning together do not count each other: the flow cuts' synchronous flows weigh the same).
+ * Over TCP an old connection holds a large window and a newcomer, starting small behind a full
+ * queue, does not win its fair share back during a message's life (docs/models.md).
+ *
+ * Progressive filling with weights: the level L rises, an unfrozen message moving at w L, until a
+ * NIC direction is full (its messages freeze) or a message reaches its uncontended speed (w L =
+ * 1). Each round costs O(d + resources); there are at most d rounds. */
+#define IN_RES(m) (2 * (size_t)(m)->idst + (half ? 0 : 1))
+static void cap_latejoin(const fc__net *n, aux *a, state *s, size_t d)
+{
+    double g = n->p->latejoin_g;
+    if (!(g > 0) || !isfinite(g))
+        g = 0;
+    /* A NIC whose mixed conflicts cost as much as same-direction ones (both mixed cuts 1/2 or
+     * more: a half-duplex link) is one resource for both directions, which then prices the mixed
+     * conflicts itself. */
+    double ami = fc__profile_alpha(n->p, FC_CONFLICT_MIXED_IN, 2, 0),
+           amo = fc__profile_alpha(n->p, FC_CONFLICT_MIXED_OUT, 2, 0);
+    int half = ami >= 0.5 && amo >= 0.5;
+    /* Messages started by separate calls at one time each begin alone in their own step: only a
+     * data phase that began earlier counts. O(d) for each fresh message, which are few. */
+    for (size_t j = 0; j < d; j++) {
+        msg *m = &s->v[a->idx[j]];
+        if (m->fresh) {
+            uint32_t oo = 0, oi = 0;
+            for (size_t q = 0; q < d; q++) {
+                const msg *o = &s->v[a->idx[q]];
+                if (o->data_start < m->data_start) {
+                    oo += o->isrc == m->isrc || (half && o->idst == m->isrc);
+                    oi += o->idst == m->idst || (half && o->isrc == m->idst);
+                }
+            }
+            uint32_t older = oo > oi ? oo : oi;
+            m->weight = 1.0 / (1.0 + g * (double)older);
+            m->fresh = 0;
+        } else if (!(m->weight > 0)) {
+            m->weight = 1.0;
+        }
+    }
+    /* Resource 2u is node u's output, 2u + 1 its input (2u on a half-duplex NIC): cap is the
+     * capacity left by the frozen messages, q the weight of the live ones. */
+    for (size_t j = 0; j < d; j++) {
+        const msg *m = &s->v[a->idx[j]];
+        a->res[2 * m->isrc].cap = a->res[IN_RES(m)].cap = 1.0;
+        a->res[2 * m->isrc].q = a->res[IN_RES(m)].q = 0;
+        a->frozen[j] = 0;
+    }
+    for (size_t j = 0; j < d; j++) {
+        const msg *m = &s->v[a->idx[j]];
+        a->res[2 * m->isrc].q += m->weight;
+        a->res[IN_RES(m)].q += m->weight;
+    }
+    size_t left = d;
+    while (left > 0) {
+        /* The lowest level at which a live message stops: its resource full, or itself at 1. */
+        double level = INFINITY;
+        for (size_t j = 0; j < d; j++) {
+            if (a->frozen[j])
+                continue;
+            const msg *m = &s->v[a->idx[j]];
+            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
+            double l = 1.0 / m->weight;
+            if (ro->q > 0 && ro->cap / ro->q < l)
+                l = ro->cap / ro->q;
+            if (ri->q > 0 && ri->cap / ri->q < l)
+                l = ri->cap / ri->q;
+            if (l < level)
+                level = l;
+        }
+        if (!(level >= 0))
+            level = 0;
+        /* Freeze every live message that stops at that level, then charge the resources. */
+        size_t nf = 0;
+        for (size_t j = 0; j < d; j++) {
+            if (a->frozen[j])
+                continue;
+            const msg *m = &s->v[a->idx[j]];
+            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
+            if (1.0 / m->weight <= level || ro->cap / ro->q <= level || ri->cap / ri->q <= level) {
+                a->frozen[j] = 2; /* frozen this round */
+                nf++;
+            }
+        }
+        if (nf == 0) /* rounding: freeze all at the level */
+            for (size_t j = 0; j < d; j++)
+                if (!a->frozen[j])
+                    a->frozen[j] = 2;
+        for (size_t j = 0; j < d; j++) {
+            if (a->frozen[j] != 2)
+                continue;
+            msg *m = &s->v[a->idx[j]];
+            double share = m->weight * level;
+            if (share > 1)
+                share = 1;
+            /* A same-direction conflict is a NIC direction's sharing, which the weighted share
+             * describes whatever the order the flows joined in; a mixed one's cut stays a cap. */
+            if (share < m->speed || half || a->lab[j].kind == FC_CONFLICT_OUTGOING ||
+                a->lab[j].kind == FC_CONFLICT_INCOMING)
+                m->speed = share;
+            nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
+            ro->cap -= share;
+            ri->cap -= share;
+            ro->q -= m->weight;
+            ri->q -= m->weight;
+            if (ro->cap < 0)
+                ro->cap = 0;
+            if (ri->cap < 0)
+                ri->cap = 0;
+            a->frozen[j] = 1;
+            left--;
+        }
+    }
+}
+#undef IN_RES
+
 /* Gropp: k messages leaving a node, or entering one (the larger count), share the aggregate
  * rate of k; the speed is that share against the rate of one message alone. */
 static void speeds_maxrate(const fc__net *n, aux *a, state *s, size_t d)
@@ -397,6 +522,8 @@ static size_t step(const fc__net *n, aux *a, state *s, double e)
                 m->work = 0;
         } else if (m->phase == PH_LAT && m->lat_end <= e) {
             m->phase = m->work > 0 ? PH_DATA : PH_DONE;
+            m->fresh = 1;
+            m->data_start = m->lat_end;
             if (m->phase == PH_DONE) {
                 m->fin = e;
                 s->ndone++;
@@ -422,6 +549,8 @@ static int solve(const fc__net *n, aux *a, state *s, size_t d)
             int rc = speeds_flowcut(n, a, s, d);
             if (rc)
                 return rc;
+            if (n->p->has_latejoin)
+                cap_latejoin(n, a, s, d);
         } else if (n->model == FC_MODEL_FAIRSHARE) {
             speeds_fairshare(a, s, d);
         } else if (n->model == FC_MODEL_MAXRATE) {

@@ -20,6 +20,7 @@
  *                                           mixed-in | mixed-out (K = 2, ONE alpha: the flow's own)
  *   maxrate S R_NIC R_CORE_BASE R_CORE_INCR EPS   Gropp's max-rate parameters (seconds, bytes/s)
  *   imb C B_R T_1 OVERALL_VOL MSGSPERSAMPLE EPS    (1.1) Hager & Wellein's IMB multi-mode model
+ *   late-joiner G KMAX EPS         (1.2) the late joiner's weight 1 / (1 + G n) (tcpshare model)
  *
  * Every scalar key appears at most once and every key is optional except the first record. The
  * inter (and intra) segments are listed in order of LO, contiguous, the first from 0, the last up
@@ -280,6 +281,10 @@ int fc__profile_write_notes(FILE *f, const fc__profile *p, const char *notes)
         fprintf(f, "maxrate %.10g %.10g %.10g %.10g %.4g\n", m->s, m->r_nic, m->r_core_base, m->r_core_incr,
                 m->eps);
     }
+    if (p->has_latejoin) {
+        fputs("# late-joiner G KMAX EPS: a message joining n older ones on a NIC direction weighs 1 / (1 + G n) there\n", f);
+        fprintf(f, "late-joiner %.6g %" PRIu32 " %.4g\n", p->latejoin_g, p->latejoin_kmax, p->latejoin_eps);
+    }
     if (p->has_imb) {
         fputs("# imb C B_R T_1 OVERALL_VOL MSGSPERSAMPLE EPS: Hager & Wellein's IMB multi-mode ping-pong model\n", f);
         fprintf(f, "imb %.10g %.10g %.10g %.10g %.10g %.4g\n", p->imb_chunk, p->imb_bandwidth, p->imb_latency,
@@ -411,7 +416,8 @@ static int get_text(const parser *ps, size_t i, char *dst, size_t cap)
     X(EPS, "eps-target")                                                                          \
     X(EAGER, "eager-threshold")                                                                   \
     X(MAXRATE, "maxrate")                                                                         \
-    X(IMB, "imb")
+    X(IMB, "imb")                                                                                 \
+    X(LATEJOIN, "late-joiner")
 
 enum scalar_key {
 #define FC__X(name, text) K_##name,
@@ -428,7 +434,7 @@ static const char *const scalar_names[] = {
 
 static const size_t scalar_fields[] = {
     [K_SOURCE] = 1, [K_NODES] = 1, [K_RPN] = 1, [K_MPI] = 1, [K_DATE] = 1,
-    [K_NETWORK] = 1, [K_EPS] = 1, [K_EAGER] = 1, [K_MAXRATE] = 5, [K_IMB] = 6,
+    [K_NETWORK] = 1, [K_EPS] = 1, [K_EAGER] = 1, [K_MAXRATE] = 5, [K_IMB] = 6, [K_LATEJOIN] = 3,
 };
 
 static int parse_scalar(const parser *ps, int key, fc__profile *p)
@@ -471,6 +477,16 @@ static int parse_scalar(const parser *ps, int key, fc__profile *p)
         if (p->imb_chunk <= 0 || p->imb_bandwidth <= 0 || p->imb_overall_vol <= 0 || p->imb_msgs_per_sample < 1)
             return bad(ps, "imb: C, B_R and OVERALL_VOL must be positive, MSGSPERSAMPLE at least 1");
         p->has_imb = 1;
+        return 0;
+    }
+    case K_LATEJOIN: {
+        int rc;
+        if ((rc = get_nonneg(ps, 1, &p->latejoin_g)) || (rc = get_u32(ps, 2, &p->latejoin_kmax)) ||
+            (rc = get_nonneg(ps, 3, &p->latejoin_eps)))
+            return rc;
+        if (!isfinite(p->latejoin_g))
+            return bad(ps, "late-joiner: G must be finite");
+        p->has_latejoin = 1;
         return 0;
     }
     }

@@ -14,7 +14,7 @@
 
 #define FC_PROFILE_VERSION 1
 /* The minor version this code reads and writes: a minor adds keys only (see profile.c). */
-#define FC_PROFILE_MINOR 1
+#define FC_PROFILE_MINOR 2
 
 /* One-way time of a message of b bytes, lo <= b < hi (hi = UINT64_MAX for the last segment):
  * latency + b * per_byte, in seconds. eps is the relative standard error reached when the
@@ -67,6 +67,14 @@ typedef struct fc__profile {
      * fit's relative RMS residual. */
     int has_imb;
     double imb_chunk, imb_bandwidth, imb_latency, imb_overall_vol, imb_msgs_per_sample, imb_eps;
+    /* The late joiner's share (minor version 2), which the tcpshare model reads: a message that
+     * begins moving data while n others already move data through one of its NIC directions
+     * weighs 1 / (1 + g n) in that direction's weighted fair share, for its whole life. g >= 0
+     * (0: plain fair share); kmax the most flows the measurement saw on one NIC; eps the largest
+     * relative standard error of the times g came from. */
+    int has_latejoin;
+    double latejoin_g, latejoin_eps;
+    uint32_t latejoin_kmax;
 } fc__profile;
 
 /* Reads a profile file into a new *out, owned by the caller (fc__profile_free). Returns 0,

@@ -29,6 +29,18 @@ int main(int argc, char **argv)
            fc__profile_alpha(p, FC_CONFLICT_INCOMING, 2, 1));
     printf("mixed %.4f %.4f\n", fc__profile_alpha(p, FC_CONFLICT_MIXED_IN, 2, 0),
            fc__profile_alpha(p, FC_CONFLICT_MIXED_OUT, 2, 0));
+    /* Beyond the 2 ranks per node: 8 flows out of (into) one node, its ranks playing 4 each; the
+     * sum of their speeds 1 / (1 + alpha), the part of the link they use together. */
+    for (int in = 0; in < 2; in++) {
+        double sum = 0;
+        for (uint32_t i = 0; i < 8; i++)
+            sum += 1 / (1 + fc__profile_alpha(p, in ? FC_CONFLICT_INCOMING : FC_CONFLICT_OUTGOING, 8, i));
+        int measured = 0;
+        for (size_t i = 0; i < p->ncuts; i++)
+            measured |= p->cuts[i].k == 8 && p->cuts[i].kind == (in ? FC_CONFLICT_INCOMING : FC_CONFLICT_OUTGOING);
+        printf("%s8 %.4f %d\n", in ? "incoming" : "outgoing", sum, measured);
+    }
+    printf("latejoin %d %.6g %u\n", p->has_latejoin, p->latejoin_g, (unsigned)p->latejoin_kmax);
     printf("maxrate %d %.6g\n", p->has_maxrate, p->has_maxrate ? p->maxrate.r_nic : 0.0);
     printf("imb %d %.6g\n", p->has_imb, p->has_imb ? p->imb_bandwidth : 0.0);
     fc__profile_free(p);

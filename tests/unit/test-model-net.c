@@ -106,6 +106,91 @@ static void test_mixed_pair(void **state)
     }
 }
 
+/* The flowcut model with a late-joiner record (g = 1) in the profile of mkprof (outgoing cuts
+ * (1, 1) here: a fair pair). Worked by hand:
+ * - A (0->1, 2 MiB) at 0, B (0->2, 1 MiB) at 0.5: A alone until 0.5 (1.5 s of work left). B joins
+ *   one older flow on node 0's output: weight 1 / (1 + 1) = 1/2 against A's 1, so A moves at 2/3
+ *   and B at 1/3. A's 1.5 s take 2.25 s: A ends at 2.75, B has done 0.75 and ends alone at 3.0.
+ *   Without the record the pair splits evenly: B ends at 2.5, A at 3.0.
+ * - Two flows of 1 MiB starting together out of node 0 weigh the same: both end at 2.0, as the
+ *   cuts (1, 1) give.
+ * - A mixed pair keeps its cut: A (0->1) at 0, B (1->2) at 0.5, 1 MiB each: B joins no flow on its
+ *   NIC directions (weight 1) but is mixed-out (alpha 3, speed 1/4): A ends at 1.0; B has done
+ *   0.125 by then and ends alone at 1.875. */
+static void test_latejoin_flowcut(void **state)
+{
+    (void)state;
+    for (int with = 0; with < 2; with++) {
+        fc__profile *p = mkprof(0);
+        assert_int_equal(fc__profile_add_cut(p, OUT, 3, (double[]){2, 2, 2}, 3, 0), 0);
+        /* outgoing k = 2 as a fair pair for this test: replace mkprof's (1, 3) */
+        for (size_t i = 0; i < p->ncuts; i++)
+            if (p->cuts[i].kind == OUT && p->cuts[i].k == 2)
+                p->cuts[i].alpha[1] = 1;
+        p->has_latejoin = with;
+        p->latejoin_g = 1;
+        p->latejoin_kmax = 8;
+        fc__net *n;
+        assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+        assert_int_equal(fc__net_start(n, 0, 0, 1, 2 * MIB, 0), 0);
+        assert_int_equal(fc__net_start(n, 0.5, 0, 2, MIB, 1), 0);
+        if (with) {
+            expect_pop(n, 0, 2.75);
+            expect_pop(n, 1, 3.0);
+        } else {
+            expect_pop(n, 1, 2.5);
+            expect_pop(n, 0, 3.0);
+        }
+        fc__net_free(n);
+        assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+        assert_int_equal(fc__net_start(n, 0, 0, 1, MIB, 0), 0);
+        assert_int_equal(fc__net_start(n, 0, 0, 2, MIB, 1), 0);
+        expect_pop(n, 0, 2.0);
+        expect_pop(n, 1, 2.0);
+        fc__net_free(n);
+        assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+        assert_int_equal(fc__net_start(n, 0, 0, 1, MIB, 0), 0);
+        assert_int_equal(fc__net_start(n, 0.5, 1, 2, MIB, 1), 0);
+        expect_pop(n, 0, 1.0);
+        expect_pop(n, 1, 1.875);
+        fc__net_free(n);
+        fc__profile_free(p);
+    }
+}
+
+/* A half-duplex NIC (both mixed cuts 1, as a calibration on one measures them) is one resource
+ * for the late joiner's share: A (0->1, 2 MiB) at 0, B (1->2, 1 MiB) at 0.5 share node 1's NIC,
+ * B joining one older flow there (g = 1: weight 1/2). Worked as in test_latejoin_flowcut: A
+ * moves at 2/3 and B at 1/3 from 0.5, A ends at 2.75 and B alone at 3.0. With the mixed cuts
+ * (0, 3) of mkprof, the full-duplex reading, B is not a late joiner (no older flow on node 1's
+ * output) and keeps its cut: A ends at 2.0, B (1/4 until 2.0: 0.375 done) at 2.625. */
+static void test_latejoin_half_duplex(void **state)
+{
+    (void)state;
+    for (int half = 0; half < 2; half++) {
+        fc__profile *p = mkprof(0);
+        if (half)
+            for (size_t i = 0; i < p->ncuts; i++)
+                if (p->cuts[i].kind == MIN || p->cuts[i].kind == MOUT)
+                    p->cuts[i].alpha[0] = 1;
+        p->has_latejoin = 1;
+        p->latejoin_g = 1;
+        fc__net *n;
+        assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+        assert_int_equal(fc__net_start(n, 0, 0, 1, 2 * MIB, 0), 0);
+        assert_int_equal(fc__net_start(n, 0.5, 1, 2, MIB, 1), 0);
+        if (half) {
+            expect_pop(n, 0, 2.75);
+            expect_pop(n, 1, 3.0);
+        } else {
+            expect_pop(n, 0, 2.0);
+            expect_pop(n, 1, 2.625);
+        }
+        fc__net_free(n);
+        fc__profile_free(p);
+    }
+}
+
 /* k synchronous equal flows leaving one node under fairshare: each gets 1/k of the NIC, so all
  * end together at k T; started in reverse key order, they still pop in ascending key order. */
 static void test_fairshare_outgoing(void **state)
@@ -447,7 +532,8 @@ int main(void)
         cmocka_unit_test(test_maxrate_gropp),     cmocka_unit_test(test_async_flowcut),
         cmocka_unit_test(test_latency_phase),     cmocka_unit_test(test_ties_and_empty),
         cmocka_unit_test(test_many),              cmocka_unit_test(test_advance),
-        cmocka_unit_test(test_settle_ties),
+        cmocka_unit_test(test_settle_ties),       cmocka_unit_test(test_latejoin_flowcut),
+        cmocka_unit_test(test_latejoin_half_duplex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
