@@ -231,7 +231,6 @@ static int place_members(gather *g)
             if (n > cl->n)
                 cl->n = n;
         }
-        cl->alg = (uint8_t)fc__coll_select(cl->kind, cl->p, cl->n, &c->settings);
     }
     return 0;
 }
@@ -260,6 +259,7 @@ typedef struct expander {
     double *s, *e;
     size_t scap;
     int32_t *pos;       /* member index -> j, or -1: world-sized */
+    uint32_t *node;     /* member index -> node: world-sized */
     cpair *pairs;       /* a send of v and its receive */
     size_t pcap;
 } expander;
@@ -340,12 +340,19 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
     const fc__coll_member *mem = c->members + cl->first;
     int rc = 0;
     x->n = 0;
+    /* The members' nodes, which the ch4 device's compositions follow. */
+    for (uint32_t i = 0; i < cl->p; i++)
+        x->node[i] = c->mpich_node[cl->ranks[i]];
+    fc__coll_layout lay = {.node = x->node, .settings = &c->settings};
+    cl->alg = (uint8_t)fc__coll_select_in(cl->kind, cl->p, cl->n, &lay);
     for (size_t j = 0; j < cl->nmem; j++) {
         fc__coll_sink sink = {.post = ex_post, .wait = ex_wait, .ctx = x};
         x->me = mem[j].me;
         x->step = x->ord = 0;
         x->pos[mem[j].me] = (int32_t)j;
-        rc = fc__coll_expand(cl->kind, cl->alg, cl->p, mem[j].me, cl->root, cl->n, mem[j].bytes, &sink);
+        lay.to = mem[j].to;
+        lay.from = mem[j].from;
+        rc = fc__coll_expand_in(cl->kind, cl->alg, cl->p, mem[j].me, cl->root, cl->n, mem[j].bytes, &lay, &sink);
         if (rc == FC_EUNSUPPORTED) {
             rc = 0;
             x->n = 0;
@@ -546,7 +553,52 @@ void fc__colls_free(fc__colls *c)
     free(c->late_bcast);
     free(c->early_reduce);
     free(c->world_ranks);
+    free(c->mpich_node);
     free(c);
+}
+
+int fc__coll_mpich_nodes(const fc_trace *t, const fc__coll_settings *s, uint32_t world, uint32_t *out)
+{
+    /* Hosts by their first rank, and each rank's place among its host's ranks. */
+    uint32_t *first = malloc((world ? world : 1) * sizeof *first), *idx = malloc((world ? world : 1) * sizeof *idx);
+    uint32_t *count = calloc(world ? world : 1, sizeof *count), nh = 0;
+    const char **name = malloc((world ? world : 1) * sizeof *name);
+    if (first == NULL || idx == NULL || count == NULL || name == NULL) {
+        free(first);
+        free(idx);
+        free(count);
+        free(name);
+        return FC_ENOMEM;
+    }
+    for (uint32_t w = 0; w < world; w++) {
+        long ix = fc_trace_find(t, w);
+        const fc_rank *r = ix >= 0 ? fc_trace_rank(t, (size_t)ix) : NULL;
+        const char *host = r != NULL ? r->info.host : NULL;
+        if (host == NULL || host[0] == '\0' || s->nolocal) {
+            out[w] = UINT32_MAX - w; /* alone */
+            idx[w] = UINT32_MAX;
+            continue;
+        }
+        uint32_t h = 0;
+        while (h < nh && strcmp(name[h], host) != 0)
+            h++;
+        if (h == nh)
+            name[nh++] = host;
+        first[w] = h;
+        idx[w] = count[h]++;
+    }
+    uint32_t k = s->cliques > 1 ? s->cliques : 1;
+    for (uint32_t w = 0; w < world; w++) {
+        if (idx[w] == UINT32_MAX)
+            continue;
+        uint32_t h = first[w], block = (count[h] + k - 1) / k, clique = k == 1 ? 0 : s->cliques_by_block ? idx[w] / block : idx[w] % k;
+        out[w] = h * k + clique;
+    }
+    free(first);
+    free(idx);
+    free(count);
+    free(name);
+    return 0;
 }
 
 /* The calls, read in a pass of their own unless want_pass is 0 (a match that saw none). */
@@ -567,13 +619,18 @@ static int build(fc_trace *t, const fc__match *m, int want_pass, int (*fn)(void 
     if ((c->world_ranks = malloc(w * sizeof *c->world_ranks)) == NULL ||
         (c->wait_nxn = calloc(w, sizeof(double))) == NULL || (c->late_bcast = calloc(w, sizeof(double))) == NULL ||
         (c->early_reduce = calloc(w, sizeof(double))) == NULL || (x.pos = malloc(w * sizeof *x.pos)) == NULL ||
-        (x.off = malloc(w * sizeof *x.off)) == NULL || (x.nsteps = malloc(w * sizeof *x.nsteps)) == NULL)
+        (x.off = malloc(w * sizeof *x.off)) == NULL || (x.nsteps = malloc(w * sizeof *x.nsteps)) == NULL ||
+        (x.node = malloc(w * sizeof *x.node)) == NULL)
         goto out;
     for (uint32_t r = 0; r < c->world; r++) {
         c->world_ranks[r] = r;
         x.pos[r] = -1;
     }
     fc__colls_settings(t, c);
+    if ((c->mpich_node = malloc(w * sizeof *c->mpich_node)) == NULL ||
+        (rc = fc__coll_mpich_nodes(t, &c->settings, c->world, c->mpich_node)) < 0)
+        goto out;
+    rc = FC_ENOMEM;
     g.c = c;
     g.origin = fc_trace_origin(t);
     for (size_t i = 0; i < fc_trace_nranks(t) && want_pass; i++)
@@ -607,6 +664,7 @@ out:
     free(x.s);
     free(x.e);
     free(x.pos);
+    free(x.node);
     free(x.pairs);
     return rc;
 }
