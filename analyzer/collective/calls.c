@@ -34,6 +34,9 @@ typedef struct gather {
     size_t nseqs, scap;
     struct { uint64_t req; size_t raw; } *pend; /* this rank's non-blocking calls not yet completed */
     size_t npend, pcap;
+    size_t last;        /* the raw of the record just read, or SIZE_MAX: where COUNTS belong */
+    struct run { size_t raw; int64_t first; uint64_t n, to, from; } *runs; /* COUNTS read */
+    size_t nruns, runcap;
 } gather;
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -150,6 +153,7 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
         cl->root = root;
     if (fc__grow((void **)&g->raws, &g->nraws, &g->rcap, sizeof *g->raws) < 0)
         return FC_ENOMEM;
+    g->last = g->nraws;
     g->raws[g->nraws] = (raw){.call = e->call1 - 1, .kind = k,
                               .m = {.rank = r->info.rank, .me = me, .enter = secs(g, rec->t0),
                                     .exit = secs(g, rec->t1), .site = rec->ev.site, .bytes = rec->ev.bytes,
@@ -177,9 +181,23 @@ static int read_rank(gather *g, fc_trace *t, size_t i)
     int rc = fc__comm_keys(r, &keys, &nkeys);
     if (rc == 0)
         rc = fc_cursor_open(t, i, &cur);
+    g->last = SIZE_MAX;
     while (rc == 0 && (rc = fc_cursor_next(cur, &rec)) > 0) {
         uint32_t k = rec.ev.kind;
         rc = 0;
+        if (k == FC_EV_COUNTS) {
+            /* The bytes per peer of the v or w collective just read (format 2.4). */
+            if (g->last != SIZE_MAX && rec.ev.peer >= 0) {
+                if (fc__grow((void **)&g->runs, &g->nruns, &g->runcap, sizeof *g->runs) < 0) {
+                    rc = FC_ENOMEM;
+                    break;
+                }
+                g->runs[g->nruns++] = (struct run){.raw = g->last, .first = rec.ev.peer, .n = rec.ev.obj,
+                                                   .to = rec.ev.bytes, .from = rec.ev.bytes2};
+            }
+            continue;
+        }
+        g->last = SIZE_MAX;
         if (k == FC_EV_COMPLETE && rec.req != 0) {
             for (size_t q = 0; q < g->npend; q++)
                 if (g->pend[q].req == rec.req) {
@@ -201,6 +219,39 @@ static int cmp_member(const void *x, const void *y)
 {
     const fc__coll_member *a = x, *b = y;
     return (a->me > b->me) - (a->me < b->me);
+}
+
+/* The bytes per peer of the members whose records have COUNTS: two arrays of the call's size each
+ * in c->peer_bytes, zero where no run covers a peer, pointed to by the raws' members. */
+static int peer_bytes(gather *g)
+{
+    fc__colls *c = g->c;
+    size_t total = 0;
+    for (size_t q = 0; q < g->nruns; q++)
+        if (q == 0 || g->runs[q].raw != g->runs[q - 1].raw)
+            total += 2 * (size_t)c->calls[g->raws[g->runs[q].raw].call].p;
+    if (total == 0)
+        return 0;
+    if ((c->peer_bytes = calloc(total, sizeof *c->peer_bytes)) == NULL)
+        return FC_ENOMEM;
+    uint64_t *at = c->peer_bytes, *to = NULL, *from = NULL;
+    for (size_t q = 0; q < g->nruns; q++) {
+        const struct run *u = &g->runs[q];
+        raw *rw = &g->raws[u->raw];
+        uint32_t p = c->calls[rw->call].p;
+        if (q == 0 || u->raw != g->runs[q - 1].raw) {
+            to = at;
+            from = at + p;
+            at += 2 * (size_t)p;
+            rw->m.to = to;
+            rw->m.from = from;
+        }
+        for (uint64_t j = 0; j < u->n && (uint64_t)u->first + j < p; j++) {
+            to[u->first + j] = u->to;
+            from[u->first + j] = u->from;
+        }
+    }
+    return 0;
 }
 
 /* Orders the members by call, then member index, into c->members. */
@@ -554,6 +605,7 @@ void fc__colls_free(fc__colls *c)
     free(c->early_reduce);
     free(c->world_ranks);
     free(c->mpich_node);
+    free(c->peer_bytes);
     free(c);
 }
 
@@ -636,7 +688,7 @@ static int build(fc_trace *t, const fc__match *m, int want_pass, int (*fn)(void 
     for (size_t i = 0; i < fc_trace_nranks(t) && want_pass; i++)
         if ((rc = read_rank(&g, t, i)) < 0)
             goto out;
-    if ((rc = place_members(&g)) < 0)
+    if ((rc = peer_bytes(&g)) < 0 || (rc = place_members(&g)) < 0)
         goto out;
     for (size_t i = 0; i < c->ncalls; i++) {
         fc__coll_call *cl = &c->calls[i];
@@ -658,6 +710,7 @@ out:
     free(g.raws);
     free(g.seqs);
     free(g.pend);
+    free(g.runs);
     free(x.v);
     free(x.off);
     free(x.nsteps);

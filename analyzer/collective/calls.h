@@ -76,6 +76,7 @@ typedef struct fc__colls {
     char unsupported_text[160];  /* the first of them, NAME=VALUE */
     uint32_t *world_ranks;       /* 0 .. world-1, for MPI_COMM_WORLD without a definition */
     uint32_t *mpich_node;        /* per world rank, the node MPICH takes it to be on */
+    uint64_t *peer_bytes;        /* what the members' to and from point into */
 } fc__colls;
 
 /* Reads the collective calls of trace t and expands them into flows (intra = 1 for those inside a
