@@ -114,7 +114,13 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
     fc__colls *c = g->c;
     uint32_t p, k = rec->ev.kind;
     const uint32_t *mem = members_of(c, r, rec->ev.comm, &p);
-    if (mem == NULL || p < 2 || p > c->world)
+    if (mem == NULL) {
+        const fc_comm *cm = fc_rank_comm(r, rec->ev.comm);
+        if (cm != NULL && (cm->flags & FC_COMMF_INTER))
+            c->inter_records[k]++; /* MPICH's inter-communicator algorithms are not modelled */
+        return 0;
+    }
+    if (p < 2 || p > c->world)
         return 0;
     uint64_t key = rec->ev.comm < nkeys ? keys[rec->ev.comm] : fc__comm_key(r, rec->ev.comm), seq;
     int rc = next_seq(g, key, &seq);

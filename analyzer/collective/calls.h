@@ -77,6 +77,9 @@ typedef struct fc__colls {
     uint32_t *world_ranks;       /* 0 .. world-1, for MPI_COMM_WORLD without a definition */
     uint32_t *mpich_node;        /* per world rank, the node MPICH takes it to be on */
     uint64_t *peer_bytes;        /* what the members' to and from point into */
+    /* Records (every member's) of collectives on inter-communicators, per FC_EV_* kind: not
+     * expanded, since the expansion has none of MPICH's inter-communicator algorithms. */
+    uint64_t inter_records[FC_EV_MAX_];
 } fc__colls;
 
 /* Reads the collective calls of trace t and expands them into flows (intra = 1 for those inside a
