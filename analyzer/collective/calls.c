@@ -400,7 +400,10 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
     /* The members' nodes, which the ch4 device's compositions follow. */
     for (uint32_t i = 0; i < cl->p; i++)
         x->node[i] = c->mpich_node[cl->ranks[i]];
-    fc__coll_layout lay = {.node = x->node, .settings = &c->settings};
+    fc__coll_nodes nd;
+    if (fc__coll_nodes_build(cl->p, x->node, &nd) < 0)
+        return FC_ENOMEM;
+    fc__coll_layout lay = {.node = x->node, .nodes = &nd, .settings = &c->settings};
     cl->alg = (uint8_t)fc__coll_select_in(cl->kind, cl->p, cl->n, &lay);
     for (size_t j = 0; j < cl->nmem; j++) {
         fc__coll_sink sink = {.post = ex_post, .wait = ex_wait, .ctx = x};
@@ -546,6 +549,7 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
 out:
     for (size_t j = 0; j < cl->nmem; j++)
         x->pos[mem[j].me] = -1;
+    fc__coll_nodes_free(&nd);
     return rc;
 }
 

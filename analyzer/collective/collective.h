@@ -137,10 +137,25 @@ typedef struct fc__coll_sink {
 int fc__coll_expand(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
                     uint64_t own, const fc__coll_sink *sink);
 
+/* The nodes of a communicator as MPICH's ch4 device arranges them: the leaders (each node's lowest
+ * member, in the order of their nodes' first members), each member's node as its leader's
+ * position, and each node's members in member order (member[start[k] .. start[k + 1])). */
+typedef struct fc__coll_nodes {
+    uint32_t p, nn;
+    uint32_t *leader, *of, *start, *member;
+} fc__coll_nodes;
+
+/* Builds d (freed with fc__coll_nodes_free) for p members on node[] (any numbering), in O(p).
+ * Returns 0 or FC_ENOMEM. */
+int fc__coll_nodes_build(uint32_t p, const uint32_t *node, fc__coll_nodes *d);
+void fc__coll_nodes_free(fc__coll_nodes *d);
+
 /* What the expansion knows of one call beyond its size: where the members are and what the run
  * set, and for the v and w forms the bytes per peer. Every pointer may be NULL. */
 typedef struct fc__coll_layout {
     const uint32_t *node;               /* node of each member index (p entries, any numbering) */
+    const fc__coll_nodes *nodes;        /* the same arranged (fc__coll_nodes_build), or NULL: a
+                                         * caller expanding every member builds it once */
     const fc__coll_settings *settings;  /* the run's settings (NULL: MPICH's defaults) */
     /* The v and w forms, as member me records them (p entries): to[i] the bytes it sends to member
      * i, from[i] the bytes it receives from member i (Allgatherv: member i's block; Gatherv: at the

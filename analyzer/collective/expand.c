@@ -472,67 +472,72 @@ static int flat(const em *ep, unsigned kind, unsigned alg, uint32_t me, uint32_t
 
 /* ---- the ch4 device's node-aware compositions ------------------------------------------------- */
 
-/* The nodes of a communicator as MPICH's ch4 device arranges them: the leaders (each node's
- * lowest member, in the order of their nodes' first members), the node of each member as the
- * leader's position, and the members of one node in member order. */
-typedef struct nodes {
-    uint32_t nn;        /* nodes */
-    uint32_t *leader;   /* nn entries */
-    uint32_t *of;       /* p entries: node position of each member */
-    uint32_t *local;    /* the members of node `at`, nlocal of them */
-    uint32_t nlocal, at;
-} nodes;
-
-static void nodes_free(nodes *d)
-{
-    free(d->leader);
-    free(d->of);
-    free(d->local);
-}
-
-static int nodes_of(nodes *d, uint32_t p, const uint32_t *node)
+int fc__coll_nodes_build(uint32_t p, const uint32_t *node, fc__coll_nodes *d)
 {
     memset(d, 0, sizeof *d);
-    d->leader = malloc(p * sizeof *d->leader);
-    d->of = malloc(p * sizeof *d->of);
-    d->local = malloc(p * sizeof *d->local);
-    if (d->leader == NULL || d->of == NULL || d->local == NULL) {
-        nodes_free(d);
+    size_t cap = 16;
+    while (cap < 2 * (size_t)p)
+        cap *= 2;
+    /* An open-addressing map from node number to position: O(p) for thousands of members. */
+    uint32_t *slot = malloc(cap * sizeof *slot), *count = NULL;
+    d->leader = malloc((p ? p : 1) * sizeof *d->leader);
+    d->of = malloc((p ? p : 1) * sizeof *d->of);
+    d->start = malloc(((size_t)p + 1) * sizeof *d->start);
+    d->member = malloc((p ? p : 1) * sizeof *d->member);
+    if (slot == NULL || d->leader == NULL || d->of == NULL || d->start == NULL || d->member == NULL) {
+        free(slot);
+        fc__coll_nodes_free(d);
         return FC_ENOMEM;
     }
+    memset(slot, 0xff, cap * sizeof *slot);
     for (uint32_t i = 0; i < p; i++) {
-        uint32_t k = 0;
-        while (k < d->nn && node[d->leader[k]] != node[i])
-            k++;
-        if (k == d->nn)
+        size_t h = (node[i] * 0x9e3779b1u) & (cap - 1);
+        while (slot[h] != UINT32_MAX && node[d->leader[slot[h]]] != node[i])
+            h = (h + 1) & (cap - 1);
+        if (slot[h] == UINT32_MAX) {
+            slot[h] = d->nn;
             d->leader[d->nn++] = i;
-        d->of[i] = k;
+        }
+        d->of[i] = slot[h];
     }
+    free(slot);
+    /* The members of each node, in member order: node k's are member[start[k] .. start[k + 1]). */
+    if ((count = calloc((size_t)d->nn + 1, sizeof *count)) == NULL) {
+        fc__coll_nodes_free(d);
+        return FC_ENOMEM;
+    }
+    for (uint32_t i = 0; i < p; i++)
+        count[d->of[i] + 1]++;
+    for (uint32_t k = 0; k < d->nn; k++)
+        count[k + 1] += count[k];
+    memcpy(d->start, count, ((size_t)d->nn + 1) * sizeof *count);
+    for (uint32_t i = 0; i < p; i++)
+        d->member[count[d->of[i]]++] = i;
+    free(count);
+    d->p = p;
     return 0;
 }
 
-/* Selects node k's members into d->local. */
-static void node_members(nodes *d, uint32_t p, uint32_t k)
+void fc__coll_nodes_free(fc__coll_nodes *d)
 {
-    d->nlocal = 0;
-    d->at = k;
-    for (uint32_t i = 0; i < p; i++)
-        if (d->of[i] == k)
-            d->local[d->nlocal++] = i;
+    free(d->leader);
+    free(d->of);
+    free(d->start);
+    free(d->member);
+    memset(d, 0, sizeof *d);
 }
 
 /* The posix module's release-gather broadcast inside node k, from its member `from` (a member
  * index): the data goes from it to every other member of the node through shared memory, shown
  * as one message each, posted together and waited for once. */
-static int node_bcast(const em *e, nodes *d, uint32_t k, uint32_t me, uint32_t from, uint64_t n)
+static int node_bcast(const em *e, const fc__coll_nodes *d, uint32_t k, uint32_t me, uint32_t from, uint64_t n)
 {
-    node_members(d, e->p, k);
-    if (d->nlocal < 2)
+    if (d->start[k + 1] - d->start[k] < 2)
         return 0;
     if (me == from) {
-        for (uint32_t i = 0; i < d->nlocal; i++)
-            if (d->local[i] != from)
-                TRY(snd(e, d->local[i], n));
+        for (uint32_t i = d->start[k]; i < d->start[k + 1]; i++)
+            if (d->member[i] != from)
+                TRY(snd(e, d->member[i], n));
         return wt(e);
     }
     TRY(rcv(e, from, n));
@@ -540,15 +545,14 @@ static int node_bcast(const em *e, nodes *d, uint32_t k, uint32_t me, uint32_t f
 }
 
 /* The release-gather reduce inside node k, to its member `to`: every other member's data to it. */
-static int node_reduce(const em *e, nodes *d, uint32_t k, uint32_t me, uint32_t to, uint64_t n)
+static int node_reduce(const em *e, const fc__coll_nodes *d, uint32_t k, uint32_t me, uint32_t to, uint64_t n)
 {
-    node_members(d, e->p, k);
-    if (d->nlocal < 2)
+    if (d->start[k + 1] - d->start[k] < 2)
         return 0;
     if (me == to) {
-        for (uint32_t i = 0; i < d->nlocal; i++)
-            if (d->local[i] != to)
-                TRY(rcv(e, d->local[i], n));
+        for (uint32_t i = d->start[k]; i < d->start[k + 1]; i++)
+            if (d->member[i] != to)
+                TRY(rcv(e, d->member[i], n));
         return wt(e);
     }
     TRY(snd(e, to, n));
@@ -557,7 +561,7 @@ static int node_reduce(const em *e, nodes *d, uint32_t k, uint32_t me, uint32_t 
 
 /* MPIR's algorithm for kind among the leaders (nn of them, as the ch4 device's node_roots_comm),
  * selected for their number, run by leader position me with the root at leader position root. */
-static int among_leaders(const em *e, const nodes *d, unsigned kind, uint32_t me, uint32_t root, uint64_t n,
+static int among_leaders(const em *e, const fc__coll_nodes *d, unsigned kind, uint32_t me, uint32_t root, uint64_t n,
                          const fc__coll_settings *s)
 {
     em sub = {.s = e->s, .p = d->nn, .map = d->leader};
@@ -565,12 +569,17 @@ static int among_leaders(const em *e, const nodes *d, unsigned kind, uint32_t me
 }
 
 static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t root, uint64_t n,
-                       const uint32_t *node, const fc__coll_settings *s)
+                       const fc__coll_layout *lay)
 {
-    nodes d;
-    int rc = nodes_of(&d, e->p, node);
-    if (rc < 0)
-        return rc;
+    fc__coll_nodes own, *dp = (fc__coll_nodes *)lay->nodes;
+    const fc__coll_settings *s = lay->settings;
+    int rc = 0;
+    if (dp == NULL || dp->p != e->p) {
+        if ((rc = fc__coll_nodes_build(e->p, lay->node, &own)) < 0)
+            return rc;
+        dp = &own;
+    }
+    const fc__coll_nodes d = *dp;
     uint32_t mine = d.of[me], rk = d.of[root], ld = d.leader[mine];
     int lead = ld == me;
 #define STEP(x)                                                                                    \
@@ -653,7 +662,8 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
     }
 #undef STEP
 out:
-    nodes_free(&d);
+    if (dp == &own)
+        fc__coll_nodes_free(&own);
     return rc < 0 ? rc : 0;
 }
 
@@ -664,9 +674,9 @@ int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uin
     if (p <= 1)
         return 0;
     if (alg == FC__CA_COMPOSITION_ALPHA || alg == FC__CA_COMPOSITION_BETA) {
-        if (lay == NULL || lay->node == NULL || me >= p || root >= p)
+        if (lay == NULL || (lay->node == NULL && lay->nodes == NULL) || me >= p || root >= p)
             return FC_EUNSUPPORTED;
-        return composition(&e, kind, alg, me, root, n, lay->node, lay->settings);
+        return composition(&e, kind, alg, me, root, n, lay);
     }
     return flat(&e, kind, alg, me, root, n, own, lay ? lay->to : NULL, lay ? lay->from : NULL);
 }

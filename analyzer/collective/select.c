@@ -265,19 +265,19 @@ int fc__coll_node_aware(uint32_t p, const uint32_t *node)
 {
     if (node == NULL || p < 2)
         return 0;
-    /* Some node holds two members exactly when the members' nodes are not all different. */
-    for (uint32_t i = 1; i < p; i++)
-        for (uint32_t j = 0; j < i; j++)
-            if (node[i] == node[j])
-                return 1;
-    return 0;
+    fc__coll_nodes d;
+    if (fc__coll_nodes_build(p, node, &d) < 0)
+        return 0; /* out of memory: MPIR's algorithm stands in */
+    int aware = d.nn < p;
+    fc__coll_nodes_free(&d);
+    return aware;
 }
 
 unsigned fc__coll_select_in(unsigned kind, uint32_t p, uint64_t n, const fc__coll_layout *lay)
 {
     const fc__coll_settings *s = lay ? lay->settings : NULL;
     unsigned flat = fc__coll_select(kind, p, n, s);
-    if (lay == NULL || !fc__coll_node_aware(p, lay->node))
+    if (lay == NULL || (lay->nodes != NULL ? !(lay->nodes->p == p && lay->nodes->nn < p) : !fc__coll_node_aware(p, lay->node)))
         return flat;
     if (fc__coll_is_ctor(kind) || !fc__coll_is_coll(kind))
         return flat;

@@ -103,6 +103,9 @@ static int build_call(const fc__colls *c, const fc__coll_call *cl, const uint32_
     for (size_t j = 0; j < cl->nmem; j++)
         *t0 = fmin(*t0, mem[j].enter);
     b->n = 0;
+    fc__coll_nodes nd;
+    if (fc__coll_nodes_build(cl->p, node, &nd) < 0)
+        return FC_ENOMEM;
     for (size_t j = 0; j < cl->nmem; j++) {
         fc__coll_sink sink = {.post = cb_post, .wait = cb_wait, .ctx = b};
         b->pg = &rp->prog[j];
@@ -110,13 +113,16 @@ static int build_call(const fc__colls *c, const fc__coll_call *cl, const uint32_
         b->me = (uint32_t)j;
         b->ord = 0;
         /* Members are all present (cl->nmem == cl->p), so member index j is replay rank j. */
-        fc__coll_layout lay = {.node = node, .settings = &c->settings, .to = mem[j].to, .from = mem[j].from};
+        fc__coll_layout lay = {.node = node, .nodes = &nd, .settings = &c->settings, .to = mem[j].to, .from = mem[j].from};
         int rc = fc__coll_expand_in(cl->kind, cl->alg, cl->p, mem[j].me, cl->root, cl->n, mem[j].bytes, &lay, &sink);
-        if (rc < 0)
+        if (rc < 0) {
+            fc__coll_nodes_free(&nd);
             return rc;
+        }
         rp->prog[j].start = mem[j].enter - *t0;
         rp->prog[j].obs_end = mem[j].exit - *t0;
     }
+    fc__coll_nodes_free(&nd);
     if (b->n)
         qsort(b->v, b->n, sizeof *b->v, cmp_cpost);
     size_t ns = 0;
