@@ -18,6 +18,8 @@
  *   Reduce     beta (<= 2048 bytes): the other nodes reduce to their leaders, the leaders reduce
  *              to the root's node (MPIR), the root's node reduces to the root; alpha (larger):
  *              every node to its leader, the leaders to member 0's node, member 0 to the root
+ *   Scan, Exscan  the device's own node-aware compositions for these are not modelled: MPIR's
+ *              recursive doubling on every member stands in for them
  * Inside a node the posix module's release-gather collectives move the data through shared
  * memory; they are modelled as messages between the leader and each member of its node. The
  * leaders' own collective is MPIR's algorithm for their number, so it may differ from the one
