@@ -7,7 +7,8 @@
  * forms sum their count arrays over the group (the remote group on an inter-communicator). The
  * rank's own block is included: bytes describe buffers, not network traffic. peer is the root of a
  * rooted collective (MPI_ROOT and MPI_PROC_NULL mapped), FC_PEER_NONE otherwise; obj is the request
- * of the non-blocking forms. */
+ * of the non-blocking forms. The v and w forms whose counts differ between ranks follow their
+ * record with COUNTS sub-records: the bytes per rank of the group, in runs of equal ones. */
 #include "record.h"
 
 /* Where this rank stands in a rooted collective. */
@@ -57,6 +58,65 @@ static uint64_t sum_bytes(MPI_Datatype dt, const void *counts, int wide, int64_t
     for (int64_t i = 0; i < n; i++)
         total += fc__bytes(dt, count_at(counts, wide, i));
     return total;
+}
+
+/* One side (to or from every rank of the group) of a v or w collective's count arrays: counts of
+ * dt, or of dts[i] for rank i (the w forms); counts NULL: nothing. */
+typedef struct side {
+    const void *counts;
+    int wide;
+    MPI_Datatype dt;
+    const MPI_Datatype *dts;
+} side;
+
+static uint64_t side_at(const side *s, int64_t i)
+{
+    if (s->counts == NULL || (s->dts == NULL && s->dt == MPI_DATATYPE_NULL))
+        return 0;
+    return fc__bytes(s->dts ? s->dts[i] : s->dt, count_at(s->counts, s->wide, i));
+}
+
+/* One COUNTS sub-record: ranks first .. first + n - 1 each get `to` bytes from this rank and send
+ * it `from`. */
+static void put_counts(fc__thread *t, const fc__call *c, int64_t first, int64_t n, uint64_t to, uint64_t from)
+{
+    fc__rec *r = fc__slot(t);
+    r->t0 = r->t1 = c->t1;
+    r->bytes = to;
+    r->bytes2 = from;
+    r->obj = (uint64_t)n;
+    r->peer = (int32_t)first;
+    r->tag = 0;
+    r->comm = 0;
+    r->site = 0;
+    r->kind = FC_EV_COUNTS;
+    r->flags = 0;
+    r->reserved = 0;
+}
+
+/* The COUNTS sub-records of call c over the n ranks of the group: the runs of ranks that get the
+ * same in both directions, none when all do (the totals say it then). The arrays are read twice
+ * rather than copied: the runtime allocates nothing here. */
+static void counts(fc__thread *t, const fc__call *c, int64_t n, const side *to, const side *from)
+{
+    if (n <= 1 || c->rc != MPI_SUCCESS)
+        return;
+    uint64_t a = side_at(to, 0), b = side_at(from, 0);
+    int64_t i = 1;
+    while (i < n && side_at(to, i) == a && side_at(from, i) == b)
+        i++;
+    if (i == n)
+        return;
+    int64_t first = 0;
+    for (i = 1; i <= n; i++) {
+        uint64_t x = i < n ? side_at(to, i) : 0, y = i < n ? side_at(from, i) : 0;
+        if (i == n || x != a || y != b) {
+            put_counts(t, c, first, i - first, a, b);
+            first = i;
+            a = x;
+            b = y;
+        }
+    }
 }
 
 static uint64_t req_obj(const fc__call *c, const MPI_Request *req)
@@ -145,6 +205,10 @@ void fc__rec_gatherv(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, 
         recvd = sum_bytes(recvtype, recvcounts, wide, blocks(comm));
     }
     coll(t, c, comm, fc__peer(root), sent, recvd, req);
+    if (r == R_ROOT) {
+        side none = {NULL, 0, MPI_DATATYPE_NULL, NULL}, from = {recvcounts, wide, recvtype, NULL};
+        counts(t, c, blocks(comm), &none, &from);
+    }
 }
 
 void fc__rec_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, const void *recvbuf,
@@ -184,6 +248,10 @@ void fc__rec_scatterv(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
             recvd = fc__bytes(sendtype, count_at(sendcounts, wide, rank));
     }
     coll(t, c, comm, fc__peer(root), sent, recvd, req);
+    if (r == R_ROOT) {
+        side to = {sendcounts, wide, sendtype, NULL}, none = {NULL, 0, MPI_DATATYPE_NULL, NULL};
+        counts(t, c, blocks(comm), &to, &none);
+    }
 }
 
 void fc__rec_allgather(fc__thread *t, const fc__call *c, MPI_Comm comm, const void *sendbuf,
@@ -205,7 +273,10 @@ void fc__rec_allgatherv(fc__thread *t, const fc__call *c, MPI_Comm comm, const v
         sent = recvcounts != NULL && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS
                    ? fc__bytes(recvtype, count_at(recvcounts, wide, rank))
                    : 0;
-    coll(t, c, comm, FC_PEER_NONE, sent, sum_bytes(recvtype, recvcounts, wide, blocks(comm)), req);
+    int64_t n = blocks(comm);
+    coll(t, c, comm, FC_PEER_NONE, sent, sum_bytes(recvtype, recvcounts, wide, n), req);
+    side none = {NULL, 0, MPI_DATATYPE_NULL, NULL}, from = {recvcounts, wide, recvtype, NULL};
+    counts(t, c, n, &none, &from);
 }
 
 void fc__rec_alltoall(fc__thread *t, const fc__call *c, MPI_Comm comm, const void *sendbuf,
@@ -226,6 +297,9 @@ void fc__rec_alltoallv(fc__thread *t, const fc__call *c, MPI_Comm comm, const vo
     uint64_t recvd = sum_bytes(recvtype, recvcounts, wide, n);
     uint64_t sent = sendbuf == MPI_IN_PLACE ? recvd : sum_bytes(sendtype, sendcounts, wide, n);
     coll(t, c, comm, FC_PEER_NONE, sent, recvd, req);
+    side from = {recvcounts, wide, recvtype, NULL};
+    side to = sendbuf == MPI_IN_PLACE ? from : (side){sendcounts, wide, sendtype, NULL};
+    counts(t, c, n, &to, &from);
 }
 
 void fc__rec_alltoallw(fc__thread *t, const fc__call *c, MPI_Comm comm, const void *sendbuf,
@@ -243,6 +317,11 @@ void fc__rec_alltoallw(fc__thread *t, const fc__call *c, MPI_Comm comm, const vo
         for (int64_t i = 0; sendtypes != NULL && sendcounts != NULL && i < n; i++)
             sent += fc__bytes(sendtypes[i], count_at(sendcounts, wide, i));
     coll(t, c, comm, FC_PEER_NONE, sent, recvd, req);
+    if (recvtypes == NULL || (sendbuf != MPI_IN_PLACE && sendtypes == NULL))
+        return;
+    side from = {recvcounts, wide, MPI_DATATYPE_NULL, recvtypes};
+    side to = sendbuf == MPI_IN_PLACE ? from : (side){sendcounts, wide, MPI_DATATYPE_NULL, sendtypes};
+    counts(t, c, n, &to, &from);
 }
 
 /* Reduce_scatter: every rank contributes the whole vector (the sum of recvcounts over its group)

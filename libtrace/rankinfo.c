@@ -66,11 +66,12 @@ static int numa_of(int cpu)
 extern char **environ;
 
 /* 1 for the MPICH control variables that change which algorithm a collective runs: the
- * MPIR_CVAR_*_ALGORITHM choices and the size limits and switches of the selection. */
+ * MPIR_CVAR_*_ALGORITHM choices, the size limits and switches of the selection, and those that
+ * change which ranks MPICH takes as sharing a node (NOLOCAL, the cliques). */
 static int coll_var(const char *e)
 {
-    static const char *const words[] = {"ALGORITHM", "MSG_SIZE", "MIN_PROCS", "COLL_SELECTION", "DEVICE_COLLECTIVES",
-                                        "SMP_COLLECTIVES"};
+    static const char *const words[] = {"ALGORITHM", "MSG_SIZE", "MIN_PROCS", "COLL_SELECTION", "DEVICE_COLLECTIVE",
+                                        "SMP_COLLECTIVES", "NOLOCAL", "CLIQUES"};
     if (strncmp(e, "MPIR_CVAR_", 10) != 0)
         return 0;
     size_t n = strcspn(e, "=");

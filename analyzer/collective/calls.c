@@ -34,6 +34,9 @@ typedef struct gather {
     size_t nseqs, scap;
     struct { uint64_t req; size_t raw; } *pend; /* this rank's non-blocking calls not yet completed */
     size_t npend, pcap;
+    size_t last;        /* the raw of the record just read, or SIZE_MAX: where COUNTS belong */
+    struct run { size_t raw; int64_t first; uint64_t n, to, from; } *runs; /* COUNTS read */
+    size_t nruns, runcap;
 } gather;
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -111,7 +114,13 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
     fc__colls *c = g->c;
     uint32_t p, k = rec->ev.kind;
     const uint32_t *mem = members_of(c, r, rec->ev.comm, &p);
-    if (mem == NULL || p < 2 || p > c->world)
+    if (mem == NULL) {
+        const fc_comm *cm = fc_rank_comm(r, rec->ev.comm);
+        if (cm != NULL && (cm->flags & FC_COMMF_INTER))
+            c->inter_records[k]++; /* MPICH's inter-communicator algorithms are not modelled */
+        return 0;
+    }
+    if (p < 2 || p > c->world)
         return 0;
     uint64_t key = rec->ev.comm < nkeys ? keys[rec->ev.comm] : fc__comm_key(r, rec->ev.comm), seq;
     int rc = next_seq(g, key, &seq);
@@ -150,6 +159,7 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
         cl->root = root;
     if (fc__grow((void **)&g->raws, &g->nraws, &g->rcap, sizeof *g->raws) < 0)
         return FC_ENOMEM;
+    g->last = g->nraws;
     g->raws[g->nraws] = (raw){.call = e->call1 - 1, .kind = k,
                               .m = {.rank = r->info.rank, .me = me, .enter = secs(g, rec->t0),
                                     .exit = secs(g, rec->t1), .site = rec->ev.site, .bytes = rec->ev.bytes,
@@ -177,9 +187,23 @@ static int read_rank(gather *g, fc_trace *t, size_t i)
     int rc = fc__comm_keys(r, &keys, &nkeys);
     if (rc == 0)
         rc = fc_cursor_open(t, i, &cur);
+    g->last = SIZE_MAX;
     while (rc == 0 && (rc = fc_cursor_next(cur, &rec)) > 0) {
         uint32_t k = rec.ev.kind;
         rc = 0;
+        if (k == FC_EV_COUNTS) {
+            /* The bytes per peer of the v or w collective just read (format 2.4). */
+            if (g->last != SIZE_MAX && rec.ev.peer >= 0) {
+                if (fc__grow((void **)&g->runs, &g->nruns, &g->runcap, sizeof *g->runs) < 0) {
+                    rc = FC_ENOMEM;
+                    break;
+                }
+                g->runs[g->nruns++] = (struct run){.raw = g->last, .first = rec.ev.peer, .n = rec.ev.obj,
+                                                   .to = rec.ev.bytes, .from = rec.ev.bytes2};
+            }
+            continue;
+        }
+        g->last = SIZE_MAX;
         if (k == FC_EV_COMPLETE && rec.req != 0) {
             for (size_t q = 0; q < g->npend; q++)
                 if (g->pend[q].req == rec.req) {
@@ -201,6 +225,39 @@ static int cmp_member(const void *x, const void *y)
 {
     const fc__coll_member *a = x, *b = y;
     return (a->me > b->me) - (a->me < b->me);
+}
+
+/* The bytes per peer of the members whose records have COUNTS: two arrays of the call's size each
+ * in c->peer_bytes, zero where no run covers a peer, pointed to by the raws' members. */
+static int peer_bytes(gather *g)
+{
+    fc__colls *c = g->c;
+    size_t total = 0;
+    for (size_t q = 0; q < g->nruns; q++)
+        if (q == 0 || g->runs[q].raw != g->runs[q - 1].raw)
+            total += 2 * (size_t)c->calls[g->raws[g->runs[q].raw].call].p;
+    if (total == 0)
+        return 0;
+    if ((c->peer_bytes = calloc(total, sizeof *c->peer_bytes)) == NULL)
+        return FC_ENOMEM;
+    uint64_t *at = c->peer_bytes, *to = NULL, *from = NULL;
+    for (size_t q = 0; q < g->nruns; q++) {
+        const struct run *u = &g->runs[q];
+        raw *rw = &g->raws[u->raw];
+        uint32_t p = c->calls[rw->call].p;
+        if (q == 0 || u->raw != g->runs[q - 1].raw) {
+            to = at;
+            from = at + p;
+            at += 2 * (size_t)p;
+            rw->m.to = to;
+            rw->m.from = from;
+        }
+        for (uint64_t j = 0; j < u->n && (uint64_t)u->first + j < p; j++) {
+            to[u->first + j] = u->to;
+            from[u->first + j] = u->from;
+        }
+    }
+    return 0;
 }
 
 /* Orders the members by call, then member index, into c->members. */
@@ -231,7 +288,6 @@ static int place_members(gather *g)
             if (n > cl->n)
                 cl->n = n;
         }
-        cl->alg = (uint8_t)fc__coll_select(cl->kind, cl->p, cl->n, &c->settings);
     }
     return 0;
 }
@@ -260,6 +316,7 @@ typedef struct expander {
     double *s, *e;
     size_t scap;
     int32_t *pos;       /* member index -> j, or -1: world-sized */
+    uint32_t *node;     /* member index -> node: world-sized */
     cpair *pairs;       /* a send of v and its receive */
     size_t pcap;
 } expander;
@@ -340,12 +397,22 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
     const fc__coll_member *mem = c->members + cl->first;
     int rc = 0;
     x->n = 0;
+    /* The members' nodes, which the ch4 device's compositions follow. */
+    for (uint32_t i = 0; i < cl->p; i++)
+        x->node[i] = c->mpich_node[cl->ranks[i]];
+    fc__coll_nodes nd;
+    if (fc__coll_nodes_build(cl->p, x->node, &nd) < 0)
+        return FC_ENOMEM;
+    fc__coll_layout lay = {.node = x->node, .nodes = &nd, .settings = &c->settings};
+    cl->alg = (uint8_t)fc__coll_select_in(cl->kind, cl->p, cl->n, &lay);
     for (size_t j = 0; j < cl->nmem; j++) {
         fc__coll_sink sink = {.post = ex_post, .wait = ex_wait, .ctx = x};
         x->me = mem[j].me;
         x->step = x->ord = 0;
         x->pos[mem[j].me] = (int32_t)j;
-        rc = fc__coll_expand(cl->kind, cl->alg, cl->p, mem[j].me, cl->root, cl->n, mem[j].bytes, &sink);
+        lay.to = mem[j].to;
+        lay.from = mem[j].from;
+        rc = fc__coll_expand_in(cl->kind, cl->alg, cl->p, mem[j].me, cl->root, cl->n, mem[j].bytes, &lay, &sink);
         if (rc == FC_EUNSUPPORTED) {
             rc = 0;
             x->n = 0;
@@ -482,6 +549,7 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
 out:
     for (size_t j = 0; j < cl->nmem; j++)
         x->pos[mem[j].me] = -1;
+    fc__coll_nodes_free(&nd);
     return rc;
 }
 
@@ -546,7 +614,53 @@ void fc__colls_free(fc__colls *c)
     free(c->late_bcast);
     free(c->early_reduce);
     free(c->world_ranks);
+    free(c->mpich_node);
+    free(c->peer_bytes);
     free(c);
+}
+
+int fc__coll_mpich_nodes(const fc_trace *t, const fc__coll_settings *s, uint32_t world, uint32_t *out)
+{
+    /* Hosts by their first rank, and each rank's place among its host's ranks. */
+    uint32_t *first = malloc((world ? world : 1) * sizeof *first), *idx = malloc((world ? world : 1) * sizeof *idx);
+    uint32_t *count = calloc(world ? world : 1, sizeof *count), nh = 0;
+    const char **name = malloc((world ? world : 1) * sizeof *name);
+    if (first == NULL || idx == NULL || count == NULL || name == NULL) {
+        free(first);
+        free(idx);
+        free(count);
+        free(name);
+        return FC_ENOMEM;
+    }
+    for (uint32_t w = 0; w < world; w++) {
+        long ix = fc_trace_find(t, w);
+        const fc_rank *r = ix >= 0 ? fc_trace_rank(t, (size_t)ix) : NULL;
+        const char *host = r != NULL ? r->info.host : NULL;
+        if (host == NULL || host[0] == '\0' || s->nolocal) {
+            out[w] = UINT32_MAX - w; /* alone */
+            idx[w] = UINT32_MAX;
+            continue;
+        }
+        uint32_t h = 0;
+        while (h < nh && strcmp(name[h], host) != 0)
+            h++;
+        if (h == nh)
+            name[nh++] = host;
+        first[w] = h;
+        idx[w] = count[h]++;
+    }
+    uint32_t k = s->cliques > 1 ? s->cliques : 1;
+    for (uint32_t w = 0; w < world; w++) {
+        if (idx[w] == UINT32_MAX)
+            continue;
+        uint32_t h = first[w], block = (count[h] + k - 1) / k, clique = k == 1 ? 0 : s->cliques_by_block ? idx[w] / block : idx[w] % k;
+        out[w] = h * k + clique;
+    }
+    free(first);
+    free(idx);
+    free(count);
+    free(name);
+    return 0;
 }
 
 /* The calls, read in a pass of their own unless want_pass is 0 (a match that saw none). */
@@ -567,19 +681,24 @@ static int build(fc_trace *t, const fc__match *m, int want_pass, int (*fn)(void 
     if ((c->world_ranks = malloc(w * sizeof *c->world_ranks)) == NULL ||
         (c->wait_nxn = calloc(w, sizeof(double))) == NULL || (c->late_bcast = calloc(w, sizeof(double))) == NULL ||
         (c->early_reduce = calloc(w, sizeof(double))) == NULL || (x.pos = malloc(w * sizeof *x.pos)) == NULL ||
-        (x.off = malloc(w * sizeof *x.off)) == NULL || (x.nsteps = malloc(w * sizeof *x.nsteps)) == NULL)
+        (x.off = malloc(w * sizeof *x.off)) == NULL || (x.nsteps = malloc(w * sizeof *x.nsteps)) == NULL ||
+        (x.node = malloc(w * sizeof *x.node)) == NULL)
         goto out;
     for (uint32_t r = 0; r < c->world; r++) {
         c->world_ranks[r] = r;
         x.pos[r] = -1;
     }
     fc__colls_settings(t, c);
+    if ((c->mpich_node = malloc(w * sizeof *c->mpich_node)) == NULL ||
+        (rc = fc__coll_mpich_nodes(t, &c->settings, c->world, c->mpich_node)) < 0)
+        goto out;
+    rc = FC_ENOMEM;
     g.c = c;
     g.origin = fc_trace_origin(t);
     for (size_t i = 0; i < fc_trace_nranks(t) && want_pass; i++)
         if ((rc = read_rank(&g, t, i)) < 0)
             goto out;
-    if ((rc = place_members(&g)) < 0)
+    if ((rc = peer_bytes(&g)) < 0 || (rc = place_members(&g)) < 0)
         goto out;
     for (size_t i = 0; i < c->ncalls; i++) {
         fc__coll_call *cl = &c->calls[i];
@@ -601,12 +720,14 @@ out:
     free(g.raws);
     free(g.seqs);
     free(g.pend);
+    free(g.runs);
     free(x.v);
     free(x.off);
     free(x.nsteps);
     free(x.s);
     free(x.e);
     free(x.pos);
+    free(x.node);
     free(x.pairs);
     return rc;
 }

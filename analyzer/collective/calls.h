@@ -28,6 +28,9 @@ typedef struct fc__coll_member {
     double enter, exit;   /* seconds since the trace's origin (aligned) */
     uint64_t site;        /* call-site id on the rank */
     uint64_t bytes, bytes2;
+    /* The v and w forms whose counts the tracer recorded per peer (format 2.4): bytes sent to and
+     * received from each member index (p entries each, owned by the calls); NULL otherwise. */
+    const uint64_t *to, *from;
 } fc__coll_member;
 
 /* One collective call (an instance: the same call on every member). */
@@ -72,6 +75,11 @@ typedef struct fc__colls {
     uint32_t unsupported;        /* algorithm variables the expansion cannot model */
     char unsupported_text[160];  /* the first of them, NAME=VALUE */
     uint32_t *world_ranks;       /* 0 .. world-1, for MPI_COMM_WORLD without a definition */
+    uint32_t *mpich_node;        /* per world rank, the node MPICH takes it to be on */
+    uint64_t *peer_bytes;        /* what the members' to and from point into */
+    /* Records (every member's) of collectives on inter-communicators, per FC_EV_* kind: not
+     * expanded, since the expansion has none of MPICH's inter-communicator algorithms. */
+    uint64_t inter_records[FC_EV_MAX_];
 } fc__colls;
 
 /* Reads the collective calls of trace t and expands them into flows (intra = 1 for those inside a
@@ -101,6 +109,12 @@ int fc__coll_stream_new(fc_trace *t, const fc__match_sink *inner, fc__coll_strea
 fc__match_sink fc__coll_stream_sink(fc__coll_stream *cs);
 int fc__coll_stream_finish(fc__coll_stream *cs, fc__match *m, fc__colls **out);
 void fc__coll_stream_free(fc__coll_stream *cs);
+
+/* The node MPICH's ch4 device takes each world rank of t to be on, out[r] for rank r < world,
+ * under the settings s: the ranks of one host share a node unless s says otherwise (collective.h);
+ * a rank without a rank file is alone. The numbers are only compared with each other. Returns 0
+ * or FC_ENOMEM. */
+int fc__coll_mpich_nodes(const fc_trace *t, const fc__coll_settings *s, uint32_t world, uint32_t *out);
 
 /* The settings the run's recorded MPIR_CVAR_* variables make (the first rank's that has them:
  * the launcher gives every rank the same environment) into *s; returns how many force an

@@ -1,9 +1,34 @@
 /* analyzer/collective/collective.h: MPI collectives as the point-to-point messages of the algorithms
- * MPICH 4.0.2 selects for them, shared by the analysis (which turns the messages into flows) and the
- * remap replay (which moves them through the network model). Internal to libflowcut-analyzer.
+ * MPICH 4.0.2 (device ch4, netmod ucx, shared-memory module posix) selects for them, shared by the
+ * analysis (which turns the messages into flows) and the remap replay (which moves them through the
+ * network model). Internal to libflowcut-analyzer.
  *
- * The selection follows MPICH's MPIR layer (src/mpi/coll/coll_selection.json, compiled into
- * libmpich), with the MPIR_CVAR_<COLL>_INTRA_ALGORITHM variables of the run forcing an algorithm:
+ * Two levels of selection, as in MPICH. The ch4 device first picks a "composition" by its own
+ * table (the ch4 JSON compiled into libmpich) for the blocking Barrier, Bcast, Allreduce and Reduce
+ * on a communicator whose members share nodes (MPICH's "parent" hierarchy: fewer nodes than
+ * members); every other case calls MPIR's algorithm on the whole communicator:
+ *   Barrier    alpha: the members of each node report to its leader (its lowest member), the
+ *              leaders run MPIR's barrier, each leader releases its node with 1 byte
+ *   Bcast      alpha (fewer than 8 members, or < 12288 bytes): the root hands the buffer to its
+ *              node's leader, the leaders broadcast (MPIR on the leaders), each leader to its node;
+ *              beta (power-of-two size, < 524288 bytes): the root broadcasts inside its node
+ *              first, then the leaders, then the other nodes; gamma otherwise: MPIR on everyone
+ *   Allreduce  alpha (any size, operations taken as commutative): each node reduces to its
+ *              leader, the leaders all-reduce (MPIR), each leader broadcasts inside its node
+ *   Reduce     beta (<= 2048 bytes): the other nodes reduce to their leaders, the leaders reduce
+ *              to the root's node (MPIR), the root's node reduces to the root; alpha (larger):
+ *              every node to its leader, the leaders to member 0's node, member 0 to the root
+ *   Scan, Exscan  the device's own node-aware compositions for these are not modelled: MPIR's
+ *              recursive doubling on every member stands in for them
+ * Inside a node the posix module's release-gather collectives move the data through shared
+ * memory; they are modelled as messages between the leader and each member of its node. The
+ * leaders' own collective is MPIR's algorithm for their number, so it may differ from the one
+ * the whole communicator would get. MPIR_CVAR_DEVICE_COLLECTIVES=0 (or
+ * MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE=0) skips the device: MPIR's algorithm runs on everyone (its
+ * barrier is node-aware too, with the same messages between nodes).
+ *
+ * MPIR's selection (src/mpi/coll/coll_selection.json, compiled into libmpich), with the
+ * MPIR_CVAR_<COLL>_INTRA_ALGORITHM variables of the run forcing an algorithm:
  *   Bcast      binomial (fewer than 8 ranks, or <= 12288 bytes); scatter + recursive-doubling
  *              allgather (power-of-two size, <= 524288 bytes); scatter + ring allgather otherwise
  *   Allreduce  recursive doubling (<= 8 bytes, or fewer elements than the power of two below the
@@ -20,9 +45,8 @@
  *   Reduce_scatter(_block)  recursive halving (power of two, total < 524288); pairwise otherwise
  *   Scan, Exscan  recursive doubling
  * The non-blocking forms use their own thresholds where MPICH's table differs (Ibcast < 12288,
- * Iallreduce <= 2048, Ialltoall Bruck up to 2048 bytes) and the same message patterns.
- * MPICH's ch4 device may wrap these in node-aware compositions on communicators that span several
- * nodes with several ranks each; the expansion models the MPIR algorithm alone. */
+ * Iallreduce <= 2048, Ialltoall Bruck up to 2048 bytes) and the same message patterns; ch4 hands
+ * them to MPIR without a composition. */
 #ifndef FLOWCUT_ANALYZER_COLLECTIVE_H
 #define FLOWCUT_ANALYZER_COLLECTIVE_H
 
@@ -45,7 +69,9 @@
     X(SCATTERED, "scattered")                                                                     \
     X(PAIRWISE, "pairwise")                                                                       \
     X(RECURSIVE_HALVING, "recursive_halving")                                                     \
-    X(K_DISSEMINATION, "k_dissemination")
+    X(K_DISSEMINATION, "k_dissemination")                                                         \
+    X(COMPOSITION_ALPHA, "composition_alpha")                                                     \
+    X(COMPOSITION_BETA, "composition_beta")
 
 enum fc__coll_alg {
 #define FC__X(name, text) FC__CA_##name,
@@ -70,13 +96,22 @@ int fc__coll_is_ctor(unsigned kind);
  * defaults. */
 typedef struct fc__coll_settings {
     uint8_t force[FC_EV_MAX_];
+    uint8_t no_device[FC_EV_MAX_]; /* 1: MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE (or the global one) is off */
+    /* Which ranks MPICH takes as sharing a node: all those of a host, unless MPIR_CVAR_NOLOCAL
+     * makes every rank its own node, or MPIR_CVAR_NUM_CLIQUES splits each host's ranks into that
+     * many groups (round robin, or in blocks with MPIR_CVAR_CLIQUES_BY_BLOCK; 2 groups round robin
+     * with MPIR_CVAR_ODD_EVEN_CLIQUES). */
+    uint8_t nolocal, cliques_by_block;
+    uint32_t cliques;
 } fc__coll_settings;
 
 /* Applies one environment variable NAME=VALUE of the run to s. Returns 1 when it forces an
  * algorithm the expansion models (or sets one back to auto), 0 when the variable does not change
  * the selection, and FC_EUNSUPPORTED when it forces an algorithm the expansion does not model
- * (MPICH's "nb", "smp", "tree", "recexch", ...): s is left as it was, so MPICH's default selection
- * stands in for it and the caller says so. */
+ * (MPICH's "nb", "smp", "tree", "recexch", ...) or replaces MPICH's selection tables
+ * (MPIR_CVAR_*COLL_SELECTION_TUNING_JSON_FILE): s is left as it was, so MPICH's default selection
+ * stands in for it and the caller says so. MPIR_CVAR_DEVICE_COLLECTIVES and
+ * MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE (booleans) turn the ch4 compositions off or on. */
 int fc__coll_setting(fc__coll_settings *s, const char *name, const char *value);
 
 /* The algorithm MPICH selects for a collective of kind (FC_EV_*; communicator constructors count
@@ -103,6 +138,46 @@ typedef struct fc__coll_sink {
  * computation). */
 int fc__coll_expand(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
                     uint64_t own, const fc__coll_sink *sink);
+
+/* The nodes of a communicator as MPICH's ch4 device arranges them: the leaders (each node's lowest
+ * member, in the order of their nodes' first members), each member's node as its leader's
+ * position, and each node's members in member order (member[start[k] .. start[k + 1])). */
+typedef struct fc__coll_nodes {
+    uint32_t p, nn;
+    uint32_t *leader, *of, *start, *member;
+} fc__coll_nodes;
+
+/* Builds d (freed with fc__coll_nodes_free) for p members on node[] (any numbering), in O(p).
+ * Returns 0 or FC_ENOMEM. */
+int fc__coll_nodes_build(uint32_t p, const uint32_t *node, fc__coll_nodes *d);
+void fc__coll_nodes_free(fc__coll_nodes *d);
+
+/* What the expansion knows of one call beyond its size: where the members are and what the run
+ * set, and for the v and w forms the bytes per peer. Every pointer may be NULL. */
+typedef struct fc__coll_layout {
+    const uint32_t *node;               /* node of each member index (p entries, any numbering) */
+    const fc__coll_nodes *nodes;        /* the same arranged (fc__coll_nodes_build), or NULL: a
+                                         * caller expanding every member builds it once */
+    const fc__coll_settings *settings;  /* the run's settings (NULL: MPICH's defaults) */
+    /* The v and w forms, as member me records them (p entries): to[i] the bytes it sends to member
+     * i, from[i] the bytes it receives from member i (Allgatherv: member i's block; Gatherv: at the
+     * root; Scatterv: to, at the root). NULL: the totals are spread evenly. */
+    const uint64_t *to, *from;
+} fc__coll_layout;
+
+/* 1 when MPICH's ch4 device sees the p members of node[] as a "parent" communicator (fewer nodes
+ * than members, so that it builds a communicator of the node leaders), else 0. */
+int fc__coll_node_aware(uint32_t p, const uint32_t *node);
+
+/* The algorithm or composition MPICH's ch4 device runs for kind on p members with size n laid out
+ * as lay says (NULL: nothing known, which is fc__coll_select). */
+unsigned fc__coll_select_in(unsigned kind, uint32_t p, uint64_t n, const fc__coll_layout *lay);
+
+/* fc__coll_expand with the layout: the compositions (FC__CA_COMPOSITION_*) need lay->node, the
+ * leaders' algorithm lay->settings, and the v and w forms take their bytes per peer from lay->to
+ * and lay->from when given. lay NULL is fc__coll_expand. */
+int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
+                       uint64_t own, const fc__coll_layout *lay, const fc__coll_sink *sink);
 
 /* The instance size n of fc__coll_expand that one member's record gives (bytes it sends, bytes2 it
  * receives); the members' records may differ (a root's and a leaf's), so callers take the largest. */

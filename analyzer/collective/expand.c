@@ -1,14 +1,20 @@
 /* analyzer/collective/expand.c: expands MPI collectives into the point-to-point messages of the
- * algorithms of MPICH 4's MPIR layer (collective.h lists them; select.c chooses one). */
+ * algorithms of MPICH 4's MPIR layer and of the ch4 device's node-aware compositions (collective.h
+ * lists them; select.c chooses one). */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <flowcut/error.h>
 #include <flowcut/format.h>
 #include "collective/collective.h"
 
-/* The emitting state of one member: what it posts goes to the sink with member indices. */
+/* The emitting state of one member: what it posts goes to the sink with member indices. An
+ * algorithm runs on p members numbered 0 .. p-1: the communicator's, or a part of it (the leaders
+ * of the nodes, the members of one node) whose index i is the communicator's map[i]. */
 typedef struct em {
     const fc__coll_sink *s;
     uint32_t p;
+    const uint32_t *map; /* NULL: the communicator itself */
 } em;
 
 #define TRY(x)                                                                                     \
@@ -18,14 +24,19 @@ typedef struct em {
             return rc_;                                                                            \
     } while (0)
 
+static uint32_t who(const em *e, uint32_t peer)
+{
+    return e->map ? e->map[peer % e->p] : peer % e->p;
+}
+
 static int snd(const em *e, uint32_t peer, uint64_t b)
 {
-    return e->s->post(e->s->ctx, 1, peer % e->p, b);
+    return e->s->post(e->s->ctx, 1, who(e, peer), b);
 }
 
 static int rcv(const em *e, uint32_t peer, uint64_t b)
 {
-    return e->s->post(e->s->ctx, 0, peer % e->p, b);
+    return e->s->post(e->s->ctx, 0, who(e, peer), b);
 }
 
 static int wt(const em *e)
@@ -225,22 +236,46 @@ static int reduce_rsg(const em *e, uint32_t me, uint32_t root, uint64_t n)
     return 0;
 }
 
-/* Allgather of blocks of b bytes among all members: recursive doubling (power-of-two sizes),
- * Bruck (the blocks gathered so far, doubling, to me - k from me + k) or ring. */
-static int allgather(const em *e, uint32_t me, uint64_t b, unsigned alg)
+/* The bytes of the blocks of members first .. first + count - 1 (indices modulo p): block[] when
+ * the blocks differ (Allgatherv), else b each. */
+static uint64_t blocks_of(const em *e, const uint64_t *block, uint64_t b, uint32_t first, uint32_t count)
+{
+    if (block == NULL)
+        return b * count;
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < count; i++)
+        sum += block[(first + i) % e->p];
+    return sum;
+}
+
+/* A blocking exchange whose two directions differ in size (MPIC_Sendrecv of uneven blocks). */
+static int xchg2(const em *e, uint32_t dst, uint64_t out, uint32_t src, uint64_t in)
+{
+    TRY(snd(e, dst, out));
+    TRY(rcv(e, src, in));
+    return wt(e);
+}
+
+/* Allgather of blocks of b bytes (or block[i] bytes of member i) among all members: recursive
+ * doubling (power-of-two sizes: the subtree of 2^k blocks that holds me goes to me ^ 2^k), Bruck
+ * (the blocks gathered so far, doubling, to me - k from me + k) or ring (the block received in the
+ * previous step goes on to me + 1). */
+static int allgather(const em *e, uint32_t me, uint64_t b, const uint64_t *block, unsigned alg)
 {
     uint32_t p = e->p;
     if (alg == FC__CA_RECURSIVE_DOUBLING && is_pof2(p)) {
-        for (uint32_t mask = 1; mask < p; mask <<= 1)
-            TRY(xchg(e, me ^ mask, me ^ mask, b * mask));
+        for (uint32_t mask = 1; mask < p; mask <<= 1) {
+            uint32_t mine = me & ~(mask - 1), theirs = (me ^ mask) & ~(mask - 1);
+            TRY(xchg2(e, me ^ mask, blocks_of(e, block, b, mine, mask), me ^ mask, blocks_of(e, block, b, theirs, mask)));
+        }
     } else if (alg == FC__CA_BRUCKS || alg == FC__CA_RECURSIVE_DOUBLING) {
         for (uint32_t k = 1; k < p; k <<= 1) {
             uint32_t blocks = k < p - k ? k : p - k;
-            TRY(xchg(e, me + p - k, me + k, b * blocks));
+            TRY(xchg2(e, me + p - k, blocks_of(e, block, b, me, blocks), me + k, blocks_of(e, block, b, me + k, blocks)));
         }
     } else {
         for (uint32_t i = 1; i < p; i++)
-            TRY(xchg(e, me + 1, me + p - 1, b));
+            TRY(xchg2(e, me + 1, blocks_of(e, block, b, me + p - i + 1, 1), me + p - 1, blocks_of(e, block, b, me + p - i, 1)));
     }
     return 0;
 }
@@ -314,10 +349,13 @@ static int alltoall_brucks(const em *e, uint32_t me, uint64_t b)
     return 0;
 }
 
-int fc__coll_expand(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
-                    uint64_t own, const fc__coll_sink *sink)
+/* Member me's part of MPIR's algorithm alg for kind on the p members of e (e.p). to and from:
+ * the bytes per peer of the v and w forms, or NULL. */
+static int flat(const em *ep, unsigned kind, unsigned alg, uint32_t me, uint32_t root, uint64_t n, uint64_t own,
+                const uint64_t *to, const uint64_t *from)
 {
-    em e = {.s = sink, .p = p};
+    em e = *ep;
+    uint32_t p = e.p;
     if (p <= 1)
         return 0;
     uint32_t rel = (me + p - root) % p;
@@ -334,8 +372,9 @@ int fc__coll_expand(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32
         uint64_t ss = (n + p - 1) / p;
         TRY(bcast_scatter(&e, rel, root, n, ss));
         if (alg == FC__CA_SCATTER_RD_ALLGATHER && is_pof2(p)) {
+            /* Partners by rank relative to the root, as the scatter placed the blocks. */
             for (uint32_t mask = 1; mask < p; mask <<= 1)
-                TRY(xchg(&e, me ^ mask, me ^ mask, ss * mask));
+                TRY(xchg(&e, (rel ^ mask) + root, (rel ^ mask) + root, ss * mask));
         } else {
             for (uint32_t i = 1; i < p; i++)
                 TRY(xchg(&e, me + 1, me + p - 1, ss));
@@ -353,7 +392,7 @@ int fc__coll_expand(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32
     case FC_EV_MPI_Iallgather:
     case FC_EV_MPI_Allgatherv:
     case FC_EV_MPI_Iallgatherv:
-        return allgather(&e, me, n, alg);
+        return allgather(&e, me, n, from, alg);
     case FC_EV_MPI_Gather:
     case FC_EV_MPI_Igather:
         return gather_binomial(&e, rel, root, n);
@@ -373,7 +412,7 @@ int fc__coll_expand(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32
     case FC_EV_MPI_Iscatterv:
         if (me == root) {
             for (uint32_t i = 1; i < p; i++)
-                TRY(snd(&e, root + i, own / p));
+                TRY(snd(&e, root + i, to ? to[(root + i) % p] : own / p));
             return wt(&e);
         }
         TRY(rcv(&e, root, 0));
@@ -395,6 +434,13 @@ int fc__coll_expand(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32
     case FC_EV_MPI_Ialltoallv:
     case FC_EV_MPI_Alltoallw:
     case FC_EV_MPI_Ialltoallw:
+        if (to != NULL && from != NULL) {
+            for (uint32_t i = 1; i < p; i++) {
+                TRY(rcv(&e, me + p - i, from[(me + p - i) % p]));
+                TRY(snd(&e, me + i, to[(me + i) % p]));
+            }
+            return wt(&e);
+        }
         return scattered(&e, me, 1, 1, own / p);
     case FC_EV_MPI_Reduce_scatter:
     case FC_EV_MPI_Ireduce_scatter:
@@ -422,4 +468,221 @@ int fc__coll_expand(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32
     default:
         return FC_EUNSUPPORTED;
     }
+}
+
+/* ---- the ch4 device's node-aware compositions ------------------------------------------------- */
+
+int fc__coll_nodes_build(uint32_t p, const uint32_t *node, fc__coll_nodes *d)
+{
+    memset(d, 0, sizeof *d);
+    size_t cap = 16;
+    while (cap < 2 * (size_t)p)
+        cap *= 2;
+    /* An open-addressing map from node number to position: O(p) for thousands of members. */
+    uint32_t *slot = malloc(cap * sizeof *slot), *count = NULL;
+    d->leader = malloc((p ? p : 1) * sizeof *d->leader);
+    d->of = malloc((p ? p : 1) * sizeof *d->of);
+    d->start = malloc(((size_t)p + 1) * sizeof *d->start);
+    d->member = malloc((p ? p : 1) * sizeof *d->member);
+    if (slot == NULL || d->leader == NULL || d->of == NULL || d->start == NULL || d->member == NULL) {
+        free(slot);
+        fc__coll_nodes_free(d);
+        return FC_ENOMEM;
+    }
+    memset(slot, 0xff, cap * sizeof *slot);
+    for (uint32_t i = 0; i < p; i++) {
+        size_t h = (node[i] * 0x9e3779b1u) & (cap - 1);
+        while (slot[h] != UINT32_MAX && node[d->leader[slot[h]]] != node[i])
+            h = (h + 1) & (cap - 1);
+        if (slot[h] == UINT32_MAX) {
+            slot[h] = d->nn;
+            d->leader[d->nn++] = i;
+        }
+        d->of[i] = slot[h];
+    }
+    free(slot);
+    /* The members of each node, in member order: node k's are member[start[k] .. start[k + 1]). */
+    if ((count = calloc((size_t)d->nn + 1, sizeof *count)) == NULL) {
+        fc__coll_nodes_free(d);
+        return FC_ENOMEM;
+    }
+    for (uint32_t i = 0; i < p; i++)
+        count[d->of[i] + 1]++;
+    for (uint32_t k = 0; k < d->nn; k++)
+        count[k + 1] += count[k];
+    memcpy(d->start, count, ((size_t)d->nn + 1) * sizeof *count);
+    for (uint32_t i = 0; i < p; i++)
+        d->member[count[d->of[i]]++] = i;
+    free(count);
+    d->p = p;
+    return 0;
+}
+
+void fc__coll_nodes_free(fc__coll_nodes *d)
+{
+    free(d->leader);
+    free(d->of);
+    free(d->start);
+    free(d->member);
+    memset(d, 0, sizeof *d);
+}
+
+/* The posix module's release-gather broadcast inside node k, from its member `from` (a member
+ * index): the data goes from it to every other member of the node through shared memory, shown
+ * as one message each, posted together and waited for once. */
+static int node_bcast(const em *e, const fc__coll_nodes *d, uint32_t k, uint32_t me, uint32_t from, uint64_t n)
+{
+    if (d->start[k + 1] - d->start[k] < 2)
+        return 0;
+    if (me == from) {
+        for (uint32_t i = d->start[k]; i < d->start[k + 1]; i++)
+            if (d->member[i] != from)
+                TRY(snd(e, d->member[i], n));
+        return wt(e);
+    }
+    TRY(rcv(e, from, n));
+    return wt(e);
+}
+
+/* The release-gather reduce inside node k, to its member `to`: every other member's data to it. */
+static int node_reduce(const em *e, const fc__coll_nodes *d, uint32_t k, uint32_t me, uint32_t to, uint64_t n)
+{
+    if (d->start[k + 1] - d->start[k] < 2)
+        return 0;
+    if (me == to) {
+        for (uint32_t i = d->start[k]; i < d->start[k + 1]; i++)
+            if (d->member[i] != to)
+                TRY(rcv(e, d->member[i], n));
+        return wt(e);
+    }
+    TRY(snd(e, to, n));
+    return wt(e);
+}
+
+/* MPIR's algorithm for kind among the leaders (nn of them, as the ch4 device's node_roots_comm),
+ * selected for their number, run by leader position me with the root at leader position root. */
+static int among_leaders(const em *e, const fc__coll_nodes *d, unsigned kind, uint32_t me, uint32_t root, uint64_t n,
+                         const fc__coll_settings *s)
+{
+    em sub = {.s = e->s, .p = d->nn, .map = d->leader};
+    return flat(&sub, kind, fc__coll_select(kind, d->nn, n, s), me, root, n, n, NULL, NULL);
+}
+
+static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t root, uint64_t n,
+                       const fc__coll_layout *lay)
+{
+    fc__coll_nodes own, *dp = (fc__coll_nodes *)lay->nodes;
+    const fc__coll_settings *s = lay->settings;
+    int rc = 0;
+    if (dp == NULL || dp->p != e->p) {
+        if ((rc = fc__coll_nodes_build(e->p, lay->node, &own)) < 0)
+            return rc;
+        dp = &own;
+    }
+    const fc__coll_nodes d = *dp;
+    uint32_t mine = d.of[me], rk = d.of[root], ld = d.leader[mine];
+    int lead = ld == me;
+#define STEP(x)                                                                                    \
+    do {                                                                                           \
+        if ((rc = (x)) < 0)                                                                        \
+            goto out;                                                                              \
+    } while (0)
+    switch (kind) {
+    case FC_EV_MPI_Barrier:
+        /* Each node's members report to the leader, the leaders run the barrier, and each leader
+         * releases its node with a 1-byte broadcast. */
+        STEP(node_reduce(e, &d, mine, me, ld, 0));
+        if (lead)
+            STEP(among_leaders(e, &d, FC_EV_MPI_Barrier, mine, 0, 0, s));
+        STEP(node_bcast(e, &d, mine, me, ld, 1));
+        break;
+    case FC_EV_MPI_Bcast:
+        if (alg == FC__CA_COMPOSITION_ALPHA) {
+            /* The root hands the buffer to its leader first. */
+            if (root != d.leader[rk]) {
+                if (me == root) {
+                    STEP(snd(e, d.leader[rk], n));
+                    STEP(wt(e));
+                } else if (me == d.leader[rk]) {
+                    STEP(rcv(e, root, n));
+                    STEP(wt(e));
+                }
+            }
+            if (lead)
+                STEP(among_leaders(e, &d, FC_EV_MPI_Bcast, mine, rk, n, s));
+            STEP(node_bcast(e, &d, mine, me, ld, n));
+        } else {
+            /* Beta: the root's node first (when the root is not its leader), then the leaders,
+             * then the nodes whose leader got the data from the other leaders. */
+            int root_first = root != d.leader[rk];
+            if (root_first && mine == rk)
+                STEP(node_bcast(e, &d, mine, me, root, n));
+            if (lead)
+                STEP(among_leaders(e, &d, FC_EV_MPI_Bcast, mine, rk, n, s));
+            if (!(root_first && mine == rk))
+                STEP(node_bcast(e, &d, mine, me, ld, n));
+        }
+        break;
+    case FC_EV_MPI_Allreduce:
+        STEP(node_reduce(e, &d, mine, me, ld, n));
+        if (lead)
+            STEP(among_leaders(e, &d, FC_EV_MPI_Allreduce, mine, 0, n, s));
+        STEP(node_bcast(e, &d, mine, me, ld, n));
+        break;
+    case FC_EV_MPI_Reduce:
+        if (alg == FC__CA_COMPOSITION_BETA) {
+            /* The other nodes reduce to their leaders, the leaders to the root's node, and the
+             * root's node (its leader holding the others' part) to the root. */
+            if (mine != rk)
+                STEP(node_reduce(e, &d, mine, me, ld, n));
+            if (lead)
+                STEP(among_leaders(e, &d, FC_EV_MPI_Reduce, mine, rk, n, s));
+            if (mine == rk)
+                STEP(node_reduce(e, &d, mine, me, root, n));
+        } else {
+            /* Alpha: every node to its leader, the leaders to member 0's node (leader 0 is member
+             * 0), and member 0 hands the result to the root. */
+            STEP(node_reduce(e, &d, mine, me, ld, n));
+            if (lead)
+                STEP(among_leaders(e, &d, FC_EV_MPI_Reduce, mine, 0, n, s));
+            if (root != 0) {
+                if (me == 0) {
+                    STEP(snd(e, root, n));
+                    STEP(wt(e));
+                } else if (me == root) {
+                    STEP(rcv(e, 0, n));
+                    STEP(wt(e));
+                }
+            }
+        }
+        break;
+    default:
+        rc = FC_EUNSUPPORTED;
+        break;
+    }
+#undef STEP
+out:
+    if (dp == &own)
+        fc__coll_nodes_free(&own);
+    return rc < 0 ? rc : 0;
+}
+
+int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
+                       uint64_t own, const fc__coll_layout *lay, const fc__coll_sink *sink)
+{
+    em e = {.s = sink, .p = p, .map = NULL};
+    if (p <= 1)
+        return 0;
+    if (alg == FC__CA_COMPOSITION_ALPHA || alg == FC__CA_COMPOSITION_BETA) {
+        if (lay == NULL || (lay->node == NULL && lay->nodes == NULL) || me >= p || root >= p)
+            return FC_EUNSUPPORTED;
+        return composition(&e, kind, alg, me, root, n, lay);
+    }
+    return flat(&e, kind, alg, me, root, n, own, lay ? lay->to : NULL, lay ? lay->from : NULL);
+}
+
+int fc__coll_expand(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
+                    uint64_t own, const fc__coll_sink *sink)
+{
+    return fc__coll_expand_in(kind, alg, p, me, root, n, own, NULL, sink);
 }

@@ -1,8 +1,10 @@
 /* analyzer/collective/select.c: which algorithm MPICH 4.0.2 runs for a collective (collective.h
- * lists the rules), the MPIR_CVAR_*_INTRA_ALGORITHM variables that force one, and the size of an
- * instance as the members' records give it. */
+ * lists the rules: the ch4 device's compositions, then MPIR's table), the MPIR_CVAR_* variables
+ * that force or bypass them, and the size of an instance as the members' records give it. */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <flowcut/error.h>
 #include <flowcut/event.h>
 #include "collective/collective.h"
@@ -96,32 +98,91 @@ static unsigned alg_of(unsigned kind, const char *v)
     return FC__CA_COUNT_;
 }
 
-int fc__coll_setting(fc__coll_settings *s, const char *name, const char *value)
+/* The value of a boolean control variable: 1, 0, or -1 when it is neither. */
+static int boolean(const char *v)
 {
-    static const char pre[] = "MPIR_CVAR_", post[] = "_INTRA_ALGORITHM";
-    size_t n = strlen(name), lp = sizeof pre - 1, ls = sizeof post - 1;
-    if (n <= lp + ls || strncmp(name, pre, lp) != 0 || strcmp(name + n - ls, post) != 0)
+    if (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 || strcasecmp(v, "on") == 0)
+        return 1;
+    if (strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0)
         return 0;
-    const char *coll = name + lp;
-    size_t lc = n - lp - ls;
+    return -1;
+}
+
+/* The blocking collective kind whose MPI name, upper-cased past "MPI_", is coll[0 .. lc). */
+static unsigned kind_named(const char *coll, size_t lc)
+{
     for (unsigned k = FC_EV_MPI_Barrier; k <= FC_EV_MPI_Iexscan; k++) {
         const char *kn = fc_event_kind_name(k) + 4; /* past "MPI_" */
         size_t i = 0;
         while (i < lc && kn[i] && toupper((unsigned char)kn[i]) == coll[i])
             i++;
-        if (i != lc || kn[i] != '\0')
-            continue;
-        if (strcmp(value, "auto") == 0) {
-            s->force[k] = FC__CA_AUTO;
-            return 1;
-        }
-        unsigned a = alg_of(k, value);
-        if (a == FC__CA_COUNT_ || !modelled(k, a))
-            return FC_EUNSUPPORTED;
-        s->force[k] = (uint8_t)a;
-        return 1;
+        if (i == lc && kn[i] == '\0')
+            return k;
     }
     return 0;
+}
+
+int fc__coll_setting(fc__coll_settings *s, const char *name, const char *value)
+{
+    static const char pre[] = "MPIR_CVAR_", post[] = "_INTRA_ALGORITHM", dev[] = "_DEVICE_COLLECTIVE",
+                      json[] = "COLL_SELECTION_TUNING_JSON_FILE";
+    size_t n = strlen(name), lp = sizeof pre - 1, ls = sizeof post - 1, ld = sizeof dev - 1, lj = sizeof json - 1;
+    if (n <= lp || strncmp(name, pre, lp) != 0)
+        return 0;
+    /* A tuning file of its own replaces the tables the selection follows. */
+    if (n >= lj && strcmp(name + n - lj, json) == 0)
+        return value[0] ? FC_EUNSUPPORTED : 0;
+    if (strcmp(name + lp, "NOLOCAL") == 0 || strcmp(name + lp, "CLIQUES_BY_BLOCK") == 0 ||
+        strcmp(name + lp, "ODD_EVEN_CLIQUES") == 0) {
+        int b = boolean(value);
+        if (b < 0)
+            return 0;
+        if (name[lp] == 'N')
+            s->nolocal = (uint8_t)b;
+        else if (name[lp] == 'C')
+            s->cliques_by_block = (uint8_t)b;
+        else if (b && s->cliques < 2)
+            s->cliques = 2;
+        return 1;
+    }
+    if (strcmp(name + lp, "NUM_CLIQUES") == 0) {
+        char *end;
+        long v = strtol(value, &end, 10);
+        if (end == value || *end != '\0' || v < 0)
+            return 0;
+        s->cliques = (uint32_t)v;
+        return 1;
+    }
+    if (strcmp(name + lp, "DEVICE_COLLECTIVES") == 0) {
+        int b = boolean(value);
+        if (b < 0)
+            return 0;
+        for (unsigned k = FC_EV_MPI_Barrier; k <= FC_EV_MPI_Iexscan; k++)
+            s->no_device[k] = (uint8_t)!b;
+        return 1;
+    }
+    if (n > lp + ld && strcmp(name + n - ld, dev) == 0) {
+        unsigned k = kind_named(name + lp, n - lp - ld);
+        int b = boolean(value);
+        if (k == 0 || b < 0)
+            return 0;
+        s->no_device[k] = (uint8_t)!b;
+        return 1;
+    }
+    if (n <= lp + ls || strcmp(name + n - ls, post) != 0)
+        return 0;
+    unsigned k = kind_named(name + lp, n - lp - ls);
+    if (k == 0)
+        return 0;
+    if (strcmp(value, "auto") == 0) {
+        s->force[k] = FC__CA_AUTO;
+        return 1;
+    }
+    unsigned a = alg_of(k, value);
+    if (a == FC__CA_COUNT_ || !modelled(k, a))
+        return FC_EUNSUPPORTED;
+    s->force[k] = (uint8_t)a;
+    return 1;
 }
 
 static int is_pof2(uint32_t p)
@@ -198,6 +259,46 @@ unsigned fc__coll_select(unsigned kind, uint32_t p, uint64_t n, const fc__coll_s
          a == FC__CA_SCATTER_RD_ALLGATHER))
         a = FC__CA_AUTO;
     return a != FC__CA_AUTO ? a : by_table(kind, p, n);
+}
+
+int fc__coll_node_aware(uint32_t p, const uint32_t *node)
+{
+    if (node == NULL || p < 2)
+        return 0;
+    fc__coll_nodes d;
+    if (fc__coll_nodes_build(p, node, &d) < 0)
+        return 0; /* out of memory: MPIR's algorithm stands in */
+    int aware = d.nn < p;
+    fc__coll_nodes_free(&d);
+    return aware;
+}
+
+unsigned fc__coll_select_in(unsigned kind, uint32_t p, uint64_t n, const fc__coll_layout *lay)
+{
+    const fc__coll_settings *s = lay ? lay->settings : NULL;
+    unsigned flat = fc__coll_select(kind, p, n, s);
+    if (lay == NULL || (lay->nodes != NULL ? !(lay->nodes->p == p && lay->nodes->nn < p) : !fc__coll_node_aware(p, lay->node)))
+        return flat;
+    if (fc__coll_is_ctor(kind) || !fc__coll_is_coll(kind))
+        return flat;
+    /* MPIR's own barrier is node-aware on such a communicator too ("smp"), with the messages
+     * between nodes of the device's alpha composition. */
+    if (kind == FC_EV_MPI_Barrier && !(s != NULL && s->no_device[kind] && s->force[kind] != FC__CA_AUTO))
+        return FC__CA_COMPOSITION_ALPHA;
+    if (s != NULL && s->no_device[kind])
+        return flat;
+    switch (kind) {
+    case FC_EV_MPI_Bcast:
+        if (p < 8 || n < 12288)
+            return FC__CA_COMPOSITION_ALPHA;
+        return is_pof2(p) && n < 524288 ? FC__CA_COMPOSITION_BETA : flat;
+    case FC_EV_MPI_Allreduce:
+        return FC__CA_COMPOSITION_ALPHA;
+    case FC_EV_MPI_Reduce:
+        return n <= 2048 ? FC__CA_COMPOSITION_BETA : FC__CA_COMPOSITION_ALPHA;
+    default:
+        return flat;
+    }
 }
 
 uint64_t fc__coll_size(unsigned kind, uint64_t bytes, uint64_t bytes2, uint32_t p)

@@ -4,8 +4,9 @@
  *
  * Intervals. A flow is active on [start, end). An interval is a maximal span of non-zero length
  * during which the set of active flows does not change and is not empty (idle gaps are not
- * intervals). Flows with intra set, flows from a node to itself and flows with end <= start are
- * never active.
+ * intervals). Flows with intra set, flows from a node to itself, flows with end <= start and
+ * flows of zero bytes (a barrier's messages, which take no bandwidth, so that their inferred times
+ * never put them in conflict with the flows that carry data) are never active.
  *
  * Labels, in each interval, with k generalising the report's two-flow conflicts:
  *   1. Same direction (R2, cannot be divided): the k >= 2 flows leaving a node X form an OUTGOING

@@ -561,7 +561,8 @@ static inline __attribute__((always_inline)) void label(fc__sweep *s, relabel *r
 
 int fc__sw_live(const fc__flow *f)
 {
-    return !f->intra && f->src_node != f->dst_node && f->end > f->start;
+    /* A message of no bytes (a barrier's) takes no bandwidth: it shares no link with anything. */
+    return !f->intra && f->src_node != f->dst_node && f->end > f->start && f->bytes > 0;
 }
 
 /* Gives a flow the sweep is done with back to its lender. */
@@ -668,7 +669,7 @@ int fc__sweep_lend_all(fc__sweep *s, const fc__sweep_loan *v, size_t n)
             uint32_t x, y;
             /* The usual flow, active, finite and in order, with known nodes, queued with them to
              * take a slot when it starts (struct qstart); any other the general way. */
-            if (!(!f->intra && f->src_node != f->dst_node && t >= last && f->end > t && f->end <= DBL_MAX &&
+            if (!(!f->intra && f->src_node != f->dst_node && f->bytes > 0 && t >= last && f->end > t && f->end <= DBL_MAX &&
                   f->src_node < ndir && (x = dir[f->src_node]) != 0 && f->dst_node < ndir &&
                   (y = dir[f->dst_node]) != 0))
                 break;

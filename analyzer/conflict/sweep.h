@@ -26,8 +26,9 @@ typedef struct fc__sweep_ops {
      * sweep's active set (fc__sweep_nactive and the accessors below) is that interval's. */
     int (*interval)(void *arg, const fc__sweep *s, size_t index, double start, double end);
     /* Flow f has passed its end: runs[0..nruns) is its label history in time order (run indices
-     * as in fc__label_run). A flow that is never active (intra-node, a node to itself, end <=
-     * start) is reported from fc__sweep_add with no runs. The pointers are valid during the call. */
+     * as in fc__label_run). A flow that is never active (intra-node, a node to itself, no bytes,
+     * end <= start) is reported from fc__sweep_add with no runs. The pointers are valid during the
+     * call. */
     int (*flow_done)(void *arg, const fc__flow *f, const fc__label_run *runs, size_t nruns);
     /* Either NULL, or both set: an interval whose largest k (fc__sweep_max_k) and active flows
      * (fc__sweep_nactive, below 2^32), as the number k << 32 | flows, are below *min_kn, read at

@@ -97,6 +97,7 @@ static const unsigned short fields[FC_EV_MAX_] = {
     [FC_EV_MPI_Cart_sub] = FC_FIELD_COMM | FC_FIELD_NEWCOMM | FC_FIELD_DUR,
     [FC_EV_COMPLETE] = FC_FIELD_REQ,
     [FC_EV_START] = FC_FIELD_REQ,
+    [FC_EV_COUNTS] = FC_FIELD_BYTES | FC_FIELD_BYTES2,
 };
 
 unsigned fc_event_fields(unsigned kind, uint64_t flags)
@@ -175,6 +176,8 @@ size_t fc_record_format(const fc_record *rec, int64_t origin, const char *site, 
         else
             add(buf, len, &n, " tag=%" PRId64, ev->tag);
     }
+    if (ev->kind == FC_EV_COUNTS) /* the run of ranks of the preceding call's group */
+        add(buf, len, &n, " first=%" PRId64 " ranks=%" PRIu64, ev->peer, ev->obj);
     if (f & FC_FIELD_COMM)
         add(buf, len, &n, " comm=%" PRIu64, rec->comm);
     if (f & FC_FIELD_BYTES)

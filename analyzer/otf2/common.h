@@ -252,12 +252,17 @@ typedef struct fc__importer {
     uint32_t world;
     int nomem;
     char *coll_env;      /* FC__OTF2_COLL_ENV's entries, each ended by a NUL, or NULL */
+    char *hosts;         /* FC__OTF2_HOSTS, its lines ended by NULs, or NULL */
+    size_t hosts_len;
     size_t coll_env_len;
 } fc__importer;
 
 /* The archive property that carries the run's collective settings (FC_RK_COLL_ENV), NAME=VALUE
  * entries one a line. */
 #define FC__OTF2_COLL_ENV "FLOWCUT::COLL_ENV"
+/* The host of each world rank, one a line in rank order, when some rank's host is not its node
+ * (FLOWCUT_NODE set): MPICH groups ranks by host, and the analysis of collectives follows it. */
+#define FC__OTF2_HOSTS "FLOWCUT::HOSTS"
 
 /* The flowcut call-site id of the calls made from calling context cc (cc + 1). */
 #define FC__OTF2_SITE_OF(cc) ((uint64_t)(cc) + 1)

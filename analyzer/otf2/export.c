@@ -395,6 +395,36 @@ static const char *node_name(const fc_rank *r)
     return r->info.node[0] ? r->info.node : r->info.host[0] ? r->info.host : "unknown";
 }
 
+/* The hosts of the ranks as the archive property FC__OTF2_HOSTS, when some rank's host is not its
+ * node (the system tree holds the nodes): a line per world rank, empty for a rank without a file. */
+static int write_hosts(fc__exporter *x, fc_trace *t, const char *outdir)
+{
+    uint32_t world = fc_trace_world_size(t);
+    size_t len = 1;
+    int differ = 0;
+    for (size_t i = 0; i < fc_trace_nranks(t); i++) {
+        const fc_rank *r = fc_trace_rank(t, i);
+        differ |= r->info.host[0] && strcmp(r->info.host, node_name(r)) != 0;
+        len += strlen(r->info.host);
+    }
+    if (!differ)
+        return 0;
+    char *v = malloc(len + world);
+    if (v == NULL)
+        return fc__err(FC_ENOMEM, "out of memory");
+    size_t n = 0;
+    for (uint32_t w = 0; w < world; w++) {
+        long ix = fc_trace_find(t, w);
+        const char *h = ix >= 0 ? fc_trace_rank(t, (size_t)ix)->info.host : "";
+        n += (size_t)sprintf(v + n, "%s\n", h);
+    }
+    OTF2_ErrorCode e = OTF2_Archive_SetProperty(x->ar, FC__OTF2_HOSTS, v, true);
+    free(v);
+    if (e != OTF2_SUCCESS)
+        return fc__err(FC_EIO, "%s: OTF2 writer: %s", outdir, fc__otf2_message());
+    return 0;
+}
+
 static int check_outdir(const char *outdir)
 {
     struct stat st;
@@ -470,7 +500,7 @@ int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc__otf2_st
         rc = fc__err(FC_EIO, "%s: OTF2 writer: %s", outdir, fc__otf2_message());
         goto out;
     }
-    if ((rc = write_coll_env(&x, t, outdir)) < 0)
+    if ((rc = write_coll_env(&x, t, outdir)) < 0 || (rc = write_hosts(&x, t, outdir)) < 0)
         goto out;
     for (uint32_t r = 0; r < x.world && rc == 0; r++)
         rc = write_rank(&x, fc_trace_find(t, r), r);

@@ -488,6 +488,13 @@ static int write_rank(fc__importer *im, OTF2_Reader *rd, OTF2_EvtReaderCallbacks
     fc_rank_info info = {.present = (1u << FC_RK_RANK) | (1u << FC_RK_SIZE) | (1u << FC_RK_NODE) | (1u << FC_RK_HOST),
                          .rank = r, .size = im->world, .core = -1, .numa = -1, .thread_level = -1};
     info.node = info.host = node_of(im, &im->groups[g]);
+    /* The rank's host, where the export said it differs from its node. */
+    for (size_t at = 0, line = 0; im->hosts != NULL && at < im->hosts_len; at += strlen(im->hosts + at) + 1, line++)
+        if (line == r) {
+            if (im->hosts[at])
+                info.host = im->hosts + at;
+            break;
+        }
     /* The communicators this rank belongs to; a self communicator holds the rank alone. */
     for (size_t i = 0; i < nnc; i++) {
         const fc_comm *c = &nc[i].c;
@@ -534,6 +541,7 @@ static void importer_free(fc__importer *im)
     for (size_t i = 0; i < im->nogroups; i++)
         free(im->ogroups[i].m);
     free(im->coll_env);
+    free(im->hosts);
     free(im->strings), free(im->nodes), free(im->groups), free(im->locs), free(im->regions);
     free(im->ogroups), free(im->comms), free(im->ccs), free(im->scls), free(im->cc_used);
     fc__intern_free(&im->stacks);
@@ -566,6 +574,16 @@ static int convert_archive(fc__importer *im, const char *dir)
         im->coll_env_len = len + 1;
     } else
         free(env);
+    char *hosts = NULL;
+    if (OTF2_Reader_GetProperty(rd, FC__OTF2_HOSTS, &hosts) == OTF2_SUCCESS && hosts != NULL && hosts[0]) {
+        size_t len = strlen(hosts);
+        for (size_t j = 0; j < len; j++)
+            if (hosts[j] == '\n')
+                hosts[j] = '\0';
+        im->hosts = hosts;
+        im->hosts_len = len;
+    } else
+        free(hosts);
     if ((gr = OTF2_Reader_GetGlobalDefReader(rd)) == NULL)
         FC__OTF2_FAIL(FC_ECORRUPT, "global definitions cannot be opened");
     if ((gcb = def_callbacks()) == NULL || (ecb = fc__otf2_event_callbacks()) == NULL) {

@@ -88,8 +88,10 @@ static void replay_clear(fc__replay *rp)
     memset(rp, 0, sizeof *rp);
 }
 
-/* The replay of call cl alone, its members numbered 0 .. nmem-1 (member index order). */
-static int build_call(const fc__colls *c, const fc__coll_call *cl, fc__replay *rp, cbuild *b, double *t0)
+/* The replay of call cl alone, its members numbered 0 .. nmem-1 (member index order), node[j] the
+ * node of member j. */
+static int build_call(const fc__colls *c, const fc__coll_call *cl, const uint32_t *node, fc__replay *rp, cbuild *b,
+                      double *t0)
 {
     const fc__coll_member *mem = c->members + cl->first;
     size_t mcap = 0;
@@ -101,6 +103,9 @@ static int build_call(const fc__colls *c, const fc__coll_call *cl, fc__replay *r
     for (size_t j = 0; j < cl->nmem; j++)
         *t0 = fmin(*t0, mem[j].enter);
     b->n = 0;
+    fc__coll_nodes nd;
+    if (fc__coll_nodes_build(cl->p, node, &nd) < 0)
+        return FC_ENOMEM;
     for (size_t j = 0; j < cl->nmem; j++) {
         fc__coll_sink sink = {.post = cb_post, .wait = cb_wait, .ctx = b};
         b->pg = &rp->prog[j];
@@ -108,12 +113,16 @@ static int build_call(const fc__colls *c, const fc__coll_call *cl, fc__replay *r
         b->me = (uint32_t)j;
         b->ord = 0;
         /* Members are all present (cl->nmem == cl->p), so member index j is replay rank j. */
-        int rc = fc__coll_expand(cl->kind, cl->alg, cl->p, mem[j].me, cl->root, cl->n, mem[j].bytes, &sink);
-        if (rc < 0)
+        fc__coll_layout lay = {.node = node, .nodes = &nd, .settings = &c->settings, .to = mem[j].to, .from = mem[j].from};
+        int rc = fc__coll_expand_in(cl->kind, cl->alg, cl->p, mem[j].me, cl->root, cl->n, mem[j].bytes, &lay, &sink);
+        if (rc < 0) {
+            fc__coll_nodes_free(&nd);
             return rc;
+        }
         rp->prog[j].start = mem[j].enter - *t0;
         rp->prog[j].obs_end = mem[j].exit - *t0;
     }
+    fc__coll_nodes_free(&nd);
     if (b->n)
         qsort(b->v, b->n, sizeof *b->v, cmp_cpost);
     size_t ns = 0;
@@ -184,12 +193,12 @@ int fc__coll_predict(const fc__colls *c, const fc__match *m, const fc__predictio
         if (cl->nmem != cl->p || cl->dropped || cl->nflows == 0)
             continue;
         double t0, last = -INFINITY;
-        if ((rc = build_call(c, cl, &rp, &b, &t0)) < 0)
-            goto out;
         for (size_t k = 0; k < cl->nmem; k++) {
             node[k] = m->rank_node[mem[k].rank];
             last = fmax(last, mem[k].exit);
         }
+        if ((rc = build_call(c, cl, node, &rp, &b, &t0)) < 0)
+            goto out;
         cp->obs[i] = last - t0;
         for (unsigned j = 0; j < p->nmodels; j++) {
             fc__replay_opts ro = {.profile = p->profile, .model = p->model[j], .eager = m->eager_threshold};

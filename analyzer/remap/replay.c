@@ -144,6 +144,8 @@ typedef struct builder {
     long waitop;              /* the WAIT op COMPLETE records add to, -1 when none */
     size_t coll_first;        /* first op of the collective being expanded */
     const uint32_t *members;  /* of the collective being expanded */
+    uint32_t *cnode;          /* their nodes as MPICH saw them (scratch of the world size) */
+    uint32_t *mpich_node;     /* per world rank, the node MPICH took it to be on */
     uint64_t coll_comm;
     const fc_rank *r;
     imap *im;                 /* collective instances of the whole trace */
@@ -313,7 +315,12 @@ static int do_coll(builder *b, const fc_record *rec)
     b->coll_comm = key;
     b->coll_first = b->pg->nops;
     unsigned kind = fc__coll_is_ctor(k) ? FC_EV_MPI_Barrier : k;
-    rc = fc__coll_expand(kind, fc__coll_select(kind, p, n, &b->rp->coll), p, me, root, n, rec->ev.bytes, &sink);
+    if (p > b->rp->nranks)
+        return 0; /* a damaged definition: members beyond the world */
+    for (uint32_t i = 0; i < p; i++)
+        b->cnode[i] = b->members[i] < b->rp->nranks ? b->mpich_node[b->members[i]] : UINT32_MAX - i;
+    fc__coll_layout lay = {.node = b->cnode, .settings = &b->rp->coll};
+    rc = fc__coll_expand_in(kind, fc__coll_select_in(kind, p, n, &lay), p, me, root, n, rec->ev.bytes, &lay, &sink);
     if (rc == FC_EUNSUPPORTED)
         return 0;
     b->rp->colls++;
@@ -626,6 +633,15 @@ int fc__replay_build(fc_trace *t, fc__replay **out)
     b.rp = rp;
     b.im = &im;
     fc__coll_trace_settings(t, &rp->coll, NULL, 0);
+    if ((rc = number_nodes(rp, t)) < 0)
+        goto out_rc;
+    /* The traced nodes as MPICH saw them, which the ch4 device's node-aware collectives follow: the
+     * messages of a collective are those of the traced placement under every other. */
+    if ((b.cnode = malloc((rp->nranks ? rp->nranks : 1) * sizeof *b.cnode)) == NULL ||
+        (b.mpich_node = malloc((rp->nranks ? rp->nranks : 1) * sizeof *b.mpich_node)) == NULL)
+        goto out;
+    if ((rc = fc__coll_mpich_nodes(t, &rp->coll, rp->nranks, b.mpich_node)) < 0)
+        goto out_rc;
     for (size_t i = 0; i < fc_trace_nranks(t); i++) {
         if ((rc = set_rank(&b, fc_trace_rank(t, i))) < 0)
             goto out;
@@ -674,7 +690,7 @@ int fc__replay_build(fc_trace *t, fc__replay **out)
         if (pg->obs_end > rp->obs_time)
             rp->obs_time = pg->obs_end;
     }
-    if ((rc = pair(&b)) < 0 || (rc = number_nodes(rp, t)) < 0)
+    if ((rc = pair(&b)) < 0)
         goto out_rc;
     *out = rp;
     rp = NULL;
@@ -688,6 +704,8 @@ out_rc:
     free(b.rk);
     free(b.reqop);
     free(b.tm);
+    free(b.cnode);
+    free(b.mpich_node);
     free(b.cs);
     free(b.world);
     free(b.ckeys);

@@ -28,7 +28,8 @@
  * refuse a newer major and read every older one. History: 1.0 first; 2.0 EVENTS chunks in
  * columns (a 1.x reader cannot read them; rows remain valid and 2.x readers read 1.x files); 2.1
  * COMPLETE records that carry their request's own completion time (FC_EVF_OWN_TIME), which 2.0
- * readers read as the time of the completion, and the RANK field COLL_ENV. FC_FORMAT_MINOR grows
+ * readers read as the time of the completion, and the RANK field COLL_ENV; 2.4 COUNTS sub-records
+ * (the bytes per peer of the v and w collectives), which older readers skip. FC_FORMAT_MINOR grows
  * with additive changes (new block kinds, new event kinds, new fields appended to a record, new
  * flags), which old readers skip or read compatibly. Block kinds, event kinds, field
  * keys and flags are append-only: a number, once given, keeps its meaning forever.
@@ -55,7 +56,7 @@ extern "C" {
 #define FC_MAGIC_LEN 8
 #define FC_BOM 0x0A0B0C0Du /* written little-endian: 0D 0C 0B 0A; a reader seeing 0A 0B 0C 0D knows */
 #define FC_FORMAT_MAJOR 2
-#define FC_FORMAT_MINOR 1
+#define FC_FORMAT_MINOR 4
 #define FC_FILE_HEADER_SIZE 64
 #define FC_TRACE_FILE_FMT "rank-%06d.fct" /* name of a rank's file inside the trace directory */
 
@@ -143,7 +144,7 @@ enum fc_block_kind {
     X(AFFINITY, 15, "text list of CPUs the rank may run on, as in /proc/self/status")              \
     X(INIT_MODE, 16, "u32 how tracing started: FC_INIT_*")                                      \
     X(COLL_ENV, 17, "the MPIR_CVAR_* variables of the environment that choose MPICH's collective " \
-                    "algorithms (names ending in _ALGORITHM): NAME=VALUE, each followed by a NUL")
+                    "algorithms or the ranks it takes as sharing a node: NAME=VALUE, each followed by a NUL")
 
 enum fc_rank_field {
 #define FC__X(name, num, desc) FC_RK_##name = num,
@@ -309,6 +310,15 @@ enum {
  *     own (null and inactive requests) come last, at the call's exit. A 2.0 reader reads these
  *     times as it reads the exit time: as when the request completed.
  *   START: one request started by the preceding MPI_Startall: obj = request handle.
+ *   COUNTS (format 2.4): the bytes per peer of the preceding v or w collective (Alltoallv and
+ *     Alltoallw on every rank, Allgatherv on every rank, Gatherv and Scatterv at the root, their
+ *     non-blocking and _c forms), for a run of consecutive ranks of the group its count arrays
+ *     index (the remote group on an inter-communicator) that all get the same: peer = the first
+ *     rank of the run in that group, obj = how many ranks the run covers, bytes = the bytes this
+ *     rank sends to each of them, bytes2 = the bytes it receives from each (Allgatherv: each one's
+ *     block). The runs follow the call in rank order and cover the group; comm is 0 and the
+ *     time is the call's exit. A call whose ranks all get the same in both directions has none:
+ *     its totals divided by the group's size give them.
  * Classes: P2P (point-to-point), COLL (collective), COMM (communicator), REQ (requests, waits,
  * tests), PROBE, ENV (init, finalize), SUB (sub-record). */
 #define FC_EVENT_KINDS(X)                                                                          \
@@ -401,7 +411,8 @@ enum {
     X(MPI_Cart_sub, 87, COMM)                                                                     \
     X(MPI_Abort, 88, ENV)                                                                         \
     X(COMPLETE, 120, SUB)                                                                         \
-    X(START, 121, SUB)
+    X(START, 121, SUB)                                                                            \
+    X(COUNTS, 122, SUB)
 
 enum fc_event_kind {
 #define FC__X(name, num, cls) FC_EV_##name = num,

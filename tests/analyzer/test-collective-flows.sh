@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/analyzer/test-collective-flows.sh: collectives in `flowcut analyze`. Each case writes a trace of
-# 8 ranks on 4 nodes, 2 per node (rank r on node n(r / 2)), whose communication is collectives only,
-# and checks the flows tagged with each collective against byte counts worked out by hand from the
-# algorithm MPICH runs, the collective wait states against the ranks' entry times, and that every
+# 8 ranks on 4 nodes, 2 per node (rank r on node and host n(r / 2)), whose communication is
+# collectives only, and checks the flows tagged with each collective against byte counts worked out
+# by hand from the algorithm MPICH runs (MPICH sees the 4 hosts: its ch4 device's node-aware
+# compositions for Allreduce, Bcast and Reduce, MPIR's algorithms for the others), the collective wait states against the ranks' entry times, and that every
 # report (text, JSON, CSV, predictions, remap) has something to say.
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 PY=$PYTHON3
@@ -107,16 +108,24 @@ grep -q "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=nb" "$scratch/unmodelled.json" || fa
 spec MPI_Alltoall 800 800 -1 | gen bruck
 check bruck MPI_Alltoall 8000 20 brucks
 
-# ---- MPI_Allreduce of 8 bytes: recursive doubling, partners r^1 (same node), r^2, r^4 (other
-# nodes): 2 inter-node messages of 8 bytes per rank, 16 flows, 128 bytes.
+# ---- MPI_Allreduce of 8 bytes: the ch4 device's alpha composition: each node's second rank hands
+# its 8 bytes to the node's leader (intra-node), the leaders 0, 2, 4, 6 run recursive doubling
+# (0-2 and 4-6, then 0-4 and 2-6: 2 messages of 8 bytes each way per leader), and each leader
+# hands the result back: 8 inter-node flows, 64 bytes.
 spec MPI_Allreduce 8 8 -1 | gen allreduce
-check allreduce MPI_Allreduce 128 16 recursive_doubling
+check allreduce MPI_Allreduce 64 8 composition_alpha
+# With MPIR_CVAR_NOLOCAL=1 every rank is a node to MPICH, which runs MPIR's recursive doubling on
+# all 8: partners r^1 (same node), r^2, r^4 (other nodes): 2 inter-node messages of 8 bytes per
+# rank, 16 flows, 128 bytes.
+{ spec MPI_Allreduce 8 8 -1; for r in 0 1 2 3 4 5 6 7; do echo "env $r MPIR_CVAR_NOLOCAL=1"; done; } | gen nolocal
+check nolocal MPI_Allreduce 128 16 recursive_doubling
 
-# ---- MPI_Bcast of 1000 bytes from rank 0: binomial tree 0>4, 0>2, 0>1, 2>3, 4>6, 4>5, 6>7, of
-# which 0>4, 0>2 and 4>6 cross nodes: 3 flows, 3000 bytes. The root enters last (at 50 us, the
-# others at 10 + r), so every other rank waits 50 - (10 + r) us for it (Late Broadcast).
+# ---- MPI_Bcast of 1000 bytes from rank 0: the alpha composition: the leaders' binomial tree
+# 0>4, 0>2, 4>6 crosses nodes (3 flows, 3000 bytes), then each leader gives its node the buffer
+# (0>1, 2>3, 4>5, 6>7). The root enters last (at 50 us, the others at 10 + r), so every other rank
+# waits 50 - (10 + r) us for it (Late Broadcast).
 spec MPI_Bcast 1000 1000 0 50 11 12 13 14 15 16 17 | gen bcast
-check bcast MPI_Bcast 3000 3 binomial
+check bcast MPI_Bcast 3000 3 composition_alpha
 "$PY" - "$scratch/bcast.json" <<'EOF' || fail_later "bcast: late broadcast"
 import json, sys
 w = json.load(open(sys.argv[1]))["wait_states"]["late_broadcast_s"]
@@ -124,7 +133,8 @@ assert w[0] == 0 and all(abs(w[r] - (50 - 10 - r) * 1e-6) < 1e-12 for r in range
 EOF
 
 # ---- the timing rule (calls.h), worked by hand on the same broadcast with every rank in the call
-# from 10 to 5000 us: rank 0 has 3 steps (sends to 4, 2, 1) of 4990/3 us each; rank 2 has 2 (receive
+# from 10 to 5000 us: rank 0 has 3 steps (sends to 4 and 2 among the leaders, then to 1) of
+# 4990/3 us each; rank 2 has 2 (receive
 # from 0, send to 3) of 2495 us, its first starting when rank 0's second (its input) does, at
 # 10 + 4990/3; rank 3's one step starts with rank 2's second, at 10 + 4990/3 + 2495, and ends at the
 # exit. So 0>4 spans [10, 10 + 4990/3], 0>2 [10 + 4990/3, 10 + 4990/3 + 2495], 2>3 [that, 5000].
@@ -140,11 +150,13 @@ for (s, d), (t0, t1) in {(0, 4): (10, a), (0, 2): (a, a + 2495), (2, 3): (a + 24
 assert [f[0, 4]["step"], f[0, 2]["step"], f[2, 3]["step"]] == [0, 1, 1]
 EOF
 
-# ---- MPI_Reduce of 1000 bytes to rank 0: binomial, the reverse edges of the broadcast above (3
-# inter-node flows, 3000 bytes). The root enters first, at 10 us, and the others at 30 + r:
-# the root waits 30 + 1 - 10 = 21 us for the first of them (Early Reduce).
+# ---- MPI_Reduce of 1000 bytes to rank 0: the beta composition (<= 2048 bytes): nodes n1..n3
+# reduce to their leaders (3>2, 5>4, 7>6), the leaders' binomial tree to rank 0's node (2>0, 6>4,
+# 4>0: 3 inter-node flows, 3000 bytes), then rank 0's node to it (1>0). The root enters first, at
+# 10 us, and the others at 30 + r: the root waits 30 + 1 - 10 = 21 us for the first of them
+# (Early Reduce).
 spec MPI_Reduce 1000 1000 0 10 31 32 33 34 35 36 37 | gen reduce
-check reduce MPI_Reduce 3000 3 binomial
+check reduce MPI_Reduce 3000 3 composition_beta
 "$PY" - "$scratch/reduce.json" <<'EOF' || fail_later "reduce: early reduce"
 import json, sys
 w = json.load(open(sys.argv[1]))["wait_states"]["early_reduce_s"]
@@ -160,22 +172,24 @@ check missing MPI_Alltoall $((36 * MIB)) 36 pairwise
 grep -q "collective call with members missing" "$scratch/missing.json" || fail_later "missing: not in the warnings"
 
 # ---- records that disagree: rank 3 records an MPI_Bcast where the others record MPI_Allreduce.
-# Its record is left out and the all-reduce (8 bytes, recursive doubling) is expanded for the 7
-# others: of the partners r^2 and r^4 (other nodes), the pairs 1-3 and 3-7 are gone, leaving 6 + 6
-# inter-node messages of 8 bytes: 96 bytes.
+# Its record is left out and the all-reduce (8 bytes, alpha) is expanded for the 7 others: rank 3's
+# messages to and from its leader 2 are gone, the leaders' 8 inter-node messages of 8 bytes stay:
+# 64 bytes.
 spec MPI_Allreduce 8 8 -1 | sed 's/^ev 3 MPI_Allreduce .*/ev 3 MPI_Bcast 13 5000 0 0 8 0 b2=8/' | gen disagree
-check disagree MPI_Allreduce 96 12 recursive_doubling
+check disagree MPI_Allreduce 64 8 composition_alpha
 grep -q "1 collective call with members missing or disagreeing.*1 records of another call left out" "$scratch/disagree.json" ||
     fail_later "disagree: not in the warnings"
 
-# ---- every rank on one node: no inter-node traffic, said in one line, every member present.
+# ---- every rank on one node: no inter-node traffic, said in one line, every member present. The
+# all-reduce is MPICH's shared-memory one (release-gather): ranks 1..3 to rank 0 and back, 6
+# intra-node messages.
 { echo "ranks 4"; for r in 0 1 2 3; do echo "node $r only"; echo "ev $r MPI_Allreduce 10 20 -1 0 8 0 b2=8"; done; } | gen onenode
 "$flowcut" analyze --format json --model none "$scratch/onenode" >"$scratch/onenode.json" 2>&1 || fail_later "onenode: exit $?"
 "$PY" - "$scratch/onenode.json" <<'EOF' || fail_later "onenode: JSON checks"
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert [w for w in j["warnings"] if w.startswith("no inter-node traffic")], j["warnings"]
-assert j["flows"] == [] and len(j["intra"]) == 8 and j["platform"] is None and j["errors"] is None
+assert j["flows"] == [] and len(j["intra"]) == 6 and j["platform"] is None and j["errors"] is None
 assert j["errors_collective"] is None
 EOF
 "$flowcut" analyze "$scratch/onenode" 2>&1 | grep -q "no inter-node traffic" || fail_later "onenode: text lacks the line"

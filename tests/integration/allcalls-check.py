@@ -76,6 +76,11 @@ def expected(mode):
     # COMPLETE: 2 + 16 + 8 + 4 + 17 + 14 + 33 + 1 per rank (see allcalls.c); START: 8 per rank.
     exact["COMPLETE"] = 2 * 95
     exact["START"] = 2 * 8
+    # COUNTS (format 2.4), the bytes per peer where they differ, with counts {1, 2} ints: 2 runs
+    # (rank 0's 4 bytes, rank 1's 8) for each Gatherv and Scatterv at the root and each Allgatherv
+    # on both ranks, in their 4 forms (blocking, _c, non-blocking, non-blocking _c): 4 x (2 + 2 +
+    # 2 x 2). The Alltoallv and Alltoallw of two ints to each rank are even: none.
+    exact["COUNTS"] = 4 * (2 + 2 + 2 * 2)
     minimum = {"MPI_Test": 2, "MPI_Testall": 2, "MPI_Testany": 4, "MPI_Testsome": 2, "MPI_Waitsome": 2}
     return exact, minimum
 

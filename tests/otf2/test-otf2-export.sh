@@ -77,12 +77,14 @@ suffix=-rndv
 one bcast 8 -s 400000 -r 2
 suffix=
 one random30 4 -N 2 -c 8 -x 0.05 -r 1
-# A run with a collective setting (the tracer's COLL_ENV): the archive carries it, so that the
-# import expands the reductions with the algorithm MPICH chose, not its default.
-MPIR_CVAR_REDUCE_INTRA_ALGORITHM=reduce_scatter_gather suffix=-cvar
-export MPIR_CVAR_REDUCE_INTRA_ALGORITHM
+# A run with collective settings (the tracer's COLL_ENV): the archive carries them, so that the
+# import expands the reductions with the algorithm MPICH chose, not its default. MPIR_CVAR_NOLOCAL
+# makes every rank a node of its own to MPICH, which then runs MPIR's reduction on all 8 (on one
+# host it would otherwise reduce through shared memory, which no MPIR algorithm variable chooses).
+MPIR_CVAR_REDUCE_INTRA_ALGORITHM=reduce_scatter_gather MPIR_CVAR_NOLOCAL=1 suffix=-cvar
+export MPIR_CVAR_REDUCE_INTRA_ALGORITHM MPIR_CVAR_NOLOCAL
 one bcast 8 -s 200000 -r 2
-unset MPIR_CVAR_REDUCE_INTRA_ALGORITHM
+unset MPIR_CVAR_REDUCE_INTRA_ALGORITHM MPIR_CVAR_NOLOCAL
 suffix=
 grep -q '"reduce_scatter_gather"' "$work/bcast-cvar.native.json" ||
     fail "bcast-cvar: the analysis does not use the recorded MPIR_CVAR_REDUCE_INTRA_ALGORITHM"

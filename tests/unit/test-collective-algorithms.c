@@ -224,6 +224,157 @@ static void test_all_kinds_pair(void **state)
                 }
 }
 
+/* Expands every member's part with the layout: members on node[], MPICH's settings s. */
+static void expand_on(unsigned kind, uint32_t p, uint32_t root, uint64_t n, const uint32_t *node,
+                      const fc__coll_settings *s, member *out, unsigned *alg)
+{
+    fc__coll_layout lay = {.node = node, .settings = s};
+    *alg = fc__coll_select_in(kind, p, n, &lay);
+    for (uint32_t me = 0; me < p; me++) {
+        memset(&out[me], 0, sizeof out[me]);
+        fc__coll_sink sk = {.post = on_post, .wait = on_wait, .ctx = &out[me]};
+        assert_int_equal(fc__coll_expand_in(kind, *alg, p, me, root, n, n, &lay, &sk), 0);
+    }
+    assert_paired(out, p);
+}
+
+/* Bytes sent from node a to node b (a != b), summed over the members' sends. */
+static uint64_t between(const member *m, uint32_t p, const uint32_t *node, uint32_t a, uint32_t b)
+{
+    uint64_t sum = 0;
+    for (uint32_t me = 0; me < p; me++)
+        for (size_t i = 0; i < m[me].n; i++)
+            if (m[me].v[i].send && node[me] == a && node[m[me].v[i].peer] == b)
+                sum += m[me].v[i].bytes;
+    return sum;
+}
+
+static int sends_to(const member *m, uint32_t from, uint32_t to)
+{
+    for (size_t i = 0; i < m[from].n; i++)
+        if (m[from].v[i].send && m[from].v[i].peer == to)
+            return 1;
+    return 0;
+}
+
+/* The ch4 device's choice (its JSON table in libmpich 4.0.2) for 8 members, 2 on each of 4 nodes:
+ * Bcast alpha below 12288 bytes, beta below 524288 (8 is a power of two), MPIR's algorithm on
+ * everyone above; Allreduce alpha at any size; Reduce beta up to 2048 bytes, alpha above; Alltoall
+ * MPIR's. One member a node, or the non-blocking forms, take MPIR's algorithm. */
+static void test_ch4_selection(void **state)
+{
+    (void)state;
+    static const uint32_t two[8] = {0, 0, 1, 1, 2, 2, 3, 3}, alone[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    static const uint32_t six[6] = {5, 5, 7, 7, 9, 9}, twelve[12] = {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5};
+    fc__coll_layout l = {.node = two}, one = {.node = alone}, l6 = {.node = six}, l12 = {.node = twelve};
+    assert_int_equal(fc__coll_node_aware(8, two), 1);
+    assert_int_equal(fc__coll_node_aware(8, alone), 0);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 8, 12287, &l), FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 8, 12288, &l), FC__CA_COMPOSITION_BETA);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 8, 524287, &l), FC__CA_COMPOSITION_BETA);
+    /* Gamma: MPIR's table on all 8, whose own threshold is 524288 inclusive. */
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 8, 524288, &l), FC__CA_SCATTER_RD_ALLGATHER);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 8, 524289, &l), FC__CA_SCATTER_RING_ALLGATHER);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 6, 1u << 24, &l6), FC__CA_COMPOSITION_ALPHA);
+    /* 12 members: gamma from 12288 bytes, where MPIR's own binomial limit is 12288 inclusive. */
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 12, 12287, &l12), FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 12, 12288, &l12), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 12, 12289, &l12), FC__CA_SCATTER_RING_ALLGATHER);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 8, 100, &one), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Ibcast, 8, 100, &l), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 8, &l), FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 1u << 24, &l), FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 1u << 24, &one), FC__CA_REDUCE_SCATTER_ALLGATHER);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Reduce, 8, 2048, &l), FC__CA_COMPOSITION_BETA);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Reduce, 8, 2056, &l), FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Barrier, 8, 0, &l), FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Alltoall, 8, 1u << 20, &l), FC__CA_PAIRWISE);
+    /* MPIR_CVAR_DEVICE_COLLECTIVES=0 leaves MPIR's algorithms, whose barrier is node-aware too. */
+    fc__coll_settings s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_DEVICE_COLLECTIVES", "0"), 1);
+    l.settings = &s;
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 8, 100, &l), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 8, &l), FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Barrier, 8, 0, &l), FC__CA_COMPOSITION_ALPHA);
+    memset(&s, 0, sizeof s);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", "false"), 1);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 8, 100, &l), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 8, &l), FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE", "/x.json"), FC_EUNSUPPORTED);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_NOLOCAL", "1"), 1);
+    assert_int_equal(s.nolocal, 1);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_NUM_CLIQUES", "4"), 1);
+    assert_int_equal(s.cliques, 4);
+}
+
+/* The compositions' messages, 8 members 2 a node (nodes 0..3 hold members 2k and 2k + 1), from the
+ * code of MPIDI_*_intra_composition_*: a broadcast of n bytes from member 1 (alpha): 1 hands the
+ * buffer to its leader 0, the leaders 0, 2, 4, 6 run the binomial tree (0 > 4, 0 > 2, 4 > 6), and
+ * each leader gives its node the buffer: n from node 0 to 1 and to 2, n from node 2 to 3, and
+ * nothing else between nodes; where MPIR's binomial tree on all 8 sends from node 0 three times
+ * (1 > 5, 1 > 3, 1 > 2). An all-reduce of 8 bytes (alpha): each node's second member sends to its
+ * leader, the 4 leaders run recursive doubling (2 steps of 8 bytes each way between 0-2, 4-6, then
+ * 0-4, 2-6), the leaders send the result back: 4 * 2 * 8 = 64 bytes between nodes, against
+ * 8 * 2 * 8 = 128 on all 8 members (their steps at distance 2 and 4 both cross nodes). A barrier:
+ * each node's second member reports to its leader, the leaders' dissemination (0 > 2, 0 > 4 at
+ * positions 0 > 1, 0 > 2), and no message of a second member leaves its node. */
+static void test_ch4_compositions(void **state)
+{
+    (void)state;
+    static const uint32_t node[8] = {0, 0, 1, 1, 2, 2, 3, 3};
+    member m[8];
+    unsigned alg;
+    const uint64_t n = 4096;
+    expand_on(FC_EV_MPI_Bcast, 8, 1, n, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    for (uint32_t a = 0; a < 4; a++)
+        for (uint32_t b = 0; b < 4; b++)
+            if (a != b)
+                assert_int_equal(between(m, 8, node, a, b), (a == 0 && (b == 1 || b == 2)) || (a == 2 && b == 3) ? n : 0);
+    assert_true(sends_to(m, 1, 0) && sends_to(m, 0, 4) && sends_to(m, 0, 2) && sends_to(m, 4, 6));
+    assert_true(sends_to(m, 0, 1) && sends_to(m, 2, 3) && sends_to(m, 4, 5) && sends_to(m, 6, 7));
+    /* Beta from member 3: its own node first (3 > 2), then the leaders' binomial tree from 2
+     * (positions relative to position 1: 1 > 3, 1 > 2, 3 > 0, so 2 > 6, 2 > 4, 6 > 0), then nodes
+     * 0, 2, 3 inside. */
+    expand_on(FC_EV_MPI_Bcast, 8, 3, 65536, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_BETA);
+    assert_true(sends_to(m, 3, 2) && sends_to(m, 2, 6) && sends_to(m, 2, 4) && sends_to(m, 6, 0));
+    assert_true(!sends_to(m, 2, 3) && sends_to(m, 0, 1) && sends_to(m, 4, 5) && sends_to(m, 6, 7));
+    uint64_t inter = 0;
+    for (uint32_t a = 0; a < 4; a++)
+        for (uint32_t b = 0; b < 4; b++)
+            if (a != b)
+                inter += between(m, 8, node, a, b);
+    assert_int_equal(inter, 3 * 65536);
+    expand_on(FC_EV_MPI_Allreduce, 8, 0, 8, node, NULL, m, &alg);
+    inter = 0;
+    for (uint32_t a = 0; a < 4; a++)
+        for (uint32_t b = 0; b < 4; b++)
+            if (a != b)
+                inter += between(m, 8, node, a, b);
+    assert_int_equal(inter, 64);
+    assert_true(sends_to(m, 1, 0) && sends_to(m, 0, 2) && sends_to(m, 0, 4) && sends_to(m, 0, 1));
+    expand(FC_EV_MPI_Allreduce, FC__CA_AUTO, 8, 0, 8, m);
+    inter = 0;
+    for (uint32_t a = 0; a < 4; a++)
+        for (uint32_t b = 0; b < 4; b++)
+            if (a != b)
+                inter += between(m, 8, node, a, b);
+    assert_int_equal(inter, 128);
+    expand_on(FC_EV_MPI_Barrier, 8, 0, 0, node, NULL, m, &alg);
+    assert_true(sends_to(m, 1, 0) && sends_to(m, 0, 2) && sends_to(m, 0, 4) && !sends_to(m, 0, 6) && !sends_to(m, 1, 2));
+    /* Reduce of 65536 bytes to member 5 (alpha): to leader 0 through the leaders, then 0 > 5. */
+    expand_on(FC_EV_MPI_Reduce, 8, 5, 65536, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    assert_true(sends_to(m, 5, 4) && sends_to(m, 0, 5) && !sends_to(m, 4, 5));
+    /* Reduce of 1024 bytes to member 5 (beta): the other nodes to their leaders, the leaders to
+     * leader 4 (binomial on positions from 2), node 2 to 5: 4 > 5 but not 5 > 4. */
+    expand_on(FC_EV_MPI_Reduce, 8, 5, 1024, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_BETA);
+    assert_true(sends_to(m, 4, 5) && !sends_to(m, 5, 4) && sends_to(m, 1, 0) && !sends_to(m, 0, 5));
+}
+
 /* MPICH 4.0.2's table, on both sides of each threshold. */
 static void test_selection_thresholds(void **state)
 {
@@ -314,6 +465,8 @@ int main(void)
         cmocka_unit_test(test_all_kinds_pair),
         cmocka_unit_test(test_selection_thresholds),
         cmocka_unit_test(test_cvar_forcing),
+        cmocka_unit_test(test_ch4_selection),
+        cmocka_unit_test(test_ch4_compositions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

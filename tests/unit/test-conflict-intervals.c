@@ -22,9 +22,10 @@ enum {
     MOUT = FC_CONFLICT_MIXED_OUT
 };
 
+/* A flow of one byte: a flow of none takes no bandwidth and is never active (test_zero_bytes). */
 static fc__flow mk(uint64_t id, uint32_t src, uint32_t dst, double start, double end)
 {
-    return (fc__flow){.id = id, .src_node = src, .dst_node = dst, .start = start, .end = end};
+    return (fc__flow){.id = id, .src_node = src, .dst_node = dst, .start = start, .end = end, .bytes = 1};
 }
 
 /* Expected label of one flow: kind, node, k. */
@@ -592,6 +593,32 @@ static void random_case(size_t n, uint32_t span, uint32_t maxdur, uint32_t ring)
 
 /* fc__intervals_label_set labels without a sweep: it must agree with the labels a build gives
  * the same flows all active on [0, 1), for random sets (paths, cycles, ties, self-loops). */
+/* Zero-byte messages (a barrier's, whose times are inferred) take no bandwidth: a data flow 0>1 on
+ * [0, 1) beside a zero-byte flow 0>2 on [0.2, 0.8) and a zero-byte flow 3>1 on [0.5, 0.9) stays
+ * alone in one interval, where with one byte each the same flows form three intervals, the middle
+ * ones with an outgoing conflict at 0 and an incoming one at 1. */
+static void test_zero_bytes(void **state)
+{
+    (void)state;
+    fc__flow f[] = {mk(0, 0, 1, 0, 1), mk(1, 0, 2, 0.2, 0.8), mk(2, 3, 1, 0.5, 0.9)};
+    f[1].bytes = f[2].bytes = 0;
+    fc__intervals *iv;
+    assert_int_equal(fc__intervals_build(f, 3, &iv), 0);
+    assert_int_equal(fc__intervals_count(iv), 1);
+    const fc__interval *in = fc__intervals_get(iv, 0);
+    assert_true(in->start == 0 && in->end == 1);
+    check_labels(in, (want[]){{0, NONE, 0, 1}}, 1);
+    const fc__conflict *c;
+    assert_int_equal(fc__intervals_conflicts(iv, 0, &c), 0);
+    fc__intervals_free(iv);
+    /* The same flows carrying a byte: [0, .2) [.2, .5) [.5, .8) [.8, .9) [.9, 1). */
+    f[1].bytes = f[2].bytes = 1;
+    assert_int_equal(fc__intervals_build(f, 3, &iv), 0);
+    assert_int_equal(fc__intervals_count(iv), 5);
+    assert_true(fc__intervals_conflicts(iv, 1, &c) > 0);
+    fc__intervals_free(iv);
+}
+
 static void test_label_set(void **state)
 {
     (void)state;
@@ -610,7 +637,7 @@ static void test_label_set(void **state)
             src[i] = 10 * ((seed >> 8) % nnodes);
             seed = seed * 1103515245u + 12345u;
             dst[i] = 10 * ((seed >> 8) % nnodes);
-            f[i] = (fc__flow){.id = i, .src_node = src[i], .dst_node = dst[i], .end = 1,
+            f[i] = (fc__flow){.id = i, .src_node = src[i], .dst_node = dst[i], .end = 1, .bytes = 1,
                              .intra = src[i] == dst[i]};
         }
         assert_int_equal(fc__intervals_label_set(src, dst, n, got), 0);
@@ -832,7 +859,7 @@ int main(void)
         cmocka_unit_test(test_random),         cmocka_unit_test(test_label_set),
         cmocka_unit_test(test_stamp_wrap),     cmocka_unit_test(test_lend_all),
         cmocka_unit_test(test_lean),           cmocka_unit_test(test_sort_ids),
-        cmocka_unit_test(test_reserve),
+        cmocka_unit_test(test_reserve),        cmocka_unit_test(test_zero_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -228,9 +228,9 @@ static void test_order(void **state)
     size_t count = 0;
     fc__sweep_ops ops = {.arg = &count, .interval = count_iv};
     fc__sweep *s;
-    fc__flow a = {.id = 0, .src_node = 0, .dst_node = 1, .start = 1, .end = 3};
-    fc__flow b = {.id = 1, .src_node = 2, .dst_node = 1, .start = 2, .end = 4};
-    fc__flow late = {.id = 2, .src_node = 2, .dst_node = 3, .start = 1.5, .end = 5};
+    fc__flow a = {.id = 0, .src_node = 0, .dst_node = 1, .start = 1, .end = 3, .bytes = 1};
+    fc__flow b = {.id = 1, .src_node = 2, .dst_node = 1, .start = 2, .end = 4, .bytes = 1};
+    fc__flow late = {.id = 2, .src_node = 2, .dst_node = 3, .start = 1.5, .end = 5, .bytes = 1};
     assert_int_equal(fc__sweep_new(&ops, &s), 0);
     assert_int_equal(fc__sweep_add(s, &a), 0);
     assert_int_equal(fc__sweep_advance(s, 2), 0);

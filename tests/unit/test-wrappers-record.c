@@ -415,15 +415,23 @@ static void test_rooted_collectives(void **state)
     fc__rec_bcast(&thr, &c, FAKE_INTRA, 3, MPI_INT, 5, NULL);
     c = call_of(FC_EV_MPI_Reduce, MPI_SUCCESS);
     fc__rec_reduce(&thr, &c, FAKE_INTRA, 0, MPI_DOUBLE, 2, NULL);
-    assert_int_equal(nrecs(), 7);
+    /* Each Gatherv and the Scatterv at the root is followed by its COUNTS: the counts 1, 2, 3, 4
+     * differ from rank to rank, so a run of one rank each, in rank order. */
+    assert_int_equal(nrecs(), 19);
     check_rec(&recs[0], FC_EV_MPI_Gatherv, 1, 0, 3, 8, 0, 0, 40); /* (1+2+3+4) ints at the root */
-    check_rec(&recs[1], FC_EV_MPI_Gatherv, 1, 0, 3, 8, 0, 0,
+    for (int i = 0; i < 4; i++)
+        check_rec(&recs[1 + i], FC_EV_COUNTS, i, 0, 0, 0, 1, 0, 4 * (uint64_t)(i + 1)); /* from rank i */
+    check_rec(&recs[5], FC_EV_MPI_Gatherv, 1, 0, 3, 8, 0, 0,
               40); /* in place: its own block, 2 ints */
-    check_rec(&recs[2], FC_EV_MPI_Gatherv, 0, 0, 3, 8, 0, 0, 0);    /* a leaf */
-    check_rec(&recs[3], FC_EV_MPI_Scatterv, 1, 0, 3, 80, 0, 0, 12); /* 10 doubles out, 3 ints in */
-    check_rec(&recs[4], FC_EV_MPI_Bcast, 1, 0, 3, 20, 0, 0, 0);
-    check_rec(&recs[5], FC_EV_MPI_Bcast, 3, 0, 3, 0, 0, 0, 20);
-    check_rec(&recs[6], FC_EV_MPI_Reduce, 0, 0, 3, 16, 0, 0, 0);
+    for (int i = 0; i < 4; i++)
+        check_rec(&recs[6 + i], FC_EV_COUNTS, i, 0, 0, 0, 1, 0, 4 * (uint64_t)(i + 1));
+    check_rec(&recs[10], FC_EV_MPI_Gatherv, 0, 0, 3, 8, 0, 0, 0);    /* a leaf: no counts */
+    check_rec(&recs[11], FC_EV_MPI_Scatterv, 1, 0, 3, 80, 0, 0, 12); /* 10 doubles out, 3 ints in */
+    for (int i = 0; i < 4; i++)
+        check_rec(&recs[12 + i], FC_EV_COUNTS, i, 0, 0, 8 * (uint64_t)(i + 1), 1, 0, 0); /* to rank i */
+    check_rec(&recs[16], FC_EV_MPI_Bcast, 1, 0, 3, 20, 0, 0, 0);
+    check_rec(&recs[17], FC_EV_MPI_Bcast, 3, 0, 3, 0, 0, 0, 20);
+    check_rec(&recs[18], FC_EV_MPI_Reduce, 0, 0, 3, 16, 0, 0, 0);
 }
 
 static void test_all_to_all_collectives(void **state)
@@ -446,13 +454,18 @@ static void test_all_to_all_collectives(void **state)
     fc__rec_reduce_scatter_block(&thr, &c, FAKE_INTRA, MPI_DOUBLE, 3, NULL);
     c = call_of(FC_EV_MPI_Allreduce, MPI_SUCCESS);
     fc__rec_allreduce(&thr, &c, MPI_COMM_WORLD, MPI_INT, 6, NULL);
-    assert_int_equal(nrecs(), 6);
+    /* The Alltoallv is even (4 bytes to and 16 from every rank): no COUNTS. The Ialltoallw sends
+     * 4, 8, 4, 8 bytes (int, double, int, double) and receives 16, 0, 8, 0: a run per rank. */
+    assert_int_equal(nrecs(), 10);
     check_rec(&recs[0], FC_EV_MPI_Alltoallv, FC_PEER_NONE, 0, 3, 16, 0, 0, 64);
     check_rec(&recs[1], FC_EV_MPI_Ialltoallw, FC_PEER_NONE, 0, 3, 24, 0xcc000001, 0, 24);
-    check_rec(&recs[2], FC_EV_MPI_Allgather, FC_PEER_NONE, 0, 3, 16, 0, 0, 64);
-    check_rec(&recs[3], FC_EV_MPI_Reduce_scatter, FC_PEER_NONE, 0, 3, 40, 0, 0, 8);
-    check_rec(&recs[4], FC_EV_MPI_Reduce_scatter_block, FC_PEER_NONE, 0, 3, 96, 0, 0, 24);
-    check_rec(&recs[5], FC_EV_MPI_Allreduce, FC_PEER_NONE, 0, 0, 24, 0, 0, 24);
+    static const uint64_t to[4] = {4, 8, 4, 8}, from[4] = {16, 0, 8, 0};
+    for (int i = 0; i < 4; i++)
+        check_rec(&recs[2 + i], FC_EV_COUNTS, i, 0, 0, to[i], 1, 0, from[i]);
+    check_rec(&recs[6], FC_EV_MPI_Allgather, FC_PEER_NONE, 0, 3, 16, 0, 0, 64);
+    check_rec(&recs[7], FC_EV_MPI_Reduce_scatter, FC_PEER_NONE, 0, 3, 40, 0, 0, 8);
+    check_rec(&recs[8], FC_EV_MPI_Reduce_scatter_block, FC_PEER_NONE, 0, 3, 96, 0, 0, 24);
+    check_rec(&recs[9], FC_EV_MPI_Allreduce, FC_PEER_NONE, 0, 0, 24, 0, 0, 24);
 }
 
 /* An inter-communicator whose remote group has 3 ranks. */

@@ -1,0 +1,107 @@
+/* collbytes.c: REPS identical calls of one collective (or of one point-to-point message), for
+ * counting the bytes that cross each node's link during them: the emulated-cluster test compares
+ * them with the inter-node bytes of the algorithm's expansion. With -r 0 the program does
+ * everything else (initialisation, the closing barrier, finalisation), which gives the baseline.
+ *
+ * Usage: collbytes -c alltoall|allreduce|bcast|send [-b BYTES] [-r REPS] [-R ROOT]   (under mpiexec)
+ *   alltoall   BYTES to each peer
+ *   allreduce  BYTES of doubles summed (BYTES a multiple of 8)
+ *   bcast      BYTES from rank ROOT
+ *   send       BYTES from rank ROOT to rank (ROOT + NP / 2) % NP, REPS times (the header overhead
+ *              of one message of that size on the link)
+ *
+ * Every rank checks what it received; rank 0 prints "collbytes C ok" and the program exits 0, or
+ * prints the number of wrong values and exits 1. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    const char *coll = "alltoall";
+    long bytes = 65536;
+    int reps = 4, root = 0, me, np, c;
+    long bad = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    while ((c = getopt(argc, argv, "c:b:r:R:")) != -1) {
+        if (c == 'c')
+            coll = optarg;
+        else if (c == 'b')
+            bytes = atol(optarg);
+        else if (c == 'r')
+            reps = atoi(optarg);
+        else if (c == 'R')
+            root = atoi(optarg);
+        else {
+            if (me == 0)
+                fprintf(stderr, "usage: collbytes -c alltoall|allreduce|bcast|send [-b BYTES] [-r REPS] [-R ROOT]\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    if (bytes < 8 || root < 0 || root >= np || reps < 0) {
+        if (me == 0)
+            fprintf(stderr, "collbytes: BYTES must be at least 8, ROOT a rank, REPS not negative\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    long n = bytes / 8; /* doubles */
+    int a2a = strcmp(coll, "alltoall") == 0;
+    double *sb = malloc((size_t)(a2a ? n * np : n) * sizeof *sb);
+    double *rb = malloc((size_t)(a2a ? n * np : n) * sizeof *rb);
+    if (sb == NULL || rb == NULL)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    for (int t = 0; t < reps; t++) {
+        if (a2a) {
+            /* Block j of rank i's buffer holds i * 1000 + j + t, the value rank j checks. */
+            for (int j = 0; j < np; j++)
+                for (long k = 0; k < n; k++)
+                    sb[j * n + k] = me * 1000.0 + j + t;
+            MPI_Alltoall(sb, (int)n, MPI_DOUBLE, rb, (int)n, MPI_DOUBLE, MPI_COMM_WORLD);
+            for (int j = 0; j < np; j++)
+                for (long k = 0; k < n; k++)
+                    bad += rb[j * n + k] != j * 1000.0 + me + t;
+        } else if (strcmp(coll, "allreduce") == 0) {
+            for (long k = 0; k < n; k++)
+                sb[k] = me + k % 7 + t;
+            MPI_Allreduce(sb, rb, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            for (long k = 0; k < n; k++)
+                bad += rb[k] != np * (np - 1) / 2.0 + (double)np * (k % 7 + t);
+        } else if (strcmp(coll, "bcast") == 0) {
+            for (long k = 0; k < n; k++)
+                rb[k] = me == root ? (double)(k % 101 + t) : -1.0;
+            MPI_Bcast(rb, (int)n, MPI_DOUBLE, root, MPI_COMM_WORLD);
+            for (long k = 0; k < n; k++)
+                bad += rb[k] != (double)(k % 101 + t);
+        } else if (strcmp(coll, "send") == 0) {
+            int dst = (root + np / 2) % np;
+            if (me == root) {
+                for (long k = 0; k < n; k++)
+                    sb[k] = (double)(k % 89 + t);
+                MPI_Send(sb, (int)n, MPI_DOUBLE, dst, 7, MPI_COMM_WORLD);
+            } else if (me == dst) {
+                MPI_Recv(rb, (int)n, MPI_DOUBLE, root, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                for (long k = 0; k < n; k++)
+                    bad += rb[k] != (double)(k % 89 + t);
+            }
+        } else {
+            if (me == 0)
+                fprintf(stderr, "collbytes: unknown -c %s\n", coll);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    long all = 0;
+    MPI_Reduce(&bad, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (me == 0) {
+        if (all)
+            printf("collbytes %s: %ld wrong values\n", coll, all);
+        else
+            printf("collbytes %s ok\n", coll);
+    }
+    free(sb);
+    free(rb);
+    MPI_Finalize();
+    return all != 0;
+}
