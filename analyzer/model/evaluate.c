@@ -412,7 +412,7 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
             goto out;
         memcpy(p->inter, seg, nseg * sizeof *seg);
         p->ninter = nseg;
-        fc__observe_classify(ob, m, iv, p);
+        fc__observe_classify(ob, m, p);
         for (size_t i = 0; i < m->ninter; i++)
             keep[i] = ob->flow[i].cls == FC_OBS_NETWORK;
     }
