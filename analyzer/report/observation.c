@@ -157,6 +157,8 @@ void fc__report_text_observation(FILE *f, const fc__analysis *a)
         fprintf(f, "no platform:     %s; without wire times, flows are told apart by waiting, oversubscription "
                    "and protocol only\n",
                 o->platform_note[0] ? o->platform_note : "none given");
+    else if (o->platform_note[0])
+        fprintf(f, "no platform:     %s; the classes are those under the platform it fitted\n", o->platform_note);
     uint64_t net = o->count[FC_OBS_NETWORK];
     if (o->all)
         fprintf(f, "judged:          %zu flows of every class but below-wire (--flows all)\n", o->njudged);
