@@ -12,6 +12,8 @@
  *                   while it was active (every flow counted at its average rate) would have
  *                   crossed at the platform's rate in less than FC_OBS_BUSY_SHARE of its time, so
  *                   that what moved its bytes was the ranks' turns at the cores, not the link;
+ *                   for a flow whose data time is below the latency, which keeps no NIC busy,
+ *                   what is left after latency + data time is at least half its time;
  *   latency         the data time at the platform's rate is below its latency;
  *   network         the rest: its time is set by moving its bytes.
  *
@@ -388,7 +390,7 @@ void fc__observe_classify(fc__observation *o, const fc__match *m, const fc__prof
             ob->cls = ob->late_peer >= ob->no_progress ? FC_OBS_LATE_PEER : FC_OBS_NO_PROGRESS;
         else if (s == NULL) /* no platform: the protocol stands in for the size */
             ob->cls = f->rendezvous ? FC_OBS_NETWORK : over ? FC_OBS_OVERSUBSCRIBED : FC_OBS_LATENCY;
-        else if (over && ob->busy < FC_OBS_BUSY_SHARE)
+        else if (over && (data < lat ? tb - (lat + data) >= FC_OBS_MAJOR_SHARE * obs : ob->busy < FC_OBS_BUSY_SHARE))
             ob->cls = FC_OBS_OVERSUBSCRIBED;
         else
             ob->cls = data < lat ? FC_OBS_LATENCY : FC_OBS_NETWORK;
