@@ -288,7 +288,10 @@ int fc__analyze(const fc__analyze_opts *o)
         goto out;
     }
     if (obs != NULL) {
-        fc__observe_classify(obs, m, iv, prof);
+        /* Self-calibration that declined a platform it fitted, too few flows being network flows
+         * under it, leaves the classes it found with it: they say why. */
+        if (prof != NULL || !obs->have_platform)
+            fc__observe_classify(obs, m, prof);
         snprintf(obs->platform_note, sizeof obs->platform_note, "%s", prof == NULL ? note : "");
     }
     if (!none && prof == NULL && m->ninter == 0 && (rc = fc__selfcal(m, iv, &prof, note, sizeof note)) < 0) {

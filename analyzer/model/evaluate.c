@@ -1,6 +1,7 @@
 /* analyzer/model/evaluate.c: the predicted-versus-observed part of an analysis: self-calibration of a
  * profile from the trace's own flows, and the run of each model over the inter-node flows with
  * its errors per flow, per interval and in Table 3's statistics. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,6 +366,31 @@ static int check_segment(const fc__match *m, const uint8_t *keep, const double *
     return 0;
 }
 
+/* Keeps a fitted segment's rate to the fastest any NIC direction was seen moving bytes while a
+ * flow keep[] names was active (fc__obs: the bytes that crossed the busier one over the flow's
+ * time): a rate no NIC of the trace reached is not the network's. Returns 0 (*capped set when it
+ * lowered the rate), or -1 when no flow gives a rate. */
+static int cap_at_nics(const fc__observation *ob, const fc__match *m, const uint8_t *keep, fc__segment *s,
+                       int *capped)
+{
+    double rmax = 0;
+    for (size_t i = 0; i < m->ninter; i++) {
+        const fc__flow *f = &m->flows[i];
+        if (!keep[i] || !(f->observed > 0))
+            continue;
+        const fc__obs *o = &ob->flow[i];
+        double r = (o->src_out > o->dst_in ? o->src_out : o->dst_in) / f->observed;
+        rmax = r > rmax ? r : rmax;
+    }
+    if (!(rmax > 0))
+        return -1;
+    if (1 / s->per_byte > rmax) {
+        s->per_byte = 1 / rmax;
+        *capped = 1;
+    }
+    return 0;
+}
+
 int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observation *ob, fc__profile **out,
                          char *note, size_t nnote)
 {
@@ -403,7 +429,8 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
         over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
                             (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
     for (size_t s = 0; s < nseg; s++)
-        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0;
+        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0 ||
+                 cap_at_nics(ob, m, keep, &seg[s], &capped) < 0;
     if (nolat)
         nseg = 0;
     if (nseg > 0) {
@@ -412,7 +439,7 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
             goto out;
         memcpy(p->inter, seg, nseg * sizeof *seg);
         p->ninter = nseg;
-        fc__observe_classify(ob, m, iv, p);
+        fc__observe_classify(ob, m, p);
         for (size_t i = 0; i < m->ninter; i++)
             keep[i] = ob->flow[i].cls == FC_OBS_NETWORK;
     }
@@ -425,7 +452,8 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
         over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
                             (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
     for (size_t s = 0; s < nseg; s++)
-        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0;
+        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0 ||
+                 cap_at_nics(ob, m, keep, &seg[s], &capped) < 0;
     if (nseg == 0 || nolat) {
         snprintf(note, nnote,
                  "not self-calibrated: %zu of %zu inter-node flows are network flows under a platform fitted "
@@ -452,6 +480,19 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
     size_t fitted, assumed;
     if ((rc = fit_cuts_kept(m, iv, p, bb, keep, tim, &fitted, &assumed)) < 0)
         goto out;
+    /* The platform must hold up under its own classes: one under which too few flows are set by
+     * the network (their NICs idle at its rate, on an oversubscribed machine) is not one the
+     * trace shows. */
+    fc__observe_classify(ob, m, p);
+    if (ob->count[FC_OBS_NETWORK] < FC_SELFCAL_MIN_FLOWS) {
+        snprintf(note, nnote,
+                 "not self-calibrated: under the platform fitted to %zu network flows only %" PRIu64
+                 " of %zu inter-node flows are network flows (%d needed); models left out: give --platform (flowcut "
+                 "calibrate)",
+                 used, ob->count[FC_OBS_NETWORK], m->ninter, FC_SELFCAL_MIN_FLOWS);
+        rc = 0;
+        goto out;
+    }
     rc = FC_ENOMEM;
     const fc__segment *big = &p->inter[p->ninter - 1];
     p->has_maxrate = 1;

@@ -8,8 +8,12 @@
  *   late-peer       waiting for the peer is at least half the observed time (and no less than the
  *   no-progress     time without progress), or the time without progress is;
  *   oversubscribed  a machine or node of the flow ran more ranks than the cores they may use, and
- *                   what is left after the wire time with its worst contention (latency + data x
- *                   the largest k it shared a NIC direction with) is at least half the time;
+ *                   its NICs were not kept busy: the bytes that crossed its busier NIC direction
+ *                   while it was active (every flow counted at its average rate) would have
+ *                   crossed at the platform's rate in less than FC_OBS_BUSY_SHARE of its time, so
+ *                   that what moved its bytes was the ranks' turns at the cores, not the link;
+ *                   for a flow whose data time is below the latency, which keeps no NIC busy,
+ *                   what is left after latency + data time is at least half its time;
  *   latency         the data time at the platform's rate is below its latency;
  *   network         the rest: its time is set by moving its bytes.
  *
@@ -161,6 +165,90 @@ out:
     return rc;
 }
 
+/* A change of the rate at which bytes cross one direction of one node's NIC: key is node x 2 +
+ * direction (0 out, 1 in). */
+typedef struct nic_step {
+    uint64_t key;
+    double t, rate; /* bytes/s added at t (negative: removed) */
+    double bytes;   /* bytes that crossed it from the first step of its key to t */
+} nic_step;
+
+static int cmp_step(const void *a, const void *b)
+{
+    const nic_step *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Bytes that crossed the NIC direction key in [a, b]: from the steps' running totals, the rate
+ * being constant between two steps. */
+static double nic_bytes(const nic_step *st, size_t n, uint64_t key, double a, double b)
+{
+    double at[2] = {a, b}, cum[2];
+    for (int e = 0; e < 2; e++) {
+        /* The last step of key at or before at[e]. */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (st[mid].key < key || (st[mid].key == key && st[mid].t <= at[e]))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == 0 || st[lo - 1].key != key) {
+            cum[e] = 0;
+            continue;
+        }
+        const nic_step *s = &st[lo - 1];
+        /* s->rate is the rate in force after s. */
+        cum[e] = s->bytes + s->rate * (at[e] - s->t);
+    }
+    return cum[1] - cum[0];
+}
+
+/* Fills each flow's src_out, src_in, dst_in and dst_out. Returns 0 or FC_ENOMEM. */
+static int nic_loads(const fc__match *m, fc__observation *o)
+{
+    size_t n = 0;
+    nic_step *st = malloc((o->n > 0 ? 4 * o->n : 1) * sizeof *st);
+    if (st == NULL)
+        return FC_ENOMEM;
+    for (size_t i = 0; i < o->n; i++) {
+        const fc__flow *f = &m->flows[i];
+        if (!(f->observed > 0) || f->src_node >= m->nnodes || f->dst_node >= m->nnodes)
+            continue;
+        double r = (double)f->bytes / f->observed;
+        uint64_t ko = (uint64_t)f->src_node * 2, ki = (uint64_t)f->dst_node * 2 + 1;
+        st[n++] = (nic_step){ko, f->start, r, 0};
+        st[n++] = (nic_step){ko, f->end, -r, 0};
+        st[n++] = (nic_step){ki, f->start, r, 0};
+        st[n++] = (nic_step){ki, f->end, -r, 0};
+    }
+    fc__sort(st, n, sizeof *st, cmp_step);
+    /* Running totals; each step's rate becomes the rate in force after it. */
+    for (size_t i = 0; i < n; i++) {
+        int first = i == 0 || st[i - 1].key != st[i].key;
+        double rate = first ? 0 : st[i - 1].rate;
+        st[i].bytes = first ? 0 : st[i - 1].bytes + rate * (st[i].t - st[i - 1].t);
+        st[i].rate += rate;
+        if (st[i].rate < 0) /* rounding of the sums of many rates */
+            st[i].rate = 0;
+    }
+    for (size_t i = 0; i < o->n; i++) {
+        const fc__flow *f = &m->flows[i];
+        fc__obs *ob = &o->flow[i];
+        if (!(f->observed > 0) || f->src_node >= m->nnodes || f->dst_node >= m->nnodes)
+            continue;
+        ob->src_out = nic_bytes(st, n, (uint64_t)f->src_node * 2, f->start, f->end);
+        ob->src_in = nic_bytes(st, n, (uint64_t)f->src_node * 2 + 1, f->start, f->end);
+        ob->dst_in = nic_bytes(st, n, (uint64_t)f->dst_node * 2 + 1, f->start, f->end);
+        ob->dst_out = nic_bytes(st, n, (uint64_t)f->dst_node * 2, f->start, f->end);
+    }
+    free(st);
+    return 0;
+}
+
 int fc__observe_new(const fc_trace *t, const fc__match *m, int all, fc__observation **out)
 {
     *out = NULL;
@@ -187,7 +275,19 @@ int fc__observe_new(const fc_trace *t, const fc__match *m, int all, fc__observat
         double unc = (f->src_rank < m->world ? m->clock_unc[f->src_rank] : 0) +
                      (f->dst_rank < m->world ? m->clock_unc[f->dst_rank] : 0);
         event_parts(f, &m->waits[i], unc, &o->flow[i]);
+        if (o->flow[i].clock) {
+            double by = -f->observed;
+            if (m->waits[i].send_early && f->recv_post - f->send_end > by)
+                by = f->recv_post - f->send_end;
+            if (o->contradicting == 0 || by > o->worst_contradiction_s) {
+                o->worst_contradiction_s = by;
+                o->worst_contradicting_flow = f->id;
+            }
+            o->contradicting++;
+        }
     }
+    if ((rc = nic_loads(m, o)) < 0)
+        goto out;
     /* Busy ranks against cores, per machine (host name) and per node: on a real cluster the two
      * are one; on an emulated one, the nodes of one machine share its cores. */
     for (size_t i = 0; i < nr; i++) {
@@ -233,22 +333,20 @@ out:
     return rc;
 }
 
-/* The largest k of the same-direction conflicts the flow was in (1 when none). */
-static double max_degree(const fc__intervals *iv, uint64_t id)
+/* The share of flow f's time its busier NIC direction was kept busy at the rate of p's largest
+ * messages. A NIC that shares its rate between its two directions (half duplex) slows a flow by
+ * the traffic the other way too, as much as p's mixed flow cut says (0 on a full-duplex NIC). */
+static double busy_share(const fc__flow *f, const fc__obs *ob, const fc__profile *p)
 {
-    const fc__label_run *runs;
-    size_t nr;
-    uint32_t k = 1;
-    if (iv == NULL || fc__intervals_history(iv, id, &runs, &nr) < 0)
-        return 1;
-    for (size_t r = 0; r < nr; r++)
-        if ((runs[r].label.kind == FC_CONFLICT_OUTGOING || runs[r].label.kind == FC_CONFLICT_INCOMING) &&
-            runs[r].label.k > k)
-            k = runs[r].label.k;
-    return k;
+    if (p == NULL || p->ninter == 0 || !(f->observed > 0) || !(p->inter[p->ninter - 1].per_byte > 0))
+        return 0;
+    double beta = fc__profile_alpha(p, FC_CONFLICT_MIXED_IN, 2, 0);
+    beta = clamp(beta, 0, 1);
+    double src = ob->src_out + beta * ob->src_in, dst = ob->dst_in + beta * ob->dst_out;
+    return (src > dst ? src : dst) * p->inter[p->ninter - 1].per_byte / f->observed;
 }
 
-void fc__observe_classify(fc__observation *o, const fc__match *m, const fc__intervals *iv, const fc__profile *p)
+void fc__observe_classify(fc__observation *o, const fc__match *m, const fc__profile *p)
 {
     o->have_platform = p != NULL;
     memset(o->count, 0, sizeof o->count);
@@ -270,6 +368,7 @@ void fc__observe_classify(fc__observation *o, const fc__match *m, const fc__inte
         double unc = (f->src_rank < m->world ? m->clock_unc[f->src_rank] : 0) +
                      (f->dst_rank < m->world ? m->clock_unc[f->dst_rank] : 0);
         ob->wire = s ? (lat + data < tb ? lat + data : tb) : 0;
+        ob->busy = busy_share(f, ob, p);
         ob->rest = tb - ob->wire;
         /* Faster than the wire: a clock problem of its own, not one of the contradictions above. */
         int fast = !ob->clock && s != NULL && obs + unc < FC_OBS_WIRE_MARGIN * data;
@@ -291,7 +390,7 @@ void fc__observe_classify(fc__observation *o, const fc__match *m, const fc__inte
             ob->cls = ob->late_peer >= ob->no_progress ? FC_OBS_LATE_PEER : FC_OBS_NO_PROGRESS;
         else if (s == NULL) /* no platform: the protocol stands in for the size */
             ob->cls = f->rendezvous ? FC_OBS_NETWORK : over ? FC_OBS_OVERSUBSCRIBED : FC_OBS_LATENCY;
-        else if (over && tb - (lat + data * max_degree(iv, f->id)) >= FC_OBS_MAJOR_SHARE * obs)
+        else if (over && (data < lat ? tb - (lat + data) >= FC_OBS_MAJOR_SHARE * obs : ob->busy < FC_OBS_BUSY_SHARE))
             ob->cls = FC_OBS_OVERSUBSCRIBED;
         else
             ob->cls = data < lat ? FC_OBS_LATENCY : FC_OBS_NETWORK;

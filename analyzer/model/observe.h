@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <flowcut/reader.h>
-#include "conflict/intervals.h"
 #include "match/match.h"
 #include "model/profile.h"
 
@@ -33,6 +32,11 @@ enum fc__obs_class {
 
 /* A share of the observed time a part must reach to give the flow its class. */
 #define FC_OBS_MAJOR_SHARE 0.5
+/* The share of a flow's time its busier NIC direction must have been kept busy for the flow's
+ * time to be set by moving bytes on an oversubscribed machine (observe.c): below it, the bytes
+ * that crossed that NIC while the flow was active would have crossed in less than this share of
+ * its time at the platform's rate, and the ranks' turns at the cores set the time. */
+#define FC_OBS_BUSY_SHARE 0.75
 /* A flow is below the wire when its observed time (plus the clock uncertainties) is below this
  * share of its data time: more than twice the platform's rate, which no estimate of the rate
  * misses by, so that only clock problems remain. */
@@ -49,6 +53,12 @@ typedef struct fc__obs {
     double no_progress; /* (rendezvous) neither end inside MPI: the transfer could not progress */
     double wire;        /* latency + bytes x per-byte of the platform, at most what is left */
     double rest;        /* what is left: contention, descheduling, noise */
+    /* Bytes that crossed the flow's NICs while it was active, each flow counted at its average
+     * rate (bytes / observed time), itself included: out of and into its source node, into and
+     * out of its destination node. */
+    double src_out, src_in, dst_in, dst_out;
+    double busy;        /* the share of its time its busier NIC direction was kept busy at the
+                           platform's rate (observe.c), 0 without a platform */
 } fc__obs;
 
 /* A machine (host name) and the ranks it ran. */
@@ -75,6 +85,12 @@ typedef struct fc__observation {
     uint64_t below_wire;
     double worst_below_s;
     uint64_t worst_below_flow;
+    /* Flows whose ends contradict the clocks (fc__obs.clock): the worst by the time by which its
+     * receive completed before its send started, or its waiting send before its receive was
+     * posted. */
+    uint64_t contradicting;
+    double worst_contradiction_s;
+    uint64_t worst_contradicting_flow;
     /* Machines. oversub[w]: world rank w's machine ran more ranks than cores (0 when unknown). */
     size_t nhosts;
     fc__obs_host *hosts;
@@ -90,10 +106,10 @@ typedef struct fc__observation {
  * statistics will count every class. Returns 0, FC_EINVAL (m has no wait entries) or FC_ENOMEM. */
 int fc__observe_new(const fc_trace *t, const fc__match *m, int all, fc__observation **out);
 
-/* Gives every flow its wire part, rest and class with profile p (NULL: no platform, see
- * observe.c), with the conflict degrees of iv, and sets judged[], the counts and the sums; may be
- * called again with another profile. Never fails. */
-void fc__observe_classify(fc__observation *o, const fc__match *m, const fc__intervals *iv, const fc__profile *p);
+/* Gives every flow its wire part, busy share, rest and class with profile p (NULL: no platform,
+ * see observe.c), and sets judged[], the counts and the sums; may be called again with another
+ * profile. Never fails. */
+void fc__observe_classify(fc__observation *o, const fc__match *m, const fc__profile *p);
 
 /* The name of a class ("network" ...), or "unknown". */
 const char *fc__obs_class_name(unsigned cls);

@@ -25,6 +25,17 @@ void fc__report_json_clock_more(FILE *f, const fc__analysis *a)
                ", \"send_worst_s\": ",
             m->send_violations, m->send_violations_beyond);
     json_num(f, m->send_violations ? m->worst_send_violation : 0.0);
+    /* What the observation finds is null where it did not run (documented members are always
+     * there). */
+    if (o != NULL) {
+        fprintf(f, ", \"contradicting_flows\": %" PRIu64 ", \"contradicting_worst_s\": ", o->contradicting);
+        json_num(f, o->contradicting ? o->worst_contradiction_s : 0.0);
+        if (o->contradicting)
+            fprintf(f, ", \"contradicting_worst_flow\": %" PRIu64, o->worst_contradicting_flow);
+        else
+            fputs(", \"contradicting_worst_flow\": null", f);
+    } else
+        fputs(", \"contradicting_flows\": null, \"contradicting_worst_s\": null, \"contradicting_worst_flow\": null", f);
     if (o != NULL && o->have_platform) {
         fprintf(f, ", \"below_wire\": %" PRIu64 ", \"below_wire_worst_s\": ", o->below_wire);
         json_num(f, o->below_wire ? o->worst_below_s : 0.0);
@@ -32,14 +43,17 @@ void fc__report_json_clock_more(FILE *f, const fc__analysis *a)
             fprintf(f, ", \"below_wire_worst_flow\": %" PRIu64, o->worst_below_flow);
         else
             fputs(", \"below_wire_worst_flow\": null", f);
-    }
+    } else
+        fputs(", \"below_wire\": null, \"below_wire_worst_s\": null, \"below_wire_worst_flow\": null", f);
 }
 
 void fc__report_json_flow_observation(FILE *f, const fc__analysis *a, uint64_t id)
 {
     const fc__observation *o = a->obs;
-    if (o == NULL || id >= o->n)
+    if (o == NULL || id >= o->n) {
+        fputs(", \"observation\": null", f);
         return;
+    }
     const fc__obs *b = &o->flow[id];
     fprintf(f, ", \"observation\": {\"class\": \"%s\", \"late_peer_s\": ", fc__obs_class_name(b->cls));
     json_num(f, b->late_peer);
@@ -49,14 +63,21 @@ void fc__report_json_flow_observation(FILE *f, const fc__analysis *a, uint64_t i
     json_num(f, b->wire);
     fputs(", \"rest_s\": ", f);
     json_num(f, b->rest);
+    fputs(", \"nic_busy\": ", f);
+    if (o->have_platform)
+        json_num(f, b->busy);
+    else
+        fputs("null", f);
     fprintf(f, ", \"clock\": %s, \"judged\": %s}", b->clock ? "true" : "false", o->judged[id] ? "true" : "false");
 }
 
 void fc__report_json_observation(FILE *f, const fc__analysis *a)
 {
     const fc__observation *o = a->obs;
-    if (o == NULL)
+    if (o == NULL) {
+        fputs("  \"observation\": null,\n", f);
         return;
+    }
     fprintf(f, "  \"observation\": {\"flows\": %zu, \"judged\": %zu, \"statistics_over\": \"%s\", \"platform\": %s, "
                "\"platform_note\": ",
             o->n, o->njudged, o->all ? "all" : "network", o->have_platform ? "true" : "false");
@@ -136,6 +157,8 @@ void fc__report_text_observation(FILE *f, const fc__analysis *a)
         fprintf(f, "no platform:     %s; without wire times, flows are told apart by waiting, oversubscription "
                    "and protocol only\n",
                 o->platform_note[0] ? o->platform_note : "none given");
+    else if (o->platform_note[0])
+        fprintf(f, "no platform:     %s; the classes are those under the platform it fitted\n", o->platform_note);
     uint64_t net = o->count[FC_OBS_NETWORK];
     if (o->all)
         fprintf(f, "judged:          %zu flows of every class but below-wire (--flows all)\n", o->njudged);
@@ -178,5 +201,13 @@ void fc__report_observation_warnings(const fc__analysis *a, void (*fn)(const cha
              " bytes) observed %.9f s, %.9f s short of its data time",
              o->below_wire, o->below_wire == 1 ? "" : "s", w->id, w->src_rank, w->dst_rank, w->bytes, w->observed,
              o->worst_below_s);
+    }
+    if (o != NULL && o->contradicting) {
+        const fc__flow *w = &m->flows[o->worst_contradicting_flow];
+        warn(fn, arg,
+             "%" PRIu64 " flow%s whose ends contradict the clocks beyond their uncertainty (classed below-wire, left "
+             "out of the statistics); worst: flow %" PRIu64 " (%" PRIu32 " -> %" PRIu32 ", %" PRIu64 " bytes), by %.9f s",
+             o->contradicting, o->contradicting == 1 ? "" : "s", w->id, w->src_rank, w->dst_rank, w->bytes,
+             o->worst_contradiction_s);
     }
 }

@@ -85,8 +85,10 @@ void fc__report_json_prediction(FILE *f, const fc__analysis *a)
 void fc__report_json_flow_predicted(FILE *f, const fc__analysis *a, uint64_t id)
 {
     const fc__prediction *pr = a->pred;
-    if (pr == NULL || id >= a->match->ninter)
+    if (pr == NULL || id >= a->match->ninter) {
+        fputs(", \"predicted\": null", f);
         return;
+    }
     fputs(", \"predicted\": {", f);
     for (unsigned j = 0; j < pr->nmodels; j++) {
         fprintf(f, "%s\"%s\": ", j ? ", " : "", fc__model_name(pr->model[j]));
@@ -98,8 +100,10 @@ void fc__report_json_flow_predicted(FILE *f, const fc__analysis *a, uint64_t id)
 void fc__report_json_interval_error(FILE *f, const fc__analysis *a, size_t v)
 {
     const fc__prediction *pr = a->pred;
-    if (pr == NULL)
+    if (pr == NULL) {
+        fputs(", \"predicted_error_pct\": null", f);
         return;
+    }
     fputs(", \"predicted_error_pct\": {", f);
     for (unsigned j = 0; j < pr->nmodels; j++) {
         fprintf(f, "%s\"%s\": ", j ? ", " : "", fc__model_name(pr->model[j]));

@@ -216,14 +216,18 @@ static void json_flow(fc__obuf *o, const fc__analysis *a, const fc__flow *fl, co
             fc__ob_char(o, '}');
         }
         fc__ob_char(o, ']');
+        /* Members not computed are null, written without leaving the buffer (the streamed
+         * document's path). */
         if (a->pred != NULL) {
             fc__ob_flush(o);
             fc__report_json_flow_predicted(o->f, a, fl->id);
-        }
+        } else
+            FC__OB_LIT(o, ", \"predicted\": null");
         if (a->obs != NULL) {
             fc__ob_flush(o);
             fc__report_json_flow_observation(o->f, a, fl->id);
-        }
+        } else
+            FC__OB_LIT(o, ", \"observation\": null");
     }
     fc__ob_char(o, '}');
 }
@@ -280,7 +284,8 @@ static void json_interval(fc__obuf *o, const fc__analysis *a, size_t i, double s
     if (a->pred != NULL) {
         fc__ob_flush(o);
         fc__report_json_interval_error(o->f, a, i);
-    }
+    } else
+        FC__OB_LIT(o, ", \"predicted_error_pct\": null");
     fc__ob_char(o, '}');
 }
 
@@ -662,6 +667,7 @@ static int js_start(void *arg, const fc__match *m)
     /* Everything the head says is known now: ranks, nodes, the eager threshold. */
     json_head(js->out, &js->a);
     fc__report_json_prediction(js->out, &js->a); /* null members: a stream has no predictions */
+    fc__report_json_observation(js->out, &js->a);
     FC__OB_LIT(js->ob, "  \"intervals\": [");
     return 0;
 }

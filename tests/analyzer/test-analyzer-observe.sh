@@ -122,6 +122,20 @@ EOF
 grep -q '"name": "box", "ranks": 2, "nodes": 2, "cores": 1, "oversubscribed": true' "$work/over.json" ||
     fail_later "over: the host's ranks, nodes and cores"
 
+# A latency-bound flow on the same oversubscribed machine keeps no NIC busy by nature: 8 B observed
+# in 12 us, whose wire time is 10.08 (rest 1.92, below half the time): latency, not oversubscribed.
+case_ overlat latency 0 0 10.08 1.92 <<'EOF'
+ranks 2
+node 0 n0
+node 1 n1
+host 0 box
+host 1 box
+affinity 0 0
+affinity 1 0
+ev 0 MPI_Send 100 101 1 0 8 0
+ev 1 MPI_Recv 50 112 0 0 8 0
+EOF
+
 # The same with CPUs 0-1: 2 ranks on 2 cores, not oversubscribed; the data time (10) is not below
 # the latency (10): network.
 case_ cores network 0 0 20 1980 <<'EOF'
@@ -135,6 +149,60 @@ affinity 1 0-1
 ev 0 MPI_Send 100 110 1 0 1000 0
 ev 1 MPI_Recv 50 2100 0 0 1000 0
 EOF
+
+# Busy NICs on an oversubscribed machine (4 ranks on CPU 0): 100000 B flows observed in 2000 us,
+# twice their data time (1000). Two of them leaving node n0 together move 200000 B through its
+# outgoing direction in 2000 us: the NIC is busy all the time (share 1.0), network. One alone
+# moves half that: a share of 0.5, below 0.75, oversubscribed. One leaving n0 while another enters
+# it: 0.5 each way, which the line profile's mixed flow cut (0: full duplex) keeps apart, so
+# oversubscribed; a half-duplex profile (mixed cut 1) adds the way in: 1.0, network.
+busy_trace() {
+    mkdir -p "$work/$1" && "$gen_trace" "$work/$1" || fail_later "$1: gen-trace"
+}
+busy_hosts='ranks 4
+node 0 n0
+node 1 n1
+node 2 n0
+node 3 n2
+host 0 box
+host 1 box
+host 2 box
+host 3 box
+affinity 0 0
+affinity 1 0
+affinity 2 0
+affinity 3 0
+ev 0 MPI_Send 100 2110 1 0 100000 0
+ev 1 MPI_Recv 50 2100 0 0 100000 0'
+busy_trace busytwo <<EOF
+$busy_hosts
+ev 2 MPI_Send 100 2110 3 0 100000 0
+ev 3 MPI_Recv 50 2100 2 0 100000 0
+EOF
+busy_trace busyone <<EOF
+$busy_hosts
+EOF
+busy_trace busymixed <<EOF
+$busy_hosts
+ev 3 MPI_Send 100 2110 2 0 100000 0
+ev 2 MPI_Recv 50 2100 3 0 100000 0
+EOF
+half=$work/half.prof
+sed 's/^cut mixed-\(in\|out\) 2 0 0$/cut mixed-\1 2 1 1/' "$prof" >"$half"
+grep -q '^cut mixed-in 2 1 1$' "$half" || fail_later "the half-duplex profile"
+for c in "busytwo $prof network network 1.0" "busyone $prof oversubscribed - 0.5" \
+    "busymixed $prof oversubscribed oversubscribed 0.5" "busymixed $half network network 1.0"; do
+    set -- $c
+    "$flowcut" analyze --format json --platform "$2" -o "$work/$1.json" "$work/$1" || { fail_later "$1: exit $?"; continue; }
+    "$PYTHON3" - "$work/$1.json" "$3" "$4" "$5" <<'EOF' || fail_later "$1 with ${2##*/}: the busy NICs"
+import json, sys
+fl = json.load(open(sys.argv[1]))["flows"]
+want = [c for c in sys.argv[2:4] if c != "-"]
+got = [f["observation"]["class"] for f in fl]
+assert got == want, (got, want)
+assert all(abs(f["observation"]["nic_busy"] - float(sys.argv[4])) < 1e-6 for f in fl), [f["observation"] for f in fl]
+EOF
+done
 
 # A rendezvous send (--eager 500) that completes at 200, before its receive is posted at 300: the
 # clocks contradict the ends. Counted, its worst 100 us, and the flow is below-wire. The flow
@@ -157,6 +225,47 @@ assert j["observation"]["judged"] == 0 and j["errors"]["linear"]["flows"] == 0, 
 assert j["errors"]["linear"]["mean_abs_pct"] is None and j["errors"]["linear"]["max_abs_pct"] is None, j["errors"]
 assert any("before the receive was posted" in w for w in j["warnings"]), j["warnings"]
 EOF
+
+# Ends that contradict the clocks, several kinds in one trace (--eager 500: all rendezvous), must be
+# counted and the worst named, in every report, without failing the analysis. Flow 0: its receive
+# completes at 60, before its send started at 100 (by 40 us). Flow 1: its send completes at 300,
+# before its receive was posted at 400 (by 100). Flow 2: consistent. Flow 3: its receive completes
+# at 1750, before its send started at 2000 (by 250), the worst. Three contradicting flows, all
+# below-wire; two receive violations and one send violation.
+mkdir -p "$work/clocks" && "$gen_trace" "$work/clocks" <<'EOF' || fail_later "clocks: gen-trace"
+ranks 4
+ev 0 MPI_Send 100 110 1 0 1000 0
+ev 1 MPI_Recv 20 60 0 0 1000 0
+ev 2 MPI_Send 200 300 3 0 1000 0
+ev 3 MPI_Recv 400 500 2 0 1000 0
+ev 0 MPI_Send 1000 1010 1 1 1000 0
+ev 1 MPI_Recv 990 1030 0 1 1000 0
+ev 2 MPI_Send 2000 2010 3 1 1000 0
+ev 3 MPI_Recv 1700 1750 2 1 1000 0
+EOF
+for opts in "--platform $prof" "" "--model none" "--platform $prof --flows all"; do
+    for fmt in text json csv html; do
+        # shellcheck disable=SC2086
+        "$flowcut" analyze --eager 500 --format $fmt $opts -o "$work/clocks.out" "$work/clocks" 2>"$work/clocks.err" ||
+            { fail_later "clocks: --format $fmt $opts: exit $?"; cat "$work/clocks.err"; }
+    done
+done
+"$flowcut" analyze --eager 500 --format json --platform "$prof" -o "$work/clocks.json" "$work/clocks" || fail_later "clocks: json"
+"$PYTHON3" - "$work/clocks.json" <<'EOF' || fail_later "clocks: counted and named"
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["clock"]
+assert c["violations"] == 2 and c["send_violations"] == 1, c
+assert c["contradicting_flows"] == 3 and c["contradicting_worst_flow"] == 3, c
+assert abs(c["contradicting_worst_s"] - 250e-6) < 1e-9, c
+assert [f["observation"]["class"] for f in j["flows"]] == ["below-wire", "below-wire", "network", "below-wire"], j["flows"]
+assert [f["observation"]["clock"] for f in j["flows"]] == [True, True, False, True], j["flows"]
+assert j["observation"]["judged"] == 1, j["observation"]
+assert any(w.startswith("3 flows whose ends contradict the clocks") and "worst: flow 3 (2 -> 3, 1000 bytes), by 0.000250000 s" in w
+           for w in j["warnings"]), j["warnings"]
+EOF
+"$flowcut" analyze --eager 500 --platform "$prof" "$work/clocks" | grep -q '3 flows whose ends contradict the clocks.*worst: flow 3 ' ||
+    fail_later "clocks: the text report does not name the worst flow"
 
 # The statistics count network flows by default, every class but below-wire with --flows all:
 # the late-peer and network cases together.
