@@ -44,6 +44,8 @@ typedef struct fc__thread {
         uint32_t id;
     } sc[FC__SITE_CACHE]; /* call-site cache, filled by fc__site (callsite.c) */
     void *deep;           /* unwound call-site cache (callsite.c), allocated by fc__site_thread */
+    fc__rec *run;         /* the first record of the run of polls being folded (poll.c), in the
+                           * current chunk; NULL when none (reset with every new chunk) */
 } fc__thread;
 
 /* Tracing state of the process. */

@@ -28,7 +28,9 @@
  * refuse a newer major and read every older one. History: 1.0 first; 2.0 EVENTS chunks in
  * columns (a 1.x reader cannot read them; rows remain valid and 2.x readers read 1.x files); 2.1
  * COMPLETE records that carry their request's own completion time (FC_EVF_OWN_TIME), which 2.0
- * readers read as the time of the completion, and the RANK field COLL_ENV. FC_FORMAT_MINOR grows
+ * readers read as the time of the completion, and the RANK field COLL_ENV; 2.3 the sub-record kinds
+ * POLLS (folded runs of polls that found nothing) and TRACER_WAIT (the tracer's own waits), which
+ * older readers skip as unknown kinds. FC_FORMAT_MINOR grows
  * with additive changes (new block kinds, new event kinds, new fields appended to a record, new
  * flags), which old readers skip or read compatibly. Block kinds, event kinds, field
  * keys and flags are append-only: a number, once given, keeps its meaning forever.
@@ -55,7 +57,7 @@ extern "C" {
 #define FC_MAGIC_LEN 8
 #define FC_BOM 0x0A0B0C0Du /* written little-endian: 0D 0C 0B 0A; a reader seeing 0A 0B 0C 0D knows */
 #define FC_FORMAT_MAJOR 2
-#define FC_FORMAT_MINOR 1
+#define FC_FORMAT_MINOR 3
 #define FC_FILE_HEADER_SIZE 64
 #define FC_TRACE_FILE_FMT "rank-%06d.fct" /* name of a rank's file inside the trace directory */
 
@@ -309,8 +311,18 @@ enum {
  *     own (null and inactive requests) come last, at the call's exit. A 2.0 reader reads these
  *     times as it reads the exit time: as when the request completed.
  *   START: one request started by the preceding MPI_Startall: obj = request handle.
+ *   POLLS (2.3): the preceding record, an MPI_Test, MPI_Testany, MPI_Testsome, MPI_Testall,
+ *     MPI_Iprobe or MPI_Improbe that found nothing, is the first of a run of such calls that this
+ *     thread made one after the other with the same arguments (the same record but for its times)
+ *     and nothing in between: t0 and t1 = entry and exit of the run's last call, bytes = calls in
+ *     the run (the first included, at least 2), bytes2 = nanoseconds spent inside those calls, all
+ *     of them. The run spans from the first call's t0 to this t1. A reader that skips POLLS sees
+ *     the run's first call alone. The tracer folds runs unless FLOWCUT_FOLD_POLLS=0.
+ *   TRACER_WAIT (2.3): t0 to t1, the thread waited inside the tracer for a free buffer chunk (the
+ *     writer thread had not yet written the full ones): time the application lost to the tracer,
+ *     outside any MPI call. Its place among the thread's records is by its t0.
  * Classes: P2P (point-to-point), COLL (collective), COMM (communicator), REQ (requests, waits,
- * tests), PROBE, ENV (init, finalize), SUB (sub-record). */
+ * tests), PROBE, ENV (init, finalize), SUB (sub-record, or a record of the tracer's own). */
 #define FC_EVENT_KINDS(X)                                                                          \
     X(MPI_Init, 1, ENV)                                                                           \
     X(MPI_Init_thread, 2, ENV)                                                                    \
@@ -401,7 +413,9 @@ enum {
     X(MPI_Cart_sub, 87, COMM)                                                                     \
     X(MPI_Abort, 88, ENV)                                                                         \
     X(COMPLETE, 120, SUB)                                                                         \
-    X(START, 121, SUB)
+    X(START, 121, SUB)                                                                            \
+    X(POLLS, 122, SUB)                                                                            \
+    X(TRACER_WAIT, 123, SUB)
 
 enum fc_event_kind {
 #define FC__X(name, num, cls) FC_EV_##name = num,
