@@ -59,6 +59,9 @@ FC__HIDDEN extern int fc__depth;
 /* FLOWCUT_REQUEST_TIMES: 1 (default) to time each request MPI_Waitall completes (waitall.c), 0 for
  * the call's exit time alone. Set before tracing starts, read-only afterwards. */
 FC__HIDDEN extern int fc__req_times;
+/* FLOWCUT_FOLD_POLLS: 1 (default) folds runs of polls that found nothing (poll.c), 0 records each
+ * call. Set before tracing starts, read-only afterwards. */
+FC__HIDDEN extern int fc__fold_polls;
 
 /* Starts tracing on this thread (and in the process, lazily, when MPI is already initialised)
  * and returns its state, or NULL when this thread must not record (MPI not initialised,

@@ -10,8 +10,6 @@
 #include "record.h"
 #include "runtime.h"
 
-int fc__fold_polls = 1;
-
 /* Nanoseconds between two ticks of the event clock, as the writer will convert them. */
 static uint64_t span_ns(uint64_t t0, uint64_t t1)
 {

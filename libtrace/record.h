@@ -112,9 +112,6 @@ static inline uint64_t fc__status_bytes(const MPI_Status *st)
 }
 
 /* ---- polls that found nothing (poll.c) ---- */
-/* FLOWCUT_FOLD_POLLS: 1 (default) folds runs of polls that found nothing (poll.c), 0 records each
- * call. Set before tracing starts, read-only afterwards. */
-FC__HIDDEN extern int fc__fold_polls;
 /* Records a call of MPI_Test, MPI_Testany, MPI_Testsome, MPI_Testall, MPI_Iprobe or MPI_Improbe
  * that found nothing (bytes 0, no sub-record), folded into the run of such calls the thread's last
  * records are when it repeats their arguments. */

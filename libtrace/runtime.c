@@ -1,7 +1,6 @@
 /* libtrace/runtime.c: the tracer's lifecycle (start, lazy start, finalize, abort, exit), its
  * options, the chunk pool and the per-thread state. */
 #include "runtime.h"
-#include "record.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +15,7 @@ volatile int fc__state = FC__OFF;
 __thread fc__thread *fc__self FC__TLS;
 int fc__depth = 1;
 int fc__req_times = 1;
+int fc__fold_polls = 1;
 fc__runtime fc__rt = {.rank = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
