@@ -4,7 +4,7 @@
  * and taken with MPI_Imrecv, as codes that give each thread its own message stream do.
  *
  * Usage: threadstorm THREADS ITERS [COUNTS]   (an even number of ranks; rank r pairs with r ^ 1)
- *   Thread k of each rank (k = 0 .. THREADS-1; thread 0 is the main one) makes ITERS
+ *   Thread k of each rank (k = 0 .. THREADS-1, started by the main thread) makes ITERS
  *   MPI_Sendrecv of one int with tag k, then, in turn with its twin, sends BIG messages of 64 Ki
  *   ints (tag THREADS + k) and receives the twin's through MPI_Improbe polling and MPI_Imrecv plus
  *   MPI_Wait. Rank 0 prints the sum of everything received, which depends only on the arguments
@@ -93,10 +93,11 @@ int main(int argc, char **argv)
     pthread_t *th = calloc((size_t)nthreads, sizeof *th);
     for (int k = 0; k < nthreads; k++)
         w[k].k = k;
-    for (int k = 1; k < nthreads; k++)
+    /* The main thread, which made the first MPI call, waits for the others: its part of the
+     * tracer's buffer stays taken meanwhile. */
+    for (int k = 0; k < nthreads; k++)
         pthread_create(&th[k], NULL, run, &w[k]);
-    run(&w[0]);
-    for (int k = 1; k < nthreads; k++)
+    for (int k = 0; k < nthreads; k++)
         pthread_join(th[k], NULL);
     long sum = 0, total = 0;
     for (int k = 0; k < nthreads; k++)

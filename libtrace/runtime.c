@@ -161,18 +161,28 @@ static void write_pending_warnings(void)
 /* ---- chunk pool (fc__rt.lock held) ---------------------------------------------------------- */
 
 /* The wait the thread of slot s made for a free chunk, as a TRACER_WAIT record in ch, whose last
- * slot was kept for it: placed among ch's count records by its time, after the records of the call
- * during which the thread waited (their times precede the wait) and before those of the next. */
+ * slot was kept for it. Placed by position, not by time (the clocks of two cores may differ by
+ * more than a short wait): a wait when the thread started (wait_mid 0) comes first; one for a new
+ * chunk halfway through a call's records, after that call's records: the first of ch and its
+ * sub-records. Its times are kept between its neighbours', so that entry times never decrease. */
 static uint32_t put_wait(fc__tslot *s, fc__chunk *ch, uint32_t count)
 {
     if (!s->wait_pending || count >= fc__rt.chunk_cap)
         return count;
     s->wait_pending = 0;
-    uint32_t i = count;
-    while (i > 0 && ch->recs[i - 1].t0 > s->wait0)
-        i--;
-    memmove(&ch->recs[i + 1], &ch->recs[i], (size_t)(count - i) * sizeof *ch->recs);
-    ch->recs[i] = (fc__rec){.t0 = s->wait0, .t1 = s->wait1, .kind = FC_EV_TRACER_WAIT, .peer = FC_PEER_NONE};
+    fc__rec *r = ch->recs;
+    uint32_t i = 0;
+    uint64_t lo = 0;
+    if (s->wait_mid && count > 0) {
+        lo = r[0].t1;
+        for (i = 1; i < count && (r[i].kind == FC_EV_COMPLETE || r[i].kind == FC_EV_START); i++)
+            lo = r[i].t1 > lo ? r[i].t1 : lo;
+    }
+    uint64_t hi = i < count ? r[i].t0 : UINT64_MAX;
+    uint64_t w0 = s->wait0 < lo ? lo : s->wait0 > hi ? hi : s->wait0;
+    uint64_t w1 = s->wait1 < w0 ? w0 : s->wait1 > hi ? hi : s->wait1;
+    memmove(&r[i + 1], &r[i], (size_t)(count - i) * sizeof *r);
+    r[i] = (fc__rec){.t0 = w0, .t1 = w1, .kind = FC_EV_TRACER_WAIT, .peer = FC_PEER_NONE};
     return count + 1;
 }
 
@@ -212,9 +222,9 @@ static int grow_pool(void)
 }
 
 /* A free chunk for the thread of slot s, waiting for the writer when none is free (the wait is
- * noted in s, to be recorded); NULL only when no chunk can come (the writer has stopped, or the
- * pool cannot grow). */
-static fc__chunk *take_chunk(fc__tslot *s)
+ * noted in s, to be recorded; mid: the thread is halfway through recording a call); NULL only when
+ * no chunk can come (the writer has stopped, or the pool cannot grow). */
+static fc__chunk *take_chunk(fc__tslot *s, int mid)
 {
     uint64_t from = 0;
     while (fc__rt.nfree == 0) {
@@ -237,6 +247,7 @@ static fc__chunk *take_chunk(fc__tslot *s)
         s->wait0 = from;
         s->wait1 = fc__now();
         s->wait_pending = 1;
+        s->wait_mid = mid;
     }
     return ch;
 }
@@ -267,7 +278,7 @@ void fc__chunk_full(fc__thread *t)
         queue_chunk(s, s->ch, (uint32_t)(t->cur - s->ch->recs), t->number);
     else
         atomic_fetch_add(&fc__rt.dropped, 1);
-    s->ch = take_chunk(s);
+    s->ch = take_chunk(s, 1);
     pthread_mutex_unlock(&fc__rt.lock);
     if (s->ch == NULL) {
         fc__warn("the trace buffer (FLOWCUT_BUFFER) is too small for this many threads; trace partial");
@@ -308,8 +319,11 @@ static fc__thread *attach_thread(void)
         s->t.number = fc__rt.next_thread++;
         s->t.rt = s;
         s->comm_handle = (int)MPI_COMM_NULL;
-        s->ch = take_chunk(s);
+        /* Taken before take_chunk, which may wait for the writer and let go of the lock
+         * meanwhile: another thread starting then must not take this slot too. */
         atomic_store(&s->live, 1);
+        point_at_dummy(s);
+        s->ch = take_chunk(s, 0);
         if (s->ch != NULL) {
             fill_from(s, s->ch);
         } else {

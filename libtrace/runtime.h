@@ -65,6 +65,7 @@ typedef struct fc__tslot {
     fc__rec dummy[1];  /* where records go once tracing has stopped */
     uint64_t wait0, wait1; /* when the thread last waited for a free chunk (ticks), and until */
     int wait_pending;  /* that wait is still to be recorded in ch, whose last slot it keeps */
+    int wait_mid;      /* it came halfway through a call's records (runtime.c, put_wait) */
     int comm_handle;   /* last communicator looked up and its comm_id, valid while comm_gen */
     uint32_t comm_id;  /* equals the global generation */
     unsigned comm_gen;

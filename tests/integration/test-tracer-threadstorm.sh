@@ -1,8 +1,8 @@
 #!/bin/sh
 # test-tracer-threadstorm.sh: examples/threadstorm on 2 ranks under MPI_THREAD_MULTIPLE, 4 threads
-# a rank making MPI_Sendrecv as fast as they can, then polling MPI_Improbe in tight loops, into a
-# 64 KiB buffer (FLOWCUT_BUFFER), which holds 4 chunks: fewer than the threads that fill them,
-# the writer's included. Traced, the output is the untraced one and the tracer says nothing; no
+# a rank making MPI_Sendrecv as fast as they can, then polling MPI_Improbe in tight loops, while the
+# main thread waits for them; into a 64 KiB buffer (FLOWCUT_BUFFER), which holds 4 chunks: fewer
+# than the 5 threads that fill them. Traced, the output is the untraced one and the tracer says nothing; no
 # event is dropped and the trace is not partial; every call the program counted is in the trace
 # (polling-check.py, which also checks that the tracer's waits overlap no call), and each thread
 # holds its own ITERS MPI_Sendrecv.
@@ -23,7 +23,7 @@ grep -q "^warnings: *0$" "$work/info" || fail "the trace holds warnings: $(grep 
 "$flowcut" dump --no-sites "$work/trace" >"$work/trace.dump" 2>"$work/dump.err" ||
     fail "flowcut dump failed: $(head -c 2000 "$work/dump.err")"
 "$PYTHON3" "$srcdir/polling-check.py" "$work/trace.dump" "$work/counts" 2 folded || fail "events are missing"
-# Each of the 8 threads made $iters MPI_Sendrecv.
+# Each of the 8 threads that exchange made $iters MPI_Sendrecv.
 grep 'kind=MPI_Sendrecv ' "$work/trace.dump" | sed 's/.* \(rank=[0-9]* thread=[0-9]*\) .*/\1/' | sort | uniq -c >"$work/per-thread"
 [ "$(awk -v n=$iters '$1 == n' "$work/per-thread" | wc -l)" = $((2 * threads)) ] ||
     fail "not $iters MPI_Sendrecv on each thread: $(cat "$work/per-thread")"
