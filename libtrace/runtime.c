@@ -256,6 +256,7 @@ static void point_at_dummy(fc__tslot *s)
 {
     s->t.cur = s->dummy;
     s->t.end = s->dummy + 1;
+    s->t.run = NULL;
 }
 
 /* Gives slot s its new chunk ch to fill, keeping the last record slot for the wait s made for it. */
