@@ -6,8 +6,8 @@
  * Usage: polling ROUNDS [COUNTS]   (at least 2 ranks; rank 0 is the master)
  *   Each round the master posts one MPI_Irecv per worker (tag = round) and polls them with
  *   MPI_Testany, computing about 100 us after each poll that found nothing, until all have come;
- *   then it sends each worker its next task (MPI_Send). Worker w computes for 10 ((w + round) % 4 + 1)
- *   ms, sends its result with MPI_Isend and polls that send with MPI_Test, then polls for the
+ *   then it sends each worker its next task (MPI_Send). Worker w computes for
+ *   10 x ((w + round) % 4 + 1) ms, sends its result with MPI_Isend and polls that send with MPI_Test, then polls for the
  *   master's task with MPI_Iprobe in a tight loop and receives it with MPI_Recv.
  *   The master prints the sum of all results, which depends on nothing but ROUNDS and the size.
  *   With COUNTS, each rank writes COUNTS.RANK: for each polling function, its calls and how many
