@@ -52,6 +52,8 @@ def parse_dump(path):
                         ev[k] = int(ev[k])
                     except ValueError:
                         pass  # any, null, root
+            if ev["kind"] == "TRACER_WAIT":
+                continue  # the tracer's own wait for its writer, not a call of the program's model
             ev.setdefault("thread", 0)
             ev["flagset"] = set(ev["flags"].split(",")) if ev.get("flags") else set()
             events.append(ev)
