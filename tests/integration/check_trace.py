@@ -52,8 +52,6 @@ def parse_dump(path):
                         ev[k] = int(ev[k])
                     except ValueError:
                         pass  # any, null, root
-            if ev["kind"] == "TRACER_WAIT":
-                continue  # the tracer's own wait for its writer, not a call of the program's model
             ev.setdefault("thread", 0)
             ev["flagset"] = set(ev["flags"].split(",")) if ev.get("flags") else set()
             events.append(ev)
@@ -66,9 +64,12 @@ def E(kind, **fields):
 
 
 def by_thread(events):
+    """Each thread's calls and sub-records; the tracer's own waits (TRACER_WAIT) are not the
+    program's and no model has them."""
     streams = collections.defaultdict(list)
     for ev in events:
-        streams[(ev["rank"], ev["thread"])].append(ev)
+        if ev["kind"] != "TRACER_WAIT":
+            streams[(ev["rank"], ev["thread"])].append(ev)
     return streams
 
 
