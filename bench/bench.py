@@ -36,7 +36,7 @@ Usage: bench.py [--reps N] [--quick] [--no-callgrind] [-B BASEBUILD] [--only PAR
     two runs of different lengths (start-up and MPI_Finalize cancel out), without the clock
     measurements of MPI_Init and MPI_Finalize, which wait for the other rank by polling. With
     -B BASEBUILD the tracer of another build tree runs the same programs and both rows are printed.
-    --only overhead|callgrind|size runs one part; --markdown also prints the table of (c) as the
+    --only overhead|callgrind|size|polls runs one part; --markdown also prints the table of (c) as the
     rows of docs/results.md.
     It also counts one MPI_Waitall of 8 requests, everything below the entry point included (the
     tracer and MPI), untraced and traced with FLOWCUT_REQUEST_TIMES=0 (PMPI_Waitall) and 1 (the
@@ -55,6 +55,11 @@ Usage: bench.py [--reps N] [--quick] [--no-callgrind] [-B BASEBUILD] [--only PAR
     than cores, a rank blocked in a receive runs only when the scheduler gives it a time slice,
     so each wait lasts milliseconds of scheduler noise instead of microseconds, and the encoder
     cannot predict those durations; the bytes they cost measure the machine, not the tracer.
+(d) Polling loops. examples/polling (3 ranks: a master polling MPI_Testany every 100 us, workers
+    polling MPI_Iprobe in a tight loop) traced with each poll recorded (FLOWCUT_FOLD_POLLS=0) and
+    with runs of polls that found nothing folded (the default): the trace's bytes, and under
+    callgrind the instructions of a worker per MPI call it made, on its application thread (in
+    libflowcut) and on its writer thread.
 """
 import json
 import os
@@ -576,6 +581,67 @@ def size(tree, quick):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def polls(tree, quick):
+    """(d) A polling loop traced with each poll recorded (FLOWCUT_FOLD_POLLS=0) and with runs of
+    polls that found nothing folded (the default): examples/polling on 3 ranks, whose workers poll
+    MPI_Iprobe in a tight loop and whose master polls MPI_Testany every 100 us. Prints the trace's
+    bytes and, under callgrind, the instructions of worker rank 1 per MPI call it made (its own
+    count): in libflowcut on its application thread, and on its writer thread."""
+    rounds = 4 if quick else 10
+    print()
+    print("(d) polling loops (examples/polling, 3 ranks, %d rounds): each poll recorded, or runs folded" % rounds)
+    print("    %-8s %12s %12s %14s %12s %12s" % ("polls", "trace bytes", "calls", "events rank 1",
+                                                "app ins/call", "writer ins/call"))
+    scratch = tempfile.mkdtemp(prefix="flowcut-bench.")
+    try:
+        for label, fold in (("each", "0"), ("folded", "1")):
+            tdir = os.path.join(scratch, "p")
+            shutil.rmtree(tdir, ignore_errors=True)
+            counts = os.path.join(scratch, "counts")
+            tree.run(3, "polling", [rounds * 3, counts], tdir, 1, {"FLOWCUT_FOLD_POLLS": fold})
+            nbytes = sum(os.path.getsize(os.path.join(tdir, f)) for f in os.listdir(tdir) if f.endswith(".fct"))
+            calls = 0
+            for r in range(3):
+                with open("%s.%d" % (counts, r)) as fh:
+                    calls += sum(int(line.split()[1]) for line in fh)
+            app = writer = float("nan")
+            nev = sum(rank_events(tree, tdir, 1).values())
+            if shutil.which("valgrind") is not None:
+                shutil.rmtree(tdir, ignore_errors=True)
+                prefix = os.path.join(scratch, "cg")
+                wrap = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
+                        "--callgrind-out-file=%s.%%q{PMI_RANK}" % prefix]
+                tree.run(3, "polling", [rounds, counts], tdir, 1, {"FLOWCUT_FOLD_POLLS": fold}, wrap=wrap)
+                with open("%s.1" % counts) as fh:
+                    # its polls, and per round an MPI_Isend and an MPI_Recv; MPI_Init and MPI_Finalize
+                    ncalls = sum(int(line.split()[1]) for line in fh) + 2 * rounds + 2
+                app = writer = 0
+                for f in sorted(os.listdir(scratch)):
+                    if not f.startswith("cg."):
+                        continue
+                    path = os.path.join(scratch, f)
+                    if f.startswith("cg.1-"):
+                        with open(path) as fh:
+                            text = fh.read()
+                        tot = callgrind_objects(path, ("fc__clock_sync", "measure", "serve", "wait_politely"))
+                        if "writer_main" in text:
+                            writer += sum(tot.values())
+                        elif f.endswith("-01"):
+                            app += sum(v for o, v in tot.items() if "libflowcut" in o or "libunwind" in o)
+                    os.unlink(path)
+                app /= ncalls
+                writer /= ncalls
+            print("    %-8s %12d %12d %14d %12.1f %12.1f" % (label, nbytes, calls, nev, app, writer))
+            shutil.rmtree(tdir, ignore_errors=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("    trace bytes: all rank files of a run of %d rounds without valgrind; calls: the MPI calls its"
+          % (rounds * 3))
+    print("    three ranks counted; app and writer: instructions of rank 1 (a worker) per MPI call it made,")
+    print("    in libflowcut and libunwind on its application thread and on its writer thread, in a run of")
+    print("    %d rounds under callgrind (the poll counts differ from run to run: each is divided by its own)." % rounds)
+
+
 def main(argv):
     reps, quick, cg, base, only, markdown, rest = 9, False, True, None, None, False, []
     it = iter(argv[1:])
@@ -594,8 +660,8 @@ def main(argv):
             markdown = True
         elif a == "--only":
             only = next(it)
-            if only not in ("overhead", "callgrind", "size"):
-                sys.stderr.write("bench: --only takes overhead, callgrind or size\n")
+            if only not in ("overhead", "callgrind", "size", "polls"):
+                sys.stderr.write("bench: --only takes overhead, callgrind, size or polls\n")
                 return 2
         else:
             rest.append(a)
@@ -621,6 +687,8 @@ def main(argv):
             callgrind_table(tree, btree, quick, markdown)
         if only in (None, "size"):
             size(tree, quick)
+        if only in (None, "polls"):
+            polls(tree, quick)
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         sys.stderr.write("bench: %s\n" % e)
         return 1

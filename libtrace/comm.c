@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COMMS 65536
-#define TABLE 16384 /* slots, a power of two; only live handles and freed ones MPI reuses */
+/* Definitions are kept for the whole run, freed communicators' too: the writer may not have
+ * written them yet, and the ordinals of later ones count them. They sit in pages that are never
+ * moved, so the writer and a signal handler read them while new ones are added. */
+#define PAGE_BITS 12
+#define PAGE (1u << PAGE_BITS)
+#define MAX_PAGES (1u << 16) /* 2^28 communicators over a run */
 #define TOMB UINT32_MAX
 
 typedef struct comm_def {
@@ -19,23 +23,43 @@ typedef struct comm_def {
     int members[]; /* world ranks: local group, then remote group */
 } comm_def;
 
-static comm_def **defs;
+static comm_def **pages[MAX_PAGES];
 static _Atomic uint32_t ndefs;
+static int ready;
 static uint32_t comms_written;
-static _Atomic uint64_t table[TABLE];
 static _Atomic unsigned gen;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static MPI_Group world_group = MPI_GROUP_NULL;
 
-static unsigned slot_of(uint32_t h)
+static comm_def *def_at(uint32_t id)
 {
-    return (unsigned)((h * 0x9e3779b1u) >> 18) & (TABLE - 1);
+    return pages[id >> PAGE_BITS][id & (PAGE - 1)];
+}
+
+/* ---- handles to comm_ids -------------------------------------------------------------------
+ * An open-addressing table of 64-bit words (handle << 32 | comm_id) read without a lock. MPI
+ * reuses the handles of freed communicators, so the table holds about as many handles as are
+ * alive at once; it grows (under lock) when half full, into a new table that replaces the old
+ * one whole. An old table is never freed: a reader may still be scanning it. */
+typedef struct htable {
+    unsigned mask;
+    _Atomic uint64_t w[];
+} htable;
+static _Atomic(htable *) table;
+static unsigned table_used; /* slots holding a handle, under lock */
+
+static unsigned slot_of(uint32_t h, unsigned mask)
+{
+    return (unsigned)(((uint64_t)h * 0x9e3779b97f4a7c15ull) >> 40) & mask;
 }
 
 static uint32_t lookup(uint32_t h)
 {
-    for (unsigned i = slot_of(h), k = 0; k < TABLE; i = (i + 1) & (TABLE - 1), k++) {
-        uint64_t w = atomic_load_explicit(&table[i], memory_order_acquire);
+    htable *t = atomic_load_explicit(&table, memory_order_acquire);
+    if (t == NULL)
+        return TOMB;
+    for (unsigned i = slot_of(h, t->mask), k = 0; k <= t->mask; i = (i + 1) & t->mask, k++) {
+        uint64_t w = atomic_load_explicit(&t->w[i], memory_order_acquire);
         if (w == 0)
             return TOMB;
         if ((uint32_t)(w >> 32) == h)
@@ -44,33 +68,131 @@ static uint32_t lookup(uint32_t h)
     return TOMB;
 }
 
-/* lock held: one slot per handle, reused when MPI reuses the handle. */
-static void insert(uint32_t h, uint32_t id)
+/* lock held: puts w in t, in the handle's slot or the first empty one. Returns 1 when it took an
+ * empty slot. */
+static int put_word(htable *t, uint64_t w)
 {
-    for (unsigned i = slot_of(h), k = 0; k < TABLE; i = (i + 1) & (TABLE - 1), k++) {
-        uint64_t w = atomic_load(&table[i]);
-        if (w == 0 || (uint32_t)(w >> 32) == h) {
-            atomic_store(&table[i], (uint64_t)h << 32 | id);
-            return;
+    uint32_t h = (uint32_t)(w >> 32);
+    for (unsigned i = slot_of(h, t->mask), k = 0; k <= t->mask; i = (i + 1) & t->mask, k++) {
+        uint64_t o = atomic_load(&t->w[i]);
+        if (o == 0 || (uint32_t)(o >> 32) == h) {
+            atomic_store_explicit(&t->w[i], w, memory_order_release);
+            return o == 0;
         }
     }
+    return 0;
 }
 
-/* lock held: stores a definition as the next comm_id. */
+/* lock held: a table of 2^bits slots with the live handles of old (freed ones, stored as TOMB,
+ * are left behind). NULL when out of memory. */
+static htable *table_new(unsigned bits, const htable *old)
+{
+    htable *t = calloc(1, sizeof *t + ((size_t)1 << bits) * sizeof t->w[0]);
+    if (t == NULL)
+        return NULL;
+    t->mask = (1u << bits) - 1;
+    table_used = 0;
+    for (unsigned i = 0; old != NULL && i <= old->mask; i++) {
+        uint64_t w = atomic_load(&old->w[i]);
+        if (w != 0 && (uint32_t)w != TOMB)
+            table_used += put_word(t, w);
+    }
+    return t;
+}
+
+/* lock held: one slot per handle, reused when MPI reuses the handle. Returns -1 when the table
+ * had to grow and memory ran out. */
+static int insert(uint32_t h, uint32_t id)
+{
+    htable *t = atomic_load(&table);
+    if (t == NULL || 2 * (table_used + 1) > t->mask + 1) {
+        unsigned bits = 10;
+        while (t != NULL && (1u << bits) <= 2 * (t->mask + 1) && bits < 31)
+            bits++;
+        htable *n = table_new(bits, t);
+        if (n == NULL) {
+            if (t == NULL || table_used > t->mask)
+                return -1;
+        } else {
+            atomic_store_explicit(&table, n, memory_order_release);
+            t = n;
+        }
+    }
+    table_used += put_word(t, (uint64_t)h << 32 | id);
+    return 0;
+}
+
+/* ---- ordinals -------------------------------------------------------------------------------
+ * How many communicators this rank created with each local member list: a hash table of member
+ * lists, under lock, so that a run creating many communicators costs no scan of the earlier ones. */
+typedef struct group_count {
+    const comm_def *rep; /* a definition with this member list; NULL: empty slot */
+    uint64_t hash, count;
+} group_count;
+static group_count *groups;
+static size_t ngroups_cap, ngroups;
+
+static uint64_t members_hash(const comm_def *d)
+{
+    uint64_t x = 1469598103934665603ull ^ (uint64_t)d->nlocal;
+    for (int i = 0; i < d->nlocal; i++)
+        x = (x ^ (uint32_t)d->members[i]) * 1099511628211ull;
+    return x;
+}
+
+static int same_members(const comm_def *a, const comm_def *b)
+{
+    return a->nlocal == b->nlocal && memcmp(a->members, b->members, (size_t)a->nlocal * sizeof(int)) == 0;
+}
+
+/* lock held: the slot of d's member list (empty when new), or NULL when out of memory. */
+static group_count *group_slot(const comm_def *d, uint64_t hash)
+{
+    if (2 * (ngroups + 1) > ngroups_cap) {
+        size_t cap = ngroups_cap ? 2 * ngroups_cap : 64;
+        group_count *g = calloc(cap, sizeof *g);
+        if (g == NULL)
+            return NULL;
+        for (size_t i = 0; i < ngroups_cap; i++) {
+            if (groups[i].rep == NULL)
+                continue;
+            size_t j = groups[i].hash & (cap - 1);
+            while (g[j].rep != NULL)
+                j = (j + 1) & (cap - 1);
+            g[j] = groups[i];
+        }
+        free(groups);
+        groups = g;
+        ngroups_cap = cap;
+    }
+    size_t j = hash & (ngroups_cap - 1);
+    while (groups[j].rep != NULL && !(groups[j].hash == hash && same_members(groups[j].rep, d)))
+        j = (j + 1) & (ngroups_cap - 1);
+    return &groups[j];
+}
+
+/* lock held: stores a definition as the next comm_id; TOMB when out of memory. */
 static uint32_t add_def(comm_def *d, int created)
 {
     uint32_t id = atomic_load(&ndefs);
-    if (id >= MAX_COMMS)
+    if ((id >> PAGE_BITS) >= MAX_PAGES)
         return TOMB;
+    comm_def **page = pages[id >> PAGE_BITS];
+    if (page == NULL && (page = calloc(PAGE, sizeof *page)) == NULL)
+        return TOMB;
+    pages[id >> PAGE_BITS] = page;
     if (created) {
-        int64_t ord = 0;
-        for (uint32_t i = 0; i < id; i++)
-            if (defs[i] && defs[i]->nlocal == d->nlocal &&
-                memcmp(defs[i]->members, d->members, (size_t)d->nlocal * sizeof(int)) == 0)
-                ord++;
-        d->ordinal = ord;
+        uint64_t hash = members_hash(d);
+        group_count *g = group_slot(d, hash);
+        if (g == NULL)
+            return TOMB;
+        if (g->rep == NULL) {
+            *g = (group_count){.rep = d, .hash = hash};
+            ngroups++;
+        }
+        d->ordinal = (int64_t)g->count++;
     }
-    defs[id] = d;
+    page[id & (PAGE - 1)] = d;
     atomic_store(&ndefs, id + 1);
     return id;
 }
@@ -126,21 +248,21 @@ static uint32_t define(MPI_Comm comm, int created)
         return TOMB;
     pthread_mutex_lock(&lock);
     uint32_t id = add_def(d, created);
-    if (id != TOMB)
-        insert((uint32_t)comm, id);
+    int mapped = id != TOMB && insert((uint32_t)comm, id) == 0;
     pthread_mutex_unlock(&lock);
     if (id == TOMB) {
         free(d);
-        fc__warn("more than %d communicators; later ones are not defined in the trace", MAX_COMMS);
+        fc__warn("out of memory for communicator definitions; later ones are not defined in the trace");
+    } else if (!mapped) {
+        /* Defined, so the trace stays readable; only the lookup of its handle failed, and each
+         * use of it then defines it again. */
+        fc__warn("out of memory for the communicator table; communicators are defined more than once");
     }
     return id;
 }
 
 void fc__comms_init(int rank, int size)
 {
-    defs = calloc(MAX_COMMS, sizeof *defs);
-    if (defs == NULL)
-        return;
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
     comm_def *w = malloc(sizeof *w + (size_t)size * sizeof(int));
     comm_def *s = malloc(sizeof *s + sizeof(int));
@@ -155,8 +277,9 @@ void fc__comms_init(int rank, int size)
     *s = (comm_def){.nlocal = 1};
     s->members[0] = rank;
     pthread_mutex_lock(&lock);
-    insert((uint32_t)MPI_COMM_WORLD, add_def(w, 1));
-    insert((uint32_t)MPI_COMM_SELF, add_def(s, 1));
+    uint32_t wid = add_def(w, 1), sid = add_def(s, 1);
+    ready = wid == 0 && sid == 1 && insert((uint32_t)MPI_COMM_WORLD, wid) == 0 &&
+            insert((uint32_t)MPI_COMM_SELF, sid) == 0;
     pthread_mutex_unlock(&lock);
 }
 
@@ -170,7 +293,7 @@ uint32_t fc__comm_lookup(MPI_Comm comm)
         return s->comm_id;
     if (comm == MPI_COMM_SELF)
         return 1;
-    if (comm == MPI_COMM_NULL || defs == NULL)
+    if (comm == MPI_COMM_NULL || !ready)
         return TOMB;
     uint32_t id = lookup((uint32_t)comm);
     if (id == TOMB)
@@ -185,7 +308,7 @@ uint32_t fc__comm_lookup(MPI_Comm comm)
 
 uint32_t fc__comm_created(MPI_Comm newcomm)
 {
-    if (newcomm == MPI_COMM_NULL || defs == NULL)
+    if (newcomm == MPI_COMM_NULL || !ready)
         return TOMB;
     atomic_fetch_add(&gen, 1); /* the handle may be a reused one some cache still holds */
     return define(newcomm, 1);
@@ -196,12 +319,13 @@ void fc__comm_freed(MPI_Comm comm)
     if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == MPI_COMM_NULL)
         return;
     pthread_mutex_lock(&lock);
-    for (unsigned i = slot_of((uint32_t)comm), k = 0; k < TABLE; i = (i + 1) & (TABLE - 1), k++) {
-        uint64_t w = atomic_load(&table[i]);
+    htable *t = atomic_load(&table);
+    for (unsigned i = t ? slot_of((uint32_t)comm, t->mask) : 0, k = 0; t && k <= t->mask; i = (i + 1) & t->mask, k++) {
+        uint64_t w = atomic_load(&t->w[i]);
         if (w == 0)
             break;
         if ((uint32_t)(w >> 32) == (uint32_t)comm) {
-            atomic_store(&table[i], (uint64_t)(uint32_t)comm << 32 | TOMB);
+            atomic_store(&t->w[i], (uint64_t)(uint32_t)comm << 32 | TOMB);
             break;
         }
     }
@@ -211,7 +335,7 @@ void fc__comm_freed(MPI_Comm comm)
 
 uint32_t fc__comms_encode(fc__buf *b)
 {
-    uint32_t n = defs ? atomic_load(&ndefs) : 0;
+    uint32_t n = ready ? atomic_load(&ndefs) : 0;
     /* MPI_COMM_WORLD (id 0) is left for readers to supply (format.h, COMMS): its list, in every
      * rank file, would make a trace grow with the square of its ranks. */
     uint32_t from = comms_written > 0 ? comms_written : 1;
@@ -219,7 +343,7 @@ uint32_t fc__comms_encode(fc__buf *b)
         return n;
     fc__buf_uv(b, n - from);
     for (uint32_t id = from; id < n; id++) {
-        const comm_def *d = defs[id];
+        const comm_def *d = def_at(id);
         fc__buf_uv(b, id);
         fc__buf_uv(b, d->flags);
         fc__buf_uv(b, (uint64_t)d->nlocal);

@@ -44,6 +44,8 @@ typedef struct fc__thread {
         uint32_t id;
     } sc[FC__SITE_CACHE]; /* call-site cache, filled by fc__site (callsite.c) */
     void *deep;           /* unwound call-site cache (callsite.c), allocated by fc__site_thread */
+    fc__rec *run;         /* the first record of the run of polls being folded (poll.c), in the
+                           * current chunk; NULL when none (reset with every new chunk) */
 } fc__thread;
 
 /* Tracing state of the process. */
@@ -57,6 +59,9 @@ FC__HIDDEN extern int fc__depth;
 /* FLOWCUT_REQUEST_TIMES: 1 (default) to time each request MPI_Waitall completes (waitall.c), 0 for
  * the call's exit time alone. Set before tracing starts, read-only afterwards. */
 FC__HIDDEN extern int fc__req_times;
+/* FLOWCUT_FOLD_POLLS: 1 (default) folds runs of polls that found nothing (poll.c), 0 records each
+ * call. Set before tracing starts, read-only afterwards. */
+FC__HIDDEN extern int fc__fold_polls;
 
 /* Starts tracing on this thread (and in the process, lazily, when MPI is already initialised)
  * and returns its state, or NULL when this thread must not record (MPI not initialised,

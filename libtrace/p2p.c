@@ -176,7 +176,10 @@ void fc__rec_probe(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, 
     uint32_t flags = wildcard_flags(source, tag);
     int found = c->rc == MPI_SUCCESS && (flag == NULL || *flag) && fc__status_filled(st);
     if (!found) {
-        fc__rec_put(t, c, fc__peer(source), tag_of(tag), id, 0, 0, flags, 0);
+        if (flag != NULL) /* MPI_Iprobe, MPI_Improbe */
+            fc__rec_poll(t, c, fc__peer(source), tag_of(tag), id, 0, flags, 0);
+        else
+            fc__rec_put(t, c, fc__peer(source), tag_of(tag), id, 0, 0, flags, 0);
         return;
     }
     if (flag != NULL)

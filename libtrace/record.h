@@ -111,6 +111,13 @@ static inline uint64_t fc__status_bytes(const MPI_Status *st)
 #endif
 }
 
+/* ---- polls that found nothing (poll.c) ---- */
+/* Records a call of MPI_Test, MPI_Testany, MPI_Testsome, MPI_Testall, MPI_Iprobe or MPI_Improbe
+ * that found nothing (bytes 0, no sub-record), folded into the run of such calls the thread's last
+ * records are when it repeats their arguments. */
+FC__HIDDEN void fc__rec_poll(fc__thread *t, const fc__call *c, int32_t peer, int32_t tag,
+                             uint32_t comm, uint64_t obj, uint32_t flags, uint64_t bytes2);
+
 /* ---- environment and communicators (comm-wrap.c) ---- */
 FC__HIDDEN void fc__rec_env(fc__thread *t, const fc__call *c);
 FC__HIDDEN void fc__rec_abort(fc__thread *t, const fc__call *c, MPI_Comm comm, int errorcode);

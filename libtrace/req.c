@@ -215,6 +215,10 @@ void fc__rec_test(fc__thread *t, const fc__call *c, MPI_Request req, const MPI_S
                   const int *flag)
 {
     int done = c->rc == MPI_SUCCESS && (flag == NULL || *flag);
+    if (flag != NULL && !done) {
+        fc__rec_poll(t, c, FC_PEER_NONE, 0, 0, FC__HANDLE(req), 0, 1);
+        return;
+    }
     fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), done ? FC_EVF_FOUND : 0, 1);
     if (done)
         complete(t, c, req, st);
@@ -264,6 +268,10 @@ void fc__rec_testall(fc__thread *t, const fc__call *c, int count, const MPI_Requ
         for (int i = 0; i < count && !any; i++)
             any = entry_done(c, sts, i);
     }
+    if (flag != NULL && !any) {
+        fc__rec_poll(t, c, FC_PEER_NONE, 0, 0, 0, 0, count > 0 ? (uint64_t)count : 0);
+        return;
+    }
     fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, any ? FC_EVF_FOUND : 0,
                 count > 0 ? (uint64_t)count : 0);
     if (!any)
@@ -282,6 +290,10 @@ void fc__rec_testany(fc__thread *t, const fc__call *c, int count, const MPI_Requ
     int i = index != NULL ? *index : MPI_UNDEFINED;
     int done = c->rc == MPI_SUCCESS && (flag == NULL || *flag) && i != MPI_UNDEFINED && i >= 0 &&
                i < count;
+    if (flag != NULL && c->rc == MPI_SUCCESS && !*flag) {
+        fc__rec_poll(t, c, FC_PEER_NONE, 0, 0, 0, 0, count > 0 ? (uint64_t)count : 0);
+        return;
+    }
     fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, done && reqs ? FC_EVF_FOUND : 0,
                 count > 0 ? (uint64_t)count : 0);
     if (done && reqs)
@@ -294,6 +306,11 @@ void fc__rec_testsome(fc__thread *t, const fc__call *c, int incount, const MPI_R
 {
     int n =
         outcount != NULL && (c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) ? *outcount : 0;
+    if (c->kind == FC_EV_MPI_Testsome && n == 0 && c->rc == MPI_SUCCESS) {
+        /* Nothing completed, though some request is active (else outcount is MPI_UNDEFINED). */
+        fc__rec_poll(t, c, FC_PEER_NONE, 0, 0, 0, 0, incount > 0 ? (uint64_t)incount : 0);
+        return;
+    }
     if (n == MPI_UNDEFINED || n < 0 || n > incount || reqs == NULL || indices == NULL)
         n = 0;
     fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, n > 0 ? FC_EVF_FOUND : 0,

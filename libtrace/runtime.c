@@ -15,6 +15,7 @@ volatile int fc__state = FC__OFF;
 __thread fc__thread *fc__self FC__TLS;
 int fc__depth = 1;
 int fc__req_times = 1;
+int fc__fold_polls = 1;
 fc__runtime fc__rt = {.rank = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -159,8 +160,35 @@ static void write_pending_warnings(void)
 
 /* ---- chunk pool (fc__rt.lock held) ---------------------------------------------------------- */
 
-static void queue_chunk(fc__chunk *ch, uint32_t count, uint32_t thread)
+/* The wait the thread of slot s made for a free chunk, as a TRACER_WAIT record in ch, whose last
+ * slot was kept for it. Placed by position, not by time (the clocks of two cores may differ by
+ * more than a short wait): a wait when the thread started (wait_mid 0) comes first; one for a new
+ * chunk halfway through a call's records, after that call's records: the first of ch and its
+ * sub-records. Its times are kept between its neighbours', so that entry times never decrease. */
+static uint32_t put_wait(fc__tslot *s, fc__chunk *ch, uint32_t count)
 {
+    if (!s->wait_pending || count >= fc__rt.chunk_cap)
+        return count;
+    s->wait_pending = 0;
+    fc__rec *r = ch->recs;
+    uint32_t i = 0;
+    uint64_t lo = 0;
+    if (s->wait_mid && count > 0) {
+        lo = r[0].t1;
+        for (i = 1; i < count && (r[i].kind == FC_EV_COMPLETE || r[i].kind == FC_EV_START); i++)
+            lo = r[i].t1 > lo ? r[i].t1 : lo;
+    }
+    uint64_t hi = i < count ? r[i].t0 : UINT64_MAX;
+    uint64_t w0 = s->wait0 < lo ? lo : s->wait0 > hi ? hi : s->wait0;
+    uint64_t w1 = s->wait1 < w0 ? w0 : s->wait1 > hi ? hi : s->wait1;
+    memmove(&r[i + 1], &r[i], (size_t)(count - i) * sizeof *r);
+    r[i] = (fc__rec){.t0 = w0, .t1 = w1, .kind = FC_EV_TRACER_WAIT, .peer = FC_PEER_NONE};
+    return count + 1;
+}
+
+static void queue_chunk(fc__tslot *s, fc__chunk *ch, uint32_t count, uint32_t thread)
+{
+    count = put_wait(s, ch, count);
     if (count == 0) {
         atomic_store(&ch->state, FC__CH_FREE);
         fc__rt.freel[fc__rt.nfree++] = (unsigned)(ch - fc__rt.chunks);
@@ -171,23 +199,56 @@ static void queue_chunk(fc__chunk *ch, uint32_t count, uint32_t thread)
     ch->thread = thread;
     ch->fill_seq = fc__rt.fill_seq++;
     atomic_store(&ch->state, FC__CH_QUEUED);
-    fc__rt.queue[(fc__rt.qhead + fc__rt.qlen++) % fc__rt.nchunks] = (unsigned)(ch - fc__rt.chunks);
+    fc__rt.queue[(fc__rt.qhead + fc__rt.qlen++) % fc__rt.qcap] = (unsigned)(ch - fc__rt.chunks);
     pthread_cond_signal(&fc__rt.cv_full);
 }
 
-/* A free chunk, waiting for the writer when none is free but some will come back; NULL when
- * none can (every chunk is held by a thread). */
-static fc__chunk *take_chunk(void)
+/* Adds one chunk to the pool, for a thread that found every chunk held by other threads filling
+ * theirs: no chunk would ever come back to it, and a thread must not drop its events. Returns 0,
+ * or -1 when the pool is at its largest or memory ran out. */
+static int grow_pool(void)
 {
+    if (fc__rt.nchunks >= fc__rt.qcap)
+        return -1;
+    fc__rec *mem = calloc(fc__rt.chunk_cap, sizeof *mem);
+    if (mem == NULL)
+        return -1;
+    fc__chunk *ch = &fc__rt.chunks[fc__rt.nchunks];
+    ch->recs = mem;
+    atomic_store(&ch->state, FC__CH_FREE);
+    fc__rt.freel[fc__rt.nfree++] = fc__rt.nchunks;
+    fc__rt.nchunks++; /* after the chunk is whole: the signal handler reads up to nchunks */
+    return 0;
+}
+
+/* A free chunk for the thread of slot s, waiting for the writer when none is free (the wait is
+ * noted in s, to be recorded; mid: the thread is halfway through recording a call); NULL only when
+ * no chunk can come (the writer has stopped, or the pool cannot grow). */
+static fc__chunk *take_chunk(fc__tslot *s, int mid)
+{
+    uint64_t from = 0;
     while (fc__rt.nfree == 0) {
-        if ((fc__rt.qlen == 0 && atomic_load(&fc__rt.writer_cur) == NULL) || !fc__rt.writer_running)
+        if (!fc__rt.writer_running)
             return NULL;
+        if (fc__rt.qlen == 0 && atomic_load(&fc__rt.writer_cur) == NULL) {
+            if (grow_pool() < 0)
+                return NULL;
+            continue;
+        }
+        if (from == 0)
+            from = fc__now();
         /* A writer that waits for the pool to fill (FLOWCUT_WRITE_AT) must learn it is full. */
         pthread_cond_signal(&fc__rt.cv_full);
         pthread_cond_wait(&fc__rt.cv_free, &fc__rt.lock);
     }
     fc__chunk *ch = &fc__rt.chunks[fc__rt.freel[--fc__rt.nfree]];
     atomic_store(&ch->state, FC__CH_FILLING);
+    if (from != 0) {
+        s->wait0 = from;
+        s->wait1 = fc__now();
+        s->wait_pending = 1;
+        s->wait_mid = mid;
+    }
     return ch;
 }
 
@@ -195,6 +256,15 @@ static void point_at_dummy(fc__tslot *s)
 {
     s->t.cur = s->dummy;
     s->t.end = s->dummy + 1;
+    s->t.run = NULL;
+}
+
+/* Gives slot s its new chunk ch to fill, keeping the last record slot for the wait s made for it. */
+static void fill_from(fc__tslot *s, fc__chunk *ch)
+{
+    s->t.cur = ch->recs;
+    s->t.end = ch->recs + fc__rt.chunk_cap - (s->wait_pending ? 1 : 0);
+    s->t.run = NULL;
 }
 
 void fc__chunk_full(fc__thread *t)
@@ -206,18 +276,17 @@ void fc__chunk_full(fc__thread *t)
     }
     pthread_mutex_lock(&fc__rt.lock);
     if (s->ch != NULL && t->cur != s->dummy + 1)
-        queue_chunk(s->ch, (uint32_t)(t->cur - s->ch->recs), t->number);
+        queue_chunk(s, s->ch, (uint32_t)(t->cur - s->ch->recs), t->number);
     else
         atomic_fetch_add(&fc__rt.dropped, 1);
-    s->ch = take_chunk();
+    s->ch = take_chunk(s, 1);
     pthread_mutex_unlock(&fc__rt.lock);
     if (s->ch == NULL) {
         fc__warn("the trace buffer (FLOWCUT_BUFFER) is too small for this many threads; trace partial");
         point_at_dummy(s);
         return;
     }
-    t->cur = s->ch->recs;
-    t->end = s->ch->recs + fc__rt.chunk_cap;
+    fill_from(s, s->ch);
 }
 
 /* ---- threads -------------------------------------------------------------------------------- */
@@ -227,7 +296,7 @@ static void thread_exit(void *p)
     fc__tslot *s = p;
     pthread_mutex_lock(&fc__rt.lock);
     if (s->ch != NULL && fc__state == FC__ON) {
-        queue_chunk(s->ch, (uint32_t)(s->t.cur - s->ch->recs), s->t.number);
+        queue_chunk(s, s->ch, (uint32_t)(s->t.cur - s->ch->recs), s->t.number);
         s->ch = NULL;
     }
     point_at_dummy(s);
@@ -251,11 +320,13 @@ static fc__thread *attach_thread(void)
         s->t.number = fc__rt.next_thread++;
         s->t.rt = s;
         s->comm_handle = (int)MPI_COMM_NULL;
-        s->ch = take_chunk();
+        /* Taken before take_chunk, which may wait for the writer and let go of the lock
+         * meanwhile: another thread starting then must not take this slot too. */
         atomic_store(&s->live, 1);
+        point_at_dummy(s);
+        s->ch = take_chunk(s, 0);
         if (s->ch != NULL) {
-            s->t.cur = s->ch->recs;
-            s->t.end = s->ch->recs + fc__rt.chunk_cap;
+            fill_from(s, s->ch);
         } else {
             point_at_dummy(s);
         }
@@ -297,9 +368,10 @@ static int alloc_pool(void)
     }
     fc__pool_geometry(bytes, &fc__rt.chunk_cap, &fc__rt.nchunks);
     unsigned n = fc__rt.nchunks;
-    fc__rt.chunks = calloc(n, sizeof *fc__rt.chunks);
-    fc__rt.freel = calloc(n, sizeof *fc__rt.freel);
-    fc__rt.queue = calloc(n, sizeof *fc__rt.queue);
+    fc__rt.qcap = n + FC__MAX_THREADS;
+    fc__rt.chunks = calloc(fc__rt.qcap, sizeof *fc__rt.chunks);
+    fc__rt.freel = calloc(fc__rt.qcap, sizeof *fc__rt.freel);
+    fc__rt.queue = calloc(fc__rt.qcap, sizeof *fc__rt.queue);
     fc__rt.slots = calloc(FC__MAX_THREADS, sizeof *fc__rt.slots);
     fc__rec *mem = malloc((size_t)n * fc__rt.chunk_cap * sizeof(fc__rec));
     if (!fc__rt.chunks || !fc__rt.freel || !fc__rt.queue || !fc__rt.slots || !mem)
@@ -347,6 +419,12 @@ static void read_options(void)
     if (e != NULL && fc__parse_switch(e, &fc__req_times) < 0) {
         fc__warn("bad FLOWCUT_REQUEST_TIMES '%.64s' (want 1 or 0); using 1", e);
         fc__req_times = 1;
+    }
+    e = getenv("FLOWCUT_FOLD_POLLS");
+    fc__fold_polls = 1;
+    if (e != NULL && fc__parse_switch(e, &fc__fold_polls) < 0) {
+        fc__warn("bad FLOWCUT_FOLD_POLLS '%.64s' (want 1 or 0); using 1", e);
+        fc__fold_polls = 1;
     }
 }
 
@@ -484,7 +562,7 @@ static void stop(unsigned reason, int partial, const fc__clock_meas *fin)
     for (unsigned i = 0; i < FC__MAX_THREADS; i++) {
         fc__tslot *s = &fc__rt.slots[i];
         if (s->ch != NULL) {
-            queue_chunk(s->ch, (uint32_t)(s->t.cur - s->ch->recs), s->t.number);
+            queue_chunk(s, s->ch, (uint32_t)(s->t.cur - s->ch->recs), s->t.number);
             s->ch = NULL;
         }
         point_at_dummy(s);

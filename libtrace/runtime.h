@@ -63,6 +63,9 @@ typedef struct fc__tslot {
     fc__chunk *ch;     /* the chunk being filled, NULL when none */
     _Atomic int live;  /* 1 while the slot belongs to a running thread */
     fc__rec dummy[1];  /* where records go once tracing has stopped */
+    uint64_t wait0, wait1; /* when the thread last waited for a free chunk (ticks), and until */
+    int wait_pending;  /* that wait is still to be recorded in ch, whose last slot it keeps */
+    int wait_mid;      /* it came halfway through a call's records (runtime.c, put_wait) */
     int comm_handle;   /* last communicator looked up and its comm_id, valid while comm_gen */
     uint32_t comm_id;  /* equals the global generation */
     unsigned comm_gen;
@@ -73,7 +76,8 @@ typedef struct fc__runtime {
     pthread_mutex_t lock; /* the pool, the queue and the thread slots */
     pthread_cond_t cv_free, cv_full;
     fc__chunk *chunks;
-    unsigned nchunks;
+    unsigned nchunks; /* chunks in the pool: those of FLOWCUT_BUFFER, then any added (grow_pool) */
+    unsigned qcap;    /* room of chunks, freel and queue: nchunks can grow up to it */
     uint32_t chunk_cap; /* records per chunk */
     unsigned *freel, nfree;
     unsigned *queue, qhead, qlen;
@@ -107,7 +111,9 @@ FC__HIDDEN int fc__parse_percent(const char *s, unsigned *pct);
 FC__HIDDEN int fc__parse_switch(const char *s, int *on);
 /* Parses FLOWCUT_CALLSITE_DEPTH: 0..FC__MAX_DEPTH. Returns 0 or FC_EINVAL. */
 FC__HIDDEN int fc__parse_depth(const char *s, int *depth);
-/* Splits a buffer budget into chunks: records per chunk and number of chunks (at least 4). */
+/* Splits a buffer budget into chunks: records per chunk and number of chunks (at least 4). When
+ * more threads fill chunks at once than the budget holds, the pool grows by one chunk per thread
+ * beyond it (runtime.c, grow_pool), up to FC__MAX_THREADS chunks more. */
 FC__HIDDEN void fc__pool_geometry(uint64_t bytes, uint32_t *recs_per_chunk, unsigned *nchunks);
 
 /* ---- writer.c ------------------------------------------------------------------------------- */

@@ -427,7 +427,7 @@ static void *writer_main(void *arg)
             break;
         draining = 1;
         fc__chunk *ch = &fc__rt.chunks[fc__rt.queue[fc__rt.qhead]];
-        fc__rt.qhead = (fc__rt.qhead + 1) % fc__rt.nchunks;
+        fc__rt.qhead = (fc__rt.qhead + 1) % fc__rt.qcap;
         fc__rt.qlen--;
         atomic_store(&ch->state, FC__CH_WRITING);
         atomic_store(&fc__rt.writer_cur, ch);

@@ -14,7 +14,7 @@
 #include "cmd/cli.h"
 
 static const char usage[] =
-    "usage: flowcut export --otf2 [--no-symbols] TRACE OUTDIR\n"
+    "usage: flowcut export --otf2 [--no-symbols] [--expand-polls] TRACE OUTDIR\n"
     "       flowcut export --chrome-trace TRACE FILE.json\n"
     "Writes TRACE (a trace directory, one rank file, or an OTF2 anchor file) as the OTF2 archive\n"
     "OUTDIR/traces.otf2 (with OUTDIR/traces.def and OUTDIR/traces/), laid out as Score-P writes\n"
@@ -26,6 +26,8 @@ static const char usage[] =
     "  --otf2         write an OTF2 archive\n"
     "  --chrome-trace write a Trace Event Format file\n"
     "  --no-symbols   name call-site frames module+0xoffset instead of running addr2line\n"
+    "  --expand-polls write every call of a run of polls the tracer folded, those between its first\n"
+    "                 and last spread evenly (by default the run is its first and last calls)\n"
     "  --help         print this help\n";
 
 int main(int argc, char **argv)
@@ -33,6 +35,7 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         {"otf2", no_argument, NULL, 'o'},
         {"no-symbols", no_argument, NULL, 's'},
+        {"expand-polls", no_argument, NULL, 'e'},
         {"chrome-trace", no_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -50,6 +53,9 @@ int main(int argc, char **argv)
             break;
         case 's':
             flags |= FC_OTF2_NO_SYMBOLS;
+            break;
+        case 'e':
+            flags |= FC_OTF2_EXPAND_POLLS;
             break;
         case 'c':
             chrome = 1;

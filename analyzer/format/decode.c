@@ -97,6 +97,8 @@ static const unsigned short fields[FC_EV_MAX_] = {
     [FC_EV_MPI_Cart_sub] = FC_FIELD_COMM | FC_FIELD_NEWCOMM | FC_FIELD_DUR,
     [FC_EV_COMPLETE] = FC_FIELD_REQ,
     [FC_EV_START] = FC_FIELD_REQ,
+    [FC_EV_POLLS] = FC_FIELD_DUR,
+    [FC_EV_TRACER_WAIT] = FC_FIELD_DUR,
     [FC_EV_COUNTS] = FC_FIELD_BYTES | FC_FIELD_BYTES2,
 };
 
@@ -191,6 +193,11 @@ size_t fc_record_format(const fc_record *rec, int64_t origin, const char *site, 
             add(buf, len, &n, " newcomm=null");
         else
             add(buf, len, &n, " newcomm=%" PRIu64, ev->obj - 1);
+    }
+    if (ev->kind == FC_EV_POLLS) {
+        /* The run the preceding record began: its calls and their time inside MPI. */
+        add(buf, len, &n, " calls=%" PRIu64, ev->bytes);
+        add_seconds(buf, len, &n, " busy=", (int64_t)ev->bytes2);
     }
     if (f & FC_FIELD_DUR)
         add_seconds(buf, len, &n, " dur=", (int64_t)(ev->t1 - ev->t0));

@@ -243,6 +243,10 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
         rc = on_complete(mt, s, rec, th);
         return rc < 0 ? rc : 0;
     }
+    /* A run of polls that found nothing (its first call was read already) and the tracer's own
+     * waits: neither posts, completes nor ends a call. */
+    if (k == FC_EV_POLLS || k == FC_EV_TRACER_WAIT)
+        return 0;
     /* A call that returned an error posted nothing; its sub-records still name requests. */
     if ((rec->ev.flags & FC_EVF_ERROR) && k != FC_EV_START)
         k = 0;

@@ -20,6 +20,9 @@ typedef struct fc__otf2_stats {
 } fc__otf2_stats;
 
 #define FC_OTF2_NO_SYMBOLS 0x1u /* do not run addr2line: call-site frames are named module+0xoffset */
+/* Write each call of a folded run of polls (format.h, POLLS), the calls between its first and last
+ * spread evenly between them; by default the run is its first and last calls. */
+#define FC_OTF2_EXPAND_POLLS 0x2u
 
 /* Writes trace t as the OTF2 archive OUTDIR/traces.otf2 (with OUTDIR/traces.def and
  * OUTDIR/traces/), creating outdir when it does not exist. Refuses (FC_EEXISTS) to overwrite an
@@ -140,6 +143,7 @@ typedef struct fc__exporter {
     int have_time;
     uint64_t wmin, wmax;
     int64_t fin_end;     /* aligned end of tracing of the rank being written, INT64_MIN when unknown */
+    int expand_polls;    /* FC_OTF2_EXPAND_POLLS was given */
     fc__xreq *req;
     size_t nreq;
     fc__otf2_stats st;

@@ -239,6 +239,33 @@ static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_reco
     return 0;
 }
 
+/* The calls of a folded run of polls after its first, which was just written: the run's last call
+ * at its own times; with FC_OTF2_EXPAND_POLLS before it the calls between, spread evenly from the
+ * first's exit to the last's entry, each with an equal share of the time the run spent inside MPI
+ * (the POLLS record's bytes2) less the first's and last's. A region then counts every call of the
+ * run and the time inside them; by default it counts the run's first and last. */
+static int write_polls(fc__exporter *x, size_t ri, fc__xthread *th, const fc_record *first, const fc_record *polls)
+{
+    fc_record c = *first;
+    uint64_t n = polls->ev.bytes;
+    if (x->expand_polls && n > 2) {
+        int64_t busy = (int64_t)polls->ev.bytes2 - (first->t1 - first->t0) - (polls->t1 - polls->t0);
+        int64_t idle = polls->t0 - first->t1;
+        busy = busy < 0 ? 0 : busy > idle ? idle : busy;
+        int64_t d = busy / (int64_t)(n - 2), g = (idle - busy) / (int64_t)(n - 1), t = first->t1;
+        for (uint64_t i = 0; i + 2 < n; i++) {
+            c.t0 = t + g;
+            c.t1 = t = c.t0 + d;
+            int rc = write_call(x, ri, th, &c, NULL, 0);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    c.t0 = polls->t0;
+    c.t1 = polls->t1;
+    return write_call(x, ri, th, &c, NULL, 0);
+}
+
 /* Writes the pending call of a thread, synthesising the MPI_Init that Scalasca needs on every
  * rank when tracing started lazily. */
 static int flush(fc__exporter *x, size_t ri, fc__xthread *th, int thread0)
@@ -301,6 +328,17 @@ static int write_rank(fc__exporter *x, long ri, uint32_t rank)
         goto out;
     while (cur != NULL && (rc = fc_cursor_next(cur, &rec)) > 0) {
         fc__xthread *h = &th[rec.ev.thread < nthreads ? rec.ev.thread : 0];
+        if (rec.ev.kind == FC_EV_TRACER_WAIT)
+            continue; /* the tracer's own time: no MPI call */
+        if (rec.ev.kind == FC_EV_POLLS) {
+            /* A folded run: its first call is the one pending. */
+            fc_record first = h->p.call;
+            if (!h->p.has || h->p.nsubs != 0)
+                continue;
+            if ((rc = flush(x, (size_t)ri, h, h == th)) < 0 || (rc = write_polls(x, (size_t)ri, h, &first, &rec)) < 0)
+                goto out;
+            continue;
+        }
         if (rec.ev.kind == FC_EV_COMPLETE || rec.ev.kind == FC_EV_START) {
             fc__pending *p = &h->p;
             if (!p->has)
@@ -447,9 +485,11 @@ int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc__otf2_st
     fc__exporter x;
     int rc;
     memset(&x, 0, sizeof x);
+    x.expand_polls = (flags & FC_OTF2_EXPAND_POLLS) != 0;
     x.t = t;
-    if (flags & ~FC_OTF2_NO_SYMBOLS)
-        return fc__err(FC_EINVAL, "unknown export flags 0x%x", flags & ~FC_OTF2_NO_SYMBOLS);
+    const unsigned known = FC_OTF2_NO_SYMBOLS | FC_OTF2_EXPAND_POLLS;
+    if (flags & ~known)
+        return fc__err(FC_EINVAL, "unknown export flags 0x%x", flags & ~known);
     for (unsigned k = 0; k < FC_EV_MAX_; k++)
         x.region_of[k] = fc__otf2_has_region(k) ? x.nmpi++ : UINT32_MAX;
     x.world = fc_trace_world_size(t);

@@ -138,6 +138,7 @@ typedef struct builder {
     size_t ns, nr, scap, rcap;
     double pend;              /* computation not yet given to an op */
     int64_t last_t1;          /* local ns of the previous call's exit */
+    int64_t last_t0;          /* and of its entry */
     uint32_t *reqop;          /* request id -> op index + 1 */
     tmpl *tm;
     size_t nreq;
@@ -506,6 +507,27 @@ static int scan_rank(builder *b, fc_trace *t, size_t i, int64_t *start_ns, int64
             if (init)
                 continue;
         }
+        if (k == FC_EV_POLLS) {
+            /* The calls of a folded run after its first (format.h, POLLS): bytes2 is the time all
+             * the run's calls spent inside MPI, the first's included; the rest of the time from
+             * the first's exit to the last's is computing, as it is between unfolded polls, which
+             * complete nothing. */
+            int64_t span = (int64_t)rec.ev.t1 - b->last_t1;
+            int64_t in_mpi = (int64_t)rec.ev.bytes2 - (b->last_t1 - b->last_t0);
+            in_mpi = in_mpi < 0 ? 0 : in_mpi > span ? span : in_mpi;
+            b->pend += span > in_mpi ? (double)(span - in_mpi) / 1e9 : 0;
+            mpi += (double)in_mpi / 1e9;
+            b->last_t1 = (int64_t)rec.ev.t1;
+            *end_ns = rec.t1;
+            continue;
+        }
+        if (k == FC_EV_TRACER_WAIT) {
+            /* Time the tracer took from the application: neither computing nor MPI. */
+            double gap = (double)((int64_t)rec.ev.t0 - b->last_t1) / 1e9;
+            b->pend += gap > 0 ? gap : 0;
+            b->last_t1 = (int64_t)rec.ev.t1;
+            continue;
+        }
         double gap = (double)((int64_t)rec.ev.t0 - b->last_t1) / 1e9;
         b->pend += gap > 0 ? gap : 0;
         *end_ns = rec.t0;
@@ -515,6 +537,7 @@ static int scan_rank(builder *b, fc_trace *t, size_t i, int64_t *start_ns, int64
         }
         mpi += (double)(rec.ev.t1 - rec.ev.t0) / 1e9;
         b->last_t1 = (int64_t)rec.ev.t1;
+        b->last_t0 = (int64_t)rec.ev.t0;
         *end_ns = rec.t1;
         if (!(rec.ev.flags & FC_EVF_ERROR))
             rc = on_call(b, &rec, &sr_send);

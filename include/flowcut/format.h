@@ -310,6 +310,16 @@ enum {
  *     own (null and inactive requests) come last, at the call's exit. A 2.0 reader reads these
  *     times as it reads the exit time: as when the request completed.
  *   START: one request started by the preceding MPI_Startall: obj = request handle.
+ *   POLLS (2.3): the preceding record, an MPI_Test, MPI_Testany, MPI_Testsome, MPI_Testall,
+ *     MPI_Iprobe or MPI_Improbe that found nothing, is the first of a run of such calls that this
+ *     thread made one after the other with the same arguments (the same record but for its times)
+ *     and nothing in between: t0 and t1 = entry and exit of the run's last call, bytes = calls in
+ *     the run (the first included, at least 2), bytes2 = nanoseconds spent inside those calls, all
+ *     of them. The run spans from the first call's t0 to this t1. A reader that skips POLLS sees
+ *     the run's first call alone. The tracer folds runs unless FLOWCUT_FOLD_POLLS=0.
+ *   TRACER_WAIT (2.3): t0 to t1, the thread waited inside the tracer for a free buffer chunk (the
+ *     writer thread had not yet written the full ones): time the application lost to the tracer,
+ *     outside any MPI call. Its place among the thread's records is by its t0.
  *   COUNTS (format 2.4): the bytes per peer of the preceding v or w collective (Alltoallv and
  *     Alltoallw on every rank, Allgatherv on every rank, Gatherv and Scatterv at the root, their
  *     non-blocking and _c forms), for a run of consecutive ranks of the group its count arrays
@@ -320,7 +330,7 @@ enum {
  *     time is the call's exit. A call whose ranks all get the same in both directions has none:
  *     its totals divided by the group's size give them.
  * Classes: P2P (point-to-point), COLL (collective), COMM (communicator), REQ (requests, waits,
- * tests), PROBE, ENV (init, finalize), SUB (sub-record). */
+ * tests), PROBE, ENV (init, finalize), SUB (sub-record, or a record of the tracer's own). */
 #define FC_EVENT_KINDS(X)                                                                          \
     X(MPI_Init, 1, ENV)                                                                           \
     X(MPI_Init_thread, 2, ENV)                                                                    \
@@ -412,7 +422,9 @@ enum {
     X(MPI_Abort, 88, ENV)                                                                         \
     X(COMPLETE, 120, SUB)                                                                         \
     X(START, 121, SUB)                                                                            \
-    X(COUNTS, 122, SUB)
+    X(POLLS, 122, SUB)                                                                            \
+    X(TRACER_WAIT, 123, SUB)                                                                      \
+    X(COUNTS, 124, SUB)
 
 enum fc_event_kind {
 #define FC__X(name, num, cls) FC_EV_##name = num,

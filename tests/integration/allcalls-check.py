@@ -17,6 +17,10 @@ CONSTRUCTORS = ["Comm_dup", "Comm_dup_with_info", "Comm_idup", "Comm_split", "Co
                 "Comm_create_group", "Cart_create", "Cart_sub", "Graph_create", "Dist_graph_create",
                 "Dist_graph_create_adjacent", "Intercomm_create", "Intercomm_merge"]
 
+# Records whose number depends on timing: the folded runs of the polling loops' calls that found
+# nothing (POLLS), and the tracer's own waits for its writer (TRACER_WAIT).
+TIMING = {"POLLS": 0, "TRACER_WAIT": 0}
+
 
 def expected_f08():
     """allcalls-f08 main: the per-rank counts in the header of allcalls-f08.f90, doubled."""
@@ -31,6 +35,7 @@ def expected_f08():
     exact["COMPLETE"] = 2 * 22
     exact["START"] = 2 * 2
     minimum = {"MPI_Test": 2, "MPI_Testall": 2, "MPI_Testany": 4, "MPI_Testsome": 2}
+    minimum.update(TIMING)
     return exact, minimum
 
 
@@ -82,6 +87,7 @@ def expected(mode):
     # 2 x 2). The Alltoallv and Alltoallw of two ints to each rank are even: none.
     exact["COUNTS"] = 4 * (2 + 2 + 2 * 2)
     minimum = {"MPI_Test": 2, "MPI_Testall": 2, "MPI_Testany": 4, "MPI_Testsome": 2, "MPI_Waitsome": 2}
+    minimum.update(TIMING)
     return exact, minimum
 
 

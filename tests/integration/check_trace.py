@@ -64,9 +64,12 @@ def E(kind, **fields):
 
 
 def by_thread(events):
+    """Each thread's calls and sub-records; the tracer's own waits (TRACER_WAIT) are not the
+    program's and no model has them."""
     streams = collections.defaultdict(list)
     for ev in events:
-        streams[(ev["rank"], ev["thread"])].append(ev)
+        if ev["kind"] != "TRACER_WAIT":
+            streams[(ev["rank"], ev["thread"])].append(ev)
     return streams
 
 

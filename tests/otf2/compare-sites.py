@@ -3,7 +3,9 @@
 them (site=CHAIN), are the calling contexts of the same calls in its OTF2 export, as
 check-archive.py --sites read them with OTF2's Python reader: the same (rank, function, chain)
 for every call, counted. Calls are compared as a multiset because the two list threads in
-different orders.
+different orders. A POLLS line (a folded run of polls, format.h) stands for the run's last call,
+which the export writes at its own times: one more call of its thread's previous call, from the
+same site.
 
 With --posts (the dump of the imported archive), the dump may have more sends and receives than
 the archive has calls: the import makes a record of each message a call posts beyond its own
@@ -16,17 +18,25 @@ import collections
 import re
 import sys
 
-line_re = re.compile(r' rank=(\d+) thread=\d+ kind=(MPI_\S+)')
+line_re = re.compile(r' rank=(\d+) thread=(\d+) kind=(MPI_\S+|POLLS)')
 
 
 def dump_calls(path):
     out = collections.Counter()
+    last = {}
     for line in open(path):
         m = line_re.search(line)
         if not m:
             continue
+        thread = (m.group(1), m.group(2))
+        if m.group(3) == "POLLS":
+            if thread in last:
+                out[last[thread]] += 1
+            continue
         i = line.find(" site=")
-        out[(int(m.group(1)), m.group(2), line[i + 6:].rstrip("\n") if i >= 0 else "")] += 1
+        key = (int(m.group(1)), m.group(3), line[i + 6:].rstrip("\n") if i >= 0 else "")
+        out[key] += 1
+        last[thread] = key
     return out
 
 

@@ -21,12 +21,16 @@
 #include "comm-wrap.c"
 #include "p2p.c"
 #include "req.c"
+#include "poll.c"
 
 /* ---- stub runtime (internal.h) ---- */
 volatile int fc__state = FC__ON;
 __thread fc__thread *fc__self FC__TLS;
 int fc__use_tsc = 0;
 int fc__depth = 1;
+int fc__fold_polls = 1;
+/* One tick a nanosecond: the busy times of folded polls are the ticks added up. */
+fc__clock_conv fc__conv = {.tick0 = 0, .ns0 = 0, .mult = 1ull << 32};
 
 #define SITE 7u
 #define NEWCOMM_ID 42u
@@ -121,6 +125,8 @@ static int setup(void **state)
     memset(recs, 0xa5, sizeof recs);
     thr.cur = recs;
     thr.end = recs + 64;
+    thr.run = NULL;
+    fc__fold_polls = 1;
     fake_size = 4;
     fake_rank = 1;
     fake_remote = 3;
@@ -368,6 +374,101 @@ static void test_any_some_and_cancel(void **state)
     check_rec(&recs[5], FC_EV_COMPLETE, 0, 1, 0, 4, 0xa3, FC_EVF_STATUS, 0);
 }
 
+/* A call of kind k entered at t0 and left at t1, at call site SITE. */
+static fc__call call_at(uint16_t kind, uint64_t t0, uint64_t t1)
+{
+    fc__call c = call_of(kind, MPI_SUCCESS);
+    c.t0 = t0;
+    c.t1 = t1;
+    return c;
+}
+
+/* Polls that found nothing, on the same arguments one after the other: one record and a POLLS
+ * with the last call's times, the count and the time inside them; a poll that finds something, on
+ * other arguments or after another record starts afresh. */
+static void test_polls_folded(void **state)
+{
+    (void)state;
+    MPI_Request req = (MPI_Request)0xb1;
+    MPI_Status st = status_of(FC__SRC_UNSET, 0, 0);
+    int no = 0, yes = 1;
+    fc__call c = call_at(FC_EV_MPI_Test, 1000, 1010);
+    fc__rec_test(&thr, &c, req, &st, &no);
+    c = call_at(FC_EV_MPI_Test, 1100, 1103);
+    fc__rec_test(&thr, &c, req, &st, &no);
+    c = call_at(FC_EV_MPI_Test, 1200, 1207);
+    fc__rec_test(&thr, &c, req, &st, &no);
+    st = status_of(2, 5, 8);
+    c = call_at(FC_EV_MPI_Test, 1300, 1320); /* completes: a record of its own */
+    fc__rec_test(&thr, &c, req, &st, &yes);
+    c = call_at(FC_EV_MPI_Iprobe, 1400, 1402);
+    fc__rec_probe(&thr, &c, MPI_COMM_WORLD, 2, 5, &no, NULL, &st);
+    c = call_at(FC_EV_MPI_Iprobe, 1500, 1501); /* another tag: not the same run */
+    fc__rec_probe(&thr, &c, MPI_COMM_WORLD, 2, 6, &no, NULL, &st);
+    c = call_at(FC_EV_MPI_Iprobe, 1600, 1604);
+    fc__rec_probe(&thr, &c, MPI_COMM_WORLD, 2, 6, &no, NULL, &st);
+    assert_int_equal(nrecs(), 7);
+    check_rec(&recs[0], FC_EV_MPI_Test, FC_PEER_NONE, 0, 0, 0, 0xb1, 0, 1);
+    assert_int_equal(recs[0].t0, 1000);
+    assert_int_equal(recs[0].t1, 1010);
+    check_rec(&recs[1], FC_EV_POLLS, FC_PEER_NONE, 0, 0, 3, 0, 0, 10 + 3 + 7);
+    assert_int_equal(recs[1].t0, 1200);
+    assert_int_equal(recs[1].t1, 1207);
+    assert_int_equal(recs[1].site, 0);
+    check_rec(&recs[2], FC_EV_MPI_Test, FC_PEER_NONE, 0, 0, 0, 0xb1, FC_EVF_FOUND, 1);
+    check_rec(&recs[3], FC_EV_COMPLETE, 2, 5, 0, 8, 0xb1, FC_EVF_STATUS, 0);
+    check_rec(&recs[4], FC_EV_MPI_Iprobe, 2, 5, 0, 0, 0, 0, 0);
+    check_rec(&recs[5], FC_EV_MPI_Iprobe, 2, 6, 0, 0, 0, 0, 0);
+    check_rec(&recs[6], FC_EV_POLLS, FC_PEER_NONE, 0, 0, 2, 0, 0, 1 + 4);
+    assert_int_equal(recs[6].t1, 1604);
+    /* A further call of the run updates its POLLS record in place. */
+    c = call_at(FC_EV_MPI_Iprobe, 1700, 1702);
+    fc__rec_probe(&thr, &c, MPI_COMM_WORLD, 2, 6, &no, NULL, &st);
+    assert_int_equal(nrecs(), 7);
+    assert_int_equal(recs[6].bytes, 3);
+    assert_int_equal(recs[6].bytes2, 1 + 4 + 2);
+    assert_int_equal(recs[6].t0, 1700);
+    /* Testany, Testsome and Testall that found nothing fold too. */
+    MPI_Request reqs[2] = {(MPI_Request)0xc1, (MPI_Request)0xc2};
+    int idx = MPI_UNDEFINED, out = 0;
+    for (int k = 0; k < 2; k++) {
+        c = call_at(FC_EV_MPI_Testany, 1800 + 10 * k, 1801 + 10 * k);
+        fc__rec_testany(&thr, &c, 2, reqs, &idx, &st, &no);
+    }
+    for (int k = 0; k < 2; k++) {
+        c = call_at(FC_EV_MPI_Testsome, 1900 + 10 * k, 1901 + 10 * k);
+        fc__rec_testsome(&thr, &c, 2, reqs, &out, NULL, NULL);
+    }
+    for (int k = 0; k < 2; k++) {
+        c = call_at(FC_EV_MPI_Testall, 2000 + 10 * k, 2001 + 10 * k);
+        fc__rec_testall(&thr, &c, 2, reqs, NULL, &no, NULL);
+    }
+    assert_int_equal(nrecs(), 13);
+    check_rec(&recs[7], FC_EV_MPI_Testany, FC_PEER_NONE, 0, 0, 0, 0, 0, 2);
+    check_rec(&recs[8], FC_EV_POLLS, FC_PEER_NONE, 0, 0, 2, 0, 0, 2);
+    check_rec(&recs[9], FC_EV_MPI_Testsome, FC_PEER_NONE, 0, 0, 0, 0, 0, 2);
+    check_rec(&recs[10], FC_EV_POLLS, FC_PEER_NONE, 0, 0, 2, 0, 0, 2);
+    check_rec(&recs[11], FC_EV_MPI_Testall, FC_PEER_NONE, 0, 0, 0, 0, 0, 2);
+    check_rec(&recs[12], FC_EV_POLLS, FC_PEER_NONE, 0, 0, 2, 0, 0, 2);
+}
+
+/* FLOWCUT_FOLD_POLLS=0: each poll is a record of its own. */
+static void test_polls_each(void **state)
+{
+    (void)state;
+    fc__fold_polls = 0;
+    MPI_Status st = status_of(FC__SRC_UNSET, 0, 0);
+    int no = 0;
+    for (int k = 0; k < 3; k++) {
+        fc__call c = call_at(FC_EV_MPI_Improbe, 100 * k, 100 * k + 5);
+        MPI_Message msg = MPI_MESSAGE_NULL;
+        fc__rec_probe(&thr, &c, MPI_COMM_WORLD, 1, 2, &no, &msg, &st);
+    }
+    assert_int_equal(nrecs(), 3);
+    for (int k = 0; k < 3; k++)
+        check_rec(&recs[k], FC_EV_MPI_Improbe, 1, 2, 0, 0, 0, 0, 0);
+}
+
 static void test_startall_and_status_marks(void **state)
 {
     (void)state;
@@ -525,6 +626,8 @@ int main(void)
         cmocka_unit_test_setup(test_testall_nothing_and_err_in_status, setup),
         cmocka_unit_test_setup(test_waitall_in_steps, setup),
         cmocka_unit_test_setup(test_any_some_and_cancel, setup),
+        cmocka_unit_test_setup(test_polls_folded, setup),
+        cmocka_unit_test_setup(test_polls_each, setup),
         cmocka_unit_test_setup(test_startall_and_status_marks, setup),
         cmocka_unit_test_setup(test_rooted_collectives, setup),
         cmocka_unit_test_setup(test_all_to_all_collectives, setup),
