@@ -28,7 +28,7 @@
  * refuse a newer major and read every older one. History: 1.0 first; 2.0 EVENTS chunks in
  * columns (a 1.x reader cannot read them; rows remain valid and 2.x readers read 1.x files); 2.1
  * COMPLETE records that carry their request's own completion time (FC_EVF_OWN_TIME), which 2.0
- * readers read as the time of the completion, and the RANK field COLL_ENV. FC_FORMAT_MINOR grows
+ * readers read as the time of the completion, and the RANK field COLL_ENV; 2.2 the RANK field SLOT. FC_FORMAT_MINOR grows
  * with additive changes (new block kinds, new event kinds, new fields appended to a record, new
  * flags), which old readers skip or read compatibly. Block kinds, event kinds, field
  * keys and flags are append-only: a number, once given, keeps its meaning forever.
@@ -55,7 +55,7 @@ extern "C" {
 #define FC_MAGIC_LEN 8
 #define FC_BOM 0x0A0B0C0Du /* written little-endian: 0D 0C 0B 0A; a reader seeing 0A 0B 0C 0D knows */
 #define FC_FORMAT_MAJOR 2
-#define FC_FORMAT_MINOR 1
+#define FC_FORMAT_MINOR 2
 #define FC_FILE_HEADER_SIZE 64
 #define FC_TRACE_FILE_FMT "rank-%06d.fct" /* name of a rank's file inside the trace directory */
 
@@ -143,7 +143,9 @@ enum fc_block_kind {
     X(AFFINITY, 15, "text list of CPUs the rank may run on, as in /proc/self/status")              \
     X(INIT_MODE, 16, "u32 how tracing started: FC_INIT_*")                                      \
     X(COLL_ENV, 17, "the MPIR_CVAR_* variables of the environment that choose MPICH's collective " \
-                    "algorithms (names ending in _ALGORITHM): NAME=VALUE, each followed by a NUL")
+                    "algorithms (names ending in _ALGORITHM): NAME=VALUE, each followed by a NUL") \
+    X(SLOT, 18, "u32 the slot the launcher started the rank in (its rank in the real MPI_COMM_WORLD) " \
+                "when the tracer renumbered the ranks (FLOWCUT_RANK_ORDER); absent otherwise")
 
 enum fc_rank_field {
 #define FC__X(name, num, desc) FC_RK_##name = num,
