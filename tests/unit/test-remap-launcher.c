@@ -105,6 +105,48 @@ static void test_json(void **state)
     check_format("json", "b.json", next);
 }
 
+/* Cray MPICH gives every node the same number of ranks but the last. 7 ranks on 3 nodes of 3 slots,
+ * node1 {0}, node0 {1,2,4}, node2 {3,5,6}: node1, first by its lowest rank, holds one rank, so it
+ * must go last: the ranks of node0, then node2's, then node1's, 3 per node. */
+static void test_cray_short_node_last(void **state)
+{
+    (void)state;
+    static uint32_t pl[7] = {1, 0, 0, 2, 0, 2, 2};
+    fc__remap *rm = mapping_b();
+    rm->nranks = 7;
+    rm->nodes = 3;
+    rm->slots = 3;
+    rm->cands[0].rank_node = pl;
+    char *got = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&got, &len);
+    assert_int_equal(fc__launcher_write(f, FC_LAUNCHER_CRAY, rm, 0, (const char *const *)rm->node_names, "t"), 0);
+    fclose(f);
+    assert_non_null(strstr(got, "# 3 ranks per node (nodes in this order: node0:3, node2:3, node1:1)\n1,2,4,3,5,6,0\n"));
+    free(got);
+}
+
+/* Two nodes short of the fullest cannot be written for Cray: one message, FC_EINVAL. node0 {0,2,5},
+ * node1 {1,4}, node2 {3,6}. */
+static void test_cray_refuses_uneven(void **state)
+{
+    (void)state;
+    static uint32_t pl[7] = {0, 1, 0, 2, 1, 0, 2};
+    fc__remap *rm = mapping_b();
+    rm->nranks = 7;
+    rm->nodes = 3;
+    rm->slots = 3;
+    rm->cands[0].rank_node = pl;
+    char *got = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&got, &len);
+    assert_int_equal(fc__launcher_write(f, FC_LAUNCHER_CRAY, rm, 0, (const char *const *)rm->node_names, "t"),
+                     FC_EINVAL);
+    fclose(f);
+    assert_non_null(strstr(fc_errmsg(), "cray: the suggestion puts 3 ranks on node0 but 2 on "));
+    free(got);
+}
+
 static void test_parse(void **state)
 {
     (void)state;
@@ -118,6 +160,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hydra), cmocka_unit_test(test_openmpi), cmocka_unit_test(test_slurm),
         cmocka_unit_test(test_cray),  cmocka_unit_test(test_json),    cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_cray_short_node_last), cmocka_unit_test(test_cray_refuses_uneven),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
