@@ -103,9 +103,18 @@ int fc__launcher_parse(const char *name);
 
 /* Writes suggestion number which (0: the best) of rm to f in the format, with node names names[]
  * (rm->nodes of them: rm->node_names, or the next allocation's). trace names the trace in the
- * comments. Returns 0 or FC_EIO. */
+ * comments. Returns 0, FC_EIO, or FC_EINVAL with fc_errmsg() saying why when the format cannot
+ * express the placement (Cray: more than one node short of the fullest). */
 int fc__launcher_write(FILE *f, unsigned format, const fc__remap *rm, size_t which,
                        const char *const *names, const char *trace);
+
+/* `flowcut remap --check`: reads the launcher file suggestion (any format fc__launcher_write writes,
+ * told apart by its content) and the trace, and writes to out one line per rank that did not run on
+ * the node the file gives it (for a Cray file, which names no node: whose ranks do not share nodes
+ * as the file groups them), then a summary line. Returns 0 with *misplaced set, or FC_ENOENT,
+ * FC_EINVAL (an unreadable suggestion, or one for another number of ranks), a trace error or
+ * FC_ENOMEM, with fc_errmsg() naming the problem. */
+int fc__remap_check(const char *suggestion, const char *trace, FILE *out, uint32_t *misplaced);
 
 /* Reads a Hydra machinefile ("node" or "node:n" per line, # comments) into the node of each of
  * rm's ranks, cycling over the slots as Hydra does; node names are the trace's (rm->node_names).

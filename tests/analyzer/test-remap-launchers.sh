@@ -43,6 +43,24 @@ PY
             continue
         fi
         "$PYTHON3" "$srcdir/launcher-check.py" "$trace.json" $fmt "$out" || fail_later "$trace $*: $fmt"
+        "$flowcut" remap --check "$out" "$trace" >"$out.check" 2>&1
+        st=$?
+        "$PYTHON3" - "$trace.json" $fmt "$out.check" $st <<'PY' || fail_later "$trace $*: remap --check of the $fmt file"
+import json, re, sys
+doc, fmt, check, st = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+d = json.load(open(doc))
+want, now = d["suggestions"][0]["rank_to_node"], d["current"]["rank_to_node"]
+n = len(want)
+if fmt == "cray":
+    moved = [r for r in range(n) if any((now[q] == now[r]) != (want[q] == want[r]) for q in range(n) if q != r)]
+else:
+    moved = [r for r in range(n) if want[r] != now[r]]
+named = sorted(int(m.group(1)) for m in (re.match(r"rank (\d+): ", l) for l in open(check)) if m)
+if named != moved or st != (1 if moved else 0):
+    print("--check named %s and exited %d; the suggestion moves %s" % (named, st, moved))
+    print(open(check).read())
+    sys.exit(1)
+PY
         checked=$((checked + 1))
     done
 }
