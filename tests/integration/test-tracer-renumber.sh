@@ -3,7 +3,10 @@
 # process the launcher starts in slot s runs as rank order[s] of MPI_COMM_WORLD, and the program
 # sees that world in its rank, groups, statuses, collectives, comparisons, name, attributes, error
 # handlers, windows and derived communicators (renumber-check.c checks each against Hydra's
-# PMI_RANK); with tracing on, the trace names each rank as the program saw it and records the slot
+# PMI_RANK), and so do Fortran programs (`use mpi_f08` and `mpif.h` ring examples: their traces,
+# whose ranks are the renumbered ones, must show each rank sending to its own rank + 1, as
+# check_trace.py's model says, which holds only if the program saw its renumbered rank); with
+# tracing on, the trace names each rank as the program saw it and records the slot
 # it ran in; with FLOWCUT_TRACE=0 the ranks are renumbered and nothing is written; a bad order stops
 # the run before the program does anything, with one line.
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
@@ -37,6 +40,19 @@ if got != want:
     print("(rank, slot) in the trace %s, expected %s" % (got, want))
     sys.exit(1)
 PY
+
+# Fortran: the examples' ring, renumbered, must be the ring of the renumbered ranks.
+echo "2,0,3,1" >"$work/f.order"
+for name in f08 fmpi; do
+    [ -x "$examples/$name" ] || { [ -n "${MPIFORT-}" ] && fail "examples/$name is missing"; continue; }
+    case $name in f08) arg=3 ;; fmpi) arg=2 ;; esac
+    timeout "$FC_TEST_TIMEOUT" "$flowcut" run -o "$work/$name" --rank-order "$work/f.order" -- \
+        "$MPIEXEC" -n 4 "$examples/$name" $arg >"$work/$name.out" 2>"$work/$name.err" ||
+        fail "$name renumbered failed: $(head -c 2000 "$work/$name.err")"
+    read_trace "$work/$name"
+    "$PYTHON3" "$srcdir/check_trace.py" $name "$work/$name.dump" "$work/$name.json" 4 $arg ||
+        fail "$name renumbered: the trace is not the ring of the renumbered ranks"
+done
 
 # FLOWCUT_TRACE=0: only the renumbering.
 rm -rf "$work/off"
