@@ -13,6 +13,9 @@ Fortran 2008 entry point share it and both record the application's call site.
 The spec's markers (STATUS, STATUSES, BEFORE, REQS, FREEING, WIDE, STEPS) become plain local
 variables declared before the first timestamp and, for the status markers, one restoring statement
 after the record; nothing is hidden in macros.
+Every communicator argument reaches PMPI through fc__wc (renumber.h), which hands MPI the
+renumbered world where the program passes MPI_COMM_WORLD; the record functions get the program's
+own handle. The init shape calls fc__renumber_init once MPI is up, before tracing starts.
 A function flagged `steps` (MPI_Waitall) is completed by fc__steps_X, which calls PMPI in steps
 to learn when each request completes, while FLOWCUT_REQUEST_TIMES is on (fc__req_times), and by
 PMPI_X itself otherwise: the one place where the wrapper's call is not PMPI_X alone, written out
