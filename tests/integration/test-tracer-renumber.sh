@@ -80,7 +80,10 @@ bad_order() { # WHAT TEXT EXPECTED-WORDS
 bad_order "a repeated rank" "3,5,0,1,3,2" "not a permutation of 0..5 (3 appears twice)"
 bad_order "a rank out of range" "3,5,0,1,6,2" "not a permutation of 0..5 (6 is out of range)"
 bad_order "too few ranks" "# rank-order: 1,0,2,3" "for 4 ranks, the launcher starts 6"
-bad_order "not numbers" "node0:2" "is not a rank number"
+bad_order "no order" "node0:2" "no rank order in it"
+bad_order "not numbers" "# rank-order: 1,0,x,3,4,5" '"x" is not a rank number'
+bad_order "slots and order disagree" "$(printf '# rank-order: 1,0,2,3,4,5\nnode0:2\nnode1:2')" \
+    "its machinefile lines hold 4 slots, its rank order 6 ranks"
 
 # The same checks inside MPI_Init, for a launcher whose rank count flowcut run cannot see: rank 0
 # prints one line and the run stops before the program prints anything.
