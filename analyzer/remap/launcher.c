@@ -78,6 +78,10 @@ static int write_json(FILE *f, const fc__remap *rm, const char *const *names, co
     fprintf(f, ", \"ranks\": %u, \"nodes\": %u, \"slots\": %u, \"exhaustive\": %s, \"evaluated\": %llu,\n",
             rm->nranks, rm->nodes, rm->slots, rm->exhaustive ? "true" : "false",
             (unsigned long long)rm->evaluated);
+    fprintf(f, " \"judgement\": {\"uncertainty_pct\": %.2f, \"clearly_better\": %s, \"equivalent\": %zu, "
+               "\"fewest_moves\": %zu},\n",
+            rm->uncertainty_pct, rm->clearly_better ? "true" : "false", rm->equivalent,
+            rm->ncands ? rm->fewest + 1 : 0);
     fputs(" \"current\": {\"rank_to_node\": ", f);
     json_placement(f, rm->current.rank_node, rm->nranks, (const char *const *)rm->node_names);
     fprintf(f, ", \"predicted_s\": %.6f, \"observed_s\": %.6f, \"check_error_pct\": %.2f, "

@@ -67,12 +67,23 @@ typedef struct fc__remap {
     size_t cand_cap;         /* entries allocated in cands */
     int has_given;           /* 1 after fc__remap_given */
     fc__remap_cand given;    /* a placement the caller asked about (fc__remap_given) */
+    /* What the suggestions are worth (fc__remap_judge): the replay's own error |check_err_pct|,
+     * the suggestions whose predicted time is within it of the best's (cands[0..equivalent-1]),
+     * the one of those that moves fewest ranks (its index), and whether the best gain exceeds it. */
+    double uncertainty_pct;
+    size_t equivalent, fewest;
+    int clearly_better;
 } fc__remap;
 
 /* Searches placements for the replay rp. Returns 0, FC_EINVAL (nodes x slots smaller than the
  * world, an unusable model: message in fc_errmsg) or FC_ENOMEM; *out is owned by the caller. */
 int fc__remap_search(const fc__replay *rp, const fc__remap_opts *o, fc__remap **out);
 void fc__remap_free(fc__remap *rm);
+
+/* Fills rm's judgement fields from its candidates, check error and current placement (called by
+ * fc__remap_search; exposed for the tests). Suggestions that differ by less than the replay's own
+ * error are equivalent, and none is clearly better when the best gain is within it. */
+void fc__remap_judge(fc__remap *rm);
 
 /* Replays one more placement, rank_node[r] < rm->nnames (copied), and stores what it predicts in
  * rm->given (conflicts, gain and moved as for a suggestion). Returns 0, FC_EINVAL or FC_ENOMEM. */
