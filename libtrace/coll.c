@@ -8,8 +8,11 @@
  * rank's own block is included: bytes describe buffers, not network traffic. peer is the root of a
  * rooted collective (MPI_ROOT and MPI_PROC_NULL mapped), FC_PEER_NONE otherwise; obj is the request
  * of the non-blocking forms. The v and w forms whose counts differ between ranks follow their
- * record with COUNTS sub-records: the bytes per rank of the group, in runs of equal ones. */
+ * record with COUNTS sub-records: the bytes per rank of the group, in runs of equal ones. The record
+ * functions get the program's communicator; its queries go through fc__wc, so that MPI_COMM_WORLD
+ * answers as the renumbered world (renumber.h). */
 #include "record.h"
+#include "renumber.h"
 
 /* Where this rank stands in a rooted collective. */
 enum { R_NONE = 0, R_ROOT = 1, R_LEAF = 2 };
@@ -21,11 +24,11 @@ static int role(MPI_Comm comm, int root)
     if (root == MPI_PROC_NULL)
         return R_NONE; /* a non-root rank of the root group of an inter-communicator */
     int inter = 0, rank = -1;
-    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+    if (PMPI_Comm_test_inter(fc__wc(comm), &inter) != MPI_SUCCESS)
         return R_NONE;
     if (inter)
         return R_LEAF;
-    if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+    if (PMPI_Comm_rank(fc__wc(comm), &rank) != MPI_SUCCESS)
         return R_NONE;
     return rank == root ? R_ROOT : R_LEAF;
 }
@@ -35,9 +38,9 @@ static int role(MPI_Comm comm, int root)
 static int64_t blocks(MPI_Comm comm)
 {
     int inter = 0, n = 0;
-    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+    if (PMPI_Comm_test_inter(fc__wc(comm), &inter) != MPI_SUCCESS)
         return 0;
-    if ((inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n)) != MPI_SUCCESS ||
+    if ((inter ? PMPI_Comm_remote_size(fc__wc(comm), &n) : PMPI_Comm_size(fc__wc(comm), &n)) != MPI_SUCCESS ||
         n < 0)
         return 0;
     return n;
@@ -154,7 +157,7 @@ void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, M
 {
     int r = role(comm, root);
     int inter = 0;
-    PMPI_Comm_test_inter(comm, &inter);
+    PMPI_Comm_test_inter(fc__wc(comm), &inter);
     uint64_t n = fc__bytes(dt, count);
     uint64_t sent = r == R_LEAF || (r == R_ROOT && !inter) ? n : 0;
     coll(t, c, comm, fc__peer(root), sent, r == R_ROOT ? n : 0, req);
@@ -178,7 +181,7 @@ void fc__rec_gather(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, c
         sent = fc__bytes(sendtype, sendcount);
     if (r == R_ROOT) {
         int inter = 0;
-        PMPI_Comm_test_inter(comm, &inter);
+        PMPI_Comm_test_inter(fc__wc(comm), &inter);
         if (!inter)
             sent = sendbuf == MPI_IN_PLACE ? fc__bytes(recvtype, recvcount)
                                            : fc__bytes(sendtype, sendcount);
@@ -197,10 +200,10 @@ void fc__rec_gatherv(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, 
         sent = fc__bytes(sendtype, sendcount);
     if (r == R_ROOT) {
         int inter = 0, rank = 0;
-        PMPI_Comm_test_inter(comm, &inter);
+        PMPI_Comm_test_inter(fc__wc(comm), &inter);
         if (!inter && sendbuf != MPI_IN_PLACE)
             sent = fc__bytes(sendtype, sendcount);
-        else if (!inter && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && recvcounts != NULL)
+        else if (!inter && PMPI_Comm_rank(fc__wc(comm), &rank) == MPI_SUCCESS && recvcounts != NULL)
             sent = fc__bytes(recvtype, count_at(recvcounts, wide, rank));
         recvd = sum_bytes(recvtype, recvcounts, wide, blocks(comm));
     }
@@ -221,7 +224,7 @@ void fc__rec_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, 
         recvd = fc__bytes(recvtype, recvcount);
     if (r == R_ROOT) {
         int inter = 0;
-        PMPI_Comm_test_inter(comm, &inter);
+        PMPI_Comm_test_inter(fc__wc(comm), &inter);
         sent = fc__bytes(sendtype, sendcount) * (uint64_t)blocks(comm);
         if (!inter)
             recvd = recvbuf == MPI_IN_PLACE ? fc__bytes(sendtype, sendcount)
@@ -240,11 +243,11 @@ void fc__rec_scatterv(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
         recvd = fc__bytes(recvtype, recvcount);
     if (r == R_ROOT) {
         int inter = 0, rank = 0;
-        PMPI_Comm_test_inter(comm, &inter);
+        PMPI_Comm_test_inter(fc__wc(comm), &inter);
         sent = sum_bytes(sendtype, sendcounts, wide, blocks(comm));
         if (!inter && recvbuf != MPI_IN_PLACE)
             recvd = fc__bytes(recvtype, recvcount);
-        else if (!inter && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && sendcounts != NULL)
+        else if (!inter && PMPI_Comm_rank(fc__wc(comm), &rank) == MPI_SUCCESS && sendcounts != NULL)
             recvd = fc__bytes(sendtype, count_at(sendcounts, wide, rank));
     }
     coll(t, c, comm, fc__peer(root), sent, recvd, req);
@@ -270,7 +273,7 @@ void fc__rec_allgatherv(fc__thread *t, const fc__call *c, MPI_Comm comm, const v
     uint64_t sent = fc__bytes(sendtype, sendcount);
     int rank = 0;
     if (sendbuf == MPI_IN_PLACE)
-        sent = recvcounts != NULL && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS
+        sent = recvcounts != NULL && PMPI_Comm_rank(fc__wc(comm), &rank) == MPI_SUCCESS
                    ? fc__bytes(recvtype, count_at(recvcounts, wide, rank))
                    : 0;
     int64_t n = blocks(comm);
@@ -331,8 +334,8 @@ void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI
 {
     int n = 0, rank = 0;
     uint64_t sent = 0, recvd = 0;
-    if (recvcounts != NULL && PMPI_Comm_size(comm, &n) == MPI_SUCCESS &&
-        PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS) {
+    if (recvcounts != NULL && PMPI_Comm_size(fc__wc(comm), &n) == MPI_SUCCESS &&
+        PMPI_Comm_rank(fc__wc(comm), &rank) == MPI_SUCCESS) {
         sent = sum_bytes(dt, recvcounts, wide, n);
         recvd = fc__bytes(dt, count_at(recvcounts, wide, rank));
     }
@@ -344,7 +347,7 @@ void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm com
 {
     int n = 0;
     uint64_t block = fc__bytes(dt, recvcount);
-    if (PMPI_Comm_size(comm, &n) != MPI_SUCCESS || n < 0)
+    if (PMPI_Comm_size(fc__wc(comm), &n) != MPI_SUCCESS || n < 0)
         n = 0;
     coll(t, c, comm, FC_PEER_NONE, block * (uint64_t)n, block, req);
 }

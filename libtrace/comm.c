@@ -4,6 +4,7 @@
  * words (handle << 32 | comm_id) read atomically. Definitions and frees take a lock; a free
  * bumps a generation so that the per-thread caches drop the handle MPI may now reuse. */
 #include "runtime.h"
+#include "renumber.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -263,7 +264,7 @@ static uint32_t define(MPI_Comm comm, int created)
 
 void fc__comms_init(int rank, int size)
 {
-    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    PMPI_Comm_group(fc__world, &world_group); /* the program's world (renumber.h) */
     comm_def *w = malloc(sizeof *w + (size_t)size * sizeof(int));
     comm_def *s = malloc(sizeof *s + sizeof(int));
     if (w == NULL || s == NULL) {

@@ -1,5 +1,6 @@
 /* libtrace/rankinfo.c: describes the rank (RANK block) and chooses the trace directory. */
 #include "runtime.h"
+#include "renumber.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -106,6 +107,8 @@ void fc__rank_describe(fc__buf *b)
     char host[256] = "";
     field_u32(b, FC_RK_RANK, (uint32_t)fc__rt.rank);
     field_u32(b, FC_RK_SIZE, (uint32_t)fc__rt.size);
+    if (fc__launch_slot >= 0)
+        field_u32(b, FC_RK_SLOT, (uint32_t)fc__launch_slot);
     gethostname(host, sizeof host - 1);
     field_text(b, FC_RK_HOST, host);
     const char *node = getenv("FLOWCUT_NODE");

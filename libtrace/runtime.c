@@ -1,6 +1,7 @@
 /* libtrace/runtime.c: the tracer's lifecycle (start, lazy start, finalize, abort, exit), its
  * options, the chunk pool and the per-thread state. */
 #include "runtime.h"
+#include "renumber.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -461,8 +462,10 @@ static void start(int mode, int provided, int coll)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     fc__rt.start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &fc__rt.rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &fc__rt.size);
+    /* The program's world: renumbered when a rank order is set (renumber.h), so that the trace
+     * names each rank as the program knows it. */
+    PMPI_Comm_rank(fc__world, &fc__rt.rank);
+    PMPI_Comm_size(fc__world, &fc__rt.size);
     fc__rt.init_mode = mode;
     if (provided < 0)
         PMPI_Query_thread(&provided);
@@ -471,7 +474,7 @@ static void start(int mode, int provided, int coll)
 
     char dir[4096];
     fc__clock_meas m = {0};
-    if (coll && PMPI_Comm_dup(MPI_COMM_WORLD, &fc__rt.sync_comm) == MPI_SUCCESS) {
+    if (coll && PMPI_Comm_dup(fc__world, &fc__rt.sync_comm) == MPI_SUCCESS) {
         fc__rt.sync_ready = 1;
         fc__trace_dir(dir, sizeof dir, 1);
         fc__clock_sync(&m);
@@ -516,9 +519,18 @@ off:
     fc__state = FC__INERT;
 }
 
+/* FLOWCUT_TRACE=0: the library only renumbers ranks (renumber.h) and records nothing. */
+static int trace_off(void)
+{
+    const char *e = getenv("FLOWCUT_TRACE");
+    return e != NULL && strcmp(e, "0") == 0;
+}
+
 void fc__init_after(int mode, int provided)
 {
     pthread_mutex_lock(&start_lock);
+    if (fc__state == FC__OFF && trace_off())
+        fc__state = FC__INERT;
     if (fc__state == FC__OFF)
         start(mode, provided, 1);
     pthread_mutex_unlock(&start_lock);
@@ -539,8 +551,12 @@ fc__thread *fc__thread_start(void)
         pthread_mutex_lock(&start_lock);
         if (fc__state == FC__OFF) {
             int provided = -1;
+            fc__renumber_missed();
             PMPI_Query_thread(&provided);
-            start(FC_INIT_LAZY, provided, 0);
+            if (trace_off())
+                fc__state = FC__INERT;
+            else
+                start(FC_INIT_LAZY, provided, 0);
         }
         pthread_mutex_unlock(&start_lock);
         if (fc__self != NULL)
@@ -601,7 +617,7 @@ void fc__finalize_before(void)
     /* Every rank calls MPI_Finalize, so a rank that started lazily can still take part in the
      * collective final measurement: the communicator is made here in that case. */
     if (!fc__rt.sync_ready && fc__rt.rank >= 0 &&
-        PMPI_Comm_dup(MPI_COMM_WORLD, &fc__rt.sync_comm) == MPI_SUCCESS)
+        PMPI_Comm_dup(fc__world, &fc__rt.sync_comm) == MPI_SUCCESS)
         fc__rt.sync_ready = 1;
     if (fc__rt.sync_ready) {
         fc__clock_sync(&m);

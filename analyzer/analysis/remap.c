@@ -174,8 +174,9 @@ int fc__remap_run(const fc__remap_run_opts *o)
                 goto out;
             }
             free(doc);
-        } else if (fc__launcher_write(out, (unsigned)fmt, rm, 0, names, path) < 0) {
-            fc__err(FC_EIO, "cannot write the %s output", o->format);
+        } else if ((rc = fc__launcher_write(out, (unsigned)fmt, rm, 0, names, path)) < 0) {
+            if (rc != FC_EINVAL) /* FC_EINVAL: a placement the format cannot express, already said */
+                fc__err(FC_EIO, "cannot write the %s output", o->format);
             goto out;
         }
     }

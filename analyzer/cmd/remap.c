@@ -15,6 +15,7 @@ static const char usage[] =
     "                     [--format text|hydra|openmpi|slurm|cray|json|html] [-o FILE] [--top K]\n"
     "                     [--hosts NAME,NAME,...] [--eager BYTES] [--exhaustive|--local]\n"
     "                     [--budget N] [--placement HOSTFILE] [--platform-trace T] TRACE\n"
+    "       flowcut remap --check SUGGESTION TRACE\n"
     "Replays the traced run under other placements of its ranks on nodes and suggests the best.\n"
     "The first line always compares the replay of the observed placement with the observed run.\n"
     "  --platform P   platform profile from flowcut-calibrate (default: fitted to the trace)\n"
@@ -37,6 +38,8 @@ static const char usage[] =
     "  --budget N     replays allowed to the local search (default 20000)\n"
     "  --placement F  also replay the placement of the Hydra machinefile F (lines NODE or NODE:N,\n"
     "                 ranks in order; node names as in the trace) and report it\n"
+    "  --check F      compare where each rank of TRACE ran with the launcher file F that flowcut\n"
+    "                 remap wrote (any format): one line per rank elsewhere, exit 1 if any\n"
     "  --help         print this help\n";
 
 /* A positive whole number for option opt, or 0 after a usage message. */
@@ -60,12 +63,12 @@ int main(int argc, char **argv)
         {"eager", required_argument, NULL, 'e'},    {"exhaustive", no_argument, NULL, 'x'},
         {"local", no_argument, NULL, 'l'},          {"budget", required_argument, NULL, 'b'},
         {"placement", required_argument, NULL, 'P'}, {"platform-trace", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},
+        {"check", required_argument, NULL, 'C'},     {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     fc__remap_run_opts o = {.format = "text", .top = 5, .exhaustive = -1};
     uint64_t *count = NULL;
-    const char *name = NULL;
-    int c;
+    const char *name = NULL, *check = NULL;
+    int c, others = 0;
 
     fc__cli_init("remap", usage);
     opterr = 0;
@@ -94,14 +97,24 @@ int main(int argc, char **argv)
         case 'b': count = &o.budget, name = "--budget"; break;
         case 'P': o.placement = optarg; break;
         case 'T': o.platform_trace = optarg; break;
+        case 'C': check = optarg; break;
         case 'h': return fc__cli_help();
         default: return fc__cli_usage("unknown or incomplete option '%s'", argv[optind - 1]);
         }
         if (count != NULL && (*count = positive(optarg, name)) == 0)
             return 2;
+        others += c != 'C';
     }
     if (argc - optind != 1)
         return fc__cli_usage("%s", argc - optind < 1 ? "expects a TRACE" : "expects exactly one TRACE");
+    if (check != NULL) {
+        if (others > 0)
+            return fc__cli_usage("--check takes no other option");
+        uint32_t misplaced = 0;
+        if (fc__remap_check(check, argv[optind], stdout, &misplaced) < 0)
+            return fc__cli_failed();
+        return misplaced ? 1 : 0;
+    }
     if ((o.nodes == 0) != (o.slots == 0))
         return fc__cli_usage("--nodes and --slots go together");
     if (o.nodes > 4096 || o.slots > 4096)

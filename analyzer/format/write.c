@@ -204,6 +204,7 @@ int fc_writer_rank(fc_writer *w, const fc_rank_info *in)
     TEXT(FC_RK_CLOCK_SOURCE, in->clock_source)
     TEXT(FC_RK_AFFINITY, in->affinity)
     if (HAS(FC_RK_INIT_MODE)) field_u32(&b, FC_RK_INIT_MODE, in->init_mode);
+    if (HAS(FC_RK_SLOT)) field_u32(&b, FC_RK_SLOT, in->slot);
     if (w->coll_env != NULL)
         field(&b, FC_RK_COLL_ENV, w->coll_env, (uint32_t)w->coll_env_len);
 #undef TEXT

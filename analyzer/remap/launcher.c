@@ -78,6 +78,10 @@ static int write_json(FILE *f, const fc__remap *rm, const char *const *names, co
     fprintf(f, ", \"ranks\": %u, \"nodes\": %u, \"slots\": %u, \"exhaustive\": %s, \"evaluated\": %llu,\n",
             rm->nranks, rm->nodes, rm->slots, rm->exhaustive ? "true" : "false",
             (unsigned long long)rm->evaluated);
+    fprintf(f, " \"judgement\": {\"uncertainty_pct\": %.2f, \"clearly_better\": %s, \"equivalent\": %zu, "
+               "\"fewest_moves\": %zu},\n",
+            rm->uncertainty_pct, rm->clearly_better ? "true" : "false", rm->equivalent,
+            rm->ncands ? rm->fewest + 1 : 0);
     fputs(" \"current\": {\"rank_to_node\": ", f);
     json_placement(f, rm->current.rank_node, rm->nranks, (const char *const *)rm->node_names);
     fprintf(f, ", \"predicted_s\": %.6f, \"observed_s\": %.6f, \"check_error_pct\": %.2f, "
@@ -132,15 +136,18 @@ int fc__launcher_write(FILE *f, unsigned format, const fc__remap *rm, size_t whi
              which + 1, trace, c->time, -c->gain_pct, c->moved);
     switch (format) {
     case FC_LAUNCHER_HYDRA:
-        /* Hydra counts non-adjacent lines of one host as separate nodes, so each node is listed
-         * once with its rank count, and the placement inside is the rank order. */
+        /* Hydra counts non-adjacent lines of one host as separate nodes (and then keeps ranks of one
+         * host off its shared memory), so each node is listed once with its rank count, and Hydra
+         * fills the nodes in blocks. The rank order says which traced rank belongs in each slot;
+         * flowcut's tracer renumbers the ranks by it at MPI_Init (FLOWCUT_RANK_ORDER). */
         fprintf(f, "# %s\n", head);
-        fputs("# MPICH Hydra machinefile: each node once as node:n; Hydra fills them in this order.\n"
-              "# The rank order gives the traced rank that belongs in each slot, slot by slot in that\n"
-              "# order (renumber with MPI_Comm_split(MPI_COMM_WORLD, 0, order[rank], &comm)). The rank\n"
-              "# hosts give the node of each traced rank, for `mpiexec -hosts` when the program cannot\n"
-              "# be renumbered (Hydra then sees a separate node per run of equal hosts).\n",
-              f);
+        fprintf(f,
+                "# MPICH Hydra machinefile: each node once as node:n, filled in this order. Hydra places ranks\n"
+                "# in blocks, so run the unmodified program with the ranks renumbered by the rank order:\n"
+                "#   flowcut run --rank-order FILE -- mpiexec -f FILE -n %u PROGRAM\n"
+                "# (FLOWCUT_TRACE=0 in the environment: renumbered, not traced). The rank order gives, slot\n"
+                "# by slot, the rank that runs there; the rank hosts give the node of each rank.\n",
+                n);
         fputs("# rank-order:", f);
         for (uint32_t i = 0; i < n; i++)
             fprintf(f, "%s%u", i ? "," : " ", order[i]);
@@ -166,10 +173,50 @@ int fc__launcher_write(FILE *f, unsigned format, const fc__remap *rm, size_t whi
         for (uint32_t r = 0; r < n; r++)
             fprintf(f, "%s\n", names[c->rank_node[r]]);
         break;
-    case FC_LAUNCHER_CRAY:
+    case FC_LAUNCHER_CRAY: {
+        /* Cray MPICH places the listed ranks on the job's nodes in order, the same number on each
+         * (the launcher's ranks per node) but the last: a placement is expressible when at most one
+         * node holds fewer ranks than the fullest, and that node goes last. */
+        uint32_t ppn = 0, full_u = 0, short_u = UINT32_MAX, nshort = 0;
+        for (uint32_t u = 0; u < nused; u++)
+            if (per[u] > ppn) {
+                ppn = per[u];
+                full_u = u;
+            }
+        for (uint32_t u = 0; u < nused; u++)
+            if (per[u] < ppn) {
+                nshort++;
+                short_u = u;
+            }
+        if (nshort > 1) {
+            rc = fc__err(FC_EINVAL, "cray: the suggestion puts %u ranks on %s but %u on %s and fewer than %u on "
+                                    "%u nodes in all, where Cray MPICH gives every node but the last the same number "
+                                    "of ranks; use --format slurm or hydra",
+                         ppn, names[used[full_u]], per[short_u], names[used[short_u]], ppn, nshort);
+            goto out;
+        }
+        if (nshort == 1 && short_u != nused - 1) {
+            /* Move the short node's ranks, and the node, to the end. */
+            uint32_t start = 0, m = per[short_u], node = used[short_u];
+            for (uint32_t u = 0; u < short_u; u++)
+                start += per[u];
+            uint32_t *tmp = malloc((m + 1) * sizeof *tmp);
+            if (tmp == NULL) {
+                rc = FC_ENOMEM;
+                goto out;
+            }
+            memcpy(tmp, order + start, m * sizeof *tmp);
+            memmove(order + start, order + start + m, (n - start - m) * sizeof *order);
+            memcpy(order + n - m, tmp, m * sizeof *tmp);
+            free(tmp);
+            memmove(used + short_u, used + short_u + 1, (nused - short_u - 1) * sizeof *used);
+            memmove(per + short_u, per + short_u + 1, (nused - short_u - 1) * sizeof *per);
+            used[nused - 1] = node;
+            per[nused - 1] = m;
+        }
         fprintf(f, "# %s\n# Cray MPICH: MPICH_RANK_REORDER_METHOD=3 with this file as MPICH_RANK_ORDER,\n"
                    "# %u ranks per node (nodes in this order: ",
-                head, rm->slots);
+                head, ppn);
         for (uint32_t u = 0; u < nused; u++)
             fprintf(f, "%s%s:%u", u ? ", " : "", names[used[u]], per[u]);
         fputs(")\n", f);
@@ -177,6 +224,7 @@ int fc__launcher_write(FILE *f, unsigned format, const fc__remap *rm, size_t whi
             fprintf(f, "%s%u", i ? "," : "", order[i]);
         fputs("\n", f);
         break;
+    }
     default:
         rc = FC_EINVAL;
         goto out;

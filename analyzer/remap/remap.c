@@ -491,6 +491,7 @@ int fc__remap_search(const fc__replay *rp, const fc__remap_opts *o, fc__remap **
         for (uint32_t r = 0; r < s.n; r++)
             c->moved += c->rank_node[r] != rp->rank_node[r];
     }
+    fc__remap_judge(rm);
     *out = rm;
     rm = NULL;
     rc = 0;
@@ -530,6 +531,24 @@ int fc__remap_given(const fc__replay *rp, const fc__remap_opts *o, fc__remap *rm
         c->moved += rank_node[r] != rp->rank_node[r];
     rm->has_given = 1;
     return 0;
+}
+
+void fc__remap_judge(fc__remap *rm)
+{
+    rm->uncertainty_pct = fabs(rm->check_err_pct);
+    rm->equivalent = rm->fewest = 0;
+    rm->clearly_better = 0;
+    if (rm->ncands == 0)
+        return;
+    double best = rm->cands[0].time;
+    for (size_t i = 0; i < rm->ncands; i++) {
+        if (best > 0 && 100 * (rm->cands[i].time - best) / best > rm->uncertainty_pct)
+            break;
+        rm->equivalent = i + 1;
+        if (rm->cands[i].moved < rm->cands[rm->fewest].moved)
+            rm->fewest = i;
+    }
+    rm->clearly_better = rm->cands[0].gain_pct > rm->uncertainty_pct;
 }
 
 void fc__remap_free(fc__remap *rm)

@@ -67,12 +67,23 @@ typedef struct fc__remap {
     size_t cand_cap;         /* entries allocated in cands */
     int has_given;           /* 1 after fc__remap_given */
     fc__remap_cand given;    /* a placement the caller asked about (fc__remap_given) */
+    /* What the suggestions are worth (fc__remap_judge): the replay's own error |check_err_pct|,
+     * the suggestions whose predicted time is within it of the best's (cands[0..equivalent-1]),
+     * the one of those that moves fewest ranks (its index), and whether the best gain exceeds it. */
+    double uncertainty_pct;
+    size_t equivalent, fewest;
+    int clearly_better;
 } fc__remap;
 
 /* Searches placements for the replay rp. Returns 0, FC_EINVAL (nodes x slots smaller than the
  * world, an unusable model: message in fc_errmsg) or FC_ENOMEM; *out is owned by the caller. */
 int fc__remap_search(const fc__replay *rp, const fc__remap_opts *o, fc__remap **out);
 void fc__remap_free(fc__remap *rm);
+
+/* Fills rm's judgement fields from its candidates, check error and current placement (called by
+ * fc__remap_search; exposed for the tests). Suggestions that differ by less than the replay's own
+ * error are equivalent, and none is clearly better when the best gain is within it. */
+void fc__remap_judge(fc__remap *rm);
 
 /* Replays one more placement, rank_node[r] < rm->nnames (copied), and stores what it predicts in
  * rm->given (conflicts, gain and moved as for a suggestion). Returns 0, FC_EINVAL or FC_ENOMEM. */
@@ -103,9 +114,18 @@ int fc__launcher_parse(const char *name);
 
 /* Writes suggestion number which (0: the best) of rm to f in the format, with node names names[]
  * (rm->nodes of them: rm->node_names, or the next allocation's). trace names the trace in the
- * comments. Returns 0 or FC_EIO. */
+ * comments. Returns 0, FC_EIO, or FC_EINVAL with fc_errmsg() saying why when the format cannot
+ * express the placement (Cray: more than one node short of the fullest). */
 int fc__launcher_write(FILE *f, unsigned format, const fc__remap *rm, size_t which,
                        const char *const *names, const char *trace);
+
+/* `flowcut remap --check`: reads the launcher file suggestion (any format fc__launcher_write writes,
+ * told apart by its content) and the trace, and writes to out one line per rank that did not run on
+ * the node the file gives it (for a Cray file, which names no node: whose ranks do not share nodes
+ * as the file groups them), then a summary line. Returns 0 with *misplaced set, or FC_ENOENT,
+ * FC_EINVAL (an unreadable suggestion, or one for another number of ranks), a trace error or
+ * FC_ENOMEM, with fc_errmsg() naming the problem. */
+int fc__remap_check(const char *suggestion, const char *trace, FILE *out, uint32_t *misplaced);
 
 /* Reads a Hydra machinefile ("node" or "node:n" per line, # comments) into the node of each of
  * rm's ranks, cycling over the slots as Hydra does; node names are the trace's (rm->node_names).

@@ -203,7 +203,7 @@ static void print_json(FILE *f, fc_trace *t, const summary *s)
         const fc_rank *r = fc_trace_rank(t, i);
         fprintf(f, "%s{\"rank\": %" PRIu32 ", \"node\": ", i ? ", " : "", r->info.rank);
         fc__json_str(f, node_of(r));
-        fputs(", \"host\": ", f);
+        fprintf(f, ", \"slot\": %" PRIu32 ", \"host\": ", r->info.slot);
         fc__json_str(f, r->info.host);
         fprintf(f, ", \"core\": %" PRId32 ", \"numa\": %" PRId32 ", \"pid\": %" PRIu32 ", \"threads\": %" PRIu32
                ", \"events\": %" PRIu64 ", \"partial\": %s, \"program\": ",

@@ -77,6 +77,18 @@ void fc__report_remap_text(FILE *f, const struct fc__replay *rp, const struct fc
         fputs("\n  conflicts: ", f);
         conflict_text(f, &rm->given);
     }
+    /* What the suggestions are worth against the replay's own error (fc__remap_judge). */
+    if (rm->ncands > 0 && !rm->clearly_better)
+        fprintf(f, "judgement: no placement is clearly better: the best predicted gain, %+.1f %%, is within the"
+                   " replay's own error (%.1f %%)\n",
+                rm->cands[0].gain_pct, rm->uncertainty_pct);
+    else if (rm->ncands > 0)
+        fprintf(f, "judgement: suggestion 1 gains %+.1f %% +- %.1f %% (the replay's own error)\n",
+                rm->cands[0].gain_pct, rm->uncertainty_pct);
+    if (rm->equivalent > 1)
+        fprintf(f, "judgement: suggestions 1 to %zu are equivalent (predicted within %.1f %% of the best); "
+                   "suggestion %zu moves fewest ranks (%u)\n",
+                rm->equivalent, rm->uncertainty_pct, rm->fewest + 1, rm->cands[rm->fewest].moved);
     for (size_t i = 0; i < rm->ncands; i++) {
         const fc__remap_cand *c = &rm->cands[i];
         fprintf(f, "suggestion %zu: predicted %.6f s, communication %.6f s, gain %+.1f %%, %u ranks moved: ",

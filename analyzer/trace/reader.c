@@ -75,7 +75,7 @@ static int parse_rank(fc_trace *t, fc__rank *r, const unsigned char *p, const un
         int width = 0; /* 4 or 8 for integers, -1 for text, -2 for args, 0 unknown */
         switch (key) {
         case FC_RK_RANK: case FC_RK_SIZE: case FC_RK_CORE: case FC_RK_NUMA: case FC_RK_PID:
-        case FC_RK_THREAD_LEVEL: case FC_RK_CALLSITE_DEPTH: case FC_RK_INIT_MODE:
+        case FC_RK_THREAD_LEVEL: case FC_RK_CALLSITE_DEPTH: case FC_RK_INIT_MODE: case FC_RK_SLOT:
             width = 4;
             break;
         case FC_RK_START_NS:
@@ -106,6 +106,7 @@ static int parse_rank(fc_trace *t, fc__rank *r, const unsigned char *p, const un
         case FC_RK_THREAD_LEVEL: in->thread_level = (int32_t)v32; break;
         case FC_RK_CALLSITE_DEPTH: in->callsite_depth = v32; break;
         case FC_RK_INIT_MODE: in->init_mode = v32; break;
+        case FC_RK_SLOT: in->slot = v32; break;
         case FC_RK_START_NS: in->start_ns = fc_get_u64(p); break;
         case FC_RK_HOST: in->host = s; break;
         case FC_RK_NODE: in->node = s; break;
@@ -150,6 +151,8 @@ static int parse_rank(fc_trace *t, fc__rank *r, const unsigned char *p, const un
             in->present |= UINT64_C(1) << key;
         p += len;
     }
+    if (!(in->present & UINT64_C(1) << FC_RK_SLOT))
+        in->slot = in->rank; /* not renumbered: the launcher's slot is the rank */
     return 0;
 }
 

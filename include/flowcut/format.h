@@ -28,8 +28,10 @@
  * refuse a newer major and read every older one. History: 1.0 first; 2.0 EVENTS chunks in
  * columns (a 1.x reader cannot read them; rows remain valid and 2.x readers read 1.x files); 2.1
  * COMPLETE records that carry their request's own completion time (FC_EVF_OWN_TIME), which 2.0
- * readers read as the time of the completion, and the RANK field COLL_ENV; 2.4 COUNTS sub-records
- * (the bytes per peer of the v and w collectives), which older readers skip. FC_FORMAT_MINOR grows
+ * readers read as the time of the completion, and the RANK field COLL_ENV; 2.2 the RANK field
+ * SLOT; 2.3 the sub-record kinds POLLS (folded runs of polls that found nothing) and TRACER_WAIT
+ * (the tracer's own waits); 2.4 COUNTS sub-records (the bytes per peer of the v and w
+ * collectives); older readers skip the new fields and kinds. FC_FORMAT_MINOR grows
  * with additive changes (new block kinds, new event kinds, new fields appended to a record, new
  * flags), which old readers skip or read compatibly. Block kinds, event kinds, field
  * keys and flags are append-only: a number, once given, keeps its meaning forever.
@@ -144,7 +146,9 @@ enum fc_block_kind {
     X(AFFINITY, 15, "text list of CPUs the rank may run on, as in /proc/self/status")              \
     X(INIT_MODE, 16, "u32 how tracing started: FC_INIT_*")                                      \
     X(COLL_ENV, 17, "the MPIR_CVAR_* variables of the environment that choose MPICH's collective " \
-                    "algorithms or the ranks it takes as sharing a node: NAME=VALUE, each followed by a NUL")
+                    "algorithms or the ranks it takes as sharing a node: NAME=VALUE, each followed by a NUL") \
+    X(SLOT, 18, "u32 the slot the launcher started the rank in (its rank in the real MPI_COMM_WORLD) " \
+                "when the tracer renumbered the ranks (FLOWCUT_RANK_ORDER); absent otherwise")
 
 enum fc_rank_field {
 #define FC__X(name, num, desc) FC_RK_##name = num,

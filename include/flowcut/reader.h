@@ -87,6 +87,8 @@ typedef struct fc_rank_info {
     uint32_t callsite_depth;
     const char *clock_source, *affinity;
     uint32_t init_mode;     /* FC_INIT_*, 0 when unknown */
+    uint32_t slot;          /* the launcher's slot when the ranks were renumbered (present bit
+                               FC_RK_SLOT), else equal to rank */
 } fc_rank_info;
 
 /* ---- a trace and its ranks --------------------------------------------------------------------- */

@@ -51,6 +51,7 @@ static fc__remap *mapping_b(void)
     cand.moved = 4;
     rm.cands = &cand;
     rm.ncands = 1;
+    fc__remap_judge(&rm); /* error 4.76 %, gain 25 %: clearly better, alone */
     return &rm;
 }
 
@@ -105,6 +106,83 @@ static void test_json(void **state)
     check_format("json", "b.json", next);
 }
 
+/* Cray MPICH gives every node the same number of ranks but the last. 7 ranks on 3 nodes of 3 slots,
+ * node1 {0}, node0 {1,2,4}, node2 {3,5,6}: node1, first by its lowest rank, holds one rank, so it
+ * must go last: the ranks of node0, then node2's, then node1's, 3 per node. */
+static void test_cray_short_node_last(void **state)
+{
+    (void)state;
+    static uint32_t pl[7] = {1, 0, 0, 2, 0, 2, 2};
+    fc__remap *rm = mapping_b();
+    rm->nranks = 7;
+    rm->nodes = 3;
+    rm->slots = 3;
+    rm->cands[0].rank_node = pl;
+    char *got = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&got, &len);
+    assert_int_equal(fc__launcher_write(f, FC_LAUNCHER_CRAY, rm, 0, (const char *const *)rm->node_names, "t"), 0);
+    fclose(f);
+    assert_non_null(strstr(got, "# 3 ranks per node (nodes in this order: node0:3, node2:3, node1:1)\n1,2,4,3,5,6,0\n"));
+    free(got);
+}
+
+/* Two nodes short of the fullest cannot be written for Cray: one message, FC_EINVAL. node0 {0,2,5},
+ * node1 {1,4}, node2 {3,6}. */
+static void test_cray_refuses_uneven(void **state)
+{
+    (void)state;
+    static uint32_t pl[7] = {0, 1, 0, 2, 1, 0, 2};
+    fc__remap *rm = mapping_b();
+    rm->nranks = 7;
+    rm->nodes = 3;
+    rm->slots = 3;
+    rm->cands[0].rank_node = pl;
+    char *got = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&got, &len);
+    assert_int_equal(fc__launcher_write(f, FC_LAUNCHER_CRAY, rm, 0, (const char *const *)rm->node_names, "t"),
+                     FC_EINVAL);
+    fclose(f);
+    assert_non_null(strstr(fc_errmsg(), "cray: the suggestion puts 3 ranks on node0 but 2 on "));
+    free(got);
+}
+
+/* The judgement, by hand: current 2.0 s; suggestions at 1.0, 1.05 and 1.3 s moving 4, 2 and 1
+ * ranks (gains 50, 47.5 and 35 %). With a replay error of 10 %, the first two are within 10 % of
+ * 1.0 s (5 % and 30 % apart from the best), the second moves fewer ranks, and 50 % > 10 % is
+ * clearly better; with an error of 60 %, all three are equivalent, the third moves fewest, and a
+ * 50 % gain is not clearly better. */
+static void test_judge(void **state)
+{
+    (void)state;
+    static uint32_t pl[8];
+    static fc__remap_cand c3[3];
+    fc__remap *rm = mapping_b();
+    double time[3] = {1.0, 1.05, 1.3};
+    uint32_t moved[3] = {4, 2, 1};
+    for (int i = 0; i < 3; i++) {
+        memset(&c3[i], 0, sizeof c3[i]);
+        c3[i].rank_node = pl;
+        c3[i].time = time[i];
+        c3[i].moved = moved[i];
+        c3[i].gain_pct = 100 * (2.0 - time[i]) / 2.0;
+    }
+    rm->cands = c3;
+    rm->ncands = 3;
+    rm->check_err_pct = -10;
+    fc__remap_judge(rm);
+    assert_int_equal(rm->equivalent, 2);
+    assert_int_equal(rm->fewest, 1);
+    assert_true(rm->clearly_better);
+    assert_true(rm->uncertainty_pct == 10);
+    rm->check_err_pct = 60;
+    fc__remap_judge(rm);
+    assert_int_equal(rm->equivalent, 3);
+    assert_int_equal(rm->fewest, 2);
+    assert_false(rm->clearly_better);
+}
+
 static void test_parse(void **state)
 {
     (void)state;
@@ -118,6 +196,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hydra), cmocka_unit_test(test_openmpi), cmocka_unit_test(test_slurm),
         cmocka_unit_test(test_cray),  cmocka_unit_test(test_json),    cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_cray_short_node_last), cmocka_unit_test(test_cray_refuses_uneven),
+        cmocka_unit_test(test_judge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,273 @@
+/* libtrace/renumber-wrap.c: the MPI functions that take a communicator and that mpi.spec does not
+ * trace, wrapped only to hand MPI the renumbered world (renumber.h) where the program passes
+ * MPI_COMM_WORLD; they record nothing. Attributes are left on the real world, where MPI keeps the
+ * predefined ones (MPI_TAG_UB, MPI_UNIVERSE_SIZE, ...) and where MPICH's Fortran bindings read and
+ * write them without passing through MPI_. */
+#include "runtime.h"
+#include "renumber.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define FC__EXPORT __attribute__((visibility("default")))
+
+/* ---- the MPI functions with a communicator argument that mpi.spec does not trace ------------------ */
+
+/* R(name, (parameters), (arguments)): MPI_name hands PMPI_name its arguments, with fc__wc applied
+ * to the communicator where the arguments say so. */
+#define R(name, params, args)                                                                      \
+    FC__EXPORT int MPI_##name params;                                                              \
+    FC__EXPORT int MPI_##name params                                                               \
+    {                                                                                              \
+        return PMPI_##name args;                                                                   \
+    }
+R(Comm_rank, (MPI_Comm comm, int *rank), (fc__wc(comm), rank))
+R(Comm_size, (MPI_Comm comm, int *size), (fc__wc(comm), size))
+R(Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result), (fc__wc(comm1), fc__wc(comm2), result))
+R(Comm_group, (MPI_Comm comm, MPI_Group *group), (fc__wc(comm), group))
+R(Comm_get_info, (MPI_Comm comm, MPI_Info *info_used), (fc__wc(comm), info_used))
+R(Comm_set_info, (MPI_Comm comm, MPI_Info info), (fc__wc(comm), info))
+R(Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen), (fc__wc(comm), comm_name, resultlen))
+R(Comm_set_name, (MPI_Comm comm, const char *comm_name), (fc__wc(comm), comm_name))
+R(Comm_test_inter, (MPI_Comm comm, int *flag), (fc__wc(comm), flag))
+R(Comm_remote_size, (MPI_Comm comm, int *size), (fc__wc(comm), size))
+R(Comm_remote_group, (MPI_Comm comm, MPI_Group *group), (fc__wc(comm), group))
+R(Comm_call_errhandler, (MPI_Comm comm, int errorcode), (fc__wc(comm), errorcode))
+R(Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler), (fc__wc(comm), errhandler))
+R(Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request),
+  (fc__wc(comm), info, newcomm, request))
+R(Topo_test, (MPI_Comm comm, int *status), (fc__wc(comm), status))
+R(Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank),
+  (fc__wc(comm), ndims, dims, periods, newrank))
+R(Graph_map, (MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank),
+  (fc__wc(comm), nnodes, indx, edges, newrank))
+
+/* An error handler set on MPI_COMM_WORLD goes on both worlds: MPI raises errors of the program's
+ * calls on the renumbered one, and of calls that reach MPI_COMM_WORLD unrenumbered (attributes,
+ * MPICH's internal use) on the real one. */
+FC__EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+FC__EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    if (comm == MPI_COMM_WORLD && fc__world != MPI_COMM_WORLD) {
+        int rc = PMPI_Comm_set_errhandler(MPI_COMM_WORLD, errhandler);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return PMPI_Comm_set_errhandler(fc__wc(comm), errhandler);
+}
+
+/* Sessions (MPI-4) reach the processes through process sets, outside MPI_COMM_WORLD: a program
+ * using them cannot be renumbered, and is told so rather than run in the launcher's order. */
+FC__EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+FC__EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+{
+    const char *v = getenv("FLOWCUT_RANK_ORDER");
+    if (v != NULL && *v != '\0') {
+        fprintf(stderr, "flowcut: FLOWCUT_RANK_ORDER cannot renumber a program that uses MPI sessions "
+                        "(MPI_Session_init); unset it\n");
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    return PMPI_Session_init(info, errhandler, session);
+}
+
+#define PACK_ARGS(C)                                                                            \
+    (const void *inbuf, C incount, MPI_Datatype datatype, void *outbuf, C outsize, C *position, MPI_Comm comm)
+R(Pack, PACK_ARGS(int), (inbuf, incount, datatype, outbuf, outsize, position, fc__wc(comm)))
+R(Pack_c, PACK_ARGS(MPI_Count), (inbuf, incount, datatype, outbuf, outsize, position, fc__wc(comm)))
+R(Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size), (incount, datatype, fc__wc(comm), size))
+R(Pack_size_c, (MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size),
+  (incount, datatype, fc__wc(comm), size))
+#define UNPACK_ARGS(C)                                                                             \
+    (const void *inbuf, C insize, C *position, void *outbuf, C outcount, MPI_Datatype datatype, MPI_Comm comm)
+R(Unpack, UNPACK_ARGS(int), (inbuf, insize, position, outbuf, outcount, datatype, fc__wc(comm)))
+R(Unpack_c, UNPACK_ARGS(MPI_Count), (inbuf, insize, position, outbuf, outcount, datatype, fc__wc(comm)))
+
+R(Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win),
+  (base, size, disp_unit, info, fc__wc(comm), win))
+R(Win_create_c, (void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win),
+  (base, size, disp_unit, info, fc__wc(comm), win))
+R(Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
+  (size, disp_unit, info, fc__wc(comm), baseptr, win))
+R(Win_allocate_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
+  (size, disp_unit, info, fc__wc(comm), baseptr, win))
+R(Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
+  (size, disp_unit, info, fc__wc(comm), baseptr, win))
+R(Win_allocate_shared_c,
+  (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
+  (size, disp_unit, info, fc__wc(comm), baseptr, win))
+R(Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win), (info, fc__wc(comm), win))
+R(File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh),
+  (fc__wc(comm), filename, amode, info, fh))
+
+R(Comm_accept, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm),
+  (port_name, info, root, fc__wc(comm), newcomm))
+R(Comm_connect, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm),
+  (port_name, info, root, fc__wc(comm), newcomm))
+R(Comm_spawn,
+  (const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm,
+   int array_of_errcodes[]),
+  (command, argv, maxprocs, info, root, fc__wc(comm), intercomm, array_of_errcodes))
+R(Comm_spawn_multiple,
+  (int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[],
+   const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]),
+  (count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, fc__wc(comm), intercomm,
+   array_of_errcodes))
+
+#define ISR_ARGS(C)                                                                                \
+    (const void *sendbuf, C sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, C recvcount,   \
+     MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+#define ISR_CALL                                                                                   \
+    (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, fc__wc(comm),     \
+     request)
+R(Isendrecv, ISR_ARGS(int), ISR_CALL)
+R(Isendrecv_c, ISR_ARGS(MPI_Count), ISR_CALL)
+#define ISRR_ARGS(C)                                                                               \
+    (void *buf, C count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm,     \
+     MPI_Request *request)
+#define ISRR_CALL (buf, count, datatype, dest, sendtag, source, recvtag, fc__wc(comm), request)
+R(Isendrecv_replace, ISRR_ARGS(int), ISRR_CALL)
+R(Isendrecv_replace_c, ISRR_ARGS(MPI_Count), ISRR_CALL)
+#define PART_ARGS(B)                                                                               \
+    (B void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,        \
+     MPI_Info info, MPI_Request *request)
+#define PART_CALL (buf, partitions, count, datatype, dest, tag, fc__wc(comm), info, request)
+R(Psend_init, PART_ARGS(const), PART_CALL)
+R(Precv_init, PART_ARGS(), PART_CALL)
+
+/* Persistent collectives (MPI-4), classic and large-count: C is the count type, D the
+ * displacement type. */
+R(Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request), (fc__wc(comm), info, request))
+#define BCAST_ARGS(C)                                                                              \
+    (void *buffer, C count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#define BCAST_CALL (buffer, count, datatype, root, fc__wc(comm), info, request)
+R(Bcast_init, BCAST_ARGS(int), BCAST_CALL)
+R(Bcast_init_c, BCAST_ARGS(MPI_Count), BCAST_CALL)
+#define REDUCE_ARGS(C)                                                                             \
+    (const void *sendbuf, void *recvbuf, C count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,       \
+     MPI_Info info, MPI_Request *request)
+#define REDUCE_CALL (sendbuf, recvbuf, count, datatype, op, root, fc__wc(comm), info, request)
+R(Reduce_init, REDUCE_ARGS(int), REDUCE_CALL)
+R(Reduce_init_c, REDUCE_ARGS(MPI_Count), REDUCE_CALL)
+#define ALLRED_ARGS(C)                                                                             \
+    (const void *sendbuf, void *recvbuf, C count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,  \
+     MPI_Request *request)
+#define ALLRED_CALL (sendbuf, recvbuf, count, datatype, op, fc__wc(comm), info, request)
+R(Allreduce_init, ALLRED_ARGS(int), ALLRED_CALL)
+R(Allreduce_init_c, ALLRED_ARGS(MPI_Count), ALLRED_CALL)
+R(Scan_init, ALLRED_ARGS(int), ALLRED_CALL)
+R(Scan_init_c, ALLRED_ARGS(MPI_Count), ALLRED_CALL)
+R(Exscan_init, ALLRED_ARGS(int), ALLRED_CALL)
+R(Exscan_init_c, ALLRED_ARGS(MPI_Count), ALLRED_CALL)
+#define ROOTED_ARGS(C)                                                                             \
+    (const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, C recvcount, MPI_Datatype recvtype,   \
+     int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#define ROOTED_CALL (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, fc__wc(comm), info, request)
+R(Gather_init, ROOTED_ARGS(int), ROOTED_CALL)
+R(Gather_init_c, ROOTED_ARGS(MPI_Count), ROOTED_CALL)
+R(Scatter_init, ROOTED_ARGS(int), ROOTED_CALL)
+R(Scatter_init_c, ROOTED_ARGS(MPI_Count), ROOTED_CALL)
+#define ALL_ARGS(C)                                                                                \
+    (const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, C recvcount, MPI_Datatype recvtype,   \
+     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#define ALL_CALL (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, fc__wc(comm), info, request)
+R(Allgather_init, ALL_ARGS(int), ALL_CALL)
+R(Allgather_init_c, ALL_ARGS(MPI_Count), ALL_CALL)
+R(Alltoall_init, ALL_ARGS(int), ALL_CALL)
+R(Alltoall_init_c, ALL_ARGS(MPI_Count), ALL_CALL)
+#define GATHERV_ARGS(C, D)                                                                         \
+    (const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, const C recvcounts[], const D displs[], \
+     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#define GATHERV_CALL                                                                               \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, fc__wc(comm), info, request)
+R(Gatherv_init, GATHERV_ARGS(int, int), GATHERV_CALL)
+R(Gatherv_init_c, GATHERV_ARGS(MPI_Count, MPI_Aint), GATHERV_CALL)
+#define SCATTERV_ARGS(C, D)                                                                        \
+    (const void *sendbuf, const C sendcounts[], const D displs[], MPI_Datatype sendtype, void *recvbuf,            \
+     C recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#define SCATTERV_CALL                                                                              \
+    (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, fc__wc(comm), info, request)
+R(Scatterv_init, SCATTERV_ARGS(int, int), SCATTERV_CALL)
+R(Scatterv_init_c, SCATTERV_ARGS(MPI_Count, MPI_Aint), SCATTERV_CALL)
+#define ALLGATHERV_ARGS(C, D)                                                                      \
+    (const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, const C recvcounts[], const D displs[], \
+     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#define ALLGATHERV_CALL                                                                            \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, fc__wc(comm), info, request)
+R(Allgatherv_init, ALLGATHERV_ARGS(int, int), ALLGATHERV_CALL)
+R(Allgatherv_init_c, ALLGATHERV_ARGS(MPI_Count, MPI_Aint), ALLGATHERV_CALL)
+#define ALLTOALLV_ARGS(C, D)                                                                       \
+    (const void *sendbuf, const C sendcounts[], const D sdispls[], MPI_Datatype sendtype, void *recvbuf,          \
+     const C recvcounts[], const D rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,                \
+     MPI_Request *request)
+#define ALLTOALLV_CALL                                                                             \
+    (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, fc__wc(comm), info, request)
+R(Alltoallv_init, ALLTOALLV_ARGS(int, int), ALLTOALLV_CALL)
+R(Alltoallv_init_c, ALLTOALLV_ARGS(MPI_Count, MPI_Aint), ALLTOALLV_CALL)
+#define ALLTOALLW_ARGS(C, D)                                                                       \
+    (const void *sendbuf, const C sendcounts[], const D sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,  \
+     const C recvcounts[], const D rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,        \
+     MPI_Request *request)
+#define ALLTOALLW_CALL                                                                             \
+    (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, fc__wc(comm), info, request)
+R(Alltoallw_init, ALLTOALLW_ARGS(int, int), ALLTOALLW_CALL)
+R(Alltoallw_init_c, ALLTOALLW_ARGS(MPI_Count, MPI_Aint), ALLTOALLW_CALL)
+#define RS_ARGS(C)                                                                                 \
+    (const void *sendbuf, void *recvbuf, const C recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,   \
+     MPI_Info info, MPI_Request *request)
+#define RS_CALL (sendbuf, recvbuf, recvcounts, datatype, op, fc__wc(comm), info, request)
+R(Reduce_scatter_init, RS_ARGS(int), RS_CALL)
+R(Reduce_scatter_init_c, RS_ARGS(MPI_Count), RS_CALL)
+#define RSB_ARGS(C)                                                                                \
+    (const void *sendbuf, void *recvbuf, C recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,            \
+     MPI_Info info, MPI_Request *request)
+#define RSB_CALL (sendbuf, recvbuf, recvcount, datatype, op, fc__wc(comm), info, request)
+R(Reduce_scatter_block_init, RSB_ARGS(int), RSB_CALL)
+R(Reduce_scatter_block_init_c, RSB_ARGS(MPI_Count), RSB_CALL)
+
+/* ---- Fortran 2008: MPICH's mpi_X_f08_ that call PMPI_X directly ------------------------------------ */
+
+/* F(lower, Name, (Fortran parameters), (C arguments)): every argument by reference, handles as
+ * MPI_Fint (the C handle, as the prelude of wrappers.c checks), then ierror; calls MPI_Name
+ * above, so that the substitution is made in one place. */
+#define F(lower, name, params, args)                                                               \
+    FC__EXPORT void mpi_##lower##_f08_ params;                                                     \
+    FC__EXPORT void mpi_##lower##_f08_ params                                                      \
+    {                                                                                              \
+        int rc = MPI_##name args;                                                                  \
+        if (ierror)                                                                                \
+            *ierror = rc;                                                                          \
+    }
+
+F(comm_rank, Comm_rank, (const MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror), ((MPI_Comm)*comm, rank))
+F(comm_size, Comm_size, (const MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror), ((MPI_Comm)*comm, size))
+F(comm_compare, Comm_compare, (const MPI_Fint *comm1, const MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror),
+  ((MPI_Comm)*comm1, (MPI_Comm)*comm2, result))
+F(comm_group, Comm_group, (const MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror),
+  ((MPI_Comm)*comm, (MPI_Group *)group))
+F(comm_get_info, Comm_get_info, (const MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror),
+  ((MPI_Comm)*comm, (MPI_Info *)info))
+F(comm_set_info, Comm_set_info, (const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *ierror),
+  ((MPI_Comm)*comm, (MPI_Info)*info))
+F(comm_test_inter, Comm_test_inter, (const MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror),
+  ((MPI_Comm)*comm, flag))
+F(comm_remote_size, Comm_remote_size, (const MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror),
+  ((MPI_Comm)*comm, size))
+F(comm_remote_group, Comm_remote_group, (const MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror),
+  ((MPI_Comm)*comm, (MPI_Group *)group))
+F(comm_call_errhandler, Comm_call_errhandler, (const MPI_Fint *comm, const MPI_Fint *errorcode, MPI_Fint *ierror),
+  ((MPI_Comm)*comm, *errorcode))
+F(comm_get_errhandler, Comm_get_errhandler, (const MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror),
+  ((MPI_Comm)*comm, (MPI_Errhandler *)errhandler))
+F(comm_set_errhandler, Comm_set_errhandler, (const MPI_Fint *comm, const MPI_Fint *errhandler, MPI_Fint *ierror),
+  ((MPI_Comm)*comm, (MPI_Errhandler)*errhandler))
+F(comm_idup_with_info, Comm_idup_with_info,
+  (const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror),
+  ((MPI_Comm)*comm, (MPI_Info)*info, (MPI_Comm *)newcomm, (MPI_Request *)request))
+F(topo_test, Topo_test, (const MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror), ((MPI_Comm)*comm, status))
+F(pack_size, Pack_size,
+  (const MPI_Fint *incount, const MPI_Fint *datatype, const MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror),
+  (*incount, (MPI_Datatype)*datatype, (MPI_Comm)*comm, size))
+F(win_create_dynamic, Win_create_dynamic, (const MPI_Fint *info, const MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror),
+  ((MPI_Info)*info, (MPI_Comm)*comm, (MPI_Win *)win))
+F(barrier_init, Barrier_init, (const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror),
+  ((MPI_Comm)*comm, (MPI_Info)*info, (MPI_Request *)request))
