@@ -165,6 +165,8 @@ static int complete(matcher *mt, rstate *s, const fc_record *rec, thr *call)
     if (call->kind == FC_EV_MPI_Test || call->kind == FC_EV_MPI_Testany || call->kind == FC_EV_MPI_Testsome ||
         call->kind == FC_EV_MPI_Testall)
         m->flags |= MF_TESTED;
+    if (call->kind == FC_EV_MPI_Waitall || call->kind == FC_EV_MPI_Waitsome)
+        m->flags |= MF_WAITMULTI;
     m->end = rec->t1;
     m->wait_t0 = call->t0;
     m->wait_site = call->site;

@@ -24,6 +24,7 @@ enum {
                             the call's, with no per-call entry to keep */
     MF_FINAL = 0x200,    /* not complete, and never will be: its rank's records are all read */
     MF_BUFFERED = 0x400, /* a buffered send (send_flags): never a Late Receiver */
+    MF_WAITMULTI = 0x1000, /* completed by MPI_Waitall or MPI_Waitsome */
     MF_TESTED = 0x800,   /* completed by a Test call: its rank was polling it, from its post on as
                             far as the trace shows (the tests that found nothing name no request) */
 };
@@ -147,6 +148,7 @@ typedef struct wcall {
     uint32_t refs; /* its messages still in flight */
     uint8_t open;  /* its thread has not started another call */
     uint8_t live;  /* in the table (else on the free list) */
+    uint8_t multi; /* an MPI_Waitall or MPI_Waitsome: no Late Receiver beside a Late Sender */
 } wcall;
 
 /* Shared state of the pairing pass. */

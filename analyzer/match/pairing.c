@@ -190,7 +190,7 @@ int fc__mt_call_flush(pairing *p, uint32_t i)
     c->next = p->cfree1;
     p->cfree1 = i + 1;
     p->clive--;
-    return site_add(p, c->rank, c->site, c->ls, c->lr);
+    return site_add(p, c->rank, c->site, c->ls, c->multi && c->ls > 0 ? 0 : c->lr);
 }
 
 /* The row of site (rank, site) in res->sites, made when new; NULL when out of memory. */
@@ -412,6 +412,7 @@ static inline __attribute__((always_inline)) int add_wait(pairing *p, const msg 
         return site_add(p, waiter(m), m->wait_site, ls, lr);
     wcall *c = &p->calls[m->call];
     c->ls = ls > c->ls ? ls : c->ls;
+    c->multi |= (m->flags & MF_WAITMULTI) != 0;
     c->lr = lr > c->lr ? lr : c->lr;
     return 0;
 }
@@ -493,7 +494,7 @@ int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
     /* Late Sender: the receive (or the wait on it) entered before the send was posted, and waited
      * until that post or its own end. */
     int64_t ls = (s->post < r->end ? s->post : r->end) - r->wait_t0;
-    if (((r->flags & MF_WAITED) != 0) & (ls > 0)) {
+    if (((r->flags & MF_WAITED) != 0) & !(r->flags & MF_TESTED) & (ls > 0)) {
         int rc = add_wait(p, r, (double)ls * 1e-9, 0);
         if (rc < 0)
             return rc;
@@ -502,7 +503,12 @@ int fc__mt_pair(pairing *p, const msg *s, const msg *r, int rdone)
      * waited until that post. A send that ended before the post contradicts the clocks and waited
      * for nothing that can be told: 0, as Scalasca counts it, so that both tools agree. */
     int64_t lr = r->post < s->end ? r->post - s->wait_t0 : 0;
-    if (waits & ((s->flags & MF_WAITED) != 0) & (lr > 0)) {
+    /* Scalasca's Late Receiver: a blocking MPI_Send or MPI_Ssend, or a send request completed by a
+     * Wait, whatever its protocol. */
+    int lr_call = (s->flags & MF_SOLE) ? (s->kind == FC_EV_MPI_Send || s->kind == FC_EV_MPI_Ssend)
+                                       : ((s->flags & MF_WAITED) && !(s->flags & MF_TESTED) &&
+                                          s->kind != FC_EV_MPI_Sendrecv && s->kind != FC_EV_MPI_Sendrecv_replace);
+    if (lr_call & (lr > 0)) {
         int rc = add_wait(p, s, 0, (double)lr * 1e-9);
         if (rc < 0)
             return rc;

@@ -24,18 +24,10 @@ Scalasca's definitions (its MPI patterns "Late Sender" and "Late Receiver"):
 
 Each rank's figure is the sum over its locations (threads) and calls.
 
-With --flowcut, the report is compared with flowcut's own definitions instead, which part from
-Scalasca's in four ways (docs/limitations.md): Late Receiver only on the sends that must wait for
-their receive whatever the library does (synchronous ones, and the others of the report's eager
-threshold or more, buffered ones excepted), in any call that completes them (MPI_Sendrecv, MPI_Rsend
-and the Tests too); Late Sender in Test calls too; and in a call that completes several messages
-the largest Late Sender and the largest Late Receiver both count. The summary line then gives
-both tools' totals.
-
 With --per-rank, it prints instead one line per rank, "RANK LATE_SENDER LATE_RECEIVER" in
 seconds by Scalasca's definitions, and compares nothing (REPORT.json then only gives the ranks).
 
-Usage: scalasca-waits.py [--flowcut | --per-rank] ARCHIVE/traces.otf2 REPORT.json [TOLERANCE_S]
+Usage: scalasca-waits.py [--per-rank] ARCHIVE/traces.otf2 REPORT.json [TOLERANCE_S]
 (tolerance default 2e-6). Prints one summary line and exits 0, or prints the first difference
 and exits 1."""
 import collections
@@ -45,12 +37,10 @@ import sys
 import otf2
 
 ARGS = sys.argv[1:]
-MODE = ARGS.pop(0)[2:] if ARGS and ARGS[0] in ("--flowcut", "--per-rank") else "scalasca"
+MODE = ARGS.pop(0)[2:] if ARGS and ARGS[0] == "--per-rank" else "scalasca"
 TOL = float(ARGS[2]) if len(ARGS) > 2 else 2e-6
 
 BLOCKING_SENDS = {"MPI_Send", "MPI_Ssend"}
-SYNC_SENDS = {"MPI_Ssend", "MPI_Issend", "MPI_Ssend_init"}
-BUFFERED_SENDS = {"MPI_Bsend", "MPI_Ibsend", "MPI_Bsend_init"}
 WAIT_SINGLE = {"MPI_Wait", "MPI_Waitany"}
 WAIT_MULTI = {"MPI_Waitall", "MPI_Waitsome"}
 TEST_MULTI = {"MPI_Testall", "MPI_Testsome"}
@@ -122,20 +112,18 @@ def read_pairs(anchor):
     return pairs
 
 
-def waits(pairs, rules, eager):
-    """Late Sender and Late Receiver per rank ({rank: seconds}) under rules "scalasca" or
-    "flowcut" (eager: the threshold of the latter)."""
+def waits(pairs):
+    """Late Sender and Late Receiver per rank ({rank: seconds}) by Scalasca's definitions."""
     ls, lr = collections.defaultdict(float), collections.defaultdict(float)
     call_ls, call_lr = {}, {}  # id(call) -> (call, largest wait) for the calls that count their largest
-    multi_ls = WAIT_MULTI if rules == "scalasca" else WAIT_MULTI | TEST_MULTI | {"MPI_Sendrecv", "MPI_Sendrecv_replace"}
     for s, r in pairs:
         rc = r["cmp_call"]
-        if rules == "scalasca" and rc.name in TESTS:
+        if rc.name in TESTS:
             continue
         idle = (min(s["req_call"].enter, rc.leave) - rc.enter) * 1e-9
         if idle <= 0:
             continue
-        if rc.name in multi_ls:
+        if rc.name in WAIT_MULTI:
             call_ls[id(rc)] = (rc, max(idle, call_ls.get(id(rc), (rc, 0.0))[1]))
         else:
             ls[rc.rank] += idle
@@ -144,19 +132,10 @@ def waits(pairs, rules, eager):
         idle = 0 if sc.leave <= rq.enter else (rq.enter - sc.enter) * 1e-9
         if idle <= 0:
             continue
-        if rules == "scalasca":
-            if sc.name in BLOCKING_SENDS or sc.name in WAIT_SINGLE:
-                lr[sc.rank] += idle
-            elif sc.name in WAIT_MULTI and id(sc) not in call_ls:
-                call_lr[id(sc)] = (sc, max(idle, call_lr.get(id(sc), (sc, 0.0))[1]))
-        else:
-            kind = s["req_call"].name
-            if kind not in SYNC_SENDS and (s["bytes"] < eager or kind in BUFFERED_SENDS):
-                continue
-            if sc.name in WAIT_MULTI | TEST_MULTI:
-                call_lr[id(sc)] = (sc, max(idle, call_lr.get(id(sc), (sc, 0.0))[1]))
-            else:
-                lr[sc.rank] += idle
+        if sc.name in BLOCKING_SENDS or sc.name in WAIT_SINGLE:
+            lr[sc.rank] += idle
+        elif sc.name in WAIT_MULTI and id(sc) not in call_ls:
+            call_lr[id(sc)] = (sc, max(idle, call_lr.get(id(sc), (sc, 0.0))[1]))
     for c, v in call_ls.values():
         ls[c.rank] += v
     for c, v in call_lr.values():
@@ -167,20 +146,18 @@ def waits(pairs, rules, eager):
 def main():
     anchor, doc = ARGS[0], json.load(open(ARGS[1]))
     pairs = read_pairs(anchor)
-    ls, lr = waits(pairs, "scalasca", None)
+    ls, lr = waits(pairs)
     ws = doc["wait_states"]
     nr = len(ws["late_sender_s"])
     if MODE == "per-rank":
         for rank in range(nr):
             print("%d %.9f %.9f" % (rank, ls.get(rank, 0.0), lr.get(rank, 0.0)))
         return
-    mls, mlr = (ls, lr) if MODE == "scalasca" else waits(pairs, "flowcut", doc["eager_threshold"])
-    rules = "Scalasca's definition" if MODE == "scalasca" else "flowcut's definition"
-    for name, mine, theirs in (("Late Sender", mls, ws["late_sender_s"]), ("Late Receiver", mlr, ws["late_receiver_s"])):
+    for name, mine, theirs in (("Late Sender", ls, ws["late_sender_s"]), ("Late Receiver", lr, ws["late_receiver_s"])):
         for rank in range(nr):
             if abs(mine.get(rank, 0.0) - theirs[rank]) > TOL:
                 print("WAITS: rank %d %s: %.9f s by %s, %.9f s in flowcut's report"
-                      % (rank, name, mine.get(rank, 0.0), rules, theirs[rank]))
+                      % (rank, name, mine.get(rank, 0.0), "Scalasca's definition", theirs[rank]))
                 sys.exit(1)
         extra = [r for r in mine if r >= nr and mine[r] > TOL]
         if extra:
@@ -188,8 +165,6 @@ def main():
             sys.exit(1)
     line = "waits: %d messages, Scalasca's Late Sender %.6f s, Late Receiver %.6f s" % (
         len(pairs), sum(ls.values()), sum(lr.values()))
-    if MODE == "flowcut":
-        line += "; flowcut's %.6f s, %.6f s" % (sum(mls.values()), sum(mlr.values()))
     print(line + ", as the report has them")
 
 

@@ -49,10 +49,9 @@ one() {
             fail "$name: dump of the archive failed: $(cat "$t.dump.err")"
         "$PYTHON3" "$srcdir/compare-sites.py" --posts "$t.dump2" "$t.sites" >"$t.cmpsites2" ||
             fail "$name: imported call sites differ: $(cat "$t.cmpsites2")"
-        # The wait states under flowcut's definitions, which part from Scalasca's in the ways
-        # docs/limitations.md lists (test-otf2-waits.sh shows each); the summary line gives both
-        # tools' totals.
-        "$PYTHON3_OTF2" "$srcdir/scalasca-waits.py" --flowcut "$t.otf2/traces.otf2" "$t.native.json" >"$t.waits" ||
+        # The wait states, which must be Scalasca's (test-otf2-waits.sh shows the cases where
+        # definitions part).
+        "$PYTHON3_OTF2" "$srcdir/scalasca-waits.py" "$t.otf2/traces.otf2" "$t.native.json" >"$t.waits" ||
             fail "$name: wait states differ from those computed from the archive: $(cat "$t.waits")"
         sites=", $(cat "$t.check"), $(cat "$t.cmpsites"), $(cat "$t.waits")"
     fi
