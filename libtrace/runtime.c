@@ -87,6 +87,14 @@ int fc__parse_percent(const char *s, unsigned *pct)
     return 0;
 }
 
+int fc__parse_level(const char *s, int *level)
+{
+    if (s == NULL || s[0] < '0' || s[0] > '9' || s[1] != '\0')
+        return FC_EINVAL;
+    *level = s[0] - '0';
+    return 0;
+}
+
 void fc__pool_geometry(uint64_t bytes, uint32_t *recs_per_chunk, unsigned *nchunks)
 {
     /* 512 KiB chunks (8192 records): the writer's cost per chunk (deflate's tables, the block,
@@ -332,8 +340,11 @@ static void read_options(void)
         fc__warn("bad FLOWCUT_CLOCK '%.64s' (want tsc or monotonic); using the default", e);
     fc__rt.clock_name = fc__clock_setup(want_tsc);
     e = getenv("FLOWCUT_ZLIB_LEVEL");
-    if (e != NULL && e[0] >= '0' && e[0] <= '9' && e[1] == '\0')
-        fc__zlevel = e[0] - '0';
+    fc__zlevel = 1;
+    if (e != NULL && fc__parse_level(e, &fc__zlevel) < 0) {
+        fc__warn("bad FLOWCUT_ZLIB_LEVEL '%.64s' (want one digit 0..9); using 1", e);
+        fc__zlevel = 1;
+    }
     e = getenv("FLOWCUT_WRITE_AT");
     fc__rt.write_at = 0;
     if (e != NULL && fc__parse_percent(e, &fc__rt.write_at) < 0) {

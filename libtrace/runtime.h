@@ -105,6 +105,8 @@ FC__HIDDEN int fc__parse_size(const char *s, uint64_t *bytes);
 FC__HIDDEN int fc__parse_percent(const char *s, unsigned *pct);
 /* Parses a setting that is on or off (FLOWCUT_REQUEST_TIMES): "1" or "0". Returns 0 or FC_EINVAL. */
 FC__HIDDEN int fc__parse_switch(const char *s, int *on);
+/* Parses FLOWCUT_ZLIB_LEVEL: one digit 0..9. Returns 0 or FC_EINVAL. */
+FC__HIDDEN int fc__parse_level(const char *s, int *level);
 /* Parses FLOWCUT_CALLSITE_DEPTH: 0..FC__MAX_DEPTH. Returns 0 or FC_EINVAL. */
 FC__HIDDEN int fc__parse_depth(const char *s, int *depth);
 /* Splits a buffer budget into chunks: records per chunk and number of chunks (at least 4). */
