@@ -506,7 +506,8 @@ static int dispatch(fc_trace *t, fc__rank *r, uint32_t kind, fc__blk *b, const u
         }
         p = raw;
     }
-    const unsigned char *end = p + b->raw;
+    /* An empty payload may have no buffer at all: no arithmetic on a null pointer. */
+    const unsigned char *end = b->raw ? p + b->raw : p;
     switch (kind) {
     case FC_BLK_RANK: rc = parse_rank(t, r, p, end, w); break;
     case FC_BLK_MODULES: rc = parse_modules(t, r, p, end, w); break;
