@@ -68,6 +68,7 @@ typedef struct fc__rank {
     fc__blk *blks;
     size_t nblks, bcap;
     const fc_clock *init, *fin; /* the measurements fc_rank_align uses */
+    int header_ok;              /* the file header was read and accepted */
 } fc__rank;
 
 struct fc_trace {
@@ -76,6 +77,8 @@ struct fc_trace {
     size_t nranks;
     uint32_t world, missing;
     int64_t origin;
+    fc_skipped *skipped; /* rank files of a directory that could not be read at all */
+    size_t nskipped, skcap;
     /* Member lists 0, 1 .. n-1 (MPI_COMM_WORLD's, which every rank file defines) share this one
      * array of the arena, so that their memory grows with the ranks, not with their square; and
      * the scratch a list is read into first (freed once the files are scanned). */

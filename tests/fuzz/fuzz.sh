@@ -65,6 +65,8 @@ run() {
     t=$1
     mkdir -p "$work/corpus/$t" "$work/crashes/$t"
     start=$(date +%s)
+    # Debian's OTF2 library leaks the archive it fails to open (tests/otf2/lsan.supp).
+    LSAN_OPTIONS="suppressions=$src/tests/otf2/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
     nice -n "${FUZZ_NICE:-0}" "$work/bin/$t" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
         -close_fd_mask=3 -artifact_prefix="$work/crashes/$t/" -print_final_stats=1 \
         "$work/corpus/$t" "$work/seeds/$t" "$src/tests/fuzz/regress/$t" >"$work/logs/$t.log" 2>&1
