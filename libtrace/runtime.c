@@ -169,7 +169,9 @@ static void write_pending_warnings(void)
 
 static void queue_chunk(fc__chunk *ch, uint32_t count, uint32_t thread)
 {
+    unsigned idx = (unsigned)(ch - fc__rt.chunks);
     if (count == 0) {
+        fc__rescue_state(idx, FC_RSC_FREE, 0);
         atomic_store(&ch->state, FC__CH_FREE);
         fc__rt.freel[fc__rt.nfree++] = (unsigned)(ch - fc__rt.chunks);
         pthread_cond_signal(&fc__rt.cv_free);
@@ -178,14 +180,15 @@ static void queue_chunk(fc__chunk *ch, uint32_t count, uint32_t thread)
     ch->count = count;
     ch->thread = thread;
     ch->fill_seq = fc__rt.fill_seq++;
+    fc__rescue_state(idx, FC_RSC_QUEUED, count);
     atomic_store(&ch->state, FC__CH_QUEUED);
     fc__rt.queue[(fc__rt.qhead + fc__rt.qlen++) % fc__rt.nchunks] = (unsigned)(ch - fc__rt.chunks);
     pthread_cond_signal(&fc__rt.cv_full);
 }
 
-/* A free chunk, waiting for the writer when none is free but some will come back; NULL when
- * none can (every chunk is held by a thread). */
-static fc__chunk *take_chunk(void)
+/* A free chunk for thread number `thread`, waiting for the writer when none is free but some will
+ * come back; NULL when none can (every chunk is held by a thread). */
+static fc__chunk *take_chunk(uint32_t thread)
 {
     while (fc__rt.nfree == 0) {
         if ((fc__rt.qlen == 0 && atomic_load(&fc__rt.writer_cur) == NULL) || !fc__rt.writer_running)
@@ -194,7 +197,9 @@ static fc__chunk *take_chunk(void)
         pthread_cond_signal(&fc__rt.cv_full);
         pthread_cond_wait(&fc__rt.cv_free, &fc__rt.lock);
     }
-    fc__chunk *ch = &fc__rt.chunks[fc__rt.freel[--fc__rt.nfree]];
+    unsigned idx = fc__rt.freel[--fc__rt.nfree];
+    fc__chunk *ch = &fc__rt.chunks[idx];
+    fc__rescue_taken(idx, thread, ch->recs);
     atomic_store(&ch->state, FC__CH_FILLING);
     return ch;
 }
@@ -217,7 +222,7 @@ void fc__chunk_full(fc__thread *t)
         queue_chunk(s->ch, (uint32_t)(t->cur - s->ch->recs), t->number);
     else
         atomic_fetch_add(&fc__rt.dropped, 1);
-    s->ch = take_chunk();
+    s->ch = take_chunk(t->number);
     pthread_mutex_unlock(&fc__rt.lock);
     if (s->ch == NULL) {
         fc__warn("the trace buffer (FLOWCUT_BUFFER) is too small for this many threads; trace partial");
@@ -259,7 +264,7 @@ static fc__thread *attach_thread(void)
         s->t.number = fc__rt.next_thread++;
         s->t.rt = s;
         s->comm_handle = (int)MPI_COMM_NULL;
-        s->ch = take_chunk();
+        s->ch = take_chunk(s->t.number);
         atomic_store(&s->live, 1);
         if (s->ch != NULL) {
             s->t.cur = s->ch->recs;
@@ -290,12 +295,17 @@ static void at_exit(void);
  * traced (an exec'd program starts afresh anyway). */
 static void in_child(void)
 {
+    /* The buffer is the parent's shared mapping (rescue.c), not mapped in the child: the thread
+     * that forked must not record into it. */
+    fc__self = NULL;
     fc__state = FC__INERT;
     fc__rt.writer_running = 0;
     fc__rt.open = 0;
 }
 
-static int alloc_pool(void)
+/* The chunk pool, in the rank's rescue file in dir when it can be made (rescue.c), else in
+ * memory only, where a rank killed by SIGKILL loses what it holds. */
+static int alloc_pool(const char *dir)
 {
     uint64_t bytes = 4u << 20;
     const char *e = getenv("FLOWCUT_BUFFER");
@@ -309,7 +319,12 @@ static int alloc_pool(void)
     fc__rt.freel = calloc(n, sizeof *fc__rt.freel);
     fc__rt.queue = calloc(n, sizeof *fc__rt.queue);
     fc__rt.slots = calloc(FC__MAX_THREADS, sizeof *fc__rt.slots);
-    fc__rec *mem = malloc((size_t)n * fc__rt.chunk_cap * sizeof(fc__rec));
+    fc__rec *mem = fc__rescue_map(dir, fc__rt.rank, n, fc__rt.chunk_cap);
+    if (mem == NULL) {
+        fc__warn("cannot create the rescue buffer in '%.200s': %s; events buffered in memory only, lost if the "
+                 "rank is killed", dir, strerror(errno));
+        mem = malloc((size_t)n * fc__rt.chunk_cap * sizeof(fc__rec));
+    }
     if (!fc__rt.chunks || !fc__rt.freel || !fc__rt.queue || !fc__rt.slots || !mem)
         return -1;
     /* Touch the memory now so that page faults do not land on the hot path. */
@@ -412,11 +427,6 @@ static void start(int mode, int provided, int coll)
         fc__trace_dir(dir, sizeof dir, 0);
     }
 
-    if (alloc_pool() < 0 || fc__sites_init(fc__depth) < 0) {
-        fc__warn("out of memory for the trace buffers; tracing off");
-        goto off;
-    }
-    fc__comms_init(fc__rt.rank, fc__rt.size);
     if (mkdir_p(dir) < 0) {
         fc__warn("cannot create trace directory '%.200s': %s; tracing off", dir, strerror(errno));
         goto off;
@@ -426,6 +436,12 @@ static void start(int mode, int provided, int coll)
         fc__warn("cannot create trace file in '%.200s': %s; tracing off", dir, strerror(-rc));
         goto off;
     }
+    if (alloc_pool(dir) < 0 || fc__sites_init(fc__depth) < 0) {
+        fc__warn("out of memory for the trace buffers; tracing off");
+        fc__file_close(FC_END_ERROR, 1);
+        goto off;
+    }
+    fc__comms_init(fc__rt.rank, fc__rt.size);
     fc__buf b = {0};
     fc__rank_describe(&b);
     fc__block_write(FC_BLK_RANK, b.p, b.len, 0);

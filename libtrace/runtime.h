@@ -158,6 +158,23 @@ FC__HIDDEN void fc__buf_put(fc__buf *b, const void *data, size_t n);
 FC__HIDDEN void fc__buf_uv(fc__buf *b, uint64_t v);
 FC__HIDDEN void fc__buf_str(fc__buf *b, const char *s, size_t n);
 
+/* ---- rescue.c ------------------------------------------------------------------------------
+ * The chunk pool as a shared mapping of the rank's rescue file (format.h, RESCUE). */
+/* Creates and maps the rescue file of rank in dir for nchunks chunks of chunk_cap records, and
+ * returns where chunk 0's records start; NULL (errno set) when it cannot, the pool then being
+ * ordinary memory and the calls below no-ops. Call after fc__clock_setup. */
+FC__HIDDEN fc__rec *fc__rescue_map(const char *dir, int rank, unsigned nchunks, uint32_t chunk_cap);
+/* Chunk `chunk`, whose records are recs, was taken by thread number `thread` for filling
+ * (fc__rt.lock held). */
+FC__HIDDEN void fc__rescue_taken(unsigned chunk, uint32_t thread, fc__rec *recs);
+/* Chunk `chunk` enters FC_RSC_* state (count: its records, for FC_RSC_QUEUED). */
+FC__HIDDEN void fc__rescue_state(unsigned chunk, unsigned state, uint32_t count);
+/* Chunk `chunk` is about to be written as the EVENTS block of sequence number seq, of count
+ * records. Async-signal-safe. */
+FC__HIDDEN void fc__rescue_block(unsigned chunk, uint32_t seq, uint32_t count);
+/* Removes the rescue file once the rank file is closed with END. Async-signal-safe. */
+FC__HIDDEN void fc__rescue_remove(void);
+
 /* ---- sync.c --------------------------------------------------------------------------------- */
 typedef struct fc__clock_meas {
     uint64_t local_ns, uncertainty_ns, samples, min_rtt_ns;

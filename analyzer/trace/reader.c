@@ -538,6 +538,33 @@ out:
     return rc;
 }
 
+/* A rank file without END: its rank died before closing it. The events it had recorded but not
+ * written come from its rescue file, as EVENTS blocks in memory after the file's own. */
+static int recover(fc_trace *t, fc__rank *r, const char *file, uint32_t nseq, fc_event_codec **codec)
+{
+    fc__rescued *res = NULL;
+    size_t n = 0;
+    uint64_t events = 0;
+    int rc = fc__rescue_read(&t->arena, file, r->pub.info.rank, nseq, &res, &n);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        fc__blk b = {.off = FC_BLOCK_HEADER_SIZE, .stored = (uint32_t)res[i].len, .raw = (uint32_t)res[i].len,
+                     .mem = res[i].payload};
+        where w = {file, 0};
+        rc = dispatch(t, r, FC_BLK_EVENTS, &b, res[i].payload, &w, codec);
+        events += res[i].count;
+    }
+    free(res);
+    if (rc == 0 && n > 0) {
+        char why[700];
+        snprintf(why, sizeof why, "%s; %llu events recovered from its rescue file", r->pub.partial_why,
+                 (unsigned long long)events);
+        r->pub.partial = 1;
+        if ((r->pub.partial_why = fc__arena_strndup(&t->arena, why, strlen(why))) == NULL)
+            rc = FC_ENOMEM;
+    }
+    return rc;
+}
+
 /* Checks the blocks of one rank file in order and loads what they define. in_dir: the file was
  * found in a trace directory, where a symbolic link or anything but a regular file is refused
  * (the tracer never writes one, so such a file is planted or foreign; a FIFO would block). */
@@ -665,6 +692,8 @@ static int scan_file(fc_trace *t, fc__rank *r, const char *file, int in_dir)
             rc = FC_ENOMEM;
     }
 out:
+    if (rc >= 0 && r->header_ok && !r->pub.has_end)
+        rc = recover(t, r, file, seq, &codec);
     if (rc >= 0)
         rc = imply_world(t, r);
     if (rc == FC_ENOMEM)

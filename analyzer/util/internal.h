@@ -45,7 +45,21 @@ typedef struct fc__blk {
     uint64_t off;         /* of the payload (the header is FC_BLOCK_HEADER_SIZE before) */
     uint32_t flags, stored, raw;
     uint32_t thread, count;
+    const unsigned char *mem; /* the raw payload in memory (recovered from a rescue file), or NULL */
 } fc__blk;
+
+/* A chunk recovered from a rescue file: a raw EVENTS payload (rows) in the trace's arena. */
+typedef struct fc__rescued {
+    const unsigned char *payload;
+    size_t len;
+    uint32_t thread, count;
+} fc__rescued;
+/* Reads the rescue file beside rank_file (rank-N.fcr for rank-N.fct, of world rank `rank`) and
+ * returns in *out (n of them, the array the caller frees) the chunks that hold events the rank
+ * recorded but not in its first nseq blocks, each thread's in order. A missing or foreign rescue
+ * file recovers nothing. Returns 0 or FC_ENOMEM. */
+int fc__rescue_read(fc__arena *a, const char *rank_file, uint32_t rank, uint32_t nseq, fc__rescued **out,
+                    size_t *n);
 
 /* A dense id -> index map (definitions are numbered from 0 or 1 in order). */
 typedef struct fc__idmap {
