@@ -320,9 +320,12 @@ static int alloc_pool(const char *dir)
     fc__rt.queue = calloc(n, sizeof *fc__rt.queue);
     fc__rt.slots = calloc(FC__MAX_THREADS, sizeof *fc__rt.slots);
     fc__rec *mem = fc__rescue_map(dir, fc__rt.rank, n, fc__rt.chunk_cap);
-    if (mem == NULL) {
+    if (mem == NULL && (errno == ENOSPC || errno == EDQUOT))
+        fc__warn(fc__warn_write, strerror(errno)); /* the disk is full: say it once */
+    else if (mem == NULL)
         fc__warn("cannot create the rescue buffer in '%.200s': %s; events buffered in memory only, lost if the "
                  "rank is killed", dir, strerror(errno));
+    if (mem == NULL) {
         mem = malloc((size_t)n * fc__rt.chunk_cap * sizeof(fc__rec));
     }
     if (!fc__rt.chunks || !fc__rt.freel || !fc__rt.queue || !fc__rt.slots || !mem)

@@ -146,6 +146,9 @@ FC__HIDDEN void fc__emergency_flush(unsigned reason);
 /* zlib level for EVENTS blocks (FLOWCUT_ZLIB_LEVEL overrides, for measurements). */
 FC__HIDDEN extern int fc__zlevel;
 FC__HIDDEN extern _Atomic unsigned fc__warnings;
+/* The warning about a trace that cannot be written (a full disk, say), one format for every place
+ * that finds it, so that a rank reports it once (fc__warn reports each format once). */
+FC__HIDDEN extern const char fc__warn_write[];
 
 /* Growable byte buffer for building payloads outside the hot path and outside signal handlers. */
 typedef struct fc__buf {

@@ -30,6 +30,7 @@
  * bytes for more CPU); level 0 stores the chunks uncompressed (about 6-8 bytes per event).
  * FLOWCUT_ZLIB_LEVEL chooses. */
 int fc__zlevel = 1;
+const char fc__warn_write[] = "cannot write the trace file: %s; trace partial";
 _Atomic unsigned fc__warnings;
 
 static int fd = -1;
@@ -182,7 +183,7 @@ static int gated_block(uint32_t kind, uint32_t flags, const void *stored, size_t
     atomic_store(&gate_active, 0);
     pthread_mutex_unlock(&wlock);
     if (err < 0)
-        fc__warn("cannot write the trace file: %s; trace partial", strerror(-err));
+        fc__warn(fc__warn_write, strerror(-err));
     return rc;
 }
 
