@@ -3,9 +3,11 @@
  * commands open it, then every event read through a cursor and the merge, and printed as
  * `flowcut dump` prints it. Input of the form "FCSPLIT" + u16 length + first file + second file
  * gives a directory of two rank files, so that the reader's handling of ranks side by side
- * (world size, missing and damaged ranks) is fuzzed too. */
+ * (world size, missing and damaged ranks) is fuzzed too; when the second file starts with the
+ * rescue file's magic, it is the first one's rescue file instead (a killed rank's buffer). */
 #include <stdio.h>
 #include <string.h>
+#include <flowcut/format.h>
 #include <flowcut/reader.h>
 #include "fuzz.h"
 
@@ -49,7 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (a > size)
             a = size;
         fz_file("rank-000000.fct", data, a);
-        fz_file("rank-000001.fct", data + a, size - a);
+        /* A second part that is a rescue file goes beside the first (format.h, RESCUE). */
+        if (size - a >= 8 && memcmp(data + a, FC_RESCUE_MAGIC, 8) == 0)
+            fz_file("rank-000000.fcr", data + a, size - a);
+        else
+            fz_file("rank-000001.fct", data + a, size - a);
     } else {
         fz_file("rank-000000.fct", data, size);
     }

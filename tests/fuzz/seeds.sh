@@ -56,6 +56,31 @@ PY
         fi
     done
 fi
+# A killed rank: a rank file without END and its rescue file, two chunks (one queued, one being
+# filled) of sends, in fuzz-trace's split form.
+if [ -f "$tmp/t/unmatched/rank-000001.fct" ]; then
+    "$PY" - "$tmp/t/unmatched/rank-000001.fct" "$out/fuzz-trace/rescue-split" <<'PY'
+import struct, sys
+fct = open(sys.argv[1], "rb").read()
+per, nch = 4, 2
+recs_off = 4096 + 4096
+h = bytearray(4096)
+h[0:8] = b"FCRESCUE"
+struct.pack_into("<IHHIIII", h, 8, 0x0A0B0C0D, 2, 1, 1, 64, per, nch)
+struct.pack_into("<QQQQ", h, 32, 0, 0, 1 << 32, recs_off)
+table = bytearray(4096)
+struct.pack_into("<IIIIQQ", table, 0, 2, 0, 3, 0, 0, 1000)   # queued, 3 records
+struct.pack_into("<IIIIQQ", table, 32, 1, 0, 0, 0, 1, 5000)  # filling
+recs = bytearray(nch * per * 64)
+for c in range(nch):
+    for i in range(3):
+        t0 = 1000 + c * 4000 + i * 100 + (0 if c == 0 or i == 0 else 1000)
+        struct.pack_into("<QQQQQiiIIHHI", recs, (c * per + i) * 64, t0, t0 + 50, 8, 0, 0, 0, 3, 0, 0, 4, 0, 0)
+data = bytes(h) + bytes(table) + bytes(recs)
+if len(fct) < 65536:
+    open(sys.argv[2], "wb").write(b"FCSPLIT" + struct.pack("<H", len(fct)) + fct + data)
+PY
+fi
 # Rank files given by the caller (traces of real runs).
 for f in ${FUZZ_EXTRA_TRACES-}; do
     [ -f "$f" ] && cp "$f" "$out/fuzz-trace/extra-$(echo "$f" | tr / _)"
