@@ -90,7 +90,8 @@ while [ $# -gt 0 ]; do
         wait "$p" || status=1
     done
 done
-found=$(find "$work/crashes" -type f | wc -l)
+# libFuzzer also saves inputs slower than 10 s (slow-unit-*): worth a look, not a failure.
+found=$(find "$work/crashes" -type f ! -name 'slow-unit-*' | wc -l)
 echo "fuzz.sh: $found crash inputs in $work/crashes"
 [ "$found" = 0 ] || status=1
 exit $status
