@@ -395,7 +395,7 @@ static int preview_events(fc__rank *r, fc__blk *b, const unsigned char *payload,
         if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
             return fc__err(FC_EZLIB, "%s: offset %llu: EVENTS block cannot be inflated", w->file,
                            (unsigned long long)w->off);
-    } else {
+    } else if (n > 0) { /* an empty payload may have no buffer */
         memcpy(head, payload, n);
     }
     const unsigned char *p = head, *end = head + n;
