@@ -26,20 +26,26 @@ libs="${OTF2_LIBS--lopen-trace-format2} ${METIS_LIBS--lmetis} ${DEFLATE_LIBS--ld
 compile() {
     s=$1 o=$2
     shift 2
-    if [ ! -f "$o" ] || [ -n "$(find "$src/analyzer" "$src/include" "$src/tests/fuzz" -newer "$o" -name '*.[ch]' | head -n 1)" ]; then
+    if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ -n "$(find "$src/analyzer" "$src/include" "$src/tests/fuzz" -newer "$o" -name '*.[ch]' | head -n 1)" ]; then
         # shellcheck disable=SC2086
         "$CC" $cflags "$@" -c "$s" -o "$o" || { echo "fuzz.sh: cannot compile $s" >&2; exit 1; }
     fi
 }
 
+# Every layer of analyzer/Makefile.am's LAYERS, and the HTML page the build generates.
+layers=$(sed -n '/^LAYERS = /,/[^\\]$/p' "$src/analyzer/Makefile.am" | grep -o '[a-z0-9]*/libfc_' | sed 's,/libfc_,,')
+[ -n "$layers" ] || { echo "fuzz.sh: no LAYERS in $src/analyzer/Makefile.am" >&2; exit 1; }
+[ -f "$build/analyzer/report/html-page.c" ] || { echo "fuzz.sh: build the analyzer first (make)" >&2; exit 1; }
 objs=
-for layer in util format trace otf2 match conflict model remap report analysis; do
+for layer in $layers; do
     for f in "$src/analyzer/$layer"/*.c; do
         o=$work/obj/$layer-$(basename "$f" .c).o
         compile "$f" "$o"
         objs="$objs $o"
     done
 done
+compile "$build/analyzer/report/html-page.c" "$work/obj/report-html-page.o"
+objs="$objs $work/obj/report-html-page.o"
 compile "$src/analyzer/cmd/cli.c" "$work/obj/cmd-cli.o"
 compile "$src/tests/fuzz/fuzz-util.c" "$work/obj/fuzz-util.o"
 for c in info dump analyze export remap; do

@@ -1,8 +1,9 @@
 #!/bin/sh
 # seeds.sh: writes the seed corpora of the fuzz targets into OUT/TARGET/ from what the test suite
-# already has: the traces of the golden cases of tests/analyzer/test-analyze.sh (written by
-# gen-trace), those traces exported to OTF2, the profile of docs/platform-profile.md and the
-# profiles of tests/unit/test-calibrate-profile.c, machinefiles, and command lines.
+# already has: the traces of the golden specs (tests/analyzer/golden/*.spec) and of the cases of
+# tests/analyzer/test-analyzer-cases.sh (written by gen-trace), those traces exported to OTF2, the
+# profile of docs/platform-profile.md and the profiles of tests/unit/test-model-profile.c,
+# machinefiles, and command lines.
 #
 # usage: seeds.sh SRCDIR OUT. FC_GEN names gen-trace and FLOWCUT the flowcut command; without
 # them the trace and OTF2 seeds are left out.
@@ -13,8 +14,12 @@ mkdir -p "$out/fuzz-trace" "$out/fuzz-otf2" "$out/fuzz-profile" "$out/fuzz-place
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fc-seeds-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# Traces: each golden case's gen-trace spec, the heredoc after `gen NAME <<'EOF'`.
-"$PY" - "$src/tests/analyzer/test-analyze.sh" "$tmp/specs" <<'PY'
+# Traces: each golden spec, and each case's gen-trace spec, the heredoc after `gen NAME <<'EOF'`.
+mkdir -p "$tmp/specs"
+for spec in "$src"/tests/analyzer/golden/*.spec; do
+    cp "$spec" "$tmp/specs/$(basename "$spec" .spec)"
+done
+"$PY" - "$src/tests/analyzer/test-analyzer-cases.sh" "$tmp/specs" <<'PY'
 import os, re, sys
 text = open(sys.argv[1]).read().splitlines()
 os.makedirs(sys.argv[2], exist_ok=True)
@@ -66,7 +71,7 @@ per, nch = 4, 2
 recs_off = 4096 + 4096
 h = bytearray(4096)
 h[0:8] = b"FCRESCUE"
-struct.pack_into("<IHHIIII", h, 8, 0x0A0B0C0D, 2, 1, 1, 64, per, nch)
+struct.pack_into("<IHHIIII", h, 8, 0x0A0B0C0D, 2, 2, 1, 64, per, nch)
 struct.pack_into("<QQQQ", h, 32, 0, 0, 1 << 32, recs_off)
 table = bytearray(4096)
 struct.pack_into("<IIIIQQ", table, 0, 2, 0, 3, 0, 0, 1000)   # queued, 3 records
@@ -86,8 +91,8 @@ for f in ${FUZZ_EXTRA_TRACES-}; do
     [ -f "$f" ] && cp "$f" "$out/fuzz-trace/extra-$(echo "$f" | tr / _)"
 done
 
-# Profiles: the example of the documentation and the test's strings.
-"$PY" - "$src/docs/platform-profile.md" "$src/tests/unit/test-calibrate-profile.c" "$out/fuzz-profile" <<'PY'
+# Profiles: the example of the documentation and the test's strings (adjacent C literals joined).
+"$PY" - "$src/docs/platform-profile.md" "$src/tests/unit/test-model-profile.c" "$out/fuzz-profile" <<'PY'
 import os, re, sys
 doc = open(sys.argv[1]).read()
 n = 0
@@ -95,12 +100,15 @@ for block in re.findall(r"```\n(flowcut-profile.*?)```", doc, re.S):
     open(os.path.join(sys.argv[3], "doc-%d" % n), "w").write(block)
     n += 1
 c = open(sys.argv[2]).read()
-for i, lit in enumerate(re.findall(r'"(flowcut-profile[^"]*)"', c)):
+n = 0
+for run in re.findall(r'(?:"(?:[^"\\\n]|\\.)*"\s*)+', c):
     try:
-        text = lit.encode().decode("unicode_escape")
+        text = "".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', run)).encode().decode("unicode_escape")
     except UnicodeDecodeError:
         continue
-    open(os.path.join(sys.argv[3], "test-%d" % i), "w").write(text)
+    if "flowcut-profile" in text:
+        open(os.path.join(sys.argv[3], "test-%d" % n), "w").write(text)
+        n += 1
 PY
 
 # Machinefiles as Hydra takes them, on fuzz-placement's nodes n0..n3.
