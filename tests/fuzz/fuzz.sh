@@ -83,7 +83,12 @@ run() {
         -close_fd_mask=3 -artifact_prefix="$work/crashes/$t/" -print_final_stats=1 \
         "$work/corpus/$t" "$work/seeds/$t" "$src/tests/fuzz/regress/$t" >"$work/logs/$t.log" 2>&1
     rc=$?
-    echo "$t: exit $rc, $(($(date +%s) - start)) s, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/logs/$t.log" | grep -o '[0-9]*$') runs, corpus $(ls "$work/corpus/$t" | wc -l)"
+    # The CPU time of this subshell's children (the fuzzer), user plus system: on a shared machine
+    # under FUZZ_NICE it can be well below the wall-clock seconds.
+    # (times runs in this shell: in a pipe or $(...) it would count a subshell's children.)
+    times >"$work/logs/$t.times"
+    cpu=$(tail -n 1 "$work/logs/$t.times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.0f", t }')
+    echo "$t: exit $rc, $(($(date +%s) - start)) s, $cpu s of CPU, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/logs/$t.log" | grep -o '[0-9]*$') runs, corpus $(ls "$work/corpus/$t" | wc -l)"
     return $rc
 }
 
