@@ -89,6 +89,14 @@ int fc__parse_percent(const char *s, unsigned *pct)
     return 0;
 }
 
+int fc__parse_level(const char *s, int *level)
+{
+    if (s == NULL || s[0] < '0' || s[0] > '9' || s[1] != '\0')
+        return FC_EINVAL;
+    *level = s[0] - '0';
+    return 0;
+}
+
 void fc__pool_geometry(uint64_t bytes, uint32_t *recs_per_chunk, unsigned *nchunks)
 {
     /* 512 KiB chunks (8192 records): the writer's cost per chunk (deflate's tables, the block,
@@ -190,7 +198,9 @@ static uint32_t put_wait(fc__tslot *s, fc__chunk *ch, uint32_t count)
 static void queue_chunk(fc__tslot *s, fc__chunk *ch, uint32_t count, uint32_t thread)
 {
     count = put_wait(s, ch, count);
+    unsigned idx = (unsigned)(ch - fc__rt.chunks);
     if (count == 0) {
+        fc__rescue_state(idx, FC_RSC_FREE, 0);
         atomic_store(&ch->state, FC__CH_FREE);
         fc__rt.freel[fc__rt.nfree++] = (unsigned)(ch - fc__rt.chunks);
         pthread_cond_signal(&fc__rt.cv_free);
@@ -199,6 +209,7 @@ static void queue_chunk(fc__tslot *s, fc__chunk *ch, uint32_t count, uint32_t th
     ch->count = count;
     ch->thread = thread;
     ch->fill_seq = fc__rt.fill_seq++;
+    fc__rescue_state(idx, FC_RSC_QUEUED, count);
     atomic_store(&ch->state, FC__CH_QUEUED);
     fc__rt.queue[(fc__rt.qhead + fc__rt.qlen++) % fc__rt.qcap] = (unsigned)(ch - fc__rt.chunks);
     pthread_cond_signal(&fc__rt.cv_full);
@@ -242,7 +253,9 @@ static fc__chunk *take_chunk(fc__tslot *s, int mid)
         pthread_cond_signal(&fc__rt.cv_full);
         pthread_cond_wait(&fc__rt.cv_free, &fc__rt.lock);
     }
-    fc__chunk *ch = &fc__rt.chunks[fc__rt.freel[--fc__rt.nfree]];
+    unsigned idx = fc__rt.freel[--fc__rt.nfree];
+    fc__chunk *ch = &fc__rt.chunks[idx];
+    fc__rescue_taken(idx, s->t.number, ch->recs);
     atomic_store(&ch->state, FC__CH_FILLING);
     if (from != 0) {
         s->wait0 = from;
@@ -354,12 +367,17 @@ static void at_exit(void);
  * traced (an exec'd program starts afresh anyway). */
 static void in_child(void)
 {
+    /* The buffer is the parent's shared mapping (rescue.c), not mapped in the child: the thread
+     * that forked must not record into it. */
+    fc__self = NULL;
     fc__state = FC__INERT;
     fc__rt.writer_running = 0;
     fc__rt.open = 0;
 }
 
-static int alloc_pool(void)
+/* The chunk pool, in the rank's rescue file in dir when it can be made (rescue.c), else in
+ * memory only, where a rank killed by SIGKILL loses what it holds. */
+static int alloc_pool(const char *dir)
 {
     uint64_t bytes = 4u << 20;
     const char *e = getenv("FLOWCUT_BUFFER");
@@ -374,7 +392,15 @@ static int alloc_pool(void)
     fc__rt.freel = calloc(fc__rt.qcap, sizeof *fc__rt.freel);
     fc__rt.queue = calloc(fc__rt.qcap, sizeof *fc__rt.queue);
     fc__rt.slots = calloc(FC__MAX_THREADS, sizeof *fc__rt.slots);
-    fc__rec *mem = malloc((size_t)n * fc__rt.chunk_cap * sizeof(fc__rec));
+    fc__rec *mem = fc__rescue_map(dir, fc__rt.rank, n, fc__rt.chunk_cap);
+    if (mem == NULL && (errno == ENOSPC || errno == EDQUOT))
+        fc__warn(fc__warn_write, strerror(errno)); /* the disk is full: say it once */
+    else if (mem == NULL)
+        fc__warn("cannot create the rescue buffer in '%.200s': %s; events buffered in memory only, lost if the "
+                 "rank is killed", dir, strerror(errno));
+    if (mem == NULL) {
+        mem = malloc((size_t)n * fc__rt.chunk_cap * sizeof(fc__rec));
+    }
     if (!fc__rt.chunks || !fc__rt.freel || !fc__rt.queue || !fc__rt.slots || !mem)
         return -1;
     /* Touch the memory now so that page faults do not land on the hot path. */
@@ -405,8 +431,11 @@ static void read_options(void)
         fc__warn("bad FLOWCUT_CLOCK '%.64s' (want tsc or monotonic); using the default", e);
     fc__rt.clock_name = fc__clock_setup(want_tsc);
     e = getenv("FLOWCUT_ZLIB_LEVEL");
-    if (e != NULL && e[0] >= '0' && e[0] <= '9' && e[1] == '\0')
-        fc__zlevel = e[0] - '0';
+    fc__zlevel = 1;
+    if (e != NULL && fc__parse_level(e, &fc__zlevel) < 0) {
+        fc__warn("bad FLOWCUT_ZLIB_LEVEL '%.64s' (want one digit 0..9); using 1", e);
+        fc__zlevel = 1;
+    }
     e = getenv("FLOWCUT_WRITE_AT");
     fc__rt.write_at = 0;
     if (e != NULL && fc__parse_percent(e, &fc__rt.write_at) < 0) {
@@ -482,11 +511,6 @@ static void start(int mode, int provided, int coll)
         fc__trace_dir(dir, sizeof dir, 0);
     }
 
-    if (alloc_pool() < 0 || fc__sites_init(fc__depth) < 0) {
-        fc__warn("out of memory for the trace buffers; tracing off");
-        goto off;
-    }
-    fc__comms_init(fc__rt.rank, fc__rt.size);
     if (mkdir_p(dir) < 0) {
         fc__warn("cannot create trace directory '%.200s': %s; tracing off", dir, strerror(errno));
         goto off;
@@ -496,6 +520,12 @@ static void start(int mode, int provided, int coll)
         fc__warn("cannot create trace file in '%.200s': %s; tracing off", dir, strerror(-rc));
         goto off;
     }
+    if (alloc_pool(dir) < 0 || fc__sites_init(fc__depth) < 0) {
+        fc__warn("out of memory for the trace buffers; tracing off");
+        fc__file_close(FC_END_ERROR, 1);
+        goto off;
+    }
+    fc__comms_init(fc__rt.rank, fc__rt.size);
     fc__buf b = {0};
     fc__rank_describe(&b);
     fc__block_write(FC_BLK_RANK, b.p, b.len, 0);

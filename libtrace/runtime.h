@@ -109,6 +109,8 @@ FC__HIDDEN int fc__parse_size(const char *s, uint64_t *bytes);
 FC__HIDDEN int fc__parse_percent(const char *s, unsigned *pct);
 /* Parses a setting that is on or off (FLOWCUT_REQUEST_TIMES): "1" or "0". Returns 0 or FC_EINVAL. */
 FC__HIDDEN int fc__parse_switch(const char *s, int *on);
+/* Parses FLOWCUT_ZLIB_LEVEL: one digit 0..9. Returns 0 or FC_EINVAL. */
+FC__HIDDEN int fc__parse_level(const char *s, int *level);
 /* Parses FLOWCUT_CALLSITE_DEPTH: 0..FC__MAX_DEPTH. Returns 0 or FC_EINVAL. */
 FC__HIDDEN int fc__parse_depth(const char *s, int *depth);
 /* Splits a buffer budget into chunks: records per chunk and number of chunks (at least 4). When
@@ -150,6 +152,9 @@ FC__HIDDEN void fc__emergency_flush(unsigned reason);
 /* zlib level for EVENTS blocks (FLOWCUT_ZLIB_LEVEL overrides, for measurements). */
 FC__HIDDEN extern int fc__zlevel;
 FC__HIDDEN extern _Atomic unsigned fc__warnings;
+/* The warning about a trace that cannot be written (a full disk, say), one format for every place
+ * that finds it, so that a rank reports it once (fc__warn reports each format once). */
+FC__HIDDEN extern const char fc__warn_write[];
 
 /* Growable byte buffer for building payloads outside the hot path and outside signal handlers. */
 typedef struct fc__buf {
@@ -161,6 +166,23 @@ typedef struct fc__buf {
 FC__HIDDEN void fc__buf_put(fc__buf *b, const void *data, size_t n);
 FC__HIDDEN void fc__buf_uv(fc__buf *b, uint64_t v);
 FC__HIDDEN void fc__buf_str(fc__buf *b, const char *s, size_t n);
+
+/* ---- rescue.c ------------------------------------------------------------------------------
+ * The chunk pool as a shared mapping of the rank's rescue file (format.h, RESCUE). */
+/* Creates and maps the rescue file of rank in dir for nchunks chunks of chunk_cap records, and
+ * returns where chunk 0's records start; NULL (errno set) when it cannot, the pool then being
+ * ordinary memory and the calls below no-ops. Call after fc__clock_setup. */
+FC__HIDDEN fc__rec *fc__rescue_map(const char *dir, int rank, unsigned nchunks, uint32_t chunk_cap);
+/* Chunk `chunk`, whose records are recs, was taken by thread number `thread` for filling
+ * (fc__rt.lock held). */
+FC__HIDDEN void fc__rescue_taken(unsigned chunk, uint32_t thread, fc__rec *recs);
+/* Chunk `chunk` enters FC_RSC_* state (count: its records, for FC_RSC_QUEUED). */
+FC__HIDDEN void fc__rescue_state(unsigned chunk, unsigned state, uint32_t count);
+/* Chunk `chunk` is about to be written as the EVENTS block of sequence number seq, of count
+ * records. Async-signal-safe. */
+FC__HIDDEN void fc__rescue_block(unsigned chunk, uint32_t seq, uint32_t count);
+/* Removes the rescue file once the rank file is closed with END. Async-signal-safe. */
+FC__HIDDEN void fc__rescue_remove(void);
 
 /* ---- sync.c --------------------------------------------------------------------------------- */
 typedef struct fc__clock_meas {

@@ -30,6 +30,7 @@
  * bytes for more CPU); level 0 stores the chunks uncompressed (about 6-8 bytes per event).
  * FLOWCUT_ZLIB_LEVEL chooses. */
 int fc__zlevel = 1;
+const char fc__warn_write[] = "cannot write the trace file: %s; trace partial";
 _Atomic unsigned fc__warnings;
 
 static int fd = -1;
@@ -163,6 +164,8 @@ static int gated_block(uint32_t kind, uint32_t flags, const void *stored, size_t
     atomic_store(&gate_tid, my_tid());
     atomic_store(&gate_active, 1);
     if (!atomic_load(&gate_sig) && fd >= 0 && !write_failed) {
+        if (ch != NULL)
+            fc__rescue_block((unsigned)(ch - fc__rt.chunks), next_seq, ch->count);
         err = put_block(kind, flags, stored, stored_len, raw_len);
         if (err < 0) {
             /* Cut the half-written block off so the file ends on a whole block. */
@@ -172,13 +175,15 @@ static int gated_block(uint32_t kind, uint32_t flags, const void *stored, size_t
         }
         else
             rc = 0;
-        if (rc == 0 && ch != NULL)
+        if (rc == 0 && ch != NULL) {
+            fc__rescue_state((unsigned)(ch - fc__rt.chunks), FC_RSC_WRITTEN, 0);
             atomic_store(&ch->state, FC__CH_WRITTEN);
+        }
     }
     atomic_store(&gate_active, 0);
     pthread_mutex_unlock(&wlock);
     if (err < 0)
-        fc__warn("cannot write the trace file: %s; trace partial", strerror(-err));
+        fc__warn(fc__warn_write, strerror(-err));
     return rc;
 }
 
@@ -429,12 +434,14 @@ static void *writer_main(void *arg)
         fc__chunk *ch = &fc__rt.chunks[fc__rt.queue[fc__rt.qhead]];
         fc__rt.qhead = (fc__rt.qhead + 1) % fc__rt.qcap;
         fc__rt.qlen--;
+        fc__rescue_state((unsigned)(ch - fc__rt.chunks), FC_RSC_WRITING, 0);
         atomic_store(&ch->state, FC__CH_WRITING);
         atomic_store(&fc__rt.writer_cur, ch);
         int backlog = (int)fc__rt.qlen;
         pthread_mutex_unlock(&fc__rt.lock);
         write_chunk(ch, backlog);
         pthread_mutex_lock(&fc__rt.lock);
+        fc__rescue_state((unsigned)(ch - fc__rt.chunks), FC_RSC_FREE, 0);
         atomic_store(&ch->state, FC__CH_FREE);
         atomic_store(&fc__rt.writer_cur, NULL);
         fc__rt.freel[fc__rt.nfree++] = (unsigned)(ch - fc__rt.chunks);
@@ -517,7 +524,10 @@ void fc__file_close(unsigned reason, int partial)
     if (write_failed)
         partial = 1;
     size_t n = end_payload(p, reason, partial);
-    gated_block(FC_BLK_END, 0, p, n, n, NULL);
+    /* With END on disk the rank file is whole (or as whole as it will be): no reader needs the
+     * rescue buffer any more. */
+    if (gated_block(FC_BLK_END, 0, p, n, n, NULL) == 0)
+        fc__rescue_remove();
     pthread_mutex_lock(&wlock);
     if (fd >= 0 && !atomic_load(&gate_sig)) {
         close(fd);
@@ -534,6 +544,7 @@ static void sig_chunk(fc__chunk *ch, uint32_t count, uint32_t thread)
     if (count == 0 || count > fc__rt.chunk_cap)
         return;
     size_t raw = fc__encode_chunk(ch->recs, count, thread, &fc__conv, &scodec, sig_enc, sig_scratch);
+    fc__rescue_block((unsigned)(ch - fc__rt.chunks), next_seq, count);
     if (put_block(FC_BLK_EVENTS, 0, sig_enc, raw, raw) == 0)
         atomic_fetch_add(&fc__rt.events, count);
 }
@@ -587,6 +598,7 @@ void fc__emergency_flush(unsigned reason)
     }
     unsigned char p[64];
     size_t n = end_payload(p, reason, 1);
-    put_block(FC_BLK_END, 0, p, n, n);
+    if (put_block(FC_BLK_END, 0, p, n, n) == 0)
+        fc__rescue_remove();
     fc__rt.open = 0;
 }

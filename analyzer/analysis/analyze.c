@@ -187,6 +187,8 @@ int fc__analyze(const fc__analyze_opts *o)
     fc__analysis_init(); /* OTF2 input for fc_trace_open */
     if ((status = fc_trace_open(o->trace, &t)) < 0)
         goto out;
+    if (o->opened != NULL)
+        o->opened(t);
     status = -1;
     /* An imported OTF2 archive does not name its MPI library: MPICH's threshold and collective
      * algorithms are guesses, and the report says so (and how to set the threshold). */

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <flowcut/reader.h>
 
 typedef struct fc__analyze_opts {
     const char *trace;    /* a trace directory, a rank file or an OTF2 anchor file */
@@ -19,6 +20,7 @@ typedef struct fc__analyze_opts {
     const char *remap;    /* the HTML report only: a file `flowcut remap --format json` wrote, to
                              show beside the analysis, or NULL */
     void (*progress)(const char *what); /* told each stage as it starts; may be NULL */
+    void (*opened)(const fc_trace *t);   /* shown the trace once open (its skipped rank files); may be NULL */
 } fc__analyze_opts;
 
 /* Reads the trace, matches its messages, splits the inter-node flows into intervals labelled with

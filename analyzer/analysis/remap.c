@@ -54,7 +54,11 @@ int fc__remap_run(const fc__remap_run_opts *o)
     if (eager == 0)
         eager = prof && prof->eager_threshold ? prof->eager_threshold : FC_MATCH_EAGER_DEFAULT;
     fc__analysis_init(); /* OTF2 input for fc_trace_open */
-    if (fc_trace_open(path, &t) < 0 || fc__replay_build(t, &rp) < 0)
+    if (fc_trace_open(path, &t) < 0)
+        goto out;
+    if (o->opened != NULL)
+        o->opened(t);
+    if (fc__replay_build(t, &rp) < 0)
         goto out;
     if (prof == NULL) {
         /* Self-calibration: the network flows of the trace give latency and bandwidth. */

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <flowcut/reader.h>
 
 typedef struct fc__remap_run_opts {
     const char *trace;          /* the traced run */
@@ -20,6 +21,7 @@ typedef struct fc__remap_run_opts {
     uint64_t nodes, slots;      /* 0: the trace's */
     uint64_t top, eager, budget; /* eager 0: the profile's or the default; budget 0: the default */
     int exhaustive;             /* -1: by size; 0: never; 1: always */
+    void (*opened)(const fc_trace *t); /* shown the trace once open (its skipped rank files); may be NULL */
 } fc__remap_run_opts;
 
 /* Runs the search and writes its result. Returns 0, or a negative FC_E* code with fc_errmsg()

@@ -43,7 +43,8 @@ int main(int argc, char **argv)
                                          {"remap", required_argument, NULL, 'r'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    fc__analyze_opts o = {.format = "text", .model = "all", .top = 10, .progress = fc__cli_progress};
+    fc__analyze_opts o = {.format = "text", .model = "all", .top = 10, .progress = fc__cli_progress,
+                          .opened = fc__cli_trace_warnings};
     uint64_t top = 10;
     int c;
 

@@ -67,3 +67,11 @@ void fc__cli_progress(const char *what)
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "flowcut %s: %s\n", cli_name, what);
 }
+
+void fc__cli_trace_warnings(const fc_trace *t)
+{
+    for (size_t i = 0; i < fc_trace_nskipped(t); i++) {
+        const fc_skipped *k = fc_trace_skipped(t, i);
+        fprintf(stderr, "flowcut %s: warning: rank %u left out: %s\n", cli_name, k->rank, k->why);
+    }
+}

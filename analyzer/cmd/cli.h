@@ -8,6 +8,7 @@
 #define FLOWCUT_ANALYZER_CMD_CLI_H
 
 #include <stdint.h>
+#include <flowcut/reader.h>
 
 /* Names the command ("analyze") and its usage text (both static) for the calls below. */
 void fc__cli_init(const char *name, const char *usage);
@@ -31,5 +32,9 @@ int fc__cli_count(const char *s, uint64_t *out);
 /* Says what the command is doing now, for a person watching: on standard error when it is a
  * terminal, never into a redirected log. */
 void fc__cli_progress(const char *what);
+
+/* Prints one warning line on standard error per rank file of t the reader could not read (the
+ * trace was opened without it). */
+void fc__cli_trace_warnings(const fc_trace *t);
 
 #endif /* FLOWCUT_ANALYZER_CMD_CLI_H */

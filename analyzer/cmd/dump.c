@@ -61,6 +61,7 @@ int main(int argc, char **argv)
         fc__cli_failed();
         return 1;
     }
+    fc__cli_trace_warnings(t);
     size_t only = 0;
     if (rank >= 0) {
         long i = fc_trace_find(t, (uint32_t)rank);

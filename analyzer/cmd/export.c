@@ -83,6 +83,7 @@ int main(int argc, char **argv)
         fc__cli_failed();
         return 1;
     }
+    fc__cli_trace_warnings(t);
     if (fc__otf2_export(t, argv[optind + 1], flags, &st) < 0) {
         fc__cli_failed();
         goto out;

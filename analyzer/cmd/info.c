@@ -36,7 +36,10 @@ int main(int argc, char **argv)
     if (argc - optind != 1)
         return fc__cli_usage("expects exactly one TRACE");
     fc__analysis_init(); /* OTF2 input for fc_trace_open */
-    if (fc_trace_open(argv[optind], &t) < 0 || fc__report_info(stdout, t, argv[optind], json) < 0)
+    if (fc_trace_open(argv[optind], &t) < 0)
+        return fc__cli_failed();
+    fc__cli_trace_warnings(t);
+    if (fc__report_info(stdout, t, argv[optind], json) < 0)
         status = fc__cli_failed();
     else if (fflush(stdout) != 0)
         status = fc__cli_fail("standard output: %s", strerror(errno));

@@ -65,7 +65,7 @@ int main(int argc, char **argv)
         {"placement", required_argument, NULL, 'P'}, {"platform-trace", required_argument, NULL, 'T'},
         {"check", required_argument, NULL, 'C'},     {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    fc__remap_run_opts o = {.format = "text", .top = 5, .exhaustive = -1};
+    fc__remap_run_opts o = {.format = "text", .top = 5, .exhaustive = -1, .opened = fc__cli_trace_warnings};
     uint64_t *count = NULL;
     const char *name = NULL, *check = NULL;
     int c, others = 0;

@@ -158,7 +158,8 @@ size_t fc_record_format(const fc_record *rec, int64_t origin, const char *site, 
     size_t n = 0;
     if (len > 0)
         buf[0] = '\0';
-    add_seconds(buf, len, &n, "time=", rec->t0 - origin);
+    /* Wrapping, not overflowing, for the absurd times of a damaged file. */
+    add_seconds(buf, len, &n, "time=", (int64_t)((uint64_t)rec->t0 - (uint64_t)origin));
     add(buf, len, &n, " rank=%" PRIu32 " thread=%" PRIu32 " kind=%s", rec->rank, ev->thread, kind ? kind : "unknown");
     if ((f & FC_FIELD_PEER) && ev->peer != FC_PEER_NONE) {
         if (rec->peer == FC_PEER_ANY)

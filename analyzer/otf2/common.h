@@ -39,8 +39,14 @@ int fc__otf2_is_anchor(const char *path);
  * events through OTF2's reader (which applies the clock offsets and the local-to-global mappings),
  * converts them into flowcut rank files in a private directory made with mkdtemp under $TMPDIR
  * (default /tmp), and opens that. The directory is removed by fc_trace_close (a hook
- * of trace/input.h) or at once when the open fails. Same contract as fc_trace_open. */
+ * of trace/input.h) or at once when the open fails. Same contract as fc_trace_open. The
+ * conversion runs in a forked child while fc__otf2_isolate is set (the default), so that a crash
+ * of OTF2's reader on a damaged archive is an FC_ECORRUPT error naming the anchor file, not the
+ * end of the calling process. */
 int fc__otf2_open(const char *anchor, fc_trace **out);
+/* 1 (the default): fc__otf2_open converts in a child process; 0: in the calling process (the fuzz
+ * target sets 0, so that libFuzzer sees the library's paths and its crashes). */
+extern int fc__otf2_isolate;
 
 /* The OTF2 input back-end (trace/input.h): fc__otf2_is_anchor and fc__otf2_open. */
 struct fc__input;

@@ -306,7 +306,8 @@ static void leave(lstate *s, uint64_t time)
         return;
     frame *f = &s->st[--s->nst];
     if (s->nev > f->first || (f->region < s->im->nregions && s->im->regions[f->region].paradigm == OTF2_PARADIGM_MPI))
-        convert(s, f->region, f->cc, f->t0, s->last, s->ev + f->first, s->nev - f->first);
+        convert(s, f->region, f->cc, f->t0, s->last, s->nev > f->first ? s->ev + f->first : s->ev,
+                s->nev - f->first);
     s->nev = f->first;
 }
 

@@ -12,7 +12,10 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <flowcut/writer.h>
 #include "util/internal.h"
@@ -645,6 +648,71 @@ out:
     return rc;
 }
 
+int fc__otf2_isolate = 1;
+
+/* Runs convert_archive in a child process when fc__otf2_isolate is set. OTF2's reader does not
+ * check all it reads: a damaged archive can make it read memory it never filled or corrupt the
+ * heap (tests/fuzz/open/README). In a child, such a crash ends the child only, and the caller gets
+ * one error naming the archive. The child sends back its return code and message through a pipe
+ * and leaves with _exit, so that nothing of the parent's (buffered output, atexit handlers) runs
+ * twice. Where fork or pipe fail, the conversion runs in this process. */
+static int convert_isolated(fc__importer *im, const char *dir)
+{
+    int fd[2];
+    if (!fc__otf2_isolate || pipe2(fd, O_CLOEXEC) < 0)
+        return convert_archive(im, dir);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return convert_archive(im, dir);
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        int rc = convert_archive(im, dir);
+        char msg[1200];
+        int n = snprintf(msg, sizeof msg, "%d %s", rc, rc < 0 ? fc_errmsg() : "");
+        size_t len = n < 0 ? 0 : (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1, off = 0;
+        while (off < len) {
+            ssize_t w = write(fd[1], msg + off, len - off);
+            if (w <= 0 && errno != EINTR)
+                _exit(2);
+            off += w > 0 ? (size_t)w : 0;
+        }
+        _exit(0);
+    }
+    close(fd[1]);
+    char msg[1200];
+    size_t len = 0;
+    for (;;) {
+        ssize_t r = read(fd[0], msg + len, sizeof msg - 1 - len);
+        if (r > 0 && (len += (size_t)r) < sizeof msg - 1)
+            continue;
+        if (r < 0 && errno == EINTR)
+            continue;
+        break;
+    }
+    close(fd[0]);
+    msg[len] = '\0';
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return fc__err(FC_EIO, "%s: cannot wait for the conversion of the archive: %s", im->anchor,
+                           strerror(errno));
+    char *end;
+    long rc = strtol(msg, &end, 10);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && end != msg && *end == ' ') {
+        if (rc >= 0)
+            return 0;
+        return fc__err((int)rc, "%s", end + 1);
+    }
+    if (WIFSIGNALED(st))
+        return fc__err(FC_ECORRUPT, "%s: the OTF2 library crashed reading the archive (%s): it is damaged",
+                       im->anchor, strsignal(WTERMSIG(st)));
+    return fc__err(FC_ECORRUPT, "%s: the OTF2 library failed reading the archive (exit status %d): it is damaged",
+                   im->anchor, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 int fc__otf2_open(const char *anchor, fc_trace **out)
 {
     fc__importer im;
@@ -664,7 +732,7 @@ int fc__otf2_open(const char *anchor, fc_trace **out)
         return rc;
     }
     fc__otf2_quiet();
-    rc = convert_archive(&im, dir);
+    rc = convert_isolated(&im, dir);
     fc__otf2_loud();
     importer_free(&im);
     if (rc == 0 && (rc = fc_trace_open(dir, out)) == 0) {

@@ -145,8 +145,25 @@ static double duration(const summary *s)
     return s->have_time ? (double)(s->last - s->first) / 1e9 : 0.0;
 }
 
+/* The skipped rank file of world rank w, or NULL. */
+static const fc_skipped *skipped_of(const fc_trace *t, uint32_t w)
+{
+    for (size_t i = 0; i < fc_trace_nskipped(t); i++)
+        if (fc_trace_skipped(t, i)->rank == w)
+            return fc_trace_skipped(t, i);
+    return NULL;
+}
+
+/* The warning about a skipped rank file, in buf. */
+static const char *skipped_text(const fc_skipped *k, char *buf, size_t len)
+{
+    snprintf(buf, len, "rank file not read, rank left out: %s", k->why);
+    return buf;
+}
+
 static void print_json(FILE *f, fc_trace *t, const summary *s)
 {
+    char line[1024];
     out_arg oa = {t, f};
     size_t n = fc_trace_nranks(t);
     fprintf(f, "{\"ranks\": %zu, \"world_size\": %" PRIu32 ", \"missing_ranks\": %" PRIu32 ", \"nodes\": [", n,
@@ -159,6 +176,35 @@ static void print_json(FILE *f, fc_trace *t, const summary *s)
         if (!r->partial)
             continue;
         fprintf(f, "%s{\"rank\": %" PRIu32 ", \"reason\": ", first ? "" : ", ", r->info.rank);
+        fc__json_str(f, r->partial_why);
+        fputc('}', f);
+        first = 0;
+    }
+    fputs("], \"ranks_missing\": [", f);
+    first = 1;
+    for (uint32_t w = 0; w < fc_trace_world_size(t); w++) {
+        if (fc_trace_find(t, w) >= 0)
+            continue;
+        const fc_skipped *k = skipped_of(t, w);
+        fprintf(f, "%s{\"rank\": %" PRIu32 ", \"file\": ", first ? "" : ", ", w);
+        if (k != NULL)
+            fc__json_str(f, k->file);
+        else
+            fputs("null", f);
+        fputs(", \"reason\": ", f);
+        fc__json_str(f, k != NULL ? k->why : "no trace file");
+        fputc('}', f);
+        first = 0;
+    }
+    fputs("], \"ranks_partial\": [", f);
+    first = 1;
+    for (size_t i = 0; i < n; i++) {
+        const fc_rank *r = fc_trace_rank(t, i);
+        if (!r->partial)
+            continue;
+        fprintf(f, "%s{\"rank\": %" PRIu32 ", \"file\": ", first ? "" : ", ", r->info.rank);
+        fc__json_str(f, r->file);
+        fputs(", \"reason\": ", f);
         fc__json_str(f, r->partial_why);
         fputc('}', f);
         first = 0;
@@ -189,6 +235,13 @@ static void print_json(FILE *f, fc_trace *t, const summary *s)
     fprintf(f, ", \"clock\": {\"synced_ranks\": %zu, \"max_uncertainty_ns\": %" PRIu64 "}, \"warnings\": [",
            s->synced, s->max_unc);
     first = 1;
+    for (size_t i = 0; i < fc_trace_nskipped(t); i++) {
+        const fc_skipped *k = fc_trace_skipped(t, i);
+        fprintf(f, "%s{\"rank\": %" PRIu32 ", \"text\": ", first ? "" : ", ", k->rank);
+        fc__json_str(f, skipped_text(k, line, sizeof line));
+        fputc('}', f);
+        first = 0;
+    }
     for (size_t i = 0; i < n; i++) {
         const fc_rank *r = fc_trace_rank(t, i);
         for (size_t w = 0; w < r->nwarnings; w++) {
@@ -244,10 +297,15 @@ static void print_text(FILE *f, fc_trace *t, const char *path, const summary *s)
     for (size_t i = 0; i < n; i++)
         if (fc_trace_rank(t, i)->partial)
             fprintf(f, "  rank %" PRIu32 ": %s\n", fc_trace_rank(t, i)->info.rank, fc_trace_rank(t, i)->partial_why);
-    size_t nw = 0;
+    size_t nw = fc_trace_nskipped(t);
+    char line[1024];
     for (size_t i = 0; i < n; i++)
         nw += fc_trace_rank(t, i)->nwarnings;
     fprintf(f, "warnings:    %zu\n", nw);
+    for (size_t i = 0; i < fc_trace_nskipped(t); i++) {
+        fprintf(f, "  rank %" PRIu32 ": ", fc_trace_skipped(t, i)->rank);
+        print_line(f, skipped_text(fc_trace_skipped(t, i), line, sizeof line));
+    }
     for (size_t i = 0; i < n; i++)
         for (size_t w = 0; w < fc_trace_rank(t, i)->nwarnings; w++)
         {

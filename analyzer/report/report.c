@@ -56,6 +56,15 @@ static void warn(void (*fn)(const char *, void *), void *arg, const char *fmt, .
     fn(buf, arg);
 }
 
+/* Why the rank file of world rank w was skipped, or NULL when it was not. */
+static const char *skipped_why(const fc_trace *t, uint32_t w)
+{
+    for (size_t i = 0; i < fc_trace_nskipped(t); i++)
+        if (fc_trace_skipped(t, i)->rank == w)
+            return fc_trace_skipped(t, i)->why;
+    return NULL;
+}
+
 void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, void *arg), void *arg)
 {
     const fc__match *m = a->match;
@@ -73,7 +82,10 @@ void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, voi
     fc__report_observation_warnings(a, fn, arg);
     for (uint32_t r = 0; r < m->world; r++) {
         long i = fc_trace_find(a->trace, r);
-        if (i < 0)
+        const char *why = i < 0 ? skipped_why(a->trace, r) : NULL;
+        if (why != NULL)
+            warn(fn, arg, "rank %" PRIu32 " left out, its rank file not read (%s): its messages are unmatched", r, why);
+        else if (i < 0)
             warn(fn, arg, "rank %" PRIu32 " has no trace file: its messages are unmatched", r);
         else if (fc_trace_rank(a->trace, (size_t)i)->partial)
             warn(fn, arg, "rank %" PRIu32 " is partial: %s", r, fc_trace_rank(a->trace, (size_t)i)->partial_why);
@@ -361,7 +373,8 @@ static void json_head(FILE *f, const fc__analysis *a)
         if (rk != NULL && !rk->partial)
             continue;
         fprintf(f, "%s{\"rank\": %" PRIu32 ", \"reason\": ", first ? "" : ", ", r);
-        fc__json_str(f, rk ? rk->partial_why : "no trace file");
+        const char *why = rk ? rk->partial_why : skipped_why(a->trace, r);
+        fc__json_str(f, why ? why : "no trace file");
         putc('}', f);
         first = 0;
     }

@@ -293,6 +293,14 @@ static int load_block(fc_cursor *c, stream *s, const fc__blk *b)
     } else {
         src = s->raw;
     }
+    if (b->mem != NULL) {
+        /* Recovered from the rescue file: raw, in memory. */
+        memcpy(s->raw, b->mem, b->raw);
+        src = s->raw;
+        got = b->raw;
+        rc = 0;
+        goto parse;
+    }
     /* The file is opened for each block so that a merge of thousands of ranks needs no more
      * descriptors than one. */
     int fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -307,6 +315,7 @@ static int load_block(fc_cursor *c, stream *s, const fc__blk *b)
         return rc == FC_ENOMEM ? fc__err(rc, "%s: out of memory inflating a block", file)
                                : fc__err(FC_EZLIB, "%s: offset %llu: EVENTS block cannot be inflated", file,
                                          (unsigned long long)(b->off - FC_BLOCK_HEADER_SIZE));
+parse:;
     const unsigned char *p = s->raw, *end = s->raw + b->raw;
     uint64_t thread, count, base;
     if (fc__chunk_header(&p, end, &thread, &count, &base) < 0)

@@ -17,6 +17,9 @@
 #define MAX_ID (1u << 24)
 /* Thread numbers at or above this are taken for corruption (each costs a stream when read). */
 #define MAX_THREADS (1u << 16)
+/* A world larger than this is taken for corruption: readers allocate by the world size (the
+ * implied MPI_COMM_WORLD's member list, the missing ranks), and MPI runs are far smaller. */
+#define MAX_WORLD (1u << 24)
 /* A header larger than this is taken for corruption. */
 #define MAX_HEADER_SIZE (1u << 20)
 
@@ -231,6 +234,9 @@ static const uint32_t *ident_list(fc_trace *t, size_t n)
  * header's size implies, so that every reader sees it defined. */
 static int imply_world(fc_trace *t, fc__rank *r)
 {
+    if (r->pub.info.size > MAX_WORLD)
+        return fc__err(FC_ECORRUPT, "%s: offset %d: world size %u out of range", r->pub.file, FC_FH_SIZE,
+                       r->pub.info.size);
     if (fc__idmap_get(&r->comm_ix, 0) >= 0 || r->pub.info.size == 0)
         return 0;
     fc_comm c = {.id = 0, .local_size = r->pub.info.size, .ordinal = 0};
@@ -392,7 +398,7 @@ static int preview_events(fc__rank *r, fc__blk *b, const unsigned char *payload,
         if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
             return fc__err(FC_EZLIB, "%s: offset %llu: EVENTS block cannot be inflated", w->file,
                            (unsigned long long)w->off);
-    } else {
+    } else if (n > 0) { /* an empty payload may have no buffer */
         memcpy(head, payload, n);
     }
     const unsigned char *p = head, *end = head + n;
@@ -509,7 +515,8 @@ static int dispatch(fc_trace *t, fc__rank *r, uint32_t kind, fc__blk *b, const u
         }
         p = raw;
     }
-    const unsigned char *end = p + b->raw;
+    /* An empty payload may have no buffer at all: no arithmetic on a null pointer. */
+    const unsigned char *end = b->raw ? p + b->raw : p;
     switch (kind) {
     case FC_BLK_RANK: rc = parse_rank(t, r, p, end, w); break;
     case FC_BLK_MODULES: rc = parse_modules(t, r, p, end, w); break;
@@ -534,8 +541,37 @@ out:
     return rc;
 }
 
-/* Checks the blocks of one rank file in order and loads what they define. */
-static int scan_file(fc_trace *t, fc__rank *r, const char *file)
+/* A rank file without END: its rank died before closing it. The events it had recorded but not
+ * written come from its rescue file, as EVENTS blocks in memory after the file's own. */
+static int recover(fc_trace *t, fc__rank *r, const char *file, uint32_t nseq, fc_event_codec **codec)
+{
+    fc__rescued *res = NULL;
+    size_t n = 0;
+    uint64_t events = 0;
+    int rc = fc__rescue_read(&t->arena, file, r->pub.info.rank, nseq, &res, &n);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        fc__blk b = {.off = FC_BLOCK_HEADER_SIZE, .stored = (uint32_t)res[i].len, .raw = (uint32_t)res[i].len,
+                     .mem = res[i].payload};
+        where w = {file, 0};
+        rc = dispatch(t, r, FC_BLK_EVENTS, &b, res[i].payload, &w, codec);
+        events += res[i].count;
+    }
+    free(res);
+    if (rc == 0 && n > 0) {
+        char why[700];
+        snprintf(why, sizeof why, "%s; %llu events recovered from its rescue file", r->pub.partial_why,
+                 (unsigned long long)events);
+        r->pub.partial = 1;
+        if ((r->pub.partial_why = fc__arena_strndup(&t->arena, why, strlen(why))) == NULL)
+            rc = FC_ENOMEM;
+    }
+    return rc;
+}
+
+/* Checks the blocks of one rank file in order and loads what they define. in_dir: the file was
+ * found in a trace directory, where a symbolic link or anything but a regular file is refused
+ * (the tracer never writes one, so such a file is planted or foreign; a FIFO would block). */
+static int scan_file(fc_trace *t, fc__rank *r, const char *file, int in_dir)
 {
     unsigned char h[FC_FILE_HEADER_SIZE], bh[FC_BLOCK_HEADER_SIZE];
     unsigned char *buf = NULL;
@@ -543,7 +579,8 @@ static int scan_file(fc_trace *t, fc__rank *r, const char *file)
     size_t got, cap = 0;
     uint32_t hsize = FC_FILE_HEADER_SIZE, seq = 0;
     int rc;
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    int fd = open(file, O_RDONLY | O_CLOEXEC | (in_dir ? O_NOFOLLOW | O_NONBLOCK : 0));
+    struct stat st;
     r->pub.file = fc__arena_strndup(&t->arena, file, strlen(file));
     r->pub.partial_why = "";
     r->pub.info.core = r->pub.info.numa = r->pub.info.thread_level = -1;
@@ -553,8 +590,16 @@ static int scan_file(fc_trace *t, fc__rank *r, const char *file)
         rc = FC_ENOMEM;
         goto out;
     }
+    if (fd < 0 && errno == ELOOP && in_dir) {
+        rc = fc__err(FC_ENOTTRACE, "%s: a symbolic link, not a rank file (not followed)", file);
+        goto out;
+    }
     if (fd < 0) {
         rc = fc__err(errno == ENOENT ? FC_ENOENT : FC_EIO, "%s: %s", file, strerror(errno));
+        goto out;
+    }
+    if (in_dir && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+        rc = fc__err(FC_ENOTTRACE, "%s: not a regular file", file);
         goto out;
     }
     if ((rc = fc__pread(fd, h, sizeof h, 0, &got)) < 0 ||
@@ -563,6 +608,7 @@ static int scan_file(fc_trace *t, fc__rank *r, const char *file)
             fc__err(rc, "%s: offset 0: %s", file, strerror(errno));
         goto out;
     }
+    r->header_ok = 1;
     uint64_t off = hsize;
     for (;;) {
         where w = {file, off};
@@ -649,6 +695,8 @@ static int scan_file(fc_trace *t, fc__rank *r, const char *file)
             rc = FC_ENOMEM;
     }
 out:
+    if (rc >= 0 && r->header_ok && !r->pub.has_end)
+        rc = recover(t, r, file, seq, &codec);
     if (rc >= 0)
         rc = imply_world(t, r);
     if (rc == FC_ENOMEM)
@@ -731,13 +779,64 @@ static int list_dir(const char *dir, char ***names, size_t *n)
     return rc;
 }
 
-static int header_cut_rank(fc_trace *t, fc__rank *r, const char *file)
+/* The world rank a rank file's name gives (list_dir accepts only rank-NNNNNN.fct names). */
+static uint32_t rank_of_name(const char *file)
 {
     const char *base = strrchr(file, '/');
-    r->pub.info.rank = (uint32_t)strtoul(base + strlen("/rank-"), NULL, 10);
+    return (uint32_t)strtoul(base + strlen("/rank-"), NULL, 10);
+}
+
+static int header_cut_rank(fc_trace *t, fc__rank *r, const char *file)
+{
+    r->pub.info.rank = rank_of_name(file);
     r->pub.partial = 1;
     r->pub.partial_why = fc__arena_strndup(&t->arena, fc_errmsg(), strlen(fc_errmsg()));
     return r->pub.partial_why ? 0 : fc__err(FC_ENOMEM, "%s: out of memory", file);
+}
+
+/* Frees what a rank's scan allocated outside the arena. */
+static void free_rank(fc__rank *r)
+{
+    free(r->comms);
+    free(r->sites);
+    free(r->modules);
+    free(r->clocks);
+    free(r->warnings);
+    free(r->blks);
+    free(r->comm_ix.ix);
+    free(r->site_ix.ix);
+    free(r->module_ix.ix);
+    memset(r, 0, sizeof *r);
+}
+
+/* Sets rank file r aside as unreadable, with the message of the failure (code) that fc_errmsg
+ * holds, and frees what its scan loaded. */
+static int skip_rank(fc_trace *t, fc__rank *r, const char *file, int code)
+{
+    fc_skipped k = {.rank = rank_of_name(file), .code = code};
+    k.file = fc__arena_strndup(&t->arena, file, strlen(file));
+    k.why = fc__arena_strndup(&t->arena, fc_errmsg(), strlen(fc_errmsg()));
+    free_rank(r);
+    if (k.file == NULL || k.why == NULL || fc__grow((void **)&t->skipped, &t->nskipped, &t->skcap, sizeof k) < 0)
+        return fc__err(FC_ENOMEM, "%s: out of memory", file);
+    t->skipped[t->nskipped++] = k;
+    return 0;
+}
+
+/* A rank file damaged after its header: what came before the damage stands, marked partial. */
+static int damaged_rank(fc_trace *t, fc__rank *r)
+{
+    char why[600];
+    snprintf(why, sizeof why, "damaged, read up to the damage: %s", fc_errmsg());
+    r->pub.partial = 1;
+    r->pub.partial_why = fc__arena_strndup(&t->arena, why, strlen(why));
+    r->pub.comms = r->comms;
+    r->pub.sites = r->sites;
+    r->pub.modules = r->modules;
+    r->pub.clocks = r->clocks;
+    r->pub.warnings = r->warnings;
+    int rc = r->pub.partial_why ? imply_world(t, r) : FC_ENOMEM;
+    return rc == FC_ENOMEM ? fc__err(rc, "%s: out of memory", r->pub.file) : rc;
 }
 
 /* The input back-ends, in the order added; read without the lock once added (an entry is written
@@ -780,7 +879,7 @@ int fc_trace_open(const char *path, fc_trace **out)
         if (inputs[i]->claims(path))
             return inputs[i]->open(path, out);
     char **names = NULL, *one = NULL;
-    size_t n = 0;
+    size_t n = 0, nnames = 0;
     struct stat st;
     int rc, isdir = 0;
     fc_trace *t = calloc(1, sizeof *t);
@@ -793,7 +892,9 @@ int fc_trace_open(const char *path, fc_trace **out)
     }
     isdir = S_ISDIR(st.st_mode);
     if (isdir) {
-        if ((rc = list_dir(path, &names, &n)) < 0)
+        rc = list_dir(path, &names, &n);
+        nnames = n;
+        if (rc < 0)
             goto out;
     } else {
         one = (char *)path;
@@ -804,26 +905,62 @@ int fc_trace_open(const char *path, fc_trace **out)
         rc = fc__err(FC_ENOMEM, "%s: out of memory", path);
         goto out;
     }
+    int first_err = 0;
+    char first_msg[600] = "";
+    size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
-        t->nranks = i + 1;
-        rc = scan_file(t, &t->ranks[i], names[i]);
+        fc__rank *r = &t->ranks[kept];
+        t->nranks = kept + 1;
+        rc = scan_file(t, r, names[i], isdir);
         /* In a directory, a rank file cut inside its header (a rank that died as it started) is
          * a partial rank without events, named by its file; alone, it is an error. */
         if (rc == FC_ETRUNCATED && isdir)
-            rc = header_cut_rank(t, &t->ranks[i], names[i]);
+            rc = header_cut_rank(t, r, names[i]);
+        /* In a directory, any other damage costs that rank only. */
+        if (rc < 0 && rc != FC_ENOMEM && isdir) {
+            if (first_err == 0) {
+                first_err = rc;
+                snprintf(first_msg, sizeof first_msg, "%s", fc_errmsg());
+            }
+            int readable = r->header_ok && r->pub.info.size <= MAX_WORLD;
+            rc = readable ? damaged_rank(t, r) : skip_rank(t, r, names[i], rc);
+            if (rc == 0 && !readable) {
+                t->nranks = kept;
+                continue;
+            }
+        }
         if (rc < 0)
             goto out;
-        pick_clocks(&t->ranks[i]);
-        if (t->ranks[i].pub.info.size > t->world)
-            t->world = t->ranks[i].pub.info.size;
+        pick_clocks(r);
+        if (r->pub.info.size > t->world)
+            t->world = r->pub.info.size;
+        kept++;
     }
-    qsort(t->ranks, n, sizeof *t->ranks, cmp_rank);
-    for (size_t i = 1; i < n; i++)
+    t->nranks = kept;
+    if (kept == 0) {
+        rc = fc__err(first_err, "%s", first_msg);
+        goto out;
+    }
+    qsort(t->ranks, kept, sizeof *t->ranks, cmp_rank);
+    for (size_t i = 1; i < t->nranks; i++)
         if (t->ranks[i].pub.info.rank == t->ranks[i - 1].pub.info.rank) {
+            /* Two files claim one rank: in a directory the one whose name disagrees with its
+             * header goes (the later one when both agree, which names make impossible). */
             rc = fc__err(FC_ECORRUPT, "%s: offset %d: rank %u also appears in %s", t->ranks[i].pub.file,
                          FC_FH_RANK, t->ranks[i].pub.info.rank, t->ranks[i - 1].pub.file);
-            goto out;
+            if (!isdir)
+                goto out;
+            size_t drop = rank_of_name(t->ranks[i - 1].pub.file) != t->ranks[i - 1].pub.info.rank ? i - 1 : i;
+            if ((rc = skip_rank(t, &t->ranks[drop], t->ranks[drop].pub.file, FC_ECORRUPT)) < 0)
+                goto out;
+            memmove(&t->ranks[drop], &t->ranks[drop + 1], (t->nranks - drop - 1) * sizeof *t->ranks);
+            t->nranks--;
+            i--;
         }
+    n = t->nranks;
+    for (size_t i = 0; i < t->nskipped; i++)
+        if (t->skipped[i].rank < UINT32_MAX && t->skipped[i].rank + 1 > t->world)
+            t->world = t->skipped[i].rank + 1;
     if (isdir && t->world > n)
         t->missing = t->world - (uint32_t)n;
     /* The origin: rank 0's first event, else the earliest aligned event. */
@@ -847,7 +984,7 @@ out:
     t->mbuf = NULL;
     t->mcap = 0;
     if (isdir && names != NULL) {
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < nnames; i++)
             free(names[i]);
         free(names);
     }
@@ -864,19 +1001,10 @@ void fc_trace_close(fc_trace *t)
         return;
     void (*on_close)(void *) = t->on_close;
     void *on_close_arg = t->on_close_arg;
-    for (size_t i = 0; i < t->nranks; i++) {
-        fc__rank *r = &t->ranks[i];
-        free(r->comms);
-        free(r->sites);
-        free(r->modules);
-        free(r->clocks);
-        free(r->warnings);
-        free(r->blks);
-        free(r->comm_ix.ix);
-        free(r->site_ix.ix);
-        free(r->module_ix.ix);
-    }
+    for (size_t i = 0; i < t->nranks; i++)
+        free_rank(&t->ranks[i]);
     free(t->ranks);
+    free(t->skipped);
     fc__arena_free(&t->arena);
     free(t);
     if (on_close != NULL)
@@ -917,6 +1045,16 @@ uint32_t fc_trace_world_size(const fc_trace *t)
 uint32_t fc_trace_missing(const fc_trace *t)
 {
     return t->missing;
+}
+
+size_t fc_trace_nskipped(const fc_trace *t)
+{
+    return t->nskipped;
+}
+
+const fc_skipped *fc_trace_skipped(const fc_trace *t, size_t i)
+{
+    return i < t->nskipped ? &t->skipped[i] : NULL;
 }
 
 int fc_trace_partial(const fc_trace *t)

@@ -45,7 +45,21 @@ typedef struct fc__blk {
     uint64_t off;         /* of the payload (the header is FC_BLOCK_HEADER_SIZE before) */
     uint32_t flags, stored, raw;
     uint32_t thread, count;
+    const unsigned char *mem; /* the raw payload in memory (recovered from a rescue file), or NULL */
 } fc__blk;
+
+/* A chunk recovered from a rescue file: a raw EVENTS payload (rows) in the trace's arena. */
+typedef struct fc__rescued {
+    const unsigned char *payload;
+    size_t len;
+    uint32_t thread, count;
+} fc__rescued;
+/* Reads the rescue file beside rank_file (rank-N.fcr for rank-N.fct, of world rank `rank`) and
+ * returns in *out (n of them, the array the caller frees) the chunks that hold events the rank
+ * recorded but not in its first nseq blocks, each thread's in order. A missing or foreign rescue
+ * file recovers nothing. Returns 0 or FC_ENOMEM. */
+int fc__rescue_read(fc__arena *a, const char *rank_file, uint32_t rank, uint32_t nseq, fc__rescued **out,
+                    size_t *n);
 
 /* A dense id -> index map (definitions are numbered from 0 or 1 in order). */
 typedef struct fc__idmap {
@@ -68,6 +82,7 @@ typedef struct fc__rank {
     fc__blk *blks;
     size_t nblks, bcap;
     const fc_clock *init, *fin; /* the measurements fc_rank_align uses */
+    int header_ok;              /* the file header was read and accepted */
 } fc__rank;
 
 struct fc_trace {
@@ -76,6 +91,8 @@ struct fc_trace {
     size_t nranks;
     uint32_t world, missing;
     int64_t origin;
+    fc_skipped *skipped; /* rank files of a directory that could not be read at all */
+    size_t nskipped, skcap;
     /* Member lists 0, 1 .. n-1 (MPI_COMM_WORLD's, which every rank file defines) share this one
      * array of the arena, so that their memory grows with the ranks, not with their square; and
      * the scratch a list is read into first (freed once the files are scanned). */

@@ -46,7 +46,8 @@ char *fc__arena_strndup(fc__arena *a, const char *s, size_t n)
     char *p = fc__arena_alloc(a, n + 1);
     if (p == NULL)
         return NULL;
-    memcpy(p, s, n);
+    if (n > 0) /* s may be NULL for an empty string (an empty block payload) */
+        memcpy(p, s, n);
     p[n] = '\0';
     return p;
 }

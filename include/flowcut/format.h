@@ -31,9 +31,10 @@
  * readers read as the time of the completion, and the RANK field COLL_ENV; 2.2 the RANK field
  * SLOT; 2.3 the sub-record kinds POLLS (folded runs of polls that found nothing) and TRACER_WAIT
  * (the tracer's own waits); 2.4 COUNTS sub-records (the bytes per peer of the v and w
- * collectives); older readers skip the new fields and kinds. FC_FORMAT_MINOR grows
- * with additive changes (new block kinds, new event kinds, new fields appended to a record, new
- * flags), which old readers skip or read compatibly. Block kinds, event kinds, field
+ * collectives); 2.5 the RESCUE file beside the rank file, which older readers never open; older
+ * readers skip the new fields and kinds. FC_FORMAT_MINOR grows with additive changes (new block
+ * kinds, new event kinds, new fields appended to a record, new flags, new files beside the rank
+ * file), which old readers skip or read compatibly. Block kinds, event kinds, field
  * keys and flags are append-only: a number, once given, keeps its meaning forever.
  *
  * Payload encodings (all described in detail at each kind below):
@@ -58,7 +59,7 @@ extern "C" {
 #define FC_MAGIC_LEN 8
 #define FC_BOM 0x0A0B0C0Du /* written little-endian: 0D 0C 0B 0A; a reader seeing 0A 0B 0C 0D knows */
 #define FC_FORMAT_MAJOR 2
-#define FC_FORMAT_MINOR 4
+#define FC_FORMAT_MINOR 5
 #define FC_FILE_HEADER_SIZE 64
 #define FC_TRACE_FILE_FMT "rank-%06d.fct" /* name of a rank's file inside the trace directory */
 
@@ -219,6 +220,38 @@ enum fc_end_reason {
 };
 
 /* ---- WARN block: payload is UTF-8 text, one line, no NUL. ---- */
+
+/* ---- RESCUE file (format 2.5) -----------------------------------------------------------------
+ * Beside each rank file, `rank-NNNNNN.fcr` holds the rank's event buffer itself: the tracer maps it
+ * shared and records into it, so that the kernel keeps every recorded event when the process dies,
+ * even by SIGKILL. The tracer removes it once the rank file's END block is written; a reader uses
+ * it only for a rank file without END, and then only the chunks not already in the rank file.
+ * Old readers never open it. Records are in the tracer's memory layout, which on the
+ * little-endian hosts that write rescue files is the little-endian layout below.
+ *   header, FC_RESCUE_HEADER_SIZE (4096) bytes:
+ *     0 magic "FCRESCUE" | 8 u32 bom | 12 u16 major, 14 u16 minor (of the rank file) |
+ *    16 u32 rank | 20 u32 record_size (64) | 24 u32 chunk_records | 28 u32 nchunks |
+ *    32 u64 tick0, 40 u64 ns0, 48 u64 mult: the event clock's ticks map to ns as
+ *       ns = ns0 + (tick - tick0) * mult / 2^32 (rounded to nearest) |
+ *    56 u64 records_off: where chunk 0's records start | 64 .. 4095 reserved
+ *   chunk table at FC_RESCUE_HEADER_SIZE, nchunks entries of FC_RESCUE_CHUNK_SIZE (32) bytes:
+ *     0 u32 state (FC_RSC_*) | 4 u32 thread | 8 u32 count (records, once queued) |
+ *    12 u32 block_seq + 1 of the EVENTS block the chunk is being written as (0: none) |
+ *    16 u64 take_seq (order in which chunks were taken for filling) |
+ *    24 u64 taken_at (event clock ticks when taken: a filling chunk's records start no earlier)
+ *   records at records_off, chunk i at records_off + i * chunk_records * record_size; a record:
+ *     0 u64 t0, 8 u64 t1 (ticks) | 16 u64 bytes | 24 u64 bytes2 | 32 u64 obj | 40 i32 peer |
+ *    44 i32 tag | 48 u32 comm | 52 u32 site | 56 u16 kind | 58 u16 flags | 60 u32 reserved
+ * A FILLING chunk's valid records are the prefix whose kinds are known and, after the first
+ * (whose kind the tracer clears when it takes the chunk), whose t0 never falls before taken_at or
+ * behind the previous record's; the record being written at the instant of death may be
+ * incomplete. */
+#define FC_RESCUE_MAGIC "FCRESCUE"
+#define FC_RESCUE_FILE_FMT "rank-%06d.fcr"
+#define FC_RESCUE_HEADER_SIZE 4096
+#define FC_RESCUE_CHUNK_SIZE 32
+#define FC_RESCUE_RECORD_SIZE 64
+enum { FC_RSC_FREE = 0, FC_RSC_FILLING = 1, FC_RSC_QUEUED = 2, FC_RSC_WRITING = 3, FC_RSC_WRITTEN = 4 };
 
 /* ---- EVENTS block ----------------------------------------------------------------------------
  * Raw payload: uvarint thread (0 for the thread that initialised MPI, then 1, 2 ... in order of

@@ -121,9 +121,12 @@ typedef struct fc_rank {
 /* Opens a trace directory (every rank-*.fct in it) or a single rank file, and reads every rank's
  * definitions and block index, checking magic, byte order, version, block crc and sequence. A file
  * cut short is accepted and marked partial (in a directory, even one cut inside its file header: it
- * becomes a partial rank without events, its rank taken from the file name). On success *out owns the trace (fc_trace_close);
- * on failure *out is NULL and the code is FC_ENOENT, FC_ENOTTRACE, FC_EVERSION, FC_EENDIAN,
- * FC_ETRUNCATED (cut inside the file header), FC_ECORRUPT, FC_EIO or FC_ENOMEM. */
+ * becomes a partial rank without events, its rank taken from the file name). In a directory one
+ * damaged rank file costs only that rank: a file damaged after its header is read up to the
+ * damage and marked partial, and a file that cannot be read at all is skipped (fc_trace_skipped);
+ * the open fails only when no rank file can be read. On success *out owns the trace
+ * (fc_trace_close); on failure *out is NULL and the code is FC_ENOENT, FC_ENOTTRACE, FC_EVERSION,
+ * FC_EENDIAN, FC_ETRUNCATED (cut inside the file header), FC_ECORRUPT, FC_EIO or FC_ENOMEM. */
 int fc_trace_open(const char *path, fc_trace **out);
 /* Frees the trace and everything it owns. Cursors and symbol tables must be closed first. */
 void fc_trace_close(fc_trace *t);
@@ -134,9 +137,25 @@ size_t fc_trace_nranks(const fc_trace *t);
 const fc_rank *fc_trace_rank(const fc_trace *t, size_t i);
 /* The index of the rank file of world rank r, or -1 when the trace has none. */
 long fc_trace_find(const fc_trace *t, uint32_t world_rank);
-/* World size from the headers, and ranks of that world missing from the directory. */
+/* World size from the headers (and the names of the rank files), and ranks of that world missing
+ * from the directory or skipped as unreadable. */
 uint32_t fc_trace_world_size(const fc_trace *t);
 uint32_t fc_trace_missing(const fc_trace *t);
+/* A rank file of a trace directory that could not be read at all: not a regular file (a symbolic
+ * link is never followed inside a directory), not a trace, of a newer major version or another
+ * byte order, damaged in its file header, unreadable, or a second file of a rank already read.
+ * The trace opens without it; its rank counts as missing. */
+typedef struct fc_skipped {
+    uint32_t rank;    /* world rank its name gives (rank-NNNNNN.fct) */
+    const char *file; /* path of the file */
+    const char *why;  /* the reader's message, naming the file and offset */
+    int code;         /* the FC_E* code of that message */
+} fc_skipped;
+/* Rank files skipped, and the i-th of them (NULL past the end), in file name order. Owned by the
+ * trace. A rank file damaged after its header is not skipped: it is read up to the damage and
+ * marked partial. */
+size_t fc_trace_nskipped(const fc_trace *t);
+const fc_skipped *fc_trace_skipped(const fc_trace *t, size_t i);
 /* 1 when any rank is partial or missing. */
 int fc_trace_partial(const fc_trace *t);
 /* The time origin of the dump: rank 0's first event on rank 0's clock (ns), or the earliest

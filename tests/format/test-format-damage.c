@@ -1,7 +1,8 @@
 /* tests/format/test-format-damage.c: damaged traces never crash the reader: a file cut at every
  * offset reads up to its last complete block (or fails cleanly inside the file header), flipped
- * bytes are caught, a newer major version, a foreign byte order and bad magic are refused, and the
- * commands report each with one line naming the file and offset. The group's setup writes a
+ * bytes are caught, a newer major version, a foreign byte order and bad magic are refused, and in a
+ * trace directory each costs the damaged rank only: the commands read the other ranks, exit 0 and
+ * name the file and offset in their warnings. The group's setup writes a
  * two-rank trace; each test damages a copy of rank 0's file (or the file itself, which each test
  * that reads the directory writes first). */
 #include <inttypes.h>
@@ -259,21 +260,51 @@ static void expect_error(const char *cmd, int status, int one_line, const char *
     free(err);
 }
 
+/* One command on the trace directory, whose rank 0 is damaged and rank 1 whole: the damage costs
+ * rank 0 only. The command exits 0, names the file and offset (want) in its warnings, on standard
+ * error or in its report, and still reads rank 1: its 21 sends in dump, sends in info. */
+static void expect_rank_lost(const char *cmd, const char *want)
+{
+    char *out, *err;
+    int st = run_flowcut(&out, &err, "%s '%s'", cmd, dir);
+    assert_msg(st == 0, "flowcut %s: exit %d, stderr '%s'", cmd, st, err);
+    assert_msg(strstr(err, want) != NULL || strstr(out, want) != NULL, "flowcut %s does not name '%s': stderr '%s'",
+               cmd, want, err);
+    if (strncmp(cmd, "dump", 4) == 0) {
+        int rank1 = 0;
+        for (const char *p = out; (p = strstr(p, " rank=1 ")) != NULL; p++)
+            rank1++;
+        assert_msg(rank1 >= 21, "flowcut %s: %d records of rank 1, expected 21", cmd, rank1);
+    } else {
+        assert_contains(out, "MPI_Send");
+    }
+    free(out);
+    free(err);
+}
+
+static const char *const cmds[] = {"dump --no-sites", "info", "info --json"};
+
 static void flip_events_payload(unsigned char *b)
 {
     b[blk_start[2] + FC_BLOCK_HEADER_SIZE + 2] ^= 1;
 }
 
-/* A flipped byte in the payload of the third EVENTS block: each command says where, in one line. */
+/* A flipped byte in the payload of the third EVENTS block: each command says where, reads rank 0
+ * up to the damage and marks it partial. */
 static void test_flip_in_events_commands(void **state)
 {
     (void)state;
-    char want[4600];
+    char want[4600], *out, *err;
     write_damaged(flip_events_payload);
-    snprintf(want, sizeof want, "%s: offset %" PRIu64 ": block crc mismatch\n", path, blk_start[2]);
-    expect_error("dump", 1, 1, want);
-    expect_error("info", 1, 1, want);
-    expect_error("info --json", 1, 1, want);
+    snprintf(want, sizeof want, "%s: offset %" PRIu64 ": block crc mismatch", path, blk_start[2]);
+    for (size_t k = 0; k < 3; k++)
+        expect_rank_lost(cmds[k], want);
+    int st = run_flowcut(&out, &err, "info --json '%s'", dir);
+    assert_msg(st == 0, "info --json: exit %d, '%s'", st, err);
+    assert_contains(out, "\"ranks_partial\": [{\"rank\": 0, \"file\": ");
+    assert_contains(out, "\"ranks_missing\": []");
+    free(out);
+    free(err);
 }
 
 static void flip_comms(unsigned char *b)
@@ -287,7 +318,7 @@ static void test_flip_in_comms_command(void **state)
     char want[4600];
     write_damaged(flip_comms);
     snprintf(want, sizeof want, "%s: offset %" PRIu64 ": block crc mismatch", path, comms_start);
-    expect_error("dump", 1, 0, want);
+    expect_rank_lost("dump --no-sites", want);
 }
 
 static void newer_major(unsigned char *b)
@@ -295,14 +326,16 @@ static void newer_major(unsigned char *b)
     fc_put_u16(b + FC_FH_MAJOR, FC_FORMAT_MAJOR + 1);
 }
 
-static void test_newer_major_refused(void **state)
+/* A newer major version is left out; the other rank is read. */
+static void test_newer_major_left_out(void **state)
 {
     (void)state;
     char want[4600];
     write_damaged(newer_major);
     snprintf(want, sizeof want, "%s: offset %d: format version %d.%d is newer", path, FC_FH_MAJOR, FC_FORMAT_MAJOR + 1,
              FC_FORMAT_MINOR);
-    expect_error("info", 1, 1, want);
+    for (size_t k = 0; k < 3; k++)
+        expect_rank_lost(cmds[k], want);
 }
 
 static void newer_minor(unsigned char *b)
@@ -323,19 +356,19 @@ static void test_newer_minor_read(void **state)
 }
 
 /* A damaged block kind: the crc covers the payload only. In a file of this version an unknown
- * kind is refused. */
+ * kind is damage. */
 static void third_block_kind_200(unsigned char *b)
 {
     fc_put_u32(b + blk_start[2] + FC_BH_KIND, 200);
 }
 
-static void test_unknown_block_kind_refused(void **state)
+static void test_unknown_block_kind_damage(void **state)
 {
     (void)state;
     char want[4600];
     write_damaged(third_block_kind_200);
     snprintf(want, sizeof want, "%s: offset %" PRIu64 ": unknown block kind 200", path, blk_start[2]);
-    expect_error("info", 1, 1, want);
+    expect_rank_lost("info", want);
 }
 
 /* In a newer minor's file the unknown kind is skipped, and END's count of events, which the
@@ -363,22 +396,22 @@ static void test_unknown_block_kind_newer_minor_counted(void **state)
     snprintf(want, sizeof want,
              "%s: offset %" PRIu64 ": END block counts %" PRIu64 " events, the EVENTS blocks before it hold %" PRIu64,
              path, end_at, total, total - blk_count[2]);
-    expect_error("dump --no-sites", 1, 1, want);
+    expect_rank_lost("dump --no-sites", want);
 }
 
-/* An EVENTS block whose kind reads END: the file's end comes early, and is refused. */
+/* An EVENTS block whose kind reads END: the file's end comes early, and is damage. */
 static void third_block_kind_end(unsigned char *b)
 {
     fc_put_u32(b + blk_start[2] + FC_BH_KIND, FC_BLK_END);
 }
 
-static void test_events_read_as_end_refused(void **state)
+static void test_events_read_as_end_damage(void **state)
 {
     (void)state;
     char want[4600];
     write_damaged(third_block_kind_end);
     snprintf(want, sizeof want, "%s: offset %" PRIu64 ": ", path, blk_start[2]);
-    expect_error("info", 1, 1, want);
+    expect_rank_lost("info", want);
 }
 
 static void foreign_bom(unsigned char *b)
@@ -386,11 +419,13 @@ static void foreign_bom(unsigned char *b)
     b[FC_FH_BOM] = 0x0A, b[FC_FH_BOM + 1] = 0x0B, b[FC_FH_BOM + 2] = 0x0C, b[FC_FH_BOM + 3] = 0x0D;
 }
 
-static void test_foreign_byte_order_refused(void **state)
+static void test_foreign_byte_order_left_out(void **state)
 {
     (void)state;
+    char want[4600];
     write_damaged(foreign_bom);
-    expect_error("dump", 1, 0, "foreign byte order");
+    snprintf(want, sizeof want, "%s: offset %d: trace has a foreign byte order", path, FC_FH_BOM);
+    expect_rank_lost("dump --no-sites", want);
 }
 
 static void bad_magic(unsigned char *b)
@@ -398,13 +433,35 @@ static void bad_magic(unsigned char *b)
     b[0] = 'X';
 }
 
-static void test_bad_magic_refused(void **state)
+static void test_bad_magic_left_out(void **state)
 {
     (void)state;
     char want[4600];
     write_damaged(bad_magic);
     snprintf(want, sizeof want, "%s: offset 0: not a flowcut trace", path);
-    expect_error("dump", 1, 0, want);
+    for (size_t k = 0; k < 3; k++)
+        expect_rank_lost(cmds[k], want);
+}
+
+/* When no rank file can be read, that is an error, named in one line. */
+static void test_no_rank_readable(void **state)
+{
+    (void)state;
+    char want[4600], path1[4300];
+    size_t size1;
+    write_damaged(bad_magic);
+    rank_file(path1, sizeof path1, dir, 1);
+    unsigned char *b1 = read_file(path1, &size1);
+    unsigned char *b = malloc(size);
+    assert_non_null(b);
+    memcpy(b, full, size);
+    bad_magic(b);
+    write_file(path1, b, size);
+    free(b);
+    snprintf(want, sizeof want, "%s: offset 0: not a flowcut trace", path);
+    expect_error("info", 1, 1, want);
+    write_file(path1, b1, size1);
+    free(b1);
 }
 
 static void sequence_gap(unsigned char *b)
@@ -412,13 +469,49 @@ static void sequence_gap(unsigned char *b)
     fc_put_u32(b + blk_start[1] + FC_BH_SEQ, 99);
 }
 
-static void test_sequence_gap_refused(void **state)
+static void test_sequence_gap_damage(void **state)
 {
     (void)state;
     char want[4600];
     write_damaged(sequence_gap);
     snprintf(want, sizeof want, "%s: offset %" PRIu64 ": block sequence number 99", path, blk_start[1]);
-    expect_error("info", 1, 0, want);
+    expect_rank_lost("info", want);
+}
+
+/* A symbolic link where rank 0's file belongs, even to a valid rank file, is not followed: the rank
+ * is missing, named in ranks_missing and in the warnings. */
+static void test_symbolic_link_not_followed(void **state)
+{
+    (void)state;
+    char want[4600], target[4400], member[9300], *out, *err;
+    snprintf(target, sizeof target, "%s.elsewhere", path);
+    write_file(target, full, size);
+    assert_msg(unlink(path) == 0 && symlink(target, path) == 0, "symlink %s", path);
+    snprintf(want, sizeof want, "%s: a symbolic link, not a rank file", path);
+    for (size_t k = 0; k < 3; k++)
+        expect_rank_lost(cmds[k], want);
+    int st = run_flowcut(&out, &err, "info --json '%s'", dir);
+    assert_msg(st == 0, "info --json: exit %d, '%s'", st, err);
+    snprintf(member, sizeof member, "\"ranks_missing\": [{\"rank\": 0, \"file\": \"%s\", \"reason\": \"%s", path,
+             want);
+    assert_contains(out, member);
+    assert_contains(out, "\"ranks_partial\": []");
+    assert_contains(out, "\"warnings\": [{\"rank\": 0, \"text\": \"rank file not read");
+    free(out);
+    free(err);
+    assert_msg(unlink(path) == 0 && unlink(target) == 0, "unlink %s", path);
+}
+
+/* A directory where rank 0's file belongs is not a rank file either. */
+static void test_directory_as_rank_file(void **state)
+{
+    (void)state;
+    char want[4600];
+    unlink(path);
+    assert_msg(mkdir(path, 0700) == 0, "mkdir %s", path);
+    snprintf(want, sizeof want, "%s: not a regular file", path);
+    expect_rank_lost("info --json", want);
+    assert_msg(rmdir(path) == 0, "rmdir %s", path);
 }
 
 /* In a directory, a rank file cut inside its header is a partial rank, not an error. */
@@ -482,14 +575,17 @@ int main(void)
         cmocka_unit_test(test_flip_every_byte),
         cmocka_unit_test(test_flip_in_events_commands),
         cmocka_unit_test(test_flip_in_comms_command),
-        cmocka_unit_test(test_newer_major_refused),
+        cmocka_unit_test(test_newer_major_left_out),
         cmocka_unit_test(test_newer_minor_read),
-        cmocka_unit_test(test_unknown_block_kind_refused),
+        cmocka_unit_test(test_unknown_block_kind_damage),
         cmocka_unit_test(test_unknown_block_kind_newer_minor_counted),
-        cmocka_unit_test(test_events_read_as_end_refused),
-        cmocka_unit_test(test_foreign_byte_order_refused),
-        cmocka_unit_test(test_bad_magic_refused),
-        cmocka_unit_test(test_sequence_gap_refused),
+        cmocka_unit_test(test_events_read_as_end_damage),
+        cmocka_unit_test(test_foreign_byte_order_left_out),
+        cmocka_unit_test(test_bad_magic_left_out),
+        cmocka_unit_test(test_no_rank_readable),
+        cmocka_unit_test(test_sequence_gap_damage),
+        cmocka_unit_test(test_symbolic_link_not_followed),
+        cmocka_unit_test(test_directory_as_rank_file),
         cmocka_unit_test(test_header_cut_in_directory_is_partial),
         cmocka_unit_test(test_missing_trace),
         cmocka_unit_test(test_directory_without_rank_files),

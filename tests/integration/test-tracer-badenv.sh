@@ -1,8 +1,8 @@
 #!/bin/sh
-# test-tracer-badenv.sh: a bad FLOWCUT_BUFFER or FLOWCUT_REQUEST_TIMES value and an unwritable
-# FLOWCUT_DIR each give exactly one warning line per rank on stderr (`flowcut: rank N: ...`), and the
-# application's output and exit status do not change; a FLOWCUT_DIR below missing directories is
-# created with them.
+# test-tracer-badenv.sh: a bad FLOWCUT_BUFFER, FLOWCUT_REQUEST_TIMES or FLOWCUT_ZLIB_LEVEL value
+# and an unwritable FLOWCUT_DIR each give exactly one warning line per rank on stderr (`flowcut:
+# rank N: ...`), and the application's output and exit status do not change; a FLOWCUT_DIR below
+# missing directories is created with them.
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-tracer.sh"
 
@@ -35,6 +35,14 @@ one_warning_per_rank "$work/buf.out.err" "FLOWCUT_BUFFER=12Q"
 FC_GENV="-genv FLOWCUT_REQUEST_TIMES yes" run_traced "$work/times.out" "$work/times" $n "$prog" 2 4
 same_output "$work/plain.out" "$work/times.out"
 one_warning_per_rank "$work/times.out.err" "FLOWCUT_REQUEST_TIMES=yes"
+
+# A zlib level that is not one digit is refused like any other bad setting; the trace is still
+# written, at the default level.
+FC_GENV="-genv FLOWCUT_ZLIB_LEVEL 99" run_traced "$work/zl.out" "$work/zl" $n "$prog" 2 4
+same_output "$work/plain.out" "$work/zl.out"
+one_warning_per_rank "$work/zl.out.err" "FLOWCUT_ZLIB_LEVEL=99"
+grep -q "bad FLOWCUT_ZLIB_LEVEL" "$work/zl.out.err" || fail "FLOWCUT_ZLIB_LEVEL=99: $(cat "$work/zl.out.err")"
+read_trace "$work/zl"
 
 # A trace directory that cannot be created, even by root: its parent is a regular file.
 : >"$work/file"

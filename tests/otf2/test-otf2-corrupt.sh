@@ -1,7 +1,8 @@
 #!/bin/sh
 # test-otf2-corrupt.sh: a damaged OTF2 archive (garbage anchor file, event file cut short, event
-# file missing) gets one clear error line naming the anchor file and exit status 1 from every
-# command, and leaves no private directory behind.
+# file missing), and an archive on which OTF2's reader itself crashes, get one clear error line
+# naming the anchor file and exit status 1 from every command, and leave no private directory
+# behind.
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-otf2.sh"
 
@@ -35,6 +36,22 @@ expect_error "truncated events" "$work/cut/traces.otf2"
 "$abs_builddir/scorep-like" "$work/gone" || fail "scorep-like failed"
 rm "$work/gone/traces/2.evt"
 expect_error "missing events" "$work/gone/traces.otf2"
+
+# OTF2's reader dying of SIGSEGV (otf2-crash.so stands in for its reading of the definitions): the
+# import runs it in a child process, so the command survives and names the archive. The
+# sanitizers' own SIGSEGV handler is off, as in a build without them, and the preloaded library
+# comes before their runtime.
+crash=$abs_builddir/.libs/otf2-crash.so
+[ -f "$crash" ] || fail "otf2-crash.so not built"
+"$abs_builddir/scorep-like" "$work/crash" || fail "scorep-like failed"
+(
+    LD_PRELOAD=$crash
+    ASAN_OPTIONS="handle_segv=0:verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    export LD_PRELOAD ASAN_OPTIONS
+    expect_error "OTF2 library crash" "$work/crash/traces.otf2"
+    grep -q "the OTF2 library crashed reading the archive" "$work/err" ||
+        fail "OTF2 library crash: the message does not say so: $(cat "$work/err")"
+) || exit 1
 
 [ -z "$(ls -A "$work/tmp")" ] || fail "import left $(ls "$work/tmp") behind"
 exit 0

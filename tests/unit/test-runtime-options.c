@@ -1,5 +1,6 @@
 /* tests/unit/test-runtime-options.c: parsing of FLOWCUT_BUFFER, FLOWCUT_CALLSITE_DEPTH,
- * FLOWCUT_WRITE_AT and FLOWCUT_REQUEST_TIMES, and the split of the buffer budget into chunks. */
+ * FLOWCUT_WRITE_AT, FLOWCUT_REQUEST_TIMES and FLOWCUT_ZLIB_LEVEL, and the split of the buffer budget
+ * into chunks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,6 +82,22 @@ static void switches(void **state)
     assert_int_equal(fc__parse_switch(NULL, &on), FC_EINVAL);
 }
 
+/* FLOWCUT_ZLIB_LEVEL: one digit. */
+static void levels(void **state)
+{
+    (void)state;
+    int l = 7;
+    assert_int_equal(fc__parse_level("0", &l), 0);
+    assert_int_equal(l, 0);
+    assert_int_equal(fc__parse_level("9", &l), 0);
+    assert_int_equal(l, 9);
+    const char *bad[] = {"99", "10", "-1", "", " 1", "1 ", "a", "1.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(fc__parse_level(bad[i], &l), FC_EINVAL);
+    assert_int_equal(l, 9); /* untouched by a refusal */
+    assert_int_equal(fc__parse_level(NULL, &l), FC_EINVAL);
+}
+
 static void geometry(void **state)
 {
     (void)state;
@@ -112,6 +129,7 @@ int main(void)
         cmocka_unit_test(depths),
         cmocka_unit_test(percents),
         cmocka_unit_test(switches),
+        cmocka_unit_test(levels),
         cmocka_unit_test(geometry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
