@@ -622,7 +622,7 @@ static int count_flow(void *arg, const fc__flow *f)
 static void test_traffic(void **state)
 {
     (void)state;
-    static const fc__traffic want[] = {{0, 0, 1, 64}, {0, 1, 2, 1500}, {1, 2, 1, 0}, {2, 0, 1, 2000}};
+    static const fc__traffic want[] = {{0, 0, 1, 64, 0, 0}, {0, 1, 2, 1500, 0, 0}, {1, 2, 1, 0, 0, 0}, {2, 0, 1, 2000, 0, 0}};
     size_t keep = fc__traffic_dense;
     for (int sparse = 0; sparse < 2; sparse++) {
         char dir[4096];
