@@ -527,36 +527,32 @@ void fc__coll_nodes_free(fc__coll_nodes *d)
     memset(d, 0, sizeof *d);
 }
 
-/* The posix module's release-gather broadcast inside node k, from its member `from` (a member
- * index): the data goes from it to every other member of the node through shared memory, shown
- * as one message each, posted together and waited for once. */
-static int node_bcast(const em *e, const fc__coll_nodes *d, uint32_t k, uint32_t me, uint32_t from, uint64_t n)
+/* The posix module's release-gather exchange inside node k around its member `root` (a member
+ * index), shown as one message per other member, posted together and waited for once: a
+ * broadcast sends from root to every other member, a reduce (down 0) from each of them to root. */
+static int node_exchange(const em *e, const fc__coll_nodes *d, uint32_t k, uint32_t me, uint32_t root, uint64_t n,
+                         int down)
 {
     if (d->start[k + 1] - d->start[k] < 2)
         return 0;
-    if (me == from) {
+    if (me == root) {
         for (uint32_t i = d->start[k]; i < d->start[k + 1]; i++)
-            if (d->member[i] != from)
-                TRY(snd(e, d->member[i], n));
+            if (d->member[i] != root)
+                TRY(down ? snd(e, d->member[i], n) : rcv(e, d->member[i], n));
         return wt(e);
     }
-    TRY(rcv(e, from, n));
+    TRY(down ? rcv(e, root, n) : snd(e, root, n));
     return wt(e);
 }
 
-/* The release-gather reduce inside node k, to its member `to`: every other member's data to it. */
+static int node_bcast(const em *e, const fc__coll_nodes *d, uint32_t k, uint32_t me, uint32_t from, uint64_t n)
+{
+    return node_exchange(e, d, k, me, from, n, 1);
+}
+
 static int node_reduce(const em *e, const fc__coll_nodes *d, uint32_t k, uint32_t me, uint32_t to, uint64_t n)
 {
-    if (d->start[k + 1] - d->start[k] < 2)
-        return 0;
-    if (me == to) {
-        for (uint32_t i = d->start[k]; i < d->start[k + 1]; i++)
-            if (d->member[i] != to)
-                TRY(rcv(e, d->member[i], n));
-        return wt(e);
-    }
-    TRY(snd(e, to, n));
-    return wt(e);
+    return node_exchange(e, d, k, me, to, n, 0);
 }
 
 /* MPIR's algorithm for kind among the leaders (nn of them, as the ch4 device's node_roots_comm),

@@ -187,6 +187,17 @@ typedef struct site_sum {
     double obs, pred[FC_NMODELS];
 } site_sum;
 
+/* The row of call cl's site among the n rows of v, added when new (v has room for every call). */
+static site_sum *site_row(site_sum *v, size_t *n, const fc__coll_call *cl, const fc__coll_member *m0)
+{
+    size_t k = 0;
+    while (k < *n && !(v[k].kind == cl->record_kind && v[k].rank == m0->rank && v[k].site == m0->site))
+        k++;
+    if (k == *n)
+        v[(*n)++] = (site_sum){.kind = cl->record_kind, .rank = m0->rank, .site = m0->site};
+    return &v[k];
+}
+
 static int cmp_site_sum(const void *x, const void *y)
 {
     const site_sum *a = x, *b = y;
@@ -218,16 +229,11 @@ int fc__report_text_coll_prediction(FILE *f, const fc__analysis *a)
         const fc__coll_call *cl = &c->calls[i];
         if (isnan(cp->obs[i]) || cl->nmem == 0)
             continue;
-        const fc__coll_member *m0 = &c->members[cl->first];
-        size_t k = 0;
-        while (k < n && !(v[k].kind == cl->record_kind && v[k].rank == m0->rank && v[k].site == m0->site))
-            k++;
-        if (k == n)
-            v[n++] = (site_sum){.kind = cl->record_kind, .rank = m0->rank, .site = m0->site};
-        v[k].calls++;
-        v[k].obs += cp->obs[i];
+        site_sum *row = site_row(v, &n, cl, &c->members[cl->first]);
+        row->calls++;
+        row->obs += cp->obs[i];
         for (unsigned j = 0; j < cp->nmodels; j++)
-            v[k].pred[j] += cp->pred[j][i];
+            row->pred[j] += cp->pred[j][i];
     }
     qsort(v, n, sizeof *v, cmp_site_sum);
     fprintf(f, "\nper call site (seconds in all its calls; the site of the lowest rank):\n");
@@ -260,14 +266,9 @@ void fc__report_text_coll_wait_sites(FILE *f, const fc__analysis *a)
         const fc__coll_call *cl = &c->calls[i];
         if (cl->nmem == 0 || !(cl->wait_s > 0))
             continue;
-        const fc__coll_member *m0 = &c->members[cl->first];
-        size_t k = 0;
-        while (k < n && !(v[k].kind == cl->record_kind && v[k].rank == m0->rank && v[k].site == m0->site))
-            k++;
-        if (k == n)
-            v[n++] = (site_sum){.kind = cl->record_kind, .rank = m0->rank, .site = m0->site};
-        v[k].calls++;
-        v[k].obs += cl->wait_s; /* the waits, ranked as the observed times are */
+        site_sum *row = site_row(v, &n, cl, &c->members[cl->first]);
+        row->calls++;
+        row->obs += cl->wait_s; /* the waits, ranked as the observed times are */
     }
     qsort(v, n, sizeof *v, cmp_site_sum);
     fprintf(f, "\n  collective calls that waited most (seconds over their ranks; the site of the lowest rank)\n");

@@ -277,6 +277,27 @@ out:
     return rc;
 }
 
+/* The flows from..to-1 of the match (those keep marks, when given) as the items of a JSON array
+ * whose "[" is written, closed with "],". */
+static void flow_items(fc__obuf *o, const fc__analysis *a, size_t from, size_t to, const unsigned char *keep)
+{
+    int first = 1;
+    for (size_t i = from; i < to; i++) {
+        if (keep != NULL && !keep[i])
+            continue;
+        if (first)
+            FC__OB_LIT(o, "\n    ");
+        else
+            FC__OB_LIT(o, ",\n    ");
+        fc__rp_json_flow(o, a, &a->match->flows[i]);
+        first = 0;
+    }
+    if (first)
+        FC__OB_LIT(o, "],\n");
+    else
+        FC__OB_LIT(o, "\n  ],\n");
+}
+
 int fc__report_html(FILE *f, const fc__analysis *a, const char *remap_json)
 {
     const fc__match *m = a->match;
@@ -301,36 +322,10 @@ int fc__report_html(FILE *f, const fc__analysis *a, const char *remap_json)
     }
     fc__ob_init(o, ms);
     FC__OB_LIT(o, "  \"flows\": [");
-    int first = 1;
-    for (size_t i = 0; i < m->ninter; i++) {
-        if (!keep[i])
-            continue;
-        if (first)
-            FC__OB_LIT(o, "\n    ");
-        else
-            FC__OB_LIT(o, ",\n    ");
-        fc__rp_json_flow(o, a, &m->flows[i]);
-        first = 0;
-    }
-    if (first)
-        FC__OB_LIT(o, "],\n");
-    else
-        FC__OB_LIT(o, "\n  ],\n");
+    flow_items(o, a, 0, m->ninter, keep);
     /* The intra-node messages with the flows they go with: all of them, or none of a long trace. */
     FC__OB_LIT(o, "  \"intra\": [");
-    first = 1;
-    for (size_t i = m->ninter; i < m->nflows && m->ninter <= FC__HTML_ALL_FLOWS; i++) {
-        if (first)
-            FC__OB_LIT(o, "\n    ");
-        else
-            FC__OB_LIT(o, ",\n    ");
-        fc__rp_json_flow(o, a, &m->flows[i]);
-        first = 0;
-    }
-    if (first)
-        FC__OB_LIT(o, "],\n");
-    else
-        FC__OB_LIT(o, "\n  ],\n");
+    flow_items(o, a, m->ninter, m->ninter <= FC__HTML_ALL_FLOWS ? m->nflows : m->ninter, NULL);
     fc__ob_flush(o);
     fc__rp_json_tail(ms, a);
 out:
