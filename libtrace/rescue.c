@@ -113,6 +113,11 @@ void fc__rescue_state(unsigned chunk, unsigned state, uint32_t count)
     fc_put_u32(e, state);
 }
 
+int fc__rescue_holds(unsigned nchunks)
+{
+    return table != NULL && nchunks <= nmapped;
+}
+
 void fc__rescue_block(unsigned chunk, uint32_t seq, uint32_t count)
 {
     if (table == NULL || chunk >= nmapped)

@@ -147,8 +147,10 @@ FC__HIDDEN void fc__defs_flush(void);
 /* Writes the END block and closes the file. */
 FC__HIDDEN void fc__file_close(unsigned reason, int partial);
 /* Async-signal-safe: stops other writers, writes every buffered record uncompressed, the
- * definitions and END (reason, partial). */
-FC__HIDDEN void fc__emergency_flush(unsigned reason);
+ * definitions and END (reason, partial). With quick, when the rescue file holds every chunk, it
+ * writes the new definitions only (and none while the writer thread is inside a write) and leaves
+ * the records to the rescue file, so that the process dies within microseconds of the signal. */
+FC__HIDDEN void fc__emergency_flush(unsigned reason, int quick);
 /* zlib level for EVENTS blocks (FLOWCUT_ZLIB_LEVEL overrides, for measurements). */
 FC__HIDDEN extern int fc__zlevel;
 FC__HIDDEN extern _Atomic unsigned fc__warnings;
@@ -181,6 +183,9 @@ FC__HIDDEN void fc__rescue_state(unsigned chunk, unsigned state, uint32_t count)
 /* Chunk `chunk` is about to be written as the EVENTS block of sequence number seq, of count
  * records. Async-signal-safe. */
 FC__HIDDEN void fc__rescue_block(unsigned chunk, uint32_t seq, uint32_t count);
+/* Whether the rescue file holds the records of every one of the pool's first nchunks chunks (none
+ * grown past the mapping). Async-signal-safe. */
+FC__HIDDEN int fc__rescue_holds(unsigned nchunks);
 /* Removes the rescue file once the rank file is closed with END. Async-signal-safe. */
 FC__HIDDEN void fc__rescue_remove(void);
 

@@ -20,9 +20,12 @@ static void handler(int sig, siginfo_t *si, void *uc)
     int saved = errno;
     /* Only the first signal flushes: a second one (another thread, or a fault inside the flush)
      * goes straight on to the previous handler. */
+    /* SIGTERM and SIGINT come from a launcher or a batch system stopping the job, which kills
+     * what is still alive a moment later: the flush leaves the records to the rescue file so
+     * that the rank dies as soon as it would untraced. A fault has no one waiting on it. */
     if (!atomic_exchange(&flushing, 1) && fc__state == FC__ON) {
         fc__state = FC__INERT;
-        fc__emergency_flush(FC_END_SIGNAL);
+        fc__emergency_flush(FC_END_SIGNAL, sig == SIGTERM || sig == SIGINT);
     }
     errno = saved;
     if (i == NSIGS)

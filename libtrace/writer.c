@@ -549,19 +549,21 @@ static void sig_chunk(fc__chunk *ch, uint32_t count, uint32_t thread)
         atomic_fetch_add(&fc__rt.events, count);
 }
 
-void fc__emergency_flush(unsigned reason)
+void fc__emergency_flush(unsigned reason, int quick)
 {
     if (!fc__rt.open || fd < 0 || sig_enc == NULL)
         return;
     atomic_store(&gate_sig, 1);
+    quick = quick && fc__rescue_holds(fc__rt.nchunks);
     /* Wait (at most 2 s) for a normal writer to leave the gate, unless that writer is this very
-     * thread, interrupted in the middle of its write. */
+     * thread, interrupted in the middle of its write. A quick flush does not wait: a launcher
+     * that sends SIGTERM sends SIGKILL soon after, and the rescue file keeps the records. */
     long me = my_tid();
-    for (int i = 0; i < 2000 && atomic_load(&gate_active) && atomic_load(&gate_tid) != me; i++) {
+    for (int i = 0; !quick && i < 2000 && atomic_load(&gate_active) && atomic_load(&gate_tid) != me; i++) {
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    if (write_failed)
+    if (write_failed || (quick && atomic_load(&gate_active) && atomic_load(&gate_tid) != me))
         return;
     fc__buf mods = {sig_mods, 0, SIG_DEF_BYTES, 0, 1}, sites = {sig_sites, 0, SIG_DEF_BYTES, 0, 1};
     fc__buf comms = {sig_comms, 0, SIG_DEF_BYTES, 0, 1};
@@ -573,6 +575,10 @@ void fc__emergency_flush(unsigned reason)
         put_block(FC_BLK_SITES, 0, sites.p, sites.len, sites.len);
     if (comms.len && !comms.failed)
         put_block(FC_BLK_COMMS, 0, comms.p, comms.len, comms.len);
+    if (quick) {
+        fc__rt.open = 0;
+        return;
+    }
     /* Queued chunks and the one the writer held but did not write, oldest first, so that each
      * thread's chunks stay in order; then every thread's partial chunk, the newest of all. */
     uint64_t done = 0;
