@@ -46,7 +46,8 @@ placed() {
     "$PYTHON3" - "$1.info" "$work/r.json" "$work/s.hydra" <<'PY'
 import json, sys
 info, rj, hydra = sys.argv[1:]
-want = json.load(open(rj))["suggestions"][0]["rank_to_node"]
+d = json.load(open(rj))
+want = d["suggestions"][d["judgement"]["fewest_moves"] - 1]["rank_to_node"]
 order, slots = None, []
 for line in open(hydra):
     if line.startswith("# rank-order:"):
@@ -94,7 +95,8 @@ st=$?
 "$PYTHON3" - "$work/B.check" "$work/r.json" <<'PY' || fail_later "remap --check names the wrong ranks"
 import json, re, sys
 check, rj = sys.argv[1:3]
-want = json.load(open(rj))["suggestions"][0]["rank_to_node"]
+d = json.load(open(rj))
+want = d["suggestions"][d["judgement"]["fewest_moves"] - 1]["rank_to_node"]
 now = json.load(open(rj))["current"]["rank_to_node"]
 moved = sorted(r for r in range(len(want)) if want[r] != now[r])
 named = sorted(int(m.group(1)) for m in (re.match(r"rank (\d+): ran on", l) for l in open(check)) if m)
