@@ -6,7 +6,8 @@
 ! maps give each process its own rank), the group of a window of MPI_Win_allocate (identical to
 ! the world's), a shared window of MPI_Win_allocate_shared (the segment
 ! of rank r + 1 holds r + 1), the group of a file of MPI_File_open (identical to the world's), and a
-! name set on MPI_COMM_WORLD with blanks around it, read back trimmed and blank-padded. Prints
+! name set on MPI_COMM_WORLD with blanks around it, read back trimmed and blank-padded, and
+! MPI_Session_init refused when the order renumbers any rank. Prints
 ! "ok: N ranks renumbered (f08)" from rank 0, or one line per failed check and exits 1.
 program renumber_f08
     use mpi_f08
@@ -23,7 +24,9 @@ program renumber_f08
     integer, pointer :: cell(:)
     integer(kind=MPI_ADDRESS_KIND) :: sz
     integer :: du
-    integer :: mine
+    integer :: mine, ierr
+    logical :: renumbered
+    type(MPI_Session) :: session
 
     call MPI_Init()
     call MPI_Comm_rank(MPI_COMM_WORLD, me)
@@ -88,6 +91,15 @@ program renumber_f08
     call MPI_Comm_set_name(MPI_COMM_WORLD, "  the renumbered world  ")
     call MPI_Comm_get_name(MPI_COMM_WORLD, name, ln)
     if (name /= "the renumbered world" .or. ln /= 20) call fail("MPI_Comm_get_name after MPI_Comm_set_name", ln)
+
+    ! Sessions reach processes outside the world: refused when the order renumbers anything.
+    renumbered = .false.
+    do i = 1, n
+        if (order(i) /= i - 1) renumbered = .true.
+    end do
+    call MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, session, ierr)
+    if (ierr == MPI_SUCCESS) call MPI_Session_finalize(session)
+    if (renumbered .and. ierr == MPI_SUCCESS) call fail("MPI_Session_init (refusal expected)", ierr)
 
     call MPI_Allreduce(bad, nbad, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
     if (me == 0 .and. nbad == 0) print '(a, i0, a)', "ok: ", n, " ranks renumbered (f08)"
