@@ -298,6 +298,9 @@ static char *f2c_string(const char *s, size_t n)
     return c;
 }
 
+/* Sessions are refused by MPI_Session_init above, from Fortran as from C. */
+F(session_init, Session_init, (const MPI_Fint *info, const MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror),
+  ((MPI_Info)*info, (MPI_Errhandler)*errhandler, (MPI_Session *)session))
 F(cart_map, Cart_map,
   (const MPI_Fint *comm, const MPI_Fint *ndims, const MPI_Fint *dims, const MPI_Fint *periods, MPI_Fint *newrank,
    MPI_Fint *ierror),
@@ -310,9 +313,6 @@ F(win_allocate, Win_allocate,
   (const MPI_Aint *size, const MPI_Fint *disp_unit, const MPI_Fint *info, const MPI_Fint *comm, void *baseptr,
    MPI_Fint *win, MPI_Fint *ierror),
   (*size, *disp_unit, (MPI_Info)*info, (MPI_Comm)*comm, baseptr, (MPI_Win *)win))
-/* Sessions are refused by MPI_Session_init above, from Fortran as from C. */
-F(session_init, Session_init, (const MPI_Fint *info, const MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror),
-  ((MPI_Info)*info, (MPI_Errhandler)*errhandler, (MPI_Session *)session))
 F(win_allocate_shared, Win_allocate_shared,
   (const MPI_Aint *size, const MPI_Fint *disp_unit, const MPI_Fint *info, const MPI_Fint *comm, void *baseptr,
    MPI_Fint *win, MPI_Fint *ierror),
