@@ -218,7 +218,7 @@ def med(v):
     return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2 if v else float("nan")
 
 r = json.load(open(os.path.join(work, "bcast.remap.json")))
-c, g, s = r["current"], r["given"], r["suggestions"][0]
+c, g, s = r["current"], r["given"], r["suggestions"][r["judgement"]["fewest_moves"] - 1]
 print()
 print("Broadcast of 10 MB (section 6.3), 8 ranks on 4 nodes x 2, 200 Mbit/s; traced under B")
 print("replay check (B): predicted %.3f s, observed %.3f s, error %+.1f %%" % (c["predicted_s"], c["observed_s"], c["check_error_pct"]))

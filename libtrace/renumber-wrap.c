@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define FC__EXPORT __attribute__((visibility("default")))
 
@@ -271,3 +272,119 @@ F(win_create_dynamic, Win_create_dynamic, (const MPI_Fint *info, const MPI_Fint 
   ((MPI_Info)*info, (MPI_Comm)*comm, (MPI_Win *)win))
 F(barrier_init, Barrier_init, (const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror),
   ((MPI_Comm)*comm, (MPI_Info)*info, (MPI_Request *)request))
+
+/* The f08 entry points that convert between Fortran and C strings, handles or LOGICAL arrays before
+ * calling PMPI_X, as MPICH's do (the disassembly of libmpichfort's mpi_X_f08_ gives the argument
+ * order): Fortran strings come with their length as a hidden size_t argument after the others; a
+ * string going to MPI loses its leading and trailing blanks, one coming back is padded with blanks
+ * to its declared length (MPI_MAX_OBJECT_NAME for a communicator's name). gfortran's LOGICAL is an
+ * int of 1 or 0, which MPI reads as C's truth values, so LOGICAL arrays pass as they are. */
+
+/* A C copy of the Fortran string s of length n without its leading and trailing blanks (the
+ * caller frees it), or NULL when out of memory. */
+static char *f2c_string(const char *s, size_t n)
+{
+    while (n > 0 && s[n - 1] == ' ')
+        n--;
+    while (n > 0 && *s == ' ') {
+        s++;
+        n--;
+    }
+    char *c = malloc(n + 1);
+    if (c != NULL) {
+        memcpy(c, s, n);
+        c[n] = '\0';
+    }
+    return c;
+}
+
+/* Sessions are refused by MPI_Session_init above, from Fortran as from C. */
+F(session_init, Session_init, (const MPI_Fint *info, const MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror),
+  ((MPI_Info)*info, (MPI_Errhandler)*errhandler, (MPI_Session *)session))
+F(cart_map, Cart_map,
+  (const MPI_Fint *comm, const MPI_Fint *ndims, const MPI_Fint *dims, const MPI_Fint *periods, MPI_Fint *newrank,
+   MPI_Fint *ierror),
+  ((MPI_Comm)*comm, *ndims, dims, periods, newrank))
+F(graph_map, Graph_map,
+  (const MPI_Fint *comm, const MPI_Fint *nnodes, const MPI_Fint *indx, const MPI_Fint *edges, MPI_Fint *newrank,
+   MPI_Fint *ierror),
+  ((MPI_Comm)*comm, *nnodes, indx, edges, newrank))
+F(win_allocate, Win_allocate,
+  (const MPI_Aint *size, const MPI_Fint *disp_unit, const MPI_Fint *info, const MPI_Fint *comm, void *baseptr,
+   MPI_Fint *win, MPI_Fint *ierror),
+  (*size, *disp_unit, (MPI_Info)*info, (MPI_Comm)*comm, baseptr, (MPI_Win *)win))
+F(win_allocate_shared, Win_allocate_shared,
+  (const MPI_Aint *size, const MPI_Fint *disp_unit, const MPI_Fint *info, const MPI_Fint *comm, void *baseptr,
+   MPI_Fint *win, MPI_Fint *ierror),
+  (*size, *disp_unit, (MPI_Info)*info, (MPI_Comm)*comm, baseptr, (MPI_Win *)win))
+
+/* The MPI_Count and MPI_Aint variants (mpi_X_f08_large_) that call PMPI_X_c with a communicator. */
+#define FL(lower, name, params, args)                                                              \
+    FC__EXPORT void mpi_##lower##_f08_large_ params;                                               \
+    FC__EXPORT void mpi_##lower##_f08_large_ params                                                \
+    {                                                                                              \
+        int rc = MPI_##name args;                                                                  \
+        if (ierror)                                                                                \
+            *ierror = rc;                                                                          \
+    }
+FL(win_allocate, Win_allocate_c,
+   (const MPI_Aint *size, const MPI_Aint *disp_unit, const MPI_Fint *info, const MPI_Fint *comm, void *baseptr,
+    MPI_Fint *win, MPI_Fint *ierror),
+   (*size, *disp_unit, (MPI_Info)*info, (MPI_Comm)*comm, baseptr, (MPI_Win *)win))
+FL(win_allocate_shared, Win_allocate_shared_c,
+   (const MPI_Aint *size, const MPI_Aint *disp_unit, const MPI_Fint *info, const MPI_Fint *comm, void *baseptr,
+    MPI_Fint *win, MPI_Fint *ierror),
+   (*size, *disp_unit, (MPI_Info)*info, (MPI_Comm)*comm, baseptr, (MPI_Win *)win))
+FL(pack_size, Pack_size_c,
+   (const MPI_Count *incount, const MPI_Fint *datatype, const MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror),
+   (*incount, (MPI_Datatype)*datatype, (MPI_Comm)*comm, size))
+
+FC__EXPORT void mpi_comm_get_name_f08_(const MPI_Fint *comm, char *name, MPI_Fint *resultlen, MPI_Fint *ierror);
+FC__EXPORT void mpi_comm_get_name_f08_(const MPI_Fint *comm, char *name, MPI_Fint *resultlen, MPI_Fint *ierror)
+{
+    char c[MPI_MAX_OBJECT_NAME + 1] = "";
+    int rc = MPI_Comm_get_name((MPI_Comm)*comm, c, resultlen);
+    size_t n = strnlen(c, MPI_MAX_OBJECT_NAME);
+    memcpy(name, c, n);
+    memset(name + n, ' ', MPI_MAX_OBJECT_NAME - n);
+    if (ierror)
+        *ierror = rc;
+}
+
+/* S(lower, Name, (Fortran parameters), (C arguments)): as F, with the Fortran string str (its
+ * length str_len) handed to MPI as the C string cstr. */
+#define S(lower, name, params, args)                                                               \
+    FC__EXPORT void mpi_##lower##_f08_ params;                                                     \
+    FC__EXPORT void mpi_##lower##_f08_ params                                                      \
+    {                                                                                              \
+        char *cstr = f2c_string(str, str_len);                                                     \
+        int rc = cstr == NULL ? MPI_ERR_NO_MEM : MPI_##name args;                                  \
+        free(cstr);                                                                                \
+        if (ierror)                                                                                \
+            *ierror = rc;                                                                          \
+    }
+S(comm_set_name, Comm_set_name, (const MPI_Fint *comm, const char *str, MPI_Fint *ierror, size_t str_len),
+  ((MPI_Comm)*comm, cstr))
+S(comm_accept, Comm_accept,
+  (const char *str, const MPI_Fint *info, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *newcomm,
+   MPI_Fint *ierror, size_t str_len),
+  (cstr, (MPI_Info)*info, *root, (MPI_Comm)*comm, (MPI_Comm *)newcomm))
+S(comm_connect, Comm_connect,
+  (const char *str, const MPI_Fint *info, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *newcomm,
+   MPI_Fint *ierror, size_t str_len),
+  (cstr, (MPI_Info)*info, *root, (MPI_Comm)*comm, (MPI_Comm *)newcomm))
+
+/* A file handle goes back to Fortran through MPI_File_c2f, as MPICH's binding does. */
+FC__EXPORT void mpi_file_open_f08_(const MPI_Fint *comm, const char *str, const MPI_Fint *amode, const MPI_Fint *info,
+                                   MPI_Fint *fh, MPI_Fint *ierror, size_t str_len);
+FC__EXPORT void mpi_file_open_f08_(const MPI_Fint *comm, const char *str, const MPI_Fint *amode, const MPI_Fint *info,
+                                   MPI_Fint *fh, MPI_Fint *ierror, size_t str_len)
+{
+    MPI_File file = MPI_FILE_NULL;
+    char *cstr = f2c_string(str, str_len);
+    int rc = cstr == NULL ? MPI_ERR_NO_MEM : MPI_File_open((MPI_Comm)*comm, cstr, *amode, (MPI_Info)*info, &file);
+    free(cstr);
+    *fh = MPI_File_c2f(file);
+    if (ierror)
+        *ierror = rc;
+}

@@ -129,12 +129,7 @@ __attribute__((visibility("hidden"))) void fc__renumber_missed(void);
     "mpi_topo_test_f08_", \
     "mpi_pack_size_f08_", \
     "mpi_win_create_dynamic_f08_", \
-    "mpi_barrier_init_f08_",
-
-/* The f08 entry points of MPICH that call PMPI_ directly for a function above and that renumber.c
- * does not interpose (they convert Fortran strings or LOGICAL arrays): called with
- * MPI_COMM_WORLD, they act on the launcher's order (docs/tracing.md). */
-#define FC_RENUMBER_F08_GAPS \
+    "mpi_barrier_init_f08_", \
     "mpi_cart_map_f08_", \
     "mpi_graph_map_f08_", \
     "mpi_comm_get_name_f08_", \
@@ -144,6 +139,13 @@ __attribute__((visibility("hidden"))) void fc__renumber_missed(void);
     "mpi_file_open_f08_", \
     "mpi_comm_accept_f08_", \
     "mpi_comm_connect_f08_", \
-    "mpi_session_init_f08_",
+    "mpi_session_init_f08_", \
+    "mpi_win_allocate_f08_large_", \
+    "mpi_win_allocate_shared_f08_large_", \
+    "mpi_pack_size_f08_large_",
+
+/* The f08 entry points of MPICH that call PMPI_ directly for a function above and that
+ * renumber-wrap.c does not interpose: none. */
+#define FC_RENUMBER_F08_GAPS
 
 #endif

@@ -159,6 +159,8 @@ int fc__remap_run(const fc__remap_run_opts *o)
     if (fmt < 0) {
         fc__report_remap_text(out, rp, rm, path, model, plat, names);
     } else {
+        /* A launcher file applies, of the suggestions equivalent to the best (fc__remap_judge), the
+         * one that moves fewest ranks; the JSON document holds them all. */
         fc__report_remap_check(stderr, rm);
         if (fmt != FC_LAUNCHER_JSON && rm->ncands == 0) {
             fc__err(FC_EINVAL, "no placement fits %u nodes x %u slots", rm->nodes, rm->slots);
@@ -178,7 +180,7 @@ int fc__remap_run(const fc__remap_run_opts *o)
                 goto out;
             }
             free(doc);
-        } else if ((rc = fc__launcher_write(out, (unsigned)fmt, rm, 0, names, path)) < 0) {
+        } else if ((rc = fc__launcher_write(out, (unsigned)fmt, rm, rm->fewest, names, path)) < 0) {
             if (rc != FC_EINVAL) /* FC_EINVAL: a placement the format cannot express, already said */
                 fc__err(FC_EIO, "cannot write the %s output", o->format);
             goto out;

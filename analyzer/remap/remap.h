@@ -112,7 +112,8 @@ enum fc__launcher_format {
 /* The format called name, or -1. */
 int fc__launcher_parse(const char *name);
 
-/* Writes suggestion number which (0: the best) of rm to f in the format, with node names names[]
+/* Writes suggestion number which (0: the best; `flowcut remap` passes rm->fewest, the equivalent
+ * suggestion that moves fewest ranks) of rm to f in the format, with node names names[]
  * (rm->nodes of them: rm->node_names, or the next allocation's). trace names the trace in the
  * comments. Returns 0, FC_EIO, or FC_EINVAL with fc_errmsg() saying why when the format cannot
  * express the placement (Cray: more than one node short of the fullest). */

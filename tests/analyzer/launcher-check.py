@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""launcher-check.py JSON FORMAT FILE: reads a file `flowcut remap --format FORMAT` wrote as its
-launcher reads it, and checks that it places each rank where the best suggestion of the JSON
-document (`flowcut remap --format json` of the same trace and options) puts it.
+"""launcher-check.py JSON FORMAT FILE [PLACED]: reads a file `flowcut remap --format FORMAT` wrote
+as its launcher reads it, and checks that it places each rank where the suggestion of the JSON
+document (`flowcut remap --format json` of the same trace and options) that its judgement names as
+the equivalent one moving fewest ranks (`fewest_moves`) puts it. PLACED, when given, receives the
+node of each rank as the launcher places it (a JSON list; for Cray, which names no node, the
+suggestion's).
 
 How each launcher reads its file (from its documentation):
   hydra    MPICH Hydra machinefile: lines `host` or `host:n` (`#` starts a comment); with as many
@@ -105,7 +108,8 @@ def cray(lines, n, want):
 
 
 doc, fmt, path = sys.argv[1:4]
-want = json.load(open(doc))["suggestions"][0]["rank_to_node"]
+d = json.load(open(doc))
+want = d["suggestions"][d["judgement"]["fewest_moves"] - 1]["rank_to_node"]
 n = len(want)
 lines = open(path).read().splitlines()
 if fmt == "cray":
@@ -114,4 +118,6 @@ else:
     place, bad = {"hydra": hydra, "openmpi": openmpi, "slurm": slurm}[fmt](lines, n)
 if place is not None and place != want:
     bad.append("ranks go to %s, the suggestion says %s" % (place, want))
+if len(sys.argv) > 4 and place is not None:
+    json.dump(place, open(sys.argv[4], "w"))
 fail(bad)

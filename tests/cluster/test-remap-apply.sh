@@ -9,7 +9,9 @@
 # again: each rank's node must be the JSON suggestion's and the slot the Hydra file gives it (Hydra
 # fills node:n lines in blocks; the rank order gives each slot its rank), and `flowcut remap
 # --check` must agree: 0 on these traces, 1 naming exactly the ranks the suggestion moves on the
-# trace under B. A file naming a node the cluster does not have is refused before anything runs.
+# trace under B. Hydra itself (mpiexec.mpich -f with its fork launcher) reads the file into
+# shared-memory nodes that hold the ranks the suggestion puts together. A file naming a node the
+# cluster does not have is refused before anything runs.
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-cluster.sh"
 [ -x "$abs_top_builddir/analyzer/flowcut-remap" ] || skip "flowcut-remap is not built"
@@ -46,7 +48,8 @@ placed() {
     "$PYTHON3" - "$1.info" "$work/r.json" "$work/s.hydra" <<'PY'
 import json, sys
 info, rj, hydra = sys.argv[1:]
-want = json.load(open(rj))["suggestions"][0]["rank_to_node"]
+d = json.load(open(rj))
+want = d["suggestions"][d["judgement"]["fewest_moves"] - 1]["rank_to_node"]
 order, slots = None, []
 for line in open(hydra):
     if line.startswith("# rank-order:"):
@@ -87,6 +90,29 @@ for prog in bcast cg; do
         fail_later "$prog: remap --check says no: $(cat "$work/$prog.check")"
 done
 
+# Hydra's own reading of the file: mpiexec.mpich -f FILE with Hydra's fork launcher (its proxies
+# started on this machine in place of ssh, so the file's node names need not resolve) gives each
+# line's slots to one proxy, and MPICH makes each proxy's ranks one shared-memory node. With the
+# rank order, the ranks that share a node must be those the suggestion puts together.
+shm=$abs_builddir/shm-groups
+[ -x "$shm" ] || fail "$shm is not built"
+FLOWCUT_TRACE=0 timeout 300 "$flowcut" run --rank-order "$work/s.hydra" -- \
+    mpiexec.mpich -launcher fork -f "$work/s.hydra" -n 8 "$shm" >"$work/shm.out" 2>&1 ||
+    { cat "$work/shm.out"; fail "shm-groups under Hydra's fork launcher"; }
+"$PYTHON3" - "$work/shm.out" "$work/r.json" <<'PY' || fail_later "Hydra's nodes are not the suggestion's"
+import json, re, sys
+out, rj = sys.argv[1:3]
+d = json.load(open(rj))
+want = d["suggestions"][d["judgement"]["fewest_moves"] - 1]["rank_to_node"]
+got = {int(m.group(1)): [int(x) for x in m.group(2).split(",")]
+       for m in (re.match(r"rank (\d+): ([\d,]+)$", l.strip()) for l in open(out)) if m}
+bad = [(r, got.get(r), [q for q in range(len(want)) if want[q] == want[r]]) for r in range(len(want))
+       if got.get(r) != [q for q in range(len(want)) if want[q] == want[r]]]
+print("Hydra (fork launcher): %d ranks share memory with those the suggestion puts on their node%s"
+      % (len(want) - len(bad), "" if not bad else "; wrong (rank, shared with, suggested): %s" % bad))
+sys.exit(1 if bad else 0)
+PY
+
 # The trace under B: --check names the ranks B places elsewhere than the suggestion, and only them.
 "$flowcut" remap --check "$work/s.hydra" "$work/t" >"$work/B.check"
 st=$?
@@ -94,7 +120,8 @@ st=$?
 "$PYTHON3" - "$work/B.check" "$work/r.json" <<'PY' || fail_later "remap --check names the wrong ranks"
 import json, re, sys
 check, rj = sys.argv[1:3]
-want = json.load(open(rj))["suggestions"][0]["rank_to_node"]
+d = json.load(open(rj))
+want = d["suggestions"][d["judgement"]["fewest_moves"] - 1]["rank_to_node"]
 now = json.load(open(rj))["current"]["rank_to_node"]
 moved = sorted(r for r in range(len(want)) if want[r] != now[r])
 named = sorted(int(m.group(1)) for m in (re.match(r"rank (\d+): ran on", l) for l in open(check)) if m)

@@ -50,9 +50,9 @@ for slot, rank in enumerate(order):
 if by_order != hosts:
     bad.append("rank order + machinefile give %s, rank-hosts %s" % (by_order, hosts))
 r = json.load(open(rjson))
-best, given = r["suggestions"][0], r["given"]
+best, given = r["suggestions"][r["judgement"]["fewest_moves"] - 1], r["given"]
 if best["rank_to_node"] != hosts:
-    bad.append("hydra output %s is not the best suggestion %s" % (hosts, best["rank_to_node"]))
+    bad.append("hydra output %s is not the suggestion the judgement prefers %s" % (hosts, best["rank_to_node"]))
 print("check: current placement predicted %.3f s, observed %.3f s (error %+.1f %%)"
       % (r["current"]["predicted_s"], r["current"]["observed_s"], r["current"]["check_error_pct"]))
 print("predicted: B %.3f s, A %.3f s, suggestion %.3f s" % (r["current"]["predicted_s"], given["predicted_s"], best["predicted_s"]))

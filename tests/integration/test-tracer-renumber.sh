@@ -5,7 +5,8 @@
 # handlers, windows and derived communicators (renumber-check.c checks each against Hydra's
 # PMI_RANK), and so do Fortran programs (`use mpi_f08` and `mpif.h` ring examples: their traces,
 # whose ranks are the renumbered ones, must show each rank sending to its own rank + 1, as
-# check_trace.py's model says, which holds only if the program saw its renumbered rank); with
+# check_trace.py's model says, which holds only if the program saw its renumbered rank, and
+# renumber-f08 checks the f08 calls whose bindings convert their arguments); with
 # tracing on, the trace names each rank as the program saw it and records the slot
 # it ran in; with FLOWCUT_TRACE=0 the ranks are renumbered and nothing is written; a bad order stops
 # the run before the program does anything, with one line.
@@ -53,6 +54,22 @@ for name in f08 fmpi; do
     "$PYTHON3" "$srcdir/check_trace.py" $name "$work/$name.dump" "$work/$name.json" 4 $arg ||
         fail "$name renumbered: the trace is not the ring of the renumbered ranks"
 done
+
+# Fortran 2008 calls whose MPICH bindings convert strings, handles or LOGICAL arrays before calling
+# PMPI_: renumber-f08 checks each against its expected rank, which it must miss when not renumbered.
+f08check=$abs_builddir/renumber-f08
+if [ -x "$f08check" ]; then
+    timeout "$FC_TEST_TIMEOUT" "$MPIEXEC" -n 4 "$f08check" 2,0,3,1 "$work/f08.file" >"$work/f08plain.out" 2>&1 &&
+        fail "renumber-f08 passes without renumbering: it checks nothing"
+    grep -q "MPI_Comm_rank gives" "$work/f08plain.out" ||
+        fail "renumber-f08 failed unrenumbered for another reason: $(head -5 "$work/f08plain.out")"
+    FLOWCUT_TRACE=0 timeout "$FC_TEST_TIMEOUT" "$flowcut" run --rank-order "$work/f.order" -- \
+        "$MPIEXEC" -n 4 "$f08check" 2,0,3,1 "$work/f08.file" >"$work/f08.out" 2>&1 ||
+        fail "renumber-f08 renumbered: $(head -c 2000 "$work/f08.out")"
+    grep -qx "ok: 4 ranks renumbered (f08)" "$work/f08.out" || fail "renumber-f08: $(cat "$work/f08.out")"
+elif [ -n "${MPIFORT-}" ]; then
+    fail "renumber-f08 is missing"
+fi
 
 # FLOWCUT_TRACE=0: only the renumbering.
 rm -rf "$work/off"

@@ -21,7 +21,7 @@ done
 sed -n 's/^ *"\([A-Za-z0-9_]*\)", \\$/\1/p' "$table" >"$work/spec.1"
 sed -n '/^#define FC_RENUMBER_SYMBOLS/,/^$/s/^ *"\([A-Za-z0-9_]*\)", *\\*$/\1/p' "$renumber" >>"$work/spec.1"
 sed -n '/^#define FC_RENUMBER_F08_GAPS/,/^$/s/^ *"\([A-Za-z0-9_]*\)", *\\*$/\1/p' "$renumber" | sort >"$work/gaps"
-[ -s "$work/gaps" ] || fail "no FC_RENUMBER_F08_GAPS read from $renumber"
+grep -q '^#define FC_RENUMBER_F08_GAPS' "$renumber" || fail "no FC_RENUMBER_F08_GAPS in $renumber"
 sort "$work/spec.1" >"$work/spec"
 nm -D --defined-only "$libflowcut" | awk '{print $NF}' | grep -E '^(MPI_|PMPI_|mpi_|pmpi_)' | sort >"$work/lib"
 [ -s "$work/spec" ] || fail "no symbols listed in $table"
@@ -35,19 +35,20 @@ fort=${LIBMPICHFORT:-$(ldconfig -p 2>/dev/null | awk '/libmpichfort\.so\.12 /{pr
 if [ -z "$fort" ] || [ ! -f "$fort" ]; then
     skip "libmpichfort.so.12 not found (set LIBMPICHFORT)"
 fi
-# The intercepted functions, PMPI_ names: MPI_X lines of the table (not _c, not f08 symbols).
+# The intercepted functions, PMPI_ names: MPI_X and MPI_X_c lines of the table (not f08 symbols).
 sed -n 's/^ *X(MPI_\([A-Za-z0-9_]*\), .*/PMPI_\1/p' "$table" >"$work/pmpi.1"
-grep '^MPI_' "$work/spec" | grep -v '_c$' | sed 's/^/P/' >>"$work/pmpi.1"
+grep '^MPI_' "$work/spec" | sed 's/^/P/' >>"$work/pmpi.1"
 sort -u "$work/pmpi.1" >"$work/pmpi"
-# Every f08 entry point of libmpichfort whose own code calls one of those through the PLT.
+# Every f08 entry point of libmpichfort (mpi_x_f08_, and mpi_x_f08_large_ for MPI_Count or MPI_Aint
+# arguments) whose own code calls one of those through the PLT.
 objdump -d --no-show-raw-insn "$fort" | awk -v list="$work/pmpi" '
     BEGIN { while ((getline l < list) > 0) want[l] = 1 }
     /^[0-9a-f]+ <[^>]*>:$/ { f = $2; sub(/^</, "", f); sub(/(@@Base)?>:$/, "", f); next }
     /call.*<PMPI_[A-Za-z0-9_]*@plt>/ {
         s = $0; sub(/.*<PMPI_/, "PMPI_", s); sub(/@plt>.*/, "", s)
-        if ((s in want) && f ~ /^mpi_[a-z0-9_]*_f08_$/) print f
+        if ((s in want) && f ~ /^mpi_[a-z0-9_]*_f08_(large_)?$/) print f
     }' | sort -u >"$work/bypass"
-grep '_f08_$' "$work/lib" | sort - "$work/gaps" >"$work/ours"
+grep -E '_f08_(large_)?$' "$work/lib" | sort - "$work/gaps" >"$work/ours"
 if [ ! -s "$work/bypass" ]; then
     fail "found no f08 entry point calling PMPI_ directly in $fort (disassembly format changed?)"
 fi
