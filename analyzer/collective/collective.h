@@ -18,10 +18,17 @@
  *   Reduce     beta (<= 2048 bytes): the other nodes reduce to their leaders, the leaders reduce
  *              to the root's node (MPIR), the root's node reduces to the root; alpha (larger):
  *              every node to its leader, the leaders to member 0's node, member 0 to the root
- *   Scan, Exscan  the device's own node-aware compositions for these are not modelled: MPIR's
- *              recursive doubling on every member stands in for them
+ *   Scan       alpha when each node's members are consecutive ranks (the table's
+ *              is_node_consecutive; MPIR's own "smp" scan has the same messages, so it holds with
+ *              the device off too, unless an algorithm is forced): the node's members scan among
+ *              themselves (recursive doubling), the last hands the node's total to the leader, the
+ *              leaders scan (MPIR), each leader sends its prefix to the next node's leader, and each
+ *              leader broadcasts a flag and then the prefix in its node; recursive doubling on
+ *              every member otherwise
+ *   Exscan     the device's composition calls MPIR's recursive doubling on every member
  * Inside a node the posix module's release-gather collectives move the data through shared
- * memory; they are modelled as messages between the leader and each member of its node. The
+ * memory; they are modelled as messages between the leader and each member of its node (the scan
+ * inside a node is MPIR's recursive doubling among its members). The
  * leaders' own collective is MPIR's algorithm for their number, so it may differ from the one
  * the whole communicator would get. MPIR_CVAR_DEVICE_COLLECTIVES=0 (or
  * MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE=0) skips the device: MPIR's algorithm runs on everyone (its
@@ -46,7 +53,9 @@
  *   Scan, Exscan  recursive doubling
  * The non-blocking forms use their own thresholds where MPICH's table differs (Ibcast < 12288,
  * Iallreduce <= 2048, Ialltoall Bruck up to 2048 bytes) and the same message patterns; ch4 hands
- * them to MPIR without a composition. */
+ * them to MPIR without a composition. MPIR's node-aware schedules for them on a communicator whose
+ * members share nodes (Ibcast, Ireduce, Iscan "smp") are not modelled: their flat algorithm
+ * stands in. */
 #ifndef FLOWCUT_ANALYZER_COLLECTIVE_H
 #define FLOWCUT_ANALYZER_COLLECTIVE_H
 

@@ -652,6 +652,41 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
             }
         }
         break;
+    case FC_EV_MPI_Scan: {
+        /* MPIDI_Scan_intra_composition_alpha (MPIR_Scan_intra_smp without the device: the same
+         * messages), on nodes whose members are consecutive: the node's members scan among
+         * themselves (MPIR's recursive doubling on node_comm), the last hands the node's total to
+         * the leader, the leaders scan (MPIR's algorithm on node_roots_comm), each leader sends
+         * its prefix to the next node's, and each leader broadcasts in its node a flag (an int)
+         * and then, on every node but the first, the previous nodes' prefix. */
+        uint32_t first = d.start[mine], cnt = d.start[mine + 1] - first, last = d.member[first + cnt - 1];
+        if (cnt > 1) {
+            em sub = {.s = e->s, .p = cnt, .map = d.member + first};
+            STEP(flat(&sub, FC_EV_MPI_Scan, FC__CA_RECURSIVE_DOUBLING, me - d.member[first], 0, n, n, NULL, NULL));
+            if (me == last) {
+                STEP(snd(e, ld, n));
+                STEP(wt(e));
+            } else if (lead) {
+                STEP(rcv(e, last, n));
+                STEP(wt(e));
+            }
+        }
+        if (lead) {
+            STEP(among_leaders(e, &d, FC_EV_MPI_Scan, mine, 0, n, s));
+            if (mine + 1 < d.nn) {
+                STEP(snd(e, d.leader[mine + 1], n));
+                STEP(wt(e));
+            }
+            if (mine > 0) {
+                STEP(rcv(e, d.leader[mine - 1], n));
+                STEP(wt(e));
+            }
+        }
+        STEP(node_bcast(e, &d, mine, me, ld, sizeof(int32_t)));
+        if (mine > 0)
+            STEP(node_bcast(e, &d, mine, me, ld, n));
+        break;
+    }
     default:
         rc = FC_EUNSUPPORTED;
         break;

@@ -375,6 +375,65 @@ static void test_ch4_compositions(void **state)
     assert_true(sends_to(m, 4, 5) && !sends_to(m, 5, 4) && sends_to(m, 1, 0) && !sends_to(m, 0, 5));
 }
 
+/* Inter-node bytes of every member's sends. */
+static uint64_t inter_bytes(const member *m, uint32_t p, const uint32_t *node)
+{
+    uint64_t sum = 0;
+    for (uint32_t me = 0; me < p; me++)
+        for (size_t i = 0; i < m[me].n; i++)
+            if (m[me].v[i].send && node[me] != node[m[me].v[i].peer])
+                sum += m[me].v[i].bytes;
+    return sum;
+}
+
+/* MPI_Scan on nodes whose members are consecutive: MPIDI_Scan_intra_composition_alpha, by its
+ * code. 8 members 2 a node, n bytes: inside each node 2k and 2k + 1 exchange (recursive doubling
+ * on 2) and 2k + 1 hands the node's total to 2k; the leaders 0, 2, 4, 6 run recursive doubling
+ * (0-2 and 4-6, then 0-4 and 2-6: 8 messages of n between nodes), then pass their prefix along
+ * the chain 0 > 2 > 4 > 6 (3 more), and each leader broadcasts in its node: 11 n between nodes,
+ * 2 n of them from node 0 to node 1 and from node 2 to node 3, none from node 3 to node 0. MPIR's
+ * recursive doubling on all 8 (the nodes not consecutive: 0, 1, 2, 3, 0, 1, 2, 3) crosses nodes
+ * at distances 1 and 2 but not 4: 8 x 2 = 16 messages of n. 6 members on nodes 0, 0, 0, 1, 1, 2:
+ * node 0 scans among 0, 1, 2 (0-1, then 0-2), 2 sends to 0; the leaders 0, 3, 5 exchange 0-3,
+ * then 0-5 (3 has no partner at distance 2 among 3), and the chain 0 > 3 > 5: 6 n between
+ * nodes. With the device off MPIR's "smp" scan has the composition's messages; an algorithm
+ * forced then is honoured. Exscan has MPIR's recursive doubling everywhere. */
+static void test_scan_composition(void **state)
+{
+    (void)state;
+    static const uint32_t node[8] = {0, 0, 1, 1, 2, 2, 3, 3}, mixed[8] = {0, 1, 2, 3, 0, 1, 2, 3};
+    static const uint32_t six[6] = {0, 0, 0, 1, 1, 2};
+    member m[8];
+    unsigned alg;
+    const uint64_t n = 1000;
+    expand_on(FC_EV_MPI_Scan, 8, 0, n, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(inter_bytes(m, 8, node), 11 * n);
+    assert_int_equal(between(m, 8, node, 0, 1), 2 * n);
+    assert_int_equal(between(m, 8, node, 2, 3), 2 * n);
+    assert_int_equal(between(m, 8, node, 1, 0), n);
+    assert_int_equal(between(m, 8, node, 3, 0), 0);
+    assert_true(sends_to(m, 1, 0) && sends_to(m, 0, 1) && !sends_to(m, 1, 2) && sends_to(m, 4, 6) && sends_to(m, 6, 7));
+    expand_on(FC_EV_MPI_Scan, 8, 0, n, mixed, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(inter_bytes(m, 8, mixed), 16 * n);
+    expand_on(FC_EV_MPI_Scan, 6, 0, n, six, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(inter_bytes(m, 6, six), 6 * n);
+    assert_true(sends_to(m, 2, 0) && sends_to(m, 0, 5) && sends_to(m, 3, 5) && !sends_to(m, 5, 3) && !sends_to(m, 1, 2));
+    fc__coll_settings s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_DEVICE_COLLECTIVES", "0"), 1);
+    expand_on(FC_EV_MPI_Scan, 8, 0, n, node, &s, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_SCAN_INTRA_ALGORITHM", "recursive_doubling"), 1);
+    expand_on(FC_EV_MPI_Scan, 8, 0, n, node, &s, m, &alg);
+    assert_int_equal(alg, FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(inter_bytes(m, 8, node), 16 * n);
+    expand_on(FC_EV_MPI_Exscan, 8, 0, n, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_RECURSIVE_DOUBLING);
+}
+
 /* MPICH 4.0.2's table, on both sides of each threshold. */
 static void test_selection_thresholds(void **state)
 {
@@ -467,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_cvar_forcing),
         cmocka_unit_test(test_ch4_selection),
         cmocka_unit_test(test_ch4_compositions),
+        cmocka_unit_test(test_scan_composition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
