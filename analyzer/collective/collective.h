@@ -80,7 +80,15 @@
     X(RECURSIVE_HALVING, "recursive_halving")                                                     \
     X(K_DISSEMINATION, "k_dissemination")                                                         \
     X(COMPOSITION_ALPHA, "composition_alpha")                                                     \
-    X(COMPOSITION_BETA, "composition_beta")
+    X(COMPOSITION_BETA, "composition_beta")                                                       \
+    X(INTER_BCAST, "bcast")                                                                       \
+    X(REMOTE_SEND_LOCAL_BCAST, "remote_send_local_bcast")                                         \
+    X(REDUCE_EXCHANGE_BCAST, "reduce_exchange_bcast")                                             \
+    X(LOCAL_REDUCE_REMOTE_SEND, "local_reduce_remote_send")                                       \
+    X(LOCAL_GATHER_REMOTE_SEND, "local_gather_remote_send")                                       \
+    X(REMOTE_SEND_LOCAL_SCATTER, "remote_send_local_scatter")                                     \
+    X(LOCAL_GATHER_REMOTE_BCAST, "local_gather_remote_bcast")                                     \
+    X(PAIRWISE_EXCHANGE, "pairwise_exchange")
 
 enum fc__coll_alg {
 #define FC__X(name, text) FC__CA_##name,
@@ -172,6 +180,10 @@ typedef struct fc__coll_layout {
      * i, from[i] the bytes it receives from member i (Allgatherv: member i's block; Gatherv: at the
      * root; Scatterv: to, at the root). NULL: the totals are spread evenly. */
     const uint64_t *to, *from;
+    /* On an inter-communicator, the size of its low group: the call's members are that group's
+     * (0 .. inter - 1) followed by the other's, the v and w forms' to and from index the other
+     * group, and the root is a member index of either. 0 on an intra-communicator. */
+    uint32_t inter;
 } fc__coll_layout;
 
 /* 1 when MPICH's ch4 device sees the p members of node[] as a "parent" communicator (fewer nodes
@@ -187,6 +199,29 @@ unsigned fc__coll_select_in(unsigned kind, uint32_t p, uint64_t n, const fc__col
  * and lay->from when given. lay NULL is fc__coll_expand. */
 int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
                        uint64_t own, const fc__coll_layout *lay, const fc__coll_sink *sink);
+
+/* The algorithm MPICH's MPIR layer runs for a blocking collective of kind on an inter-communicator
+ * of groups of a (the low one) and b members, with the root at member index root (a + b members
+ * as fc__coll_layout.inter numbers them; anything when rootless) and size n:
+ *   Barrier    bcast: a barrier in each group, then 1 byte from the low group's first member to the
+ *              other group (received by its first member, broadcast in the group) and back
+ *   Bcast      remote_send_local_bcast: the root to the other group's first member, which
+ *              broadcasts in its group (MPIR's algorithm for the group's size)
+ *   Allreduce  reduce_exchange_bcast: each group reduces to its first member, the two exchange,
+ *              each broadcasts in its group
+ *   Reduce     local_reduce_remote_send: the other group reduces to its first member, which sends
+ *              to the root
+ *   Gather, Scatter  local_gather_remote_send / remote_send_local_scatter (the leaf group's
+ *              blocks together below 2048 bytes): through the leaf group's first member; linear
+ *              (one block at a time between the root and each member) otherwise
+ *   Allgather  local_gather_remote_bcast: each group gathers to its first member, the low group's
+ *              blocks go to the other group and back as broadcasts
+ *   Alltoall(v, w)  pairwise_exchange: max(a, b) steps, member i sends to the other group's
+ *              member i + s and receives from its member i - s (those that exist)
+ * The groups' own steps are MPIR's intra-communicator algorithms; MPIR's barrier is node-aware
+ * when a group's members share nodes. FC__CA_AUTO for every other kind (the non-blocking forms,
+ * the v forms of gather, scatter and allgather, reduce-scatter): not expanded. */
+unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t root, uint64_t n);
 
 /* The instance size n of fc__coll_expand that one member's record gives (bytes it sends, bytes2 it
  * receives); the members' records may differ (a root's and a leaf's), so callers take the largest. */

@@ -434,6 +434,123 @@ static void test_scan_composition(void **state)
     assert_int_equal(alg, FC__CA_RECURSIVE_DOUBLING);
 }
 
+/* Every member's part on an inter-communicator of groups {0, 1, 2} (the low one) and {3, 4}, each
+ * member a node of its own. */
+static void expand_inter(unsigned kind, uint32_t root, uint64_t n, const uint64_t *own, member *out, unsigned *alg)
+{
+    static const uint32_t node[5] = {0, 1, 2, 3, 4};
+    fc__coll_layout lay = {.node = node, .inter = 3};
+    *alg = fc__coll_select_inter(kind, 3, 2, root, n);
+    for (uint32_t me = 0; me < 5; me++) {
+        memset(&out[me], 0, sizeof out[me]);
+        fc__coll_sink sk = {.post = on_post, .wait = on_wait, .ctx = &out[me]};
+        assert_int_equal(fc__coll_expand_in(kind, *alg, 5, me, root, n, own ? own[me] : n, &lay, &sk), 0);
+    }
+    assert_paired(out, 5);
+}
+
+static uint64_t sent_bytes(const member *m, uint32_t p)
+{
+    uint64_t sum = 0;
+    for (uint32_t me = 0; me < p; me++)
+        for (size_t i = 0; i < m[me].n; i++)
+            if (m[me].v[i].send)
+                sum += m[me].v[i].bytes;
+    return sum;
+}
+
+/* The bytes of one edge a > b (0 when there is none). */
+static uint64_t edge(const member *m, uint32_t a, uint32_t b)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < m[a].n; i++)
+        if (m[a].v[i].send && m[a].v[i].peer == b)
+            sum += m[a].v[i].bytes;
+    return sum;
+}
+
+/* MPICH 4.0.2's inter-communicator algorithms (MPIR_*_inter_*), by their code, on groups A = {0,
+ * 1, 2} (low) and B = {3, 4}:
+ *   Bcast of 100 from 1: 1 > 3 (the other group's first member), 3 > 4 (its binomial tree): 200.
+ *   Reduce of 100 to 4: A reduces to 0 (binomial on 3: 1 > 0, 2 > 0), 0 > 4: 300.
+ *   Allreduce of 8: A reduces to 0 (1 > 0, 2 > 0), B to 3 (4 > 3), 0 and 3 exchange, 0 broadcasts
+ *   in A (0 > 2, 0 > 1), 3 in B (3 > 4): 8 messages, 64 bytes.
+ *   Alltoall, A's members sending 10 bytes to each of B's 2, B's 7 to each of A's 3: pairwise
+ *   over max(3, 2) = 3 steps, each pair once each way: 3 x 20 + 2 x 21 = 102 bytes; A's member 2
+ *   has nothing to do at step 0 (its partner 2 + 0 is not in B), so it waits twice only.
+ *   Gather of 100-byte blocks to 0: B's 200 < 2048, so 4 > 3 (100) and 3 > 0 (200); of 1024-byte
+ *   blocks (2048): linear, 3 > 0 and 4 > 0, 1024 each, 0 receiving one after the other.
+ *   Scatter of 100-byte blocks from 4: A's 300 < 2048: 4 > 0 (300), then 0's binomial scatter on
+ *   3 (0 > 2 and 0 > 1, a block each): 500; of 1024-byte blocks: 4 > 0, 4 > 1, 4 > 2, 1024 each.
+ *   Allgather of 10-byte blocks: A gathers to 0 (1 > 0, 2 > 0), B to 3 (4 > 3); 0 > 3 (30), 3 > 4
+ *   (30), then 3 > 0 (20), 0 > 2 and 0 > 1 (20 each): 150.
+ *   Barrier: dissemination in A (6 messages of 0 bytes) and B (2), then 1 byte 0 > 3, 3 > 4, and
+ *   back 3 > 0, 0 > 2, 0 > 1: 5 bytes, 0 sending to 3 before it receives from 3. */
+static void test_inter_algorithms(void **state)
+{
+    (void)state;
+    member m[5];
+    unsigned alg;
+    expand_inter(FC_EV_MPI_Bcast, 1, 100, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_SEND_LOCAL_BCAST);
+    assert_int_equal(sent_bytes(m, 5), 200);
+    assert_int_equal(edge(m, 1, 3), 100);
+    assert_int_equal(edge(m, 3, 4), 100);
+    assert_int_equal(m[0].n + m[2].n, 0);
+    expand_inter(FC_EV_MPI_Reduce, 4, 100, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_LOCAL_REDUCE_REMOTE_SEND);
+    assert_int_equal(sent_bytes(m, 5), 300);
+    assert_true(edge(m, 1, 0) == 100 && edge(m, 2, 0) == 100 && edge(m, 0, 4) == 100 && m[3].n == 0);
+    expand_inter(FC_EV_MPI_Allreduce, 0, 8, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_REDUCE_EXCHANGE_BCAST);
+    assert_int_equal(sent_bytes(m, 5), 64);
+    assert_true(edge(m, 0, 3) == 8 && edge(m, 3, 0) == 8 && edge(m, 4, 3) == 8 && edge(m, 3, 4) == 8);
+    assert_true(edge(m, 0, 1) == 8 && edge(m, 0, 2) == 8 && edge(m, 1, 0) == 8 && edge(m, 2, 0) == 8);
+    static const uint64_t own[5] = {20, 20, 20, 21, 21};
+    expand_inter(FC_EV_MPI_Alltoall, 0, 0, own, m, &alg);
+    assert_int_equal(alg, FC__CA_PAIRWISE_EXCHANGE);
+    assert_int_equal(sent_bytes(m, 5), 102);
+    for (uint32_t i = 0; i < 3; i++)
+        for (uint32_t j = 3; j < 5; j++)
+            assert_true(edge(m, i, j) == 10 && edge(m, j, i) == 7);
+    assert_int_equal(m[2].waits, 2);
+    assert_int_equal(m[0].waits, 3);
+    expand_inter(FC_EV_MPI_Gather, 0, 100, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_LOCAL_GATHER_REMOTE_SEND);
+    assert_true(sent_bytes(m, 5) == 300 && edge(m, 4, 3) == 100 && edge(m, 3, 0) == 200);
+    expand_inter(FC_EV_MPI_Gather, 0, 1024, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_LINEAR);
+    assert_true(sent_bytes(m, 5) == 2048 && edge(m, 4, 0) == 1024 && edge(m, 3, 0) == 1024 && m[0].waits == 2);
+    expand_inter(FC_EV_MPI_Scatter, 4, 100, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_SEND_LOCAL_SCATTER);
+    assert_true(sent_bytes(m, 5) == 500 && edge(m, 4, 0) == 300 && edge(m, 0, 2) == 100 && edge(m, 0, 1) == 100);
+    expand_inter(FC_EV_MPI_Scatter, 4, 1024, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_LINEAR);
+    assert_true(sent_bytes(m, 5) == 3072 && edge(m, 4, 1) == 1024 && m[3].n == 0);
+    expand_inter(FC_EV_MPI_Allgather, 0, 10, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_LOCAL_GATHER_REMOTE_BCAST);
+    assert_true(sent_bytes(m, 5) == 150 && edge(m, 0, 3) == 30 && edge(m, 3, 4) == 30 && edge(m, 3, 0) == 20);
+    assert_true(edge(m, 0, 1) == 20 && edge(m, 0, 2) == 20);
+    expand_inter(FC_EV_MPI_Barrier, 0, 0, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_INTER_BCAST);
+    assert_int_equal(sent_bytes(m, 5), 5);
+    assert_true(edge(m, 0, 3) == 1 && edge(m, 3, 4) == 1 && edge(m, 3, 0) == 1 && edge(m, 0, 2) == 1);
+    size_t to3 = SIZE_MAX, from3 = SIZE_MAX;
+    for (size_t i = 0; i < m[0].n; i++) {
+        if (m[0].v[i].send && m[0].v[i].peer == 3)
+            to3 = i;
+        if (!m[0].v[i].send && m[0].v[i].peer == 3)
+            from3 = i;
+    }
+    assert_true(to3 < from3 && from3 != SIZE_MAX);
+    /* The thresholds: the leaf group's blocks together below 2048 bytes. */
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1023), FC__CA_LOCAL_GATHER_REMOTE_SEND);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1024), FC__CA_LINEAR);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 682), FC__CA_LOCAL_GATHER_REMOTE_SEND);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 683), FC__CA_LINEAR);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibcast, 3, 2, 0, 8), FC__CA_AUTO);
+}
+
 /* MPICH 4.0.2's table, on both sides of each threshold. */
 static void test_selection_thresholds(void **state)
 {
@@ -527,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_ch4_selection),
         cmocka_unit_test(test_ch4_compositions),
         cmocka_unit_test(test_scan_composition),
+        cmocka_unit_test(test_inter_algorithms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
