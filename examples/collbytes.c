@@ -3,9 +3,10 @@
  * them with the inter-node bytes of the algorithm's expansion. With -r 0 the program does
  * everything else (initialisation, the closing barrier, finalisation), which gives the baseline.
  *
- * Usage: collbytes -c alltoall|allreduce|bcast|send [-b BYTES] [-r REPS] [-R ROOT]   (under mpiexec)
+ * Usage: collbytes -c alltoall|allreduce|scan|bcast|send [-b BYTES] [-r REPS] [-R ROOT]   (under mpiexec)
  *   alltoall   BYTES to each peer
  *   allreduce  BYTES of doubles summed (BYTES a multiple of 8)
+ *   scan       BYTES of doubles, each rank getting the sum over itself and the ranks before it
  *   bcast      BYTES from rank ROOT
  *   send       BYTES from rank ROOT to rank (ROOT + NP / 2) % NP, REPS times (the header overhead
  *              of one message of that size on the link)
@@ -38,7 +39,7 @@ int main(int argc, char **argv)
             root = atoi(optarg);
         else {
             if (me == 0)
-                fprintf(stderr, "usage: collbytes -c alltoall|allreduce|bcast|send [-b BYTES] [-r REPS] [-R ROOT]\n");
+                fprintf(stderr, "usage: collbytes -c alltoall|allreduce|scan|bcast|send [-b BYTES] [-r REPS] [-R ROOT]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -69,6 +70,12 @@ int main(int argc, char **argv)
             MPI_Allreduce(sb, rb, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
             for (long k = 0; k < n; k++)
                 bad += rb[k] != np * (np - 1) / 2.0 + (double)np * (k % 7 + t);
+        } else if (strcmp(coll, "scan") == 0) {
+            for (long k = 0; k < n; k++)
+                sb[k] = me + k % 7 + t;
+            MPI_Scan(sb, rb, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            for (long k = 0; k < n; k++)
+                bad += rb[k] != me * (me + 1) / 2.0 + (me + 1.0) * (k % 7 + t);
         } else if (strcmp(coll, "bcast") == 0) {
             for (long k = 0; k < n; k++)
                 rb[k] = me == root ? (double)(k % 101 + t) : -1.0;
