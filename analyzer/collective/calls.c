@@ -89,10 +89,9 @@ static int next_seq(gather *g, uint64_t key, uint64_t *seq)
 }
 
 /* The members of an inter-communicator as the expansion numbers them (fc__coll_layout.inter): its
- * low group, then the other. MPICH decides which group is low when it creates the
- * inter-communicator, and the trace does not say: the group whose first member has the lower world
- * rank is taken as the low one (the choice orders the barrier's and all-gather's two broadcasts,
- * not their bytes). One list per inter-communicator, kept in c->inter_lists; *a is the low group's
+ * low group, then the other. MPICH's ch4 device makes the low group the one whose first member
+ * has the lower process id (MPIDI_Intercomm_exchange_map), the world rank for the processes of one
+ * MPI_COMM_WORLD. One list per inter-communicator, kept in c->inter_lists; *a is the low group's
  * size. NULL on FC_ENOMEM (*rc set). */
 static const uint32_t *inter_members(gather *g, const fc_comm *cm, uint64_t key, uint32_t *p, uint32_t *a, int *rc)
 {

@@ -53,9 +53,10 @@
  *   Scan, Exscan  recursive doubling
  * The non-blocking forms use their own thresholds where MPICH's table differs (Ibcast < 12288,
  * Iallreduce <= 2048, Ialltoall Bruck up to 2048 bytes) and the same message patterns; ch4 hands
- * them to MPIR without a composition. MPIR's node-aware schedules for them on a communicator whose
- * members share nodes (Ibcast, Ireduce, Iscan "smp") are not modelled: their flat algorithm
- * stands in. */
+ * them to MPIR without a composition, whose table takes its node-aware schedules ("smp") for
+ * Ibcast, Ireduce and Iscan on a communicator whose members share nodes: they have the messages
+ * of the blocking Bcast alpha, Reduce beta (any size) and Scan alpha (consecutive nodes only),
+ * the leaders' part with the non-blocking thresholds. */
 #ifndef FLOWCUT_ANALYZER_COLLECTIVE_H
 #define FLOWCUT_ANALYZER_COLLECTIVE_H
 
@@ -88,7 +89,9 @@
     X(LOCAL_GATHER_REMOTE_SEND, "local_gather_remote_send")                                       \
     X(REMOTE_SEND_LOCAL_SCATTER, "remote_send_local_scatter")                                     \
     X(LOCAL_GATHER_REMOTE_BCAST, "local_gather_remote_bcast")                                     \
-    X(PAIRWISE_EXCHANGE, "pairwise_exchange")
+    X(PAIRWISE_EXCHANGE, "pairwise_exchange")                                                     \
+    X(REMOTE_GATHER_LOCAL_BCAST, "remote_gather_local_bcast")                                     \
+    X(REMOTE_REDUCE_LOCAL_SCATTER, "remote_reduce_local_scatter")
 
 enum fc__coll_alg {
 #define FC__X(name, text) FC__CA_##name,
@@ -218,9 +221,13 @@ int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uin
  *              blocks go to the other group and back as broadcasts
  *   Alltoall(v, w)  pairwise_exchange: max(a, b) steps, member i sends to the other group's
  *              member i + s and receives from its member i - s (those that exist)
+ *   Gatherv, Scatterv  linear: the root and each member of the other group, all posted at once
+ *   Allgatherv remote_gather_local_bcast: a linear gatherv to the low group's first member, one
+ *              to the other's, then each first member broadcasts the other group's blocks
+ *   Reduce_scatter(_block)  remote_reduce_local_scatter: a local_reduce_remote_send to the low
+ *              group's first member and one to the other's, then each scatters in its group
  * The groups' own steps are MPIR's intra-communicator algorithms; MPIR's barrier is node-aware
- * when a group's members share nodes. FC__CA_AUTO for every other kind (the non-blocking forms,
- * the v forms of gather, scatter and allgather, reduce-scatter): not expanded. */
+ * when a group's members share nodes. FC__CA_AUTO for the non-blocking forms: not expanded. */
 unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t root, uint64_t n);
 
 /* The instance size n of fc__coll_expand that one member's record gives (bytes it sends, bytes2 it

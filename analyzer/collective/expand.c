@@ -594,6 +594,8 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
         STEP(node_bcast(e, &d, mine, me, ld, 1));
         break;
     case FC_EV_MPI_Bcast:
+    case FC_EV_MPI_Ibcast:
+        /* MPIR_Ibcast_intra_sched_smp has alpha's messages, the leaders' part MPIR's Ibcast. */
         if (alg == FC__CA_COMPOSITION_ALPHA) {
             /* The root hands the buffer to its leader first. */
             if (root != d.leader[rk]) {
@@ -606,7 +608,7 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
                 }
             }
             if (lead)
-                STEP(among_leaders(e, &d, FC_EV_MPI_Bcast, mine, rk, n, s));
+                STEP(among_leaders(e, &d, kind, mine, rk, n, s));
             STEP(node_bcast(e, &d, mine, me, ld, n));
         } else {
             /* Beta: the root's node first (when the root is not its leader), then the leaders,
@@ -627,13 +629,15 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
         STEP(node_bcast(e, &d, mine, me, ld, n));
         break;
     case FC_EV_MPI_Reduce:
+    case FC_EV_MPI_Ireduce:
+        /* MPIR_Ireduce_intra_sched_smp has beta's messages, the leaders' part MPIR's Ireduce. */
         if (alg == FC__CA_COMPOSITION_BETA) {
             /* The other nodes reduce to their leaders, the leaders to the root's node, and the
              * root's node (its leader holding the others' part) to the root. */
             if (mine != rk)
                 STEP(node_reduce(e, &d, mine, me, ld, n));
             if (lead)
-                STEP(among_leaders(e, &d, FC_EV_MPI_Reduce, mine, rk, n, s));
+                STEP(among_leaders(e, &d, kind, mine, rk, n, s));
             if (mine == rk)
                 STEP(node_reduce(e, &d, mine, me, root, n));
         } else {
@@ -653,17 +657,19 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
             }
         }
         break;
-    case FC_EV_MPI_Scan: {
+    case FC_EV_MPI_Scan:
+    case FC_EV_MPI_Iscan: {
         /* MPIDI_Scan_intra_composition_alpha (MPIR_Scan_intra_smp without the device: the same
          * messages), on nodes whose members are consecutive: the node's members scan among
          * themselves (MPIR's recursive doubling on node_comm), the last hands the node's total to
          * the leader, the leaders scan (MPIR's algorithm on node_roots_comm), each leader sends
          * its prefix to the next node's, and each leader broadcasts in its node a flag (an int)
-         * and then, on every node but the first, the previous nodes' prefix. */
+         * and then, on every node but the first, the previous nodes' prefix.
+         * MPIR_Iscan_intra_sched_smp is the same without the flag. */
         uint32_t first = d.start[mine], cnt = d.start[mine + 1] - first, last = d.member[first + cnt - 1];
         if (cnt > 1) {
             em sub = {.s = e->s, .p = cnt, .map = d.member + first};
-            STEP(flat(&sub, FC_EV_MPI_Scan, FC__CA_RECURSIVE_DOUBLING, me - d.member[first], 0, n, n, NULL, NULL));
+            STEP(flat(&sub, kind, FC__CA_RECURSIVE_DOUBLING, me - d.member[first], 0, n, n, NULL, NULL));
             if (me == last) {
                 STEP(snd(e, ld, n));
                 STEP(wt(e));
@@ -673,7 +679,7 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
             }
         }
         if (lead) {
-            STEP(among_leaders(e, &d, FC_EV_MPI_Scan, mine, 0, n, s));
+            STEP(among_leaders(e, &d, kind, mine, 0, n, s));
             if (mine + 1 < d.nn) {
                 STEP(snd(e, d.leader[mine + 1], n));
                 STEP(wt(e));
@@ -683,7 +689,8 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
                 STEP(wt(e));
             }
         }
-        STEP(node_bcast(e, &d, mine, me, ld, sizeof(int32_t)));
+        if (kind == FC_EV_MPI_Scan)
+            STEP(node_bcast(e, &d, mine, me, ld, sizeof(int32_t)));
         if (mine > 0)
             STEP(node_bcast(e, &d, mine, me, ld, n));
         break;
@@ -833,6 +840,83 @@ static int inter(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t
         TRY(in_group(e, g0, gn, FC_EV_MPI_Gather, lr, 0, n, lay));
         TRY(inter_bcast(e, low, me, low ? g0 : r0, g0, gn, r0, n * (low ? gn : rn), lay));
         return inter_bcast(e, !low, me, low ? r0 : g0, g0, gn, r0, n * (low ? rn : gn), lay);
+    case FC_EV_MPI_Gatherv:
+        /* MPIR_Gatherv_allcomm_linear: the root posts a receive from each member of the other
+         * group and waits for all; each of them sends its block (its own bytes) to the root. */
+        if (root_here) {
+            if (me != root)
+                return 0;
+            for (uint32_t i = 0; i < rn; i++)
+                TRY(rcv(e, r0 + i, 0));
+            return wt(e);
+        }
+        if (own == 0)
+            return 0;
+        TRY(snd(e, root, own));
+        return wt(e);
+    case FC_EV_MPI_Scatterv:
+        /* MPIR_Scatterv_allcomm_linear: the root posts a send to each member of the other group
+         * (its counts index that group) and waits for all. */
+        if (root_here) {
+            if (me != root)
+                return 0;
+            for (uint32_t i = 0; i < rn; i++)
+                TRY(snd(e, r0 + i, lay->to ? lay->to[i] : own / rn));
+            return wt(e);
+        }
+        TRY(rcv(e, root, 0));
+        return wt(e);
+    case FC_EV_MPI_Allgatherv: {
+        /* MPIR_Allgatherv_inter_remote_gather_local_bcast: a linear gatherv of the other group's
+         * blocks to the low group's member 0, then of the low group's to the other's member 0,
+         * then each member 0 broadcasts what it received in its group (MPIR's algorithm for the
+         * other group's blocks together: its members' counts, or the largest block each). */
+        uint64_t theirs = 0;
+        for (uint32_t i = 0; i < rn; i++)
+            theirs += lay->from ? lay->from[i] : n;
+        for (int phase = 0; phase < 2; phase++) {
+            int receiving = (phase == 0) == low;
+            if (receiving && lr == 0) {
+                for (uint32_t i = 0; i < rn; i++)
+                    TRY(rcv(e, r0 + i, 0));
+                TRY(wt(e));
+            } else if (!receiving && own > 0) {
+                TRY(snd(e, r0, own));
+                TRY(wt(e));
+            }
+        }
+        return in_group(e, g0, gn, FC_EV_MPI_Bcast, lr, 0, theirs, lay);
+    }
+    case FC_EV_MPI_Reduce_scatter:
+    case FC_EV_MPI_Reduce_scatter_block:
+        /* MPIR_Reduce_scatter_inter_remote_reduce_local_scatter: the other group reduces to its
+         * member 0, which sends the result to the low group's member 0, then the low group does
+         * the same towards the other's member 0 (local_reduce_remote_send, n bytes), and each
+         * member 0 scatters the result in its group (linear, a block of n / size each). */
+        for (int phase = 0; phase < 2; phase++) {
+            int receiving = (phase == 0) == low;
+            if (receiving) {
+                if (lr == 0) {
+                    TRY(rcv(e, r0, n));
+                    TRY(wt(e));
+                }
+            } else {
+                TRY(in_group(e, g0, gn, FC_EV_MPI_Reduce, lr, 0, n, lay));
+                if (lr == 0) {
+                    TRY(snd(e, r0, n));
+                    TRY(wt(e));
+                }
+            }
+        }
+        if (gn < 2)
+            return 0;
+        if (lr == 0) {
+            for (uint32_t i = 1; i < gn; i++)
+                TRY(snd(e, g0 + i, n / gn));
+            return wt(e);
+        }
+        TRY(rcv(e, g0, 0));
+        return wt(e);
     case FC_EV_MPI_Alltoall:
     case FC_EV_MPI_Alltoallv:
     case FC_EV_MPI_Alltoallw: {
@@ -881,6 +965,14 @@ unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t r
         return n * leaves < 2048 ? FC__CA_REMOTE_SEND_LOCAL_SCATTER : FC__CA_LINEAR;
     case FC_EV_MPI_Allgather:
         return FC__CA_LOCAL_GATHER_REMOTE_BCAST;
+    case FC_EV_MPI_Gatherv:
+    case FC_EV_MPI_Scatterv:
+        return FC__CA_LINEAR;
+    case FC_EV_MPI_Allgatherv:
+        return FC__CA_REMOTE_GATHER_LOCAL_BCAST;
+    case FC_EV_MPI_Reduce_scatter:
+    case FC_EV_MPI_Reduce_scatter_block:
+        return FC__CA_REMOTE_REDUCE_LOCAL_SCATTER;
     case FC_EV_MPI_Alltoall:
     case FC_EV_MPI_Alltoallv:
     case FC_EV_MPI_Alltoallw:

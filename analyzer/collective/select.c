@@ -312,6 +312,19 @@ unsigned fc__coll_select_in(unsigned kind, uint32_t p, uint64_t n, const fc__col
             return flat;
         return FC__CA_COMPOSITION_ALPHA;
     }
+    /* The non-blocking forms go to MPIR, whose table takes the node-aware schedules ("smp") on
+     * such a communicator, with the messages of the blocking compositions: Ibcast alpha's,
+     * Ireduce beta's (operations taken as commutative), Iscan alpha's on consecutive nodes.
+     * An algorithm the run forces for them stands. */
+    if (kind == FC_EV_MPI_Ibcast || kind == FC_EV_MPI_Ireduce || kind == FC_EV_MPI_Iscan) {
+        if (s != NULL && s->force[kind] != FC__CA_AUTO)
+            return flat;
+        if (kind == FC_EV_MPI_Ibcast)
+            return FC__CA_COMPOSITION_ALPHA;
+        if (kind == FC_EV_MPI_Ireduce)
+            return FC__CA_COMPOSITION_BETA;
+        return node_consecutive(p, lay) ? FC__CA_COMPOSITION_ALPHA : flat;
+    }
     if (s != NULL && s->no_device[kind])
         return flat;
     switch (kind) {

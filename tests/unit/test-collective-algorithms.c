@@ -260,7 +260,8 @@ static int sends_to(const member *m, uint32_t from, uint32_t to)
 /* The ch4 device's choice (its JSON table in libmpich 4.0.2) for 8 members, 2 on each of 4 nodes:
  * Bcast alpha below 12288 bytes, beta below 524288 (8 is a power of two), MPIR's algorithm on
  * everyone above; Allreduce alpha at any size; Reduce beta up to 2048 bytes, alpha above; Alltoall
- * MPIR's. One member a node, or the non-blocking forms, take MPIR's algorithm. */
+ * MPIR's. One member a node takes MPIR's algorithm; the non-blocking Ibcast takes MPIR's "smp"
+ * schedule (its table's choice on such a communicator), which has alpha's messages. */
 static void test_ch4_selection(void **state)
 {
     (void)state;
@@ -281,7 +282,8 @@ static void test_ch4_selection(void **state)
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 12, 12288, &l12), FC__CA_BINOMIAL);
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 12, 12289, &l12), FC__CA_SCATTER_RING_ALLGATHER);
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 8, 100, &one), FC__CA_BINOMIAL);
-    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Ibcast, 8, 100, &l), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Ibcast, 8, 100, &l), FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Ibcast, 8, 100, &one), FC__CA_BINOMIAL);
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 8, &l), FC__CA_COMPOSITION_ALPHA);
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 1u << 24, &l), FC__CA_COMPOSITION_ALPHA);
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 1u << 24, &one), FC__CA_REDUCE_SCATTER_ALLGATHER);
@@ -432,14 +434,57 @@ static void test_scan_composition(void **state)
     assert_int_equal(inter_bytes(m, 8, node), 16 * n);
     expand_on(FC_EV_MPI_Exscan, 8, 0, n, node, NULL, m, &alg);
     assert_int_equal(alg, FC__CA_RECURSIVE_DOUBLING);
+    /* MPIR_Iscan_intra_sched_smp: the composition's messages without the 4-byte flag. */
+    expand_on(FC_EV_MPI_Iscan, 8, 0, n, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(inter_bytes(m, 8, node), 11 * n);
+    for (uint32_t i = 0; i < 8; i++)
+        for (size_t k = 0; k < m[i].n; k++)
+            assert_int_equal(m[i].v[k].bytes, n);
+    expand_on(FC_EV_MPI_Iscan, 8, 0, n, mixed, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_RECURSIVE_DOUBLING);
+}
+
+/* The non-blocking broadcast and reduce on 8 members 2 a node take MPIR's "smp" schedules
+ * (MPIR_Ibcast_intra_sched_smp, MPIR_Ireduce_intra_sched_smp), whose messages are those of the
+ * blocking compositions alpha and beta (test_ch4_compositions): an Ibcast of 4096 bytes from 1
+ * sends n from node 0 to nodes 1 and 2 and from node 2 to node 3, nothing else between nodes; an
+ * Ireduce to 5 of any size goes to leader 4 through the leaders, then 4 > 5. A forced algorithm
+ * is honoured: MPIR's binomial Ibcast on all 8 sends from node 0 three times (1 > 5, 1 > 3,
+ * 1 > 2). */
+static void test_nonblocking_smp(void **state)
+{
+    (void)state;
+    static const uint32_t node[8] = {0, 0, 1, 1, 2, 2, 3, 3};
+    member m[8];
+    unsigned alg;
+    const uint64_t n = 4096;
+    expand_on(FC_EV_MPI_Ibcast, 8, 1, n, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    for (uint32_t a = 0; a < 4; a++)
+        for (uint32_t b = 0; b < 4; b++)
+            if (a != b)
+                assert_int_equal(between(m, 8, node, a, b), (a == 0 && (b == 1 || b == 2)) || (a == 2 && b == 3) ? n : 0);
+    for (uint64_t size = 1024; size <= 1u << 20; size *= 1024) {
+        expand_on(FC_EV_MPI_Ireduce, 8, 5, size, node, NULL, m, &alg);
+        assert_int_equal(alg, FC__CA_COMPOSITION_BETA);
+        assert_true(sends_to(m, 4, 5) && !sends_to(m, 5, 4) && sends_to(m, 1, 0) && !sends_to(m, 0, 5));
+    }
+    fc__coll_settings s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_IBCAST_INTRA_ALGORITHM", "sched_binomial"), 1);
+    expand_on(FC_EV_MPI_Ibcast, 8, 1, n, node, &s, m, &alg);
+    assert_int_equal(alg, FC__CA_BINOMIAL);
+    assert_int_equal(between(m, 8, node, 0, 1) + between(m, 8, node, 0, 2), 3 * n);
 }
 
 /* Every member's part on an inter-communicator of groups {0, 1, 2} (the low one) and {3, 4}, each
  * member a node of its own. */
-static void expand_inter(unsigned kind, uint32_t root, uint64_t n, const uint64_t *own, member *out, unsigned *alg)
+static void expand_inter_to(unsigned kind, uint32_t root, uint64_t n, const uint64_t *own, const uint64_t *to,
+                            member *out, unsigned *alg)
 {
     static const uint32_t node[5] = {0, 1, 2, 3, 4};
-    fc__coll_layout lay = {.node = node, .inter = 3};
+    fc__coll_layout lay = {.node = node, .inter = 3, .to = to};
     *alg = fc__coll_select_inter(kind, 3, 2, root, n);
     for (uint32_t me = 0; me < 5; me++) {
         memset(&out[me], 0, sizeof out[me]);
@@ -447,6 +492,11 @@ static void expand_inter(unsigned kind, uint32_t root, uint64_t n, const uint64_
         assert_int_equal(fc__coll_expand_in(kind, *alg, 5, me, root, n, own ? own[me] : n, &lay, &sk), 0);
     }
     assert_paired(out, 5);
+}
+
+static void expand_inter(unsigned kind, uint32_t root, uint64_t n, const uint64_t *own, member *out, unsigned *alg)
+{
+    expand_inter_to(kind, root, n, own, NULL, out, alg);
 }
 
 static uint64_t sent_bytes(const member *m, uint32_t p)
@@ -485,7 +535,14 @@ static uint64_t edge(const member *m, uint32_t a, uint32_t b)
  *   Allgather of 10-byte blocks: A gathers to 0 (1 > 0, 2 > 0), B to 3 (4 > 3); 0 > 3 (30), 3 > 4
  *   (30), then 3 > 0 (20), 0 > 2 and 0 > 1 (20 each): 150.
  *   Barrier: dissemination in A (6 messages of 0 bytes) and B (2), then 1 byte 0 > 3, 3 > 4, and
- *   back 3 > 0, 0 > 2, 0 > 1: 5 bytes, 0 sending to 3 before it receives from 3. */
+ *   back 3 > 0, 0 > 2, 0 > 1: 5 bytes, 0 sending to 3 before it receives from 3.
+ *   Gatherv to 0, B's members sending 30 and 40 bytes: 3 > 0, 4 > 0, all received in one wait.
+ *   Scatterv from 4, its counts 5, 6, 7 for A's members: 4 > 0, 4 > 1, 4 > 2: 18 bytes.
+ *   Allgatherv of A's blocks of 10, 11, 12 bytes and B's of 20, 21 (no counts: a block is at most
+ *   12 bytes): B's blocks to 0 (41), A's to 3 (33), then 0 broadcasts B's 2 x 12 bytes in A
+ *   (0 > 2, 0 > 1) and 3 A's 3 x 12 in B (3 > 4): 41 + 33 + 48 + 36 = 158 bytes.
+ *   Reduce_scatter of 60 bytes: B reduces to 3 (4 > 3), 3 > 0; A reduces to 0 (1 > 0, 2 > 0),
+ *   0 > 3; 0 scatters 20 bytes to 1 and 2, 3 30 bytes to 4: 60 + 60 + 120 + 60 + 40 + 30 = 370. */
 static void test_inter_algorithms(void **state)
 {
     (void)state;
@@ -543,6 +600,24 @@ static void test_inter_algorithms(void **state)
             from3 = i;
     }
     assert_true(to3 < from3 && from3 != SIZE_MAX);
+    static const uint64_t gv[5] = {0, 0, 0, 30, 40}, sv[5] = {0, 0, 0, 0, 18}, counts[3] = {5, 6, 7};
+    expand_inter(FC_EV_MPI_Gatherv, 0, 40, gv, m, &alg);
+    assert_int_equal(alg, FC__CA_LINEAR);
+    assert_true(sent_bytes(m, 5) == 70 && edge(m, 3, 0) == 30 && edge(m, 4, 0) == 40 && m[0].waits == 1);
+    assert_true(m[1].n == 0 && m[2].n == 0);
+    expand_inter_to(FC_EV_MPI_Scatterv, 4, 7, sv, counts, m, &alg);
+    assert_true(sent_bytes(m, 5) == 18 && edge(m, 4, 0) == 5 && edge(m, 4, 1) == 6 && edge(m, 4, 2) == 7);
+    static const uint64_t agv[5] = {10, 11, 12, 20, 21};
+    expand_inter(FC_EV_MPI_Allgatherv, 0, 12, agv, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_GATHER_LOCAL_BCAST);
+    assert_int_equal(sent_bytes(m, 5), 158);
+    assert_true(edge(m, 3, 0) == 20 && edge(m, 4, 0) == 21 && edge(m, 2, 3) == 12 && edge(m, 0, 1) == 24);
+    assert_true(edge(m, 3, 4) == 36);
+    expand_inter(FC_EV_MPI_Reduce_scatter, 0, 60, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_REDUCE_LOCAL_SCATTER);
+    assert_int_equal(sent_bytes(m, 5), 370);
+    assert_true(edge(m, 4, 3) == 60 && edge(m, 3, 0) == 60 && edge(m, 0, 3) == 60 && edge(m, 0, 2) == 20);
+    assert_true(edge(m, 3, 4) == 30 && edge(m, 2, 0) == 60);
     /* The thresholds: the leaf group's blocks together below 2048 bytes. */
     assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1023), FC__CA_LOCAL_GATHER_REMOTE_SEND);
     assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1024), FC__CA_LINEAR);
@@ -645,6 +720,7 @@ int main(void)
         cmocka_unit_test(test_ch4_compositions),
         cmocka_unit_test(test_scan_composition),
         cmocka_unit_test(test_inter_algorithms),
+        cmocka_unit_test(test_nonblocking_smp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
