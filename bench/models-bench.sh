@@ -199,8 +199,8 @@ for duplex in $duplexes; do
     trace cg "$work/$duplex/hosts-coll" 8 "$b/examples/cg" -x 8192 -y 16 -i 400
     trace bcastmix "$work/$duplex/hosts-coll" 8 "$b/examples/bcastmix" -b "$pbytes" -s 64 -r "$reps"
     # The same on one rank a node (fft-1, cg-1, bcastmix-1): 4 ranks polling on the machine's cores
-    # instead of 8, which shows how much of the collectives' error is the host's CPU rather than
-    # the network (docs/results.md).
+    # instead of 8, to set the collectives' error with fewer busy ranks beside the one with 8
+    # (docs/results.md).
     printf 'node0\nnode1\nnode2\nnode3\n' >"$work/$duplex/hosts-coll1"
     trace fft-1 "$work/$duplex/hosts-coll1" 4 "$b/examples/fft" -n "$fftn" -r "$reps"
     trace cg-1 "$work/$duplex/hosts-coll1" 4 "$b/examples/cg" -x 8192 -y 16 -i 400
