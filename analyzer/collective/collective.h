@@ -4,9 +4,10 @@
  * network model). Internal to libflowcut-analyzer.
  *
  * Two levels of selection, as in MPICH. The ch4 device first picks a "composition" by its own
- * table (the ch4 JSON compiled into libmpich) for the blocking Barrier, Bcast, Allreduce and Reduce
- * on a communicator whose members share nodes (MPICH's "parent" hierarchy: fewer nodes than
- * members); every other case calls MPIR's algorithm on the whole communicator:
+ * table (the ch4 JSON compiled into libmpich) for the blocking Barrier, Bcast, Allreduce, Reduce
+ * and Scan on a communicator whose members share nodes (MPICH's "parent" hierarchy: fewer nodes
+ * than members); every other case calls MPIR's algorithm on the whole communicator (on an
+ * inter-communicator MPIR's inter-communicator algorithms, fc__coll_select_inter):
  *   Barrier    alpha: the members of each node report to its leader (its lowest member), the
  *              leaders run MPIR's barrier, each leader releases its node with 1 byte
  *   Bcast      alpha (fewer than 8 members, or < 12288 bytes): the root hands the buffer to its
@@ -64,7 +65,8 @@
 #include <stdint.h>
 #include <flowcut/format.h>
 
-/* Algorithms: X(name, the value MPICH's MPIR_CVAR_*_INTRA_ALGORITHM gives it). Append only. */
+/* Algorithms: X(name, the value MPICH's MPIR_CVAR_*_INTRA_ALGORITHM gives it, or for the
+ * inter-communicator ones its MPIR_CVAR_*_INTER_ALGORITHM). Append only. */
 #define FC__COLL_ALGS(X)                                                                           \
     X(AUTO, "auto")                                                                               \
     X(BINOMIAL, "binomial")                                                                       \
