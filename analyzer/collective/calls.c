@@ -37,6 +37,7 @@ typedef struct gather {
     size_t last;        /* the raw of the record just read, or SIZE_MAX: where COUNTS belong */
     struct run { size_t raw; int64_t first; uint64_t n, to, from; } *runs; /* COUNTS read */
     size_t nruns, runcap;
+    size_t icap;        /* of c->inter_lists */
 } gather;
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -87,18 +88,63 @@ static int next_seq(gather *g, uint64_t key, uint64_t *seq)
     return 0;
 }
 
-/* Members (world ranks) of an intra-communicator; NULL for an inter-communicator or an unknown id. */
-static const uint32_t *members_of(const fc__colls *c, const fc_rank *r, uint64_t id, uint32_t *p)
+/* The members of an inter-communicator as the expansion numbers them (fc__coll_layout.inter): its
+ * low group, then the other. MPICH's ch4 device makes the low group the one whose first member
+ * has the lower process id (MPIDI_Intercomm_exchange_map), the world rank for the processes of one
+ * MPI_COMM_WORLD. One list per inter-communicator, kept in c->inter_lists; *a is the low group's
+ * size. NULL on FC_ENOMEM (*rc set). */
+static const uint32_t *inter_members(gather *g, const fc_comm *cm, uint64_t key, uint32_t *p, uint32_t *a, int *rc)
 {
+    fc__colls *c = g->c;
+    int local_low = cm->local_size && cm->remote_size && cm->local[0] < cm->remote[0];
+    const uint32_t *lo = local_low ? cm->local : cm->remote, *hi = local_low ? cm->remote : cm->local;
+    *a = local_low ? cm->local_size : cm->remote_size;
+    *p = cm->local_size + cm->remote_size;
+    for (size_t i = 0; i < c->ninter_lists; i++) {
+        const fc__coll_inter_list *l = &c->inter_lists[i];
+        if (l->key == key && l->p == *p && l->a == *a) /* the key hashes both lists */
+            return l->ranks;
+    }
+    uint32_t *v = malloc((*p ? *p : 1) * sizeof *v);
+    if (v == NULL || fc__grow((void **)&c->inter_lists, &c->ninter_lists, &g->icap, sizeof *c->inter_lists) < 0) {
+        free(v);
+        *rc = FC_ENOMEM;
+        return NULL;
+    }
+    memcpy(v, lo, *a * sizeof *v);
+    memcpy(v + *a, hi, (*p - *a) * sizeof *v);
+    c->inter_lists[c->ninter_lists++] = (fc__coll_inter_list){.key = key, .p = *p, .a = *a, .ranks = v};
+    return v;
+}
+
+/* 1 for the blocking collectives whose inter-communicator algorithm the expansion has. */
+static int inter_kind(uint32_t k)
+{
+    return fc__coll_select_inter(k, 1, 1, 0, 0) != FC__CA_AUTO;
+}
+
+/* Members (world ranks) of a communicator, *a the size of an inter-communicator's low group (0 for
+ * an intra-communicator); NULL for an unknown id, or an inter-communicator with a call kind the
+ * expansion has no algorithm for (counted in c->inter_records), or FC_ENOMEM (*rc set). */
+static const uint32_t *members_of(gather *g, const fc_rank *r, uint64_t id, uint64_t key, uint32_t k, uint32_t *p,
+                                  uint32_t *a, int *rc)
+{
+    fc__colls *c = g->c;
     const fc_comm *cm = fc_rank_comm(r, id);
+    *a = 0;
     if (cm == NULL) {
         if (id != 0)
             return NULL;
         *p = c->world;
         return c->world_ranks;
     }
-    if (cm->flags & FC_COMMF_INTER)
-        return NULL;
+    if (cm->flags & FC_COMMF_INTER) {
+        if (fc__coll_is_ctor(k) || !inter_kind(k)) {
+            c->inter_records[k]++;
+            return NULL;
+        }
+        return inter_members(g, cm, key, p, a, rc);
+    }
     *p = cm->local_size;
     return cm->local;
 }
@@ -112,18 +158,15 @@ static double secs(const gather *g, int64_t ns)
 static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nkeys, const fc_record *rec)
 {
     fc__colls *c = g->c;
-    uint32_t p, k = rec->ev.kind;
-    const uint32_t *mem = members_of(c, r, rec->ev.comm, &p);
-    if (mem == NULL) {
-        const fc_comm *cm = fc_rank_comm(r, rec->ev.comm);
-        if (cm != NULL && (cm->flags & FC_COMMF_INTER))
-            c->inter_records[k]++; /* MPICH's inter-communicator algorithms are not modelled */
-        return 0;
-    }
+    uint32_t p, a, k = rec->ev.kind;
+    uint64_t key = rec->ev.comm < nkeys ? keys[rec->ev.comm] : fc__comm_key(r, rec->ev.comm), seq;
+    int rc = 0;
+    const uint32_t *mem = members_of(g, r, rec->ev.comm, key, k, &p, &a, &rc);
+    if (mem == NULL)
+        return rc;
     if (p < 2 || p > c->world)
         return 0;
-    uint64_t key = rec->ev.comm < nkeys ? keys[rec->ev.comm] : fc__comm_key(r, rec->ev.comm), seq;
-    int rc = next_seq(g, key, &seq);
+    rc = next_seq(g, key, &seq);
     if (rc < 0 || (rc = map_room(g)) < 0)
         return rc;
     uint32_t me = UINT32_MAX, root = UINT32_MAX;
@@ -137,6 +180,8 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
     }
     if (me == UINT32_MAX)
         return 0;
+    if (rec->peer == FC_PEER_ROOT)
+        root = me; /* the root of an inter-communicator collective passes MPI_ROOT */
     cent *e = slot(g->map, g->mcap, key, seq);
     if (e->call1 == 0) {
         if (fc__grow((void **)&c->calls, &c->ncalls, &g->ccap, sizeof *c->calls) < 0)
@@ -146,6 +191,7 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
         cl->record_kind = k;
         cl->kind = fc__coll_is_ctor(k) ? FC_EV_MPI_Barrier : k;
         cl->p = p;
+        cl->inter = a;
         cl->ranks = mem;
         *e = (cent){.key = key, .seq = seq, .call1 = ++c->ncalls};
         g->mn++;
@@ -403,8 +449,9 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
     fc__coll_nodes nd;
     if (fc__coll_nodes_build(cl->p, x->node, &nd) < 0)
         return FC_ENOMEM;
-    fc__coll_layout lay = {.node = x->node, .nodes = &nd, .settings = &c->settings};
-    cl->alg = (uint8_t)fc__coll_select_in(cl->kind, cl->p, cl->n, &lay);
+    fc__coll_layout lay = {.node = x->node, .nodes = &nd, .settings = &c->settings, .inter = cl->inter};
+    cl->alg = (uint8_t)(cl->inter ? fc__coll_select_inter(cl->kind, cl->inter, cl->p - cl->inter, cl->root, cl->n)
+                                  : fc__coll_select_in(cl->kind, cl->p, cl->n, &lay));
     for (size_t j = 0; j < cl->nmem; j++) {
         fc__coll_sink sink = {.post = ex_post, .wait = ex_wait, .ctx = x};
         x->me = mem[j].me;
@@ -616,6 +663,9 @@ void fc__colls_free(fc__colls *c)
     free(c->world_ranks);
     free(c->mpich_node);
     free(c->peer_bytes);
+    for (size_t i = 0; i < c->ninter_lists; i++)
+        free(c->inter_lists[i].ranks);
+    free(c->inter_lists);
     free(c);
 }
 

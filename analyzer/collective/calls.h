@@ -38,7 +38,8 @@ typedef struct fc__coll_call {
     uint32_t kind;        /* FC_EV_* (MPI_Barrier for a communicator constructor) */
     uint32_t record_kind; /* FC_EV_* of the records (the constructor's own kind) */
     uint8_t alg;          /* FC__CA_* */
-    uint32_t p;           /* members of the communicator */
+    uint32_t p;           /* members of the communicator (both groups of an inter-communicator) */
+    uint32_t inter;       /* an inter-communicator's low group size (fc__coll_layout.inter), else 0 */
     uint32_t root;        /* member index of the root (0 when rootless) */
     uint64_t n;           /* the instance's size (fc__coll_expand's n) */
     size_t first, nmem;   /* its members present: members[first .. first + nmem), by index */
@@ -48,6 +49,13 @@ typedef struct fc__coll_call {
     double wait_s;        /* the members' collective waits in this call (wait_nxn and the others) */
     uint64_t inter_bytes, intra_bytes;
 } fc__coll_call;
+
+/* The members of an inter-communicator, low group first (fc__coll_layout.inter). */
+typedef struct fc__coll_inter_list {
+    uint64_t key;
+    uint32_t p, a;
+    uint32_t *ranks;
+} fc__coll_inter_list;
 
 /* Per FC_EV_* kind of call. */
 typedef struct fc__coll_kind_sum {
@@ -77,9 +85,12 @@ typedef struct fc__colls {
     uint32_t *world_ranks;       /* 0 .. world-1, for MPI_COMM_WORLD without a definition */
     uint32_t *mpich_node;        /* per world rank, the node MPICH takes it to be on */
     uint64_t *peer_bytes;        /* what the members' to and from point into */
-    /* Records (every member's) of collectives on inter-communicators, per FC_EV_* kind: not
-     * expanded, since the expansion has none of MPICH's inter-communicator algorithms. */
+    /* Records (every member's) of collectives on inter-communicators that are not expanded, per
+     * FC_EV_* kind: those without an inter-communicator algorithm in the expansion
+     * (fc__coll_select_inter) and the constructors. */
     uint64_t inter_records[FC_EV_MAX_];
+    fc__coll_inter_list *inter_lists; /* the inter-communicators' member lists the calls point to */
+    size_t ninter_lists;
 } fc__colls;
 
 /* Reads the collective calls of trace t and expands them into flows (intra = 1 for those inside a

@@ -4,9 +4,10 @@
  * network model). Internal to libflowcut-analyzer.
  *
  * Two levels of selection, as in MPICH. The ch4 device first picks a "composition" by its own
- * table (the ch4 JSON compiled into libmpich) for the blocking Barrier, Bcast, Allreduce and Reduce
- * on a communicator whose members share nodes (MPICH's "parent" hierarchy: fewer nodes than
- * members); every other case calls MPIR's algorithm on the whole communicator:
+ * table (the ch4 JSON compiled into libmpich) for the blocking Barrier, Bcast, Allreduce, Reduce
+ * and Scan on a communicator whose members share nodes (MPICH's "parent" hierarchy: fewer nodes
+ * than members); every other case calls MPIR's algorithm on the whole communicator (on an
+ * inter-communicator MPIR's inter-communicator algorithms, fc__coll_select_inter):
  *   Barrier    alpha: the members of each node report to its leader (its lowest member), the
  *              leaders run MPIR's barrier, each leader releases its node with 1 byte
  *   Bcast      alpha (fewer than 8 members, or < 12288 bytes): the root hands the buffer to its
@@ -18,10 +19,17 @@
  *   Reduce     beta (<= 2048 bytes): the other nodes reduce to their leaders, the leaders reduce
  *              to the root's node (MPIR), the root's node reduces to the root; alpha (larger):
  *              every node to its leader, the leaders to member 0's node, member 0 to the root
- *   Scan, Exscan  the device's own node-aware compositions for these are not modelled: MPIR's
- *              recursive doubling on every member stands in for them
+ *   Scan       alpha when each node's members are consecutive ranks (the table's
+ *              is_node_consecutive; MPIR's own "smp" scan has the same messages, so it holds with
+ *              the device off too, unless an algorithm is forced): the node's members scan among
+ *              themselves (recursive doubling), the last hands the node's total to the leader, the
+ *              leaders scan (MPIR), each leader sends its prefix to the next node's leader, and each
+ *              leader broadcasts a flag and then the prefix in its node; recursive doubling on
+ *              every member otherwise
+ *   Exscan     the device's composition calls MPIR's recursive doubling on every member
  * Inside a node the posix module's release-gather collectives move the data through shared
- * memory; they are modelled as messages between the leader and each member of its node. The
+ * memory; they are modelled as messages between the leader and each member of its node (the scan
+ * inside a node is MPIR's recursive doubling among its members). The
  * leaders' own collective is MPIR's algorithm for their number, so it may differ from the one
  * the whole communicator would get. MPIR_CVAR_DEVICE_COLLECTIVES=0 (or
  * MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE=0) skips the device: MPIR's algorithm runs on everyone (its
@@ -46,7 +54,10 @@
  *   Scan, Exscan  recursive doubling
  * The non-blocking forms use their own thresholds where MPICH's table differs (Ibcast < 12288,
  * Iallreduce <= 2048, Ialltoall Bruck up to 2048 bytes) and the same message patterns; ch4 hands
- * them to MPIR without a composition. */
+ * them to MPIR without a composition, whose table takes its node-aware schedules ("smp") for
+ * Ibcast, Ireduce and Iscan on a communicator whose members share nodes: they have the messages
+ * of the blocking Bcast alpha, Reduce beta (any size) and Scan alpha (consecutive nodes only),
+ * the leaders' part with the non-blocking thresholds. */
 #ifndef FLOWCUT_ANALYZER_COLLECTIVE_H
 #define FLOWCUT_ANALYZER_COLLECTIVE_H
 
@@ -54,7 +65,8 @@
 #include <stdint.h>
 #include <flowcut/format.h>
 
-/* Algorithms: X(name, the value MPICH's MPIR_CVAR_*_INTRA_ALGORITHM gives it). Append only. */
+/* Algorithms: X(name, the value MPICH's MPIR_CVAR_*_INTRA_ALGORITHM gives it, or for the
+ * inter-communicator ones its MPIR_CVAR_*_INTER_ALGORITHM). Append only. */
 #define FC__COLL_ALGS(X)                                                                           \
     X(AUTO, "auto")                                                                               \
     X(BINOMIAL, "binomial")                                                                       \
@@ -71,7 +83,17 @@
     X(RECURSIVE_HALVING, "recursive_halving")                                                     \
     X(K_DISSEMINATION, "k_dissemination")                                                         \
     X(COMPOSITION_ALPHA, "composition_alpha")                                                     \
-    X(COMPOSITION_BETA, "composition_beta")
+    X(COMPOSITION_BETA, "composition_beta")                                                       \
+    X(INTER_BCAST, "bcast")                                                                       \
+    X(REMOTE_SEND_LOCAL_BCAST, "remote_send_local_bcast")                                         \
+    X(REDUCE_EXCHANGE_BCAST, "reduce_exchange_bcast")                                             \
+    X(LOCAL_REDUCE_REMOTE_SEND, "local_reduce_remote_send")                                       \
+    X(LOCAL_GATHER_REMOTE_SEND, "local_gather_remote_send")                                       \
+    X(REMOTE_SEND_LOCAL_SCATTER, "remote_send_local_scatter")                                     \
+    X(LOCAL_GATHER_REMOTE_BCAST, "local_gather_remote_bcast")                                     \
+    X(PAIRWISE_EXCHANGE, "pairwise_exchange")                                                     \
+    X(REMOTE_GATHER_LOCAL_BCAST, "remote_gather_local_bcast")                                     \
+    X(REMOTE_REDUCE_LOCAL_SCATTER, "remote_reduce_local_scatter")
 
 enum fc__coll_alg {
 #define FC__X(name, text) FC__CA_##name,
@@ -163,6 +185,10 @@ typedef struct fc__coll_layout {
      * i, from[i] the bytes it receives from member i (Allgatherv: member i's block; Gatherv: at the
      * root; Scatterv: to, at the root). NULL: the totals are spread evenly. */
     const uint64_t *to, *from;
+    /* On an inter-communicator, the size of its low group: the call's members are that group's
+     * (0 .. inter - 1) followed by the other's, the v and w forms' to and from index the other
+     * group, and the root is a member index of either. 0 on an intra-communicator. */
+    uint32_t inter;
 } fc__coll_layout;
 
 /* 1 when MPICH's ch4 device sees the p members of node[] as a "parent" communicator (fewer nodes
@@ -178,6 +204,33 @@ unsigned fc__coll_select_in(unsigned kind, uint32_t p, uint64_t n, const fc__col
  * and lay->from when given. lay NULL is fc__coll_expand. */
 int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
                        uint64_t own, const fc__coll_layout *lay, const fc__coll_sink *sink);
+
+/* The algorithm MPICH's MPIR layer runs for a blocking collective of kind on an inter-communicator
+ * of groups of a (the low one) and b members, with the root at member index root (a + b members
+ * as fc__coll_layout.inter numbers them; anything when rootless) and size n:
+ *   Barrier    bcast: a barrier in each group, then 1 byte from the low group's first member to the
+ *              other group (received by its first member, broadcast in the group) and back
+ *   Bcast      remote_send_local_bcast: the root to the other group's first member, which
+ *              broadcasts in its group (MPIR's algorithm for the group's size)
+ *   Allreduce  reduce_exchange_bcast: each group reduces to its first member, the two exchange,
+ *              each broadcasts in its group
+ *   Reduce     local_reduce_remote_send: the other group reduces to its first member, which sends
+ *              to the root
+ *   Gather, Scatter  local_gather_remote_send / remote_send_local_scatter (the leaf group's
+ *              blocks together below 2048 bytes): through the leaf group's first member; linear
+ *              (one block at a time between the root and each member) otherwise
+ *   Allgather  local_gather_remote_bcast: each group gathers to its first member, the low group's
+ *              blocks go to the other group and back as broadcasts
+ *   Alltoall(v, w)  pairwise_exchange: max(a, b) steps, member i sends to the other group's
+ *              member i + s and receives from its member i - s (those that exist)
+ *   Gatherv, Scatterv  linear: the root and each member of the other group, all posted at once
+ *   Allgatherv remote_gather_local_bcast: a linear gatherv to the low group's first member, one
+ *              to the other's, then each first member broadcasts the other group's blocks
+ *   Reduce_scatter(_block)  remote_reduce_local_scatter: a local_reduce_remote_send to the low
+ *              group's first member and one to the other's, then each scatters in its group
+ * The groups' own steps are MPIR's intra-communicator algorithms; MPIR's barrier is node-aware
+ * when a group's members share nodes. FC__CA_AUTO for the non-blocking forms: not expanded. */
+unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t root, uint64_t n);
 
 /* The instance size n of fc__coll_expand that one member's record gives (bytes it sends, bytes2 it
  * receives); the members' records may differ (a root's and a leaf's), so callers take the largest. */

@@ -14,7 +14,8 @@
 typedef struct em {
     const fc__coll_sink *s;
     uint32_t p;
-    const uint32_t *map; /* NULL: the communicator itself */
+    const uint32_t *map; /* NULL: the communicator's members base .. base + p - 1 */
+    uint32_t base;
 } em;
 
 #define TRY(x)                                                                                     \
@@ -26,7 +27,7 @@ typedef struct em {
 
 static uint32_t who(const em *e, uint32_t peer)
 {
-    return e->map ? e->map[peer % e->p] : peer % e->p;
+    return e->map ? e->map[peer % e->p] : e->base + peer % e->p;
 }
 
 static int snd(const em *e, uint32_t peer, uint64_t b)
@@ -593,6 +594,8 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
         STEP(node_bcast(e, &d, mine, me, ld, 1));
         break;
     case FC_EV_MPI_Bcast:
+    case FC_EV_MPI_Ibcast:
+        /* MPIR_Ibcast_intra_sched_smp has alpha's messages, the leaders' part MPIR's Ibcast. */
         if (alg == FC__CA_COMPOSITION_ALPHA) {
             /* The root hands the buffer to its leader first. */
             if (root != d.leader[rk]) {
@@ -605,7 +608,7 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
                 }
             }
             if (lead)
-                STEP(among_leaders(e, &d, FC_EV_MPI_Bcast, mine, rk, n, s));
+                STEP(among_leaders(e, &d, kind, mine, rk, n, s));
             STEP(node_bcast(e, &d, mine, me, ld, n));
         } else {
             /* Beta: the root's node first (when the root is not its leader), then the leaders,
@@ -626,13 +629,15 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
         STEP(node_bcast(e, &d, mine, me, ld, n));
         break;
     case FC_EV_MPI_Reduce:
+    case FC_EV_MPI_Ireduce:
+        /* MPIR_Ireduce_intra_sched_smp has beta's messages, the leaders' part MPIR's Ireduce. */
         if (alg == FC__CA_COMPOSITION_BETA) {
             /* The other nodes reduce to their leaders, the leaders to the root's node, and the
              * root's node (its leader holding the others' part) to the root. */
             if (mine != rk)
                 STEP(node_reduce(e, &d, mine, me, ld, n));
             if (lead)
-                STEP(among_leaders(e, &d, FC_EV_MPI_Reduce, mine, rk, n, s));
+                STEP(among_leaders(e, &d, kind, mine, rk, n, s));
             if (mine == rk)
                 STEP(node_reduce(e, &d, mine, me, root, n));
         } else {
@@ -652,6 +657,44 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
             }
         }
         break;
+    case FC_EV_MPI_Scan:
+    case FC_EV_MPI_Iscan: {
+        /* MPIDI_Scan_intra_composition_alpha (MPIR_Scan_intra_smp without the device: the same
+         * messages), on nodes whose members are consecutive: the node's members scan among
+         * themselves (MPIR's recursive doubling on node_comm), the last hands the node's total to
+         * the leader, the leaders scan (MPIR's algorithm on node_roots_comm), each leader sends
+         * its prefix to the next node's, and each leader broadcasts in its node a flag (an int)
+         * and then, on every node but the first, the previous nodes' prefix.
+         * MPIR_Iscan_intra_sched_smp is the same without the flag. */
+        uint32_t first = d.start[mine], cnt = d.start[mine + 1] - first, last = d.member[first + cnt - 1];
+        if (cnt > 1) {
+            em sub = {.s = e->s, .p = cnt, .map = d.member + first};
+            STEP(flat(&sub, kind, FC__CA_RECURSIVE_DOUBLING, me - d.member[first], 0, n, n, NULL, NULL));
+            if (me == last) {
+                STEP(snd(e, ld, n));
+                STEP(wt(e));
+            } else if (lead) {
+                STEP(rcv(e, last, n));
+                STEP(wt(e));
+            }
+        }
+        if (lead) {
+            STEP(among_leaders(e, &d, kind, mine, 0, n, s));
+            if (mine + 1 < d.nn) {
+                STEP(snd(e, d.leader[mine + 1], n));
+                STEP(wt(e));
+            }
+            if (mine > 0) {
+                STEP(rcv(e, d.leader[mine - 1], n));
+                STEP(wt(e));
+            }
+        }
+        if (kind == FC_EV_MPI_Scan)
+            STEP(node_bcast(e, &d, mine, me, ld, sizeof(int32_t)));
+        if (mine > 0)
+            STEP(node_bcast(e, &d, mine, me, ld, n));
+        break;
+    }
     default:
         rc = FC_EUNSUPPORTED;
         break;
@@ -663,12 +706,293 @@ out:
     return rc < 0 ? rc : 0;
 }
 
+/* ---- inter-communicators: MPIR's *_inter_* algorithms ------------------------------------------ */
+
+/* MPIR's algorithm for kind on one group (members base .. base + size - 1, as the
+ * inter-communicator's local_comm), run by its member me with the root at its member root. MPIR
+ * selects for the group as for any intra-communicator; its barrier is node-aware when the group's
+ * members share nodes. */
+static int in_group(const em *e, uint32_t base, uint32_t size, unsigned kind, uint32_t me, uint32_t root, uint64_t n,
+                    const fc__coll_layout *lay)
+{
+    if (size < 2)
+        return 0;
+    em g = {.s = e->s, .p = size, .base = base};
+    const fc__coll_settings *s = lay->settings;
+    if (kind == FC_EV_MPI_Barrier && lay->node != NULL && fc__coll_node_aware(size, lay->node + base)) {
+        fc__coll_layout sub = {.node = lay->node + base, .settings = s};
+        return composition(&g, kind, FC__CA_COMPOSITION_ALPHA, me, 0, 0, &sub);
+    }
+    return flat(&g, kind, fc__coll_select(kind, size, n, s), me, root, n, n, NULL, NULL);
+}
+
+/* MPIR_Bcast_inter_remote_send_local_bcast from the group starting at from (its member 0 the
+ * root, MPI_ROOT) to the other: the root sends n bytes to the other group's member 0, which
+ * broadcasts them in its group. g0, gn: my group; r0: the other group's first member. */
+static int inter_bcast(const em *e, int sending, uint32_t me, uint32_t root, uint32_t g0, uint32_t gn, uint32_t r0,
+                       uint64_t n, const fc__coll_layout *lay)
+{
+    if (sending) {
+        if (me != root)
+            return 0;
+        TRY(snd(e, r0, n));
+        return wt(e);
+    }
+    if (me == g0) {
+        TRY(rcv(e, root, n));
+        TRY(wt(e));
+    }
+    return in_group(e, g0, gn, FC_EV_MPI_Bcast, me - g0, 0, n, lay);
+}
+
+static int inter(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t root, uint64_t n, uint64_t own,
+                 const fc__coll_layout *lay)
+{
+    uint32_t p = e->p, a = lay->inter;
+    int in_a = me < a, low = in_a;
+    uint32_t g0 = in_a ? 0 : a, gn = in_a ? a : p - a; /* my group */
+    uint32_t r0 = in_a ? a : 0, rn = in_a ? p - a : a; /* the other */
+    uint32_t lr = me - g0;
+    int root_here = (root < a) == in_a;
+    switch (kind) {
+    case FC_EV_MPI_Barrier:
+        /* MPIR_Barrier_inter_bcast: a barrier in each group, then a 1-byte broadcast from the low
+         * group's member 0 to the other group and one back. */
+        TRY(in_group(e, g0, gn, FC_EV_MPI_Barrier, lr, 0, 0, lay));
+        TRY(inter_bcast(e, low, me, low ? g0 : r0, g0, gn, r0, 1, lay));
+        return inter_bcast(e, !low, me, low ? r0 : g0, g0, gn, r0, 1, lay);
+    case FC_EV_MPI_Bcast:
+        return inter_bcast(e, root_here, me, root, g0, gn, r0, n, lay);
+    case FC_EV_MPI_Allreduce:
+        /* MPIR_Allreduce_inter_reduce_exchange_bcast: each group reduces to its member 0, the two
+         * exchange their results, each broadcasts the other's in its group. */
+        TRY(in_group(e, g0, gn, FC_EV_MPI_Reduce, lr, 0, n, lay));
+        if (lr == 0)
+            TRY(xchg(e, r0, r0, n));
+        return in_group(e, g0, gn, FC_EV_MPI_Bcast, lr, 0, n, lay);
+    case FC_EV_MPI_Reduce:
+        /* MPIR_Reduce_inter_local_reduce_remote_send: the other group reduces to its member 0,
+         * which sends the result to the root. */
+        if (root_here) {
+            if (me != root)
+                return 0;
+            TRY(rcv(e, r0, n));
+            return wt(e);
+        }
+        TRY(in_group(e, g0, gn, FC_EV_MPI_Reduce, lr, 0, n, lay));
+        if (lr != 0)
+            return 0;
+        TRY(snd(e, root, n));
+        return wt(e);
+    case FC_EV_MPI_Gather:
+        if (root_here) {
+            if (me != root)
+                return 0;
+            if (alg == FC__CA_LINEAR) {
+                /* MPIR_Gather_inter_linear: one blocking receive from each member in turn. */
+                for (uint32_t i = 0; i < rn; i++) {
+                    TRY(rcv(e, r0 + i, n));
+                    TRY(wt(e));
+                }
+                return 0;
+            }
+            TRY(rcv(e, r0, n * rn));
+            return wt(e);
+        }
+        if (alg != FC__CA_LINEAR) {
+            /* MPIR_Gather_inter_local_gather_remote_send: a gather in the group to its member 0,
+             * which sends the group's blocks to the root. */
+            TRY(in_group(e, g0, gn, FC_EV_MPI_Gather, lr, 0, n, lay));
+            if (lr != 0)
+                return 0;
+            n *= gn;
+        }
+        TRY(snd(e, root, n));
+        return wt(e);
+    case FC_EV_MPI_Scatter:
+        if (root_here) {
+            if (me != root)
+                return 0;
+            if (alg == FC__CA_LINEAR) {
+                for (uint32_t i = 0; i < rn; i++) {
+                    TRY(snd(e, r0 + i, n));
+                    TRY(wt(e));
+                }
+                return 0;
+            }
+            TRY(snd(e, r0, n * rn));
+            return wt(e);
+        }
+        if (alg == FC__CA_LINEAR) {
+            TRY(rcv(e, root, n));
+            return wt(e);
+        }
+        /* MPIR_Scatter_inter_remote_send_local_scatter: the root sends every block to the
+         * group's member 0, which scatters them in the group. */
+        if (lr == 0) {
+            TRY(rcv(e, root, n * gn));
+            TRY(wt(e));
+        }
+        return in_group(e, g0, gn, FC_EV_MPI_Scatter, lr, 0, n, lay);
+    case FC_EV_MPI_Allgather:
+        /* MPIR_Allgather_inter_local_gather_remote_bcast: each group gathers its blocks to its
+         * member 0, then the low group's broadcasts them to the other, and the other's back. */
+        TRY(in_group(e, g0, gn, FC_EV_MPI_Gather, lr, 0, n, lay));
+        TRY(inter_bcast(e, low, me, low ? g0 : r0, g0, gn, r0, n * (low ? gn : rn), lay));
+        return inter_bcast(e, !low, me, low ? r0 : g0, g0, gn, r0, n * (low ? rn : gn), lay);
+    case FC_EV_MPI_Gatherv:
+        /* MPIR_Gatherv_allcomm_linear: the root posts a receive from each member of the other
+         * group and waits for all; each of them sends its block (its own bytes) to the root. */
+        if (root_here) {
+            if (me != root)
+                return 0;
+            for (uint32_t i = 0; i < rn; i++)
+                TRY(rcv(e, r0 + i, 0));
+            return wt(e);
+        }
+        if (own == 0)
+            return 0;
+        TRY(snd(e, root, own));
+        return wt(e);
+    case FC_EV_MPI_Scatterv:
+        /* MPIR_Scatterv_allcomm_linear: the root posts a send to each member of the other group
+         * (its counts index that group) and waits for all. */
+        if (root_here) {
+            if (me != root)
+                return 0;
+            for (uint32_t i = 0; i < rn; i++)
+                TRY(snd(e, r0 + i, lay->to ? lay->to[i] : own / rn));
+            return wt(e);
+        }
+        TRY(rcv(e, root, 0));
+        return wt(e);
+    case FC_EV_MPI_Allgatherv: {
+        /* MPIR_Allgatherv_inter_remote_gather_local_bcast: a linear gatherv of the other group's
+         * blocks to the low group's member 0, then of the low group's to the other's member 0,
+         * then each member 0 broadcasts what it received in its group (MPIR's algorithm for the
+         * other group's blocks together: its members' counts, or the largest block each). */
+        uint64_t theirs = 0;
+        for (uint32_t i = 0; i < rn; i++)
+            theirs += lay->from ? lay->from[i] : n;
+        for (int phase = 0; phase < 2; phase++) {
+            int receiving = (phase == 0) == low;
+            if (receiving && lr == 0) {
+                for (uint32_t i = 0; i < rn; i++)
+                    TRY(rcv(e, r0 + i, 0));
+                TRY(wt(e));
+            } else if (!receiving && own > 0) {
+                TRY(snd(e, r0, own));
+                TRY(wt(e));
+            }
+        }
+        return in_group(e, g0, gn, FC_EV_MPI_Bcast, lr, 0, theirs, lay);
+    }
+    case FC_EV_MPI_Reduce_scatter:
+    case FC_EV_MPI_Reduce_scatter_block:
+        /* MPIR_Reduce_scatter_inter_remote_reduce_local_scatter: the other group reduces to its
+         * member 0, which sends the result to the low group's member 0, then the low group does
+         * the same towards the other's member 0 (local_reduce_remote_send, n bytes), and each
+         * member 0 scatters the result in its group (linear, a block of n / size each). */
+        for (int phase = 0; phase < 2; phase++) {
+            int receiving = (phase == 0) == low;
+            if (receiving) {
+                if (lr == 0) {
+                    TRY(rcv(e, r0, n));
+                    TRY(wt(e));
+                }
+            } else {
+                TRY(in_group(e, g0, gn, FC_EV_MPI_Reduce, lr, 0, n, lay));
+                if (lr == 0) {
+                    TRY(snd(e, r0, n));
+                    TRY(wt(e));
+                }
+            }
+        }
+        if (gn < 2)
+            return 0;
+        if (lr == 0) {
+            for (uint32_t i = 1; i < gn; i++)
+                TRY(snd(e, g0 + i, n / gn));
+            return wt(e);
+        }
+        TRY(rcv(e, g0, 0));
+        return wt(e);
+    case FC_EV_MPI_Alltoall:
+    case FC_EV_MPI_Alltoallv:
+    case FC_EV_MPI_Alltoallw: {
+        /* MPIR_Alltoall(v, w)_inter_pairwise_exchange: max(gn, rn) steps; at step i, send to
+         * member (lr + i) of the other group and receive from member (lr - i), each when it
+         * exists. The v and w counts index the other group. */
+        uint32_t mx = gn > rn ? gn : rn;
+        uint64_t each = rn ? own / rn : 0;
+        for (uint32_t i = 0; i < mx; i++) {
+            uint32_t dst = (lr + i) % mx, src = (lr + mx - i) % mx;
+            int any = 0;
+            if (dst < rn) {
+                TRY(snd(e, r0 + dst, lay->to ? lay->to[dst] : each));
+                any = 1;
+            }
+            if (src < rn) {
+                TRY(rcv(e, r0 + src, lay->from ? lay->from[src] : each));
+                any = 1;
+            }
+            if (any)
+                TRY(wt(e));
+        }
+        return 0;
+    }
+    default:
+        return FC_EUNSUPPORTED;
+    }
+}
+
+unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t root, uint64_t n)
+{
+    /* Gather and Scatter switch on the bytes all the leaf group's members contribute. */
+    uint64_t leaves = root < a ? b : a;
+    switch (kind) {
+    case FC_EV_MPI_Barrier:
+        return FC__CA_INTER_BCAST;
+    case FC_EV_MPI_Bcast:
+        return FC__CA_REMOTE_SEND_LOCAL_BCAST;
+    case FC_EV_MPI_Allreduce:
+        return FC__CA_REDUCE_EXCHANGE_BCAST;
+    case FC_EV_MPI_Reduce:
+        return FC__CA_LOCAL_REDUCE_REMOTE_SEND;
+    case FC_EV_MPI_Gather:
+        return n * leaves < 2048 ? FC__CA_LOCAL_GATHER_REMOTE_SEND : FC__CA_LINEAR;
+    case FC_EV_MPI_Scatter:
+        return n * leaves < 2048 ? FC__CA_REMOTE_SEND_LOCAL_SCATTER : FC__CA_LINEAR;
+    case FC_EV_MPI_Allgather:
+        return FC__CA_LOCAL_GATHER_REMOTE_BCAST;
+    case FC_EV_MPI_Gatherv:
+    case FC_EV_MPI_Scatterv:
+        return FC__CA_LINEAR;
+    case FC_EV_MPI_Allgatherv:
+        return FC__CA_REMOTE_GATHER_LOCAL_BCAST;
+    case FC_EV_MPI_Reduce_scatter:
+    case FC_EV_MPI_Reduce_scatter_block:
+        return FC__CA_REMOTE_REDUCE_LOCAL_SCATTER;
+    case FC_EV_MPI_Alltoall:
+    case FC_EV_MPI_Alltoallv:
+    case FC_EV_MPI_Alltoallw:
+        return FC__CA_PAIRWISE_EXCHANGE;
+    default:
+        return FC__CA_AUTO;
+    }
+}
+
 int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
                        uint64_t own, const fc__coll_layout *lay, const fc__coll_sink *sink)
 {
     em e = {.s = sink, .p = p, .map = NULL};
     if (p <= 1)
         return 0;
+    if (lay != NULL && lay->inter != 0) {
+        if (lay->inter >= p || me >= p || root >= p || alg == FC__CA_AUTO)
+            return FC_EUNSUPPORTED;
+        return inter(&e, kind, alg, me, root, n, own, lay);
+    }
     if (alg == FC__CA_COMPOSITION_ALPHA || alg == FC__CA_COMPOSITION_BETA) {
         if (lay == NULL || (lay->node == NULL && lay->nodes == NULL) || me >= p || root >= p)
             return FC_EUNSUPPORTED;

@@ -273,6 +273,25 @@ int fc__coll_node_aware(uint32_t p, const uint32_t *node)
     return aware;
 }
 
+/* 1 when each node's members are consecutive member indices (MPII_Comm_is_node_consecutive: the
+ * nodes, numbered in the order of their first members, never decrease along the members). */
+static int node_consecutive(uint32_t p, const fc__coll_layout *lay)
+{
+    fc__coll_nodes own;
+    const fc__coll_nodes *d = lay->nodes;
+    if (d == NULL || d->p != p) {
+        if (lay->node == NULL || fc__coll_nodes_build(p, lay->node, &own) < 0)
+            return 0; /* out of memory: MPIR's algorithm stands in */
+        d = &own;
+    }
+    int yes = 1;
+    for (uint32_t i = 1; i < p && yes; i++)
+        yes = d->of[i] == d->of[i - 1] || d->of[i] == d->of[i - 1] + 1;
+    if (d == &own)
+        fc__coll_nodes_free(&own);
+    return yes;
+}
+
 unsigned fc__coll_select_in(unsigned kind, uint32_t p, uint64_t n, const fc__coll_layout *lay)
 {
     const fc__coll_settings *s = lay ? lay->settings : NULL;
@@ -285,6 +304,27 @@ unsigned fc__coll_select_in(unsigned kind, uint32_t p, uint64_t n, const fc__col
      * between nodes of the device's alpha composition. */
     if (kind == FC_EV_MPI_Barrier && !(s != NULL && s->no_device[kind] && s->force[kind] != FC__CA_AUTO))
         return FC__CA_COMPOSITION_ALPHA;
+    /* Scan is node-aware at both levels when each node's members are consecutive ranks: the
+     * device's composition alpha, or MPIR's "smp" algorithm with the same messages, unless an
+     * algorithm is forced with the device off. */
+    if (kind == FC_EV_MPI_Scan) {
+        if (!node_consecutive(p, lay) || (s != NULL && s->no_device[kind] && s->force[kind] != FC__CA_AUTO))
+            return flat;
+        return FC__CA_COMPOSITION_ALPHA;
+    }
+    /* The non-blocking forms go to MPIR, whose table takes the node-aware schedules ("smp") on
+     * such a communicator, with the messages of the blocking compositions: Ibcast alpha's,
+     * Ireduce beta's (operations taken as commutative), Iscan alpha's on consecutive nodes.
+     * An algorithm the run forces for them stands. */
+    if (kind == FC_EV_MPI_Ibcast || kind == FC_EV_MPI_Ireduce || kind == FC_EV_MPI_Iscan) {
+        if (s != NULL && s->force[kind] != FC__CA_AUTO)
+            return flat;
+        if (kind == FC_EV_MPI_Ibcast)
+            return FC__CA_COMPOSITION_ALPHA;
+        if (kind == FC_EV_MPI_Ireduce)
+            return FC__CA_COMPOSITION_BETA;
+        return node_consecutive(p, lay) ? FC__CA_COMPOSITION_ALPHA : flat;
+    }
     if (s != NULL && s->no_device[kind])
         return flat;
     switch (kind) {

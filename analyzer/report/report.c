@@ -118,7 +118,7 @@ void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, voi
         if (c->inter_records[k])
             warn(fn, arg,
                  "%s on an inter-communicator (%" PRIu64 " record%s on its members): not expanded into "
-                 "messages (flowcut has no model of MPICH's inter-communicator algorithms)",
+                 "messages (flowcut has no model of MPICH's inter-communicator algorithm for it)",
                  fc_event_kind_name(k), c->inter_records[k], c->inter_records[k] == 1 ? "" : "s");
     if (m->ninter == 0)
         warn(fn, arg, "no inter-node traffic: every message%s stays inside its node, so there is nothing to label "

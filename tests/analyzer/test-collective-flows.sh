@@ -180,6 +180,49 @@ check disagree MPI_Allreduce 64 8 composition_alpha
 grep -q "1 collective call with members missing or disagreeing.*1 records of another call left out" "$scratch/disagree.json" ||
     fail_later "disagree: not in the warnings"
 
+# ---- a rank file cut: the run ends for rank 7 after the first of two all-to-alls (its file has no
+# END block), then the same trace with rank 7's file cut in the middle of its events block (all
+# its records lost). The first case expands the first call for all 8 (48 flows of 1 MiB, as a2a)
+# and the second for the 7 present (36, as missing): 84 MiB; the second case expands both for 7:
+# 72 MiB. The warnings name the partial rank and the calls with members missing.
+{
+    echo "ranks 8"
+    for r in 0 1 2 3 4 5 6 7; do echo "node $r n$((r / 2))"; done
+    for r in 0 1 2 3 4 5 6 7; do
+        echo "ev $r MPI_Alltoall $((10 + r)) 5000 -1 0 $((8 * MIB)) 0 b2=$((8 * MIB))"
+        if [ $r = 7 ]; then echo "partial 7"; continue; fi
+        echo "ev $r MPI_Alltoall 6000 9000 -1 0 $((8 * MIB)) 0 b2=$((8 * MIB))"
+        echo "ev $r MPI_Finalize 9500 9501 -1 0 0 0"
+    done
+} | gen cut
+spec MPI_Alltoall $((8 * MIB)) $((8 * MIB)) -1 |
+    sed "s/^ev \([0-7]\) MPI_Finalize .*/ev \1 MPI_Alltoall 6000 9000 -1 0 $((8 * MIB)) 0 b2=$((8 * MIB))/" | gen cutblock
+f=$scratch/cutblock/rank-000007.fct
+[ -f "$f" ] && truncate -s $(($(wc -c <"$f") * 3 / 4)) "$f" || fail_later "cutblock: no rank 7 file"
+for c in "cut 84 1" "cutblock 72 2"; do
+    set -- $c
+    "$flowcut" analyze --format json --model none -o "$scratch/$1.json" "$scratch/$1" 2>"$scratch/$1.err" ||
+        { fail_later "$1: exit $? ($(cat "$scratch/$1.err"))"; continue; }
+    "$PY" - "$scratch/$1.json" "$2" "$3" <<'EOF' || fail_later "$1: JSON checks"
+import json, sys
+j = json.load(open(sys.argv[1]))
+mib, incomplete = int(sys.argv[2]), int(sys.argv[3])
+a2a = [f for f in j["flows"] if f["collective"] == "MPI_Alltoall"]
+assert sum(f["bytes"] for f in a2a) == mib * 1048576 and len(a2a) == mib, (sum(f["bytes"] for f in a2a), len(a2a))
+assert [x["calls"] for x in j["collectives"]["by_kind"] if x["collective"] == "MPI_Alltoall"] == [2]
+w = j["warnings"]
+assert [x for x in w if x.startswith("rank 7 is partial")], w
+assert [x for x in w if x.startswith("%d collective call" % incomplete) and "members missing" in x], w
+EOF
+done
+
+# ---- MPI_Scan of 8 bytes on the 4 nodes of consecutive ranks: the ch4 device's composition alpha
+# (MPIDI_Scan_intra_composition_alpha). The leaders 0, 2, 4, 6 run recursive doubling (0-2, 4-6,
+# then 0-4, 2-6: 8 messages) and pass their prefix along 0 > 2 > 4 > 6 (3): 11 inter-node
+# messages of 8 bytes; everything else stays inside the nodes.
+spec MPI_Scan 8 8 -1 | gen scan
+check scan MPI_Scan 88 11 composition_alpha
+
 # ---- every rank on one node: no inter-node traffic, said in one line, every member present. The
 # all-reduce is MPICH's shared-memory one (release-gather): ranks 1..3 to rank 0 and back, 6
 # intra-node messages.

@@ -6,12 +6,19 @@
 # of a run of the same program without them subtracted:
 #   - as `flowcut cluster mpiexec` runs by default (MPIR_CVAR_NOLOCAL=1: every rank is its own node
 #     to MPICH, which runs MPIR's algorithms on all 8): Alltoall of 64 KiB a peer (pairwise),
-#     Allreduce of 64 KiB (Rabenseifner), Bcast of 8 KiB (binomial), 256 KiB (scatter, recursive
-#     doubling) and 1 MiB (scatter, ring) from rank 1;
+#     Allreduce of 64 KiB (Rabenseifner), Scan of 64 KiB (recursive doubling), Bcast of 8 KiB
+#     (binomial), 256 KiB (scatter, recursive doubling) and 1 MiB (scatter, ring) from rank 1;
 #   - with MPICH's cliques making the 4 nodes of 2 its own view (MPIR_CVAR_NOLOCAL=0,
 #     MPIR_CVAR_NUM_CLIQUES=4 in blocks): the ch4 device's node-aware compositions, where the
-#     small and medium broadcasts leave nodes 1 and 3 silent and the all-reduce runs on the 4 node
-#     leaders.
+#     small and medium broadcasts leave nodes 1 and 3 silent, the all-reduce runs on the 4 node
+#     leaders, and the scan (its nodes' ranks consecutive) sends 11 of its 64 KiB messages between
+#     nodes where recursive doubling on all 8 sends 16;
+#   - on the inter-communicator between the even and the odd ranks (the first mode only, against
+#     a run that creates it and does nothing else): Bcast of 256 KiB from rank 0
+#     (remote_send_local_bcast: 0 > 1 inside node 0, then the odd group's binomial tree 1 > 5,
+#     1 > 3, 5 > 7, so nodes 1 and 3 send nothing), and Alltoall of 64 KiB a peer
+#     (pairwise_exchange: at step s even rank 2l sends to odd rank 2((l + s) mod 4) + 1 and back,
+#     on another node at steps 1-3: each rank sends 3 x 64 KiB off its node, 6 x 64 KiB a node a call).
 # The headers: a point-to-point run of 64 KiB messages in each mode gives the sender's bytes per
 # payload byte (1 + h: TCP/IP and UCX headers, 0.6 % here) and the receiver's (a: its ACKs, 0.5 %).
 # A node's expected count is out (1 + h) + in a, out and in the expansion's bytes leaving and
@@ -56,10 +63,18 @@ for mode in flat cliques; do
     run $mode send -c send -b 65536 -r 50
     run $mode alltoall -c alltoall -b 65536 -r 10
     run $mode allreduce -c allreduce -b 65536 -r 20
+    run $mode scan -c scan -b 65536 -r 20
     run $mode bcast8k -c bcast -b 8192 -r 50 -R 1
     run $mode bcast256k -c bcast -b 262144 -r 20 -R 1
     run $mode bcast1m -c bcast -b 1048576 -r 10 -R 1
-    for name in send alltoall allreduce bcast8k bcast256k bcast1m; do
+    inter=
+    if [ $mode = flat ]; then
+        run $mode interempty -c inter-bcast -b 8 -r 0
+        run $mode interbcast -c inter-bcast -b 262144 -r 20
+        run $mode interalltoall -c inter-alltoall -b 65536 -r 10
+        inter="interbcast interalltoall"
+    fi
+    for name in send alltoall allreduce scan bcast8k bcast256k bcast1m $inter; do
         "$flowcut" analyze --format json -o "$work/$mode-$name.json" "$work/$mode-$name" 2>"$work/err" ||
             { cat "$work/err"; fail "analyze $mode $name"; }
     done
@@ -69,21 +84,24 @@ done
 "$PYTHON3" - "$work" <<'PY' || fail "bytes on the links"
 import json, sys
 work = sys.argv[1]
-coll = {"send": None, "alltoall": "MPI_Alltoall", "allreduce": "MPI_Allreduce", "bcast8k": "MPI_Bcast",
+coll = {"send": None, "alltoall": "MPI_Alltoall", "allreduce": "MPI_Allreduce", "scan": "MPI_Scan", "bcast8k": "MPI_Bcast",
         "bcast256k": "MPI_Bcast", "bcast1m": "MPI_Bcast"}
 # Which nodes send in each case of the cliques run (the compositions), by hand: the 8 KiB broadcast
 # from rank 1 (alpha) goes 1 > 0 inside node 0, then leaders 0 > 4, 0 > 2, 4 > 6; the 256 KiB one
 # (beta) the same between nodes; nodes 1 and 3 send nothing.
-silent = {("cliques", "bcast8k"): (1, 3), ("cliques", "bcast256k"): (1, 3)}
+silent = {("cliques", "bcast8k"): (1, 3), ("cliques", "bcast256k"): (1, 3), ("flat", "interbcast"): (1, 3)}
+inter = {"interbcast": "MPI_Bcast", "interalltoall": "MPI_Alltoall"}
 bad = 0
 for mode in ("flat", "cliques"):
     rows = {}
     for line in open("%s/%s.tx" % (work, mode)):
         v = line.split()
         rows[v[0]] = [int(v[5 + i]) - int(v[1 + i]) for i in range(4)]
-    net = {k: [r[i] - rows["empty"][i] for i in range(4)] for k, r in rows.items() if k != "empty"}
+    net = {k: [r[i] - rows["interempty" if k in inter else "empty"][i] for i in range(4)]
+           for k, r in rows.items() if k not in ("empty", "interempty")}
+    cases = dict(coll, **(inter if mode == "flat" else {}))
     flows = {}
-    for name, c in coll.items():
+    for name, c in cases.items():
         j = json.load(open("%s/%s-%s.json" % (work, mode, name)))
         out, inn = [0] * 4, [0] * 4
         for f in j["flows"]:
@@ -98,7 +116,16 @@ for mode in ("flat", "cliques"):
     a = net["send"][2] / inn[2]
     print("%s: headers %.2f %% of the payload sent, ACKs %.2f %% of the payload received" % (mode, 100 * h, 100 * a))
     assert 0 <= h < 0.05 and 0 <= a < 0.05, (h, a)
-    for name in ("alltoall", "allreduce", "bcast8k", "bcast256k", "bcast1m"):
+    # The scan's messages between nodes, by hand (scan_composition of test-collective-algorithms.c):
+    # 20 calls of 11 (cliques: the leaders' recursive doubling and their chain) or 16 (flat: the
+    # steps at distances 2 and 4) messages of 64 KiB.
+    out, inn, _ = flows["scan"]
+    assert sum(out) == 20 * (11 if mode == "cliques" else 16) * 65536, (mode, out)
+    if mode == "flat":
+        # The inter-communicator cases' bytes by hand (the header of this file).
+        assert flows["interbcast"][0] == [2 * 20 * 262144, 0, 20 * 262144, 0], flows["interbcast"][0]
+        assert flows["interalltoall"][0] == [10 * 6 * 65536] * 4, flows["interalltoall"][0]
+    for name in [x for x in cases if x != "send"]:
         out, inn, algs = flows[name]
         for i in range(4):
             want = out[i] * (1 + h) + inn[i] * a

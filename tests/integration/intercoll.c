@@ -1,8 +1,9 @@
 /* intercoll.c: collectives on an inter-communicator between the even and the odd ranks of the
  * world, as coupled codes exchange boundary data between two solvers: a broadcast from the first
- * even rank to the odd group, an all-reduce and an all-to-all across the groups, and a barrier.
- * Each rank checks what it received; rank 0 prints "intercoll ok" and the program exits 0, or the
- * number of wrong values and exits 1. Needs an even number of ranks, at least 2. */
+ * even rank to the odd group, an all-reduce and an all-to-all across the groups, a barrier and a
+ * non-blocking barrier. Each rank checks what it received; rank 0 prints "intercoll ok" and the
+ * program exits 0, or the number of wrong values and exits 1. Needs an even number of ranks, at
+ * least 2. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -42,6 +43,10 @@ int main(int argc, char **argv)
     for (int j = 0; j < np / 2; j++)
         bad += in[j] != (2 * j + 1 - color) * 100 + local;
     MPI_Barrier(inter);
+    /* A non-blocking barrier across the groups, completed by a wait. */
+    MPI_Request rq;
+    MPI_Ibarrier(inter, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&half);
     MPI_Reduce(&bad, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);

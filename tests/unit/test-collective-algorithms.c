@@ -260,7 +260,8 @@ static int sends_to(const member *m, uint32_t from, uint32_t to)
 /* The ch4 device's choice (its JSON table in libmpich 4.0.2) for 8 members, 2 on each of 4 nodes:
  * Bcast alpha below 12288 bytes, beta below 524288 (8 is a power of two), MPIR's algorithm on
  * everyone above; Allreduce alpha at any size; Reduce beta up to 2048 bytes, alpha above; Alltoall
- * MPIR's. One member a node, or the non-blocking forms, take MPIR's algorithm. */
+ * MPIR's. One member a node takes MPIR's algorithm; the non-blocking Ibcast takes MPIR's "smp"
+ * schedule (its table's choice on such a communicator), which has alpha's messages. */
 static void test_ch4_selection(void **state)
 {
     (void)state;
@@ -281,7 +282,8 @@ static void test_ch4_selection(void **state)
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 12, 12288, &l12), FC__CA_BINOMIAL);
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 12, 12289, &l12), FC__CA_SCATTER_RING_ALLGATHER);
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Bcast, 8, 100, &one), FC__CA_BINOMIAL);
-    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Ibcast, 8, 100, &l), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Ibcast, 8, 100, &l), FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Ibcast, 8, 100, &one), FC__CA_BINOMIAL);
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 8, &l), FC__CA_COMPOSITION_ALPHA);
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 1u << 24, &l), FC__CA_COMPOSITION_ALPHA);
     assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 1u << 24, &one), FC__CA_REDUCE_SCATTER_ALLGATHER);
@@ -373,6 +375,255 @@ static void test_ch4_compositions(void **state)
     expand_on(FC_EV_MPI_Reduce, 8, 5, 1024, node, NULL, m, &alg);
     assert_int_equal(alg, FC__CA_COMPOSITION_BETA);
     assert_true(sends_to(m, 4, 5) && !sends_to(m, 5, 4) && sends_to(m, 1, 0) && !sends_to(m, 0, 5));
+}
+
+/* Inter-node bytes of every member's sends. */
+static uint64_t inter_bytes(const member *m, uint32_t p, const uint32_t *node)
+{
+    uint64_t sum = 0;
+    for (uint32_t me = 0; me < p; me++)
+        for (size_t i = 0; i < m[me].n; i++)
+            if (m[me].v[i].send && node[me] != node[m[me].v[i].peer])
+                sum += m[me].v[i].bytes;
+    return sum;
+}
+
+/* MPI_Scan on nodes whose members are consecutive: MPIDI_Scan_intra_composition_alpha, by its
+ * code. 8 members 2 a node, n bytes: inside each node 2k and 2k + 1 exchange (recursive doubling
+ * on 2) and 2k + 1 hands the node's total to 2k; the leaders 0, 2, 4, 6 run recursive doubling
+ * (0-2 and 4-6, then 0-4 and 2-6: 8 messages of n between nodes), then pass their prefix along
+ * the chain 0 > 2 > 4 > 6 (3 more), and each leader broadcasts in its node: 11 n between nodes,
+ * 2 n of them from node 0 to node 1 and from node 2 to node 3, none from node 3 to node 0. MPIR's
+ * recursive doubling on all 8 (the nodes not consecutive: 0, 1, 2, 3, 0, 1, 2, 3) crosses nodes
+ * at distances 1 and 2 but not 4: 8 x 2 = 16 messages of n. 6 members on nodes 0, 0, 0, 1, 1, 2:
+ * node 0 scans among 0, 1, 2 (0-1, then 0-2), 2 sends to 0; the leaders 0, 3, 5 exchange 0-3,
+ * then 0-5 (3 has no partner at distance 2 among 3), and the chain 0 > 3 > 5: 6 n between
+ * nodes. With the device off MPIR's "smp" scan has the composition's messages; an algorithm
+ * forced then is honoured. Exscan has MPIR's recursive doubling everywhere. */
+static void test_scan_composition(void **state)
+{
+    (void)state;
+    static const uint32_t node[8] = {0, 0, 1, 1, 2, 2, 3, 3}, mixed[8] = {0, 1, 2, 3, 0, 1, 2, 3};
+    static const uint32_t six[6] = {0, 0, 0, 1, 1, 2};
+    member m[8];
+    unsigned alg;
+    const uint64_t n = 1000;
+    expand_on(FC_EV_MPI_Scan, 8, 0, n, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(inter_bytes(m, 8, node), 11 * n);
+    assert_int_equal(between(m, 8, node, 0, 1), 2 * n);
+    assert_int_equal(between(m, 8, node, 2, 3), 2 * n);
+    assert_int_equal(between(m, 8, node, 1, 0), n);
+    assert_int_equal(between(m, 8, node, 3, 0), 0);
+    assert_true(sends_to(m, 1, 0) && sends_to(m, 0, 1) && !sends_to(m, 1, 2) && sends_to(m, 4, 6) && sends_to(m, 6, 7));
+    expand_on(FC_EV_MPI_Scan, 8, 0, n, mixed, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(inter_bytes(m, 8, mixed), 16 * n);
+    expand_on(FC_EV_MPI_Scan, 6, 0, n, six, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(inter_bytes(m, 6, six), 6 * n);
+    assert_true(sends_to(m, 2, 0) && sends_to(m, 0, 5) && sends_to(m, 3, 5) && !sends_to(m, 5, 3) && !sends_to(m, 1, 2));
+    fc__coll_settings s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_DEVICE_COLLECTIVES", "0"), 1);
+    expand_on(FC_EV_MPI_Scan, 8, 0, n, node, &s, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_SCAN_INTRA_ALGORITHM", "recursive_doubling"), 1);
+    expand_on(FC_EV_MPI_Scan, 8, 0, n, node, &s, m, &alg);
+    assert_int_equal(alg, FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(inter_bytes(m, 8, node), 16 * n);
+    expand_on(FC_EV_MPI_Exscan, 8, 0, n, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_RECURSIVE_DOUBLING);
+    /* MPIR_Iscan_intra_sched_smp: the composition's messages without the 4-byte flag. */
+    expand_on(FC_EV_MPI_Iscan, 8, 0, n, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    assert_int_equal(inter_bytes(m, 8, node), 11 * n);
+    for (uint32_t i = 0; i < 8; i++)
+        for (size_t k = 0; k < m[i].n; k++)
+            assert_int_equal(m[i].v[k].bytes, n);
+    expand_on(FC_EV_MPI_Iscan, 8, 0, n, mixed, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_RECURSIVE_DOUBLING);
+}
+
+/* The non-blocking broadcast and reduce on 8 members 2 a node take MPIR's "smp" schedules
+ * (MPIR_Ibcast_intra_sched_smp, MPIR_Ireduce_intra_sched_smp), whose messages are those of the
+ * blocking compositions alpha and beta (test_ch4_compositions): an Ibcast of 4096 bytes from 1
+ * sends n from node 0 to nodes 1 and 2 and from node 2 to node 3, nothing else between nodes; an
+ * Ireduce to 5 of any size goes to leader 4 through the leaders, then 4 > 5. A forced algorithm
+ * is honoured: MPIR's binomial Ibcast on all 8 sends from node 0 three times (1 > 5, 1 > 3,
+ * 1 > 2). */
+static void test_nonblocking_smp(void **state)
+{
+    (void)state;
+    static const uint32_t node[8] = {0, 0, 1, 1, 2, 2, 3, 3};
+    member m[8];
+    unsigned alg;
+    const uint64_t n = 4096;
+    expand_on(FC_EV_MPI_Ibcast, 8, 1, n, node, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_COMPOSITION_ALPHA);
+    for (uint32_t a = 0; a < 4; a++)
+        for (uint32_t b = 0; b < 4; b++)
+            if (a != b)
+                assert_int_equal(between(m, 8, node, a, b), (a == 0 && (b == 1 || b == 2)) || (a == 2 && b == 3) ? n : 0);
+    for (uint64_t size = 1024; size <= 1u << 20; size *= 1024) {
+        expand_on(FC_EV_MPI_Ireduce, 8, 5, size, node, NULL, m, &alg);
+        assert_int_equal(alg, FC__CA_COMPOSITION_BETA);
+        assert_true(sends_to(m, 4, 5) && !sends_to(m, 5, 4) && sends_to(m, 1, 0) && !sends_to(m, 0, 5));
+    }
+    fc__coll_settings s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_IBCAST_INTRA_ALGORITHM", "sched_binomial"), 1);
+    expand_on(FC_EV_MPI_Ibcast, 8, 1, n, node, &s, m, &alg);
+    assert_int_equal(alg, FC__CA_BINOMIAL);
+    assert_int_equal(between(m, 8, node, 0, 1) + between(m, 8, node, 0, 2), 3 * n);
+}
+
+/* Every member's part on an inter-communicator of groups {0, 1, 2} (the low one) and {3, 4}, each
+ * member a node of its own. */
+static void expand_inter_to(unsigned kind, uint32_t root, uint64_t n, const uint64_t *own, const uint64_t *to,
+                            member *out, unsigned *alg)
+{
+    static const uint32_t node[5] = {0, 1, 2, 3, 4};
+    fc__coll_layout lay = {.node = node, .inter = 3, .to = to};
+    *alg = fc__coll_select_inter(kind, 3, 2, root, n);
+    for (uint32_t me = 0; me < 5; me++) {
+        memset(&out[me], 0, sizeof out[me]);
+        fc__coll_sink sk = {.post = on_post, .wait = on_wait, .ctx = &out[me]};
+        assert_int_equal(fc__coll_expand_in(kind, *alg, 5, me, root, n, own ? own[me] : n, &lay, &sk), 0);
+    }
+    assert_paired(out, 5);
+}
+
+static void expand_inter(unsigned kind, uint32_t root, uint64_t n, const uint64_t *own, member *out, unsigned *alg)
+{
+    expand_inter_to(kind, root, n, own, NULL, out, alg);
+}
+
+static uint64_t sent_bytes(const member *m, uint32_t p)
+{
+    uint64_t sum = 0;
+    for (uint32_t me = 0; me < p; me++)
+        for (size_t i = 0; i < m[me].n; i++)
+            if (m[me].v[i].send)
+                sum += m[me].v[i].bytes;
+    return sum;
+}
+
+/* The bytes of one edge a > b (0 when there is none). */
+static uint64_t edge(const member *m, uint32_t a, uint32_t b)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < m[a].n; i++)
+        if (m[a].v[i].send && m[a].v[i].peer == b)
+            sum += m[a].v[i].bytes;
+    return sum;
+}
+
+/* MPICH 4.0.2's inter-communicator algorithms (MPIR_*_inter_*), by their code, on groups A = {0,
+ * 1, 2} (low) and B = {3, 4}:
+ *   Bcast of 100 from 1: 1 > 3 (the other group's first member), 3 > 4 (its binomial tree): 200.
+ *   Reduce of 100 to 4: A reduces to 0 (binomial on 3: 1 > 0, 2 > 0), 0 > 4: 300.
+ *   Allreduce of 8: A reduces to 0 (1 > 0, 2 > 0), B to 3 (4 > 3), 0 and 3 exchange, 0 broadcasts
+ *   in A (0 > 2, 0 > 1), 3 in B (3 > 4): 8 messages, 64 bytes.
+ *   Alltoall, A's members sending 10 bytes to each of B's 2, B's 7 to each of A's 3: pairwise
+ *   over max(3, 2) = 3 steps, each pair once each way: 3 x 20 + 2 x 21 = 102 bytes; A's member 2
+ *   has nothing to do at step 0 (its partner 2 + 0 is not in B), so it waits twice only.
+ *   Gather of 100-byte blocks to 0: B's 200 < 2048, so 4 > 3 (100) and 3 > 0 (200); of 1024-byte
+ *   blocks (2048): linear, 3 > 0 and 4 > 0, 1024 each, 0 receiving one after the other.
+ *   Scatter of 100-byte blocks from 4: A's 300 < 2048: 4 > 0 (300), then 0's binomial scatter on
+ *   3 (0 > 2 and 0 > 1, a block each): 500; of 1024-byte blocks: 4 > 0, 4 > 1, 4 > 2, 1024 each.
+ *   Allgather of 10-byte blocks: A gathers to 0 (1 > 0, 2 > 0), B to 3 (4 > 3); 0 > 3 (30), 3 > 4
+ *   (30), then 3 > 0 (20), 0 > 2 and 0 > 1 (20 each): 150.
+ *   Barrier: dissemination in A (6 messages of 0 bytes) and B (2), then 1 byte 0 > 3, 3 > 4, and
+ *   back 3 > 0, 0 > 2, 0 > 1: 5 bytes, 0 sending to 3 before it receives from 3.
+ *   Gatherv to 0, B's members sending 30 and 40 bytes: 3 > 0, 4 > 0, all received in one wait.
+ *   Scatterv from 4, its counts 5, 6, 7 for A's members: 4 > 0, 4 > 1, 4 > 2: 18 bytes.
+ *   Allgatherv of A's blocks of 10, 11, 12 bytes and B's of 20, 21 (no counts: a block is at most
+ *   12 bytes): B's blocks to 0 (41), A's to 3 (33), then 0 broadcasts B's 2 x 12 bytes in A
+ *   (0 > 2, 0 > 1) and 3 A's 3 x 12 in B (3 > 4): 41 + 33 + 48 + 36 = 158 bytes.
+ *   Reduce_scatter of 60 bytes: B reduces to 3 (4 > 3), 3 > 0; A reduces to 0 (1 > 0, 2 > 0),
+ *   0 > 3; 0 scatters 20 bytes to 1 and 2, 3 30 bytes to 4: 60 + 60 + 120 + 60 + 40 + 30 = 370. */
+static void test_inter_algorithms(void **state)
+{
+    (void)state;
+    member m[5];
+    unsigned alg;
+    expand_inter(FC_EV_MPI_Bcast, 1, 100, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_SEND_LOCAL_BCAST);
+    assert_int_equal(sent_bytes(m, 5), 200);
+    assert_int_equal(edge(m, 1, 3), 100);
+    assert_int_equal(edge(m, 3, 4), 100);
+    assert_int_equal(m[0].n + m[2].n, 0);
+    expand_inter(FC_EV_MPI_Reduce, 4, 100, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_LOCAL_REDUCE_REMOTE_SEND);
+    assert_int_equal(sent_bytes(m, 5), 300);
+    assert_true(edge(m, 1, 0) == 100 && edge(m, 2, 0) == 100 && edge(m, 0, 4) == 100 && m[3].n == 0);
+    expand_inter(FC_EV_MPI_Allreduce, 0, 8, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_REDUCE_EXCHANGE_BCAST);
+    assert_int_equal(sent_bytes(m, 5), 64);
+    assert_true(edge(m, 0, 3) == 8 && edge(m, 3, 0) == 8 && edge(m, 4, 3) == 8 && edge(m, 3, 4) == 8);
+    assert_true(edge(m, 0, 1) == 8 && edge(m, 0, 2) == 8 && edge(m, 1, 0) == 8 && edge(m, 2, 0) == 8);
+    static const uint64_t own[5] = {20, 20, 20, 21, 21};
+    expand_inter(FC_EV_MPI_Alltoall, 0, 0, own, m, &alg);
+    assert_int_equal(alg, FC__CA_PAIRWISE_EXCHANGE);
+    assert_int_equal(sent_bytes(m, 5), 102);
+    for (uint32_t i = 0; i < 3; i++)
+        for (uint32_t j = 3; j < 5; j++)
+            assert_true(edge(m, i, j) == 10 && edge(m, j, i) == 7);
+    assert_int_equal(m[2].waits, 2);
+    assert_int_equal(m[0].waits, 3);
+    expand_inter(FC_EV_MPI_Gather, 0, 100, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_LOCAL_GATHER_REMOTE_SEND);
+    assert_true(sent_bytes(m, 5) == 300 && edge(m, 4, 3) == 100 && edge(m, 3, 0) == 200);
+    expand_inter(FC_EV_MPI_Gather, 0, 1024, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_LINEAR);
+    assert_true(sent_bytes(m, 5) == 2048 && edge(m, 4, 0) == 1024 && edge(m, 3, 0) == 1024 && m[0].waits == 2);
+    expand_inter(FC_EV_MPI_Scatter, 4, 100, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_SEND_LOCAL_SCATTER);
+    assert_true(sent_bytes(m, 5) == 500 && edge(m, 4, 0) == 300 && edge(m, 0, 2) == 100 && edge(m, 0, 1) == 100);
+    expand_inter(FC_EV_MPI_Scatter, 4, 1024, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_LINEAR);
+    assert_true(sent_bytes(m, 5) == 3072 && edge(m, 4, 1) == 1024 && m[3].n == 0);
+    expand_inter(FC_EV_MPI_Allgather, 0, 10, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_LOCAL_GATHER_REMOTE_BCAST);
+    assert_true(sent_bytes(m, 5) == 150 && edge(m, 0, 3) == 30 && edge(m, 3, 4) == 30 && edge(m, 3, 0) == 20);
+    assert_true(edge(m, 0, 1) == 20 && edge(m, 0, 2) == 20);
+    expand_inter(FC_EV_MPI_Barrier, 0, 0, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_INTER_BCAST);
+    assert_int_equal(sent_bytes(m, 5), 5);
+    assert_true(edge(m, 0, 3) == 1 && edge(m, 3, 4) == 1 && edge(m, 3, 0) == 1 && edge(m, 0, 2) == 1);
+    size_t to3 = SIZE_MAX, from3 = SIZE_MAX;
+    for (size_t i = 0; i < m[0].n; i++) {
+        if (m[0].v[i].send && m[0].v[i].peer == 3)
+            to3 = i;
+        if (!m[0].v[i].send && m[0].v[i].peer == 3)
+            from3 = i;
+    }
+    assert_true(to3 < from3 && from3 != SIZE_MAX);
+    static const uint64_t gv[5] = {0, 0, 0, 30, 40}, sv[5] = {0, 0, 0, 0, 18}, counts[3] = {5, 6, 7};
+    expand_inter(FC_EV_MPI_Gatherv, 0, 40, gv, m, &alg);
+    assert_int_equal(alg, FC__CA_LINEAR);
+    assert_true(sent_bytes(m, 5) == 70 && edge(m, 3, 0) == 30 && edge(m, 4, 0) == 40 && m[0].waits == 1);
+    assert_true(m[1].n == 0 && m[2].n == 0);
+    expand_inter_to(FC_EV_MPI_Scatterv, 4, 7, sv, counts, m, &alg);
+    assert_true(sent_bytes(m, 5) == 18 && edge(m, 4, 0) == 5 && edge(m, 4, 1) == 6 && edge(m, 4, 2) == 7);
+    static const uint64_t agv[5] = {10, 11, 12, 20, 21};
+    expand_inter(FC_EV_MPI_Allgatherv, 0, 12, agv, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_GATHER_LOCAL_BCAST);
+    assert_int_equal(sent_bytes(m, 5), 158);
+    assert_true(edge(m, 3, 0) == 20 && edge(m, 4, 0) == 21 && edge(m, 2, 3) == 12 && edge(m, 0, 1) == 24);
+    assert_true(edge(m, 3, 4) == 36);
+    expand_inter(FC_EV_MPI_Reduce_scatter, 0, 60, NULL, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_REDUCE_LOCAL_SCATTER);
+    assert_int_equal(sent_bytes(m, 5), 370);
+    assert_true(edge(m, 4, 3) == 60 && edge(m, 3, 0) == 60 && edge(m, 0, 3) == 60 && edge(m, 0, 2) == 20);
+    assert_true(edge(m, 3, 4) == 30 && edge(m, 2, 0) == 60);
+    /* The thresholds: the leaf group's blocks together below 2048 bytes. */
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1023), FC__CA_LOCAL_GATHER_REMOTE_SEND);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1024), FC__CA_LINEAR);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 682), FC__CA_LOCAL_GATHER_REMOTE_SEND);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 683), FC__CA_LINEAR);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibcast, 3, 2, 0, 8), FC__CA_AUTO);
 }
 
 /* MPICH 4.0.2's table, on both sides of each threshold. */
@@ -467,6 +718,9 @@ int main(void)
         cmocka_unit_test(test_cvar_forcing),
         cmocka_unit_test(test_ch4_selection),
         cmocka_unit_test(test_ch4_compositions),
+        cmocka_unit_test(test_scan_composition),
+        cmocka_unit_test(test_inter_algorithms),
+        cmocka_unit_test(test_nonblocking_smp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
