@@ -40,7 +40,8 @@
  * Per thread, grown to the largest count seen (doubling), never shrunk: no allocation in the
  * steady state. Used only between fc__enter and fc__leave, by one call at a time. */
 typedef struct stepscr {
-    MPI_Request *live; /* the active requests, packed, as the steps pass them to MPI */
+    MPI_Request *live; /* the call's active requests, packed, as the steps pass them to MPI; each
+                        * step leaves those it completed null (or inactive) in place */
     int *pos;          /* pos[k]: index in the application's array of live[k] */
     int *idx;          /* PMPI_Waitsome's array_of_indices (into live) */
     MPI_Status *sts;   /* PMPI_Waitsome's statuses, in its order */
