@@ -32,7 +32,10 @@ Usage: bench.py [--reps N] [--quick] [--no-callgrind] [-B BASEBUILD] [--only PAR
     called from 4 lines each, so that deeper call sites see several chains per helper), untraced
     and traced at depths 0, 1 and 4: the instructions executed inside libflowcut and libunwind on
     the application thread per intercepted call, the writer thread's per event, their sum per call,
-    and bytes per event of the same workload run without valgrind. Each count is the difference of
+    bytes per event of the same workload run without valgrind, and the call-site counters. Side by
+    side with the untraced run: nbrate -s on one rank, its own partner, untraced and traced at each
+    depth, whose MPI never waits, so that the application thread's whole count per call is MPI's
+    own work untraced and that plus what tracing adds traced. Each count is the difference of
     two runs of different lengths (start-up and MPI_Finalize cancel out), without the clock
     measurements of MPI_Init and MPI_Finalize, which wait for the other rank by polling. With
     -B BASEBUILD the tracer of another build tree runs the same programs and both rows are printed.
@@ -286,9 +289,9 @@ def callgrind_table(tree, base, quick, markdown=False):
                     print("    %-14s %-5s %-8s %9.0f %10.0f %9.2f %9.0f %9.2f" % (
                         name, label if base is not None else "", "depth %d" % depth, app, writer, ev / nc,
                         app + writer * ev / nc, bpe))
-                    rows.append("| %s | %s%d | %.0f | %.0f | %.2f | %.0f | %.2f |" % (
+                    rows.append("| %s | %s%d | %.0f | %.0f | %.2f | %.0f | %.2f | %s |" % (
                         name, label + ", " if base is not None else "", depth, app, writer, ev / nc,
-                        app + writer * ev / nc, bpe))
+                        app + writer * ev / nc, bpe, unwind_cell(c1["unwinds"])))
                     if c1["unwinds"] is not None:
                         print("    %-14s %-5s %-8s %s" % ("", "", "", c1["unwinds"]))
     finally:
@@ -300,16 +303,57 @@ def callgrind_table(tree, base, quick, markdown=False):
     print("    its peer (it varies with how long each rank waits); B/event: EVENTS block bytes per event of")
     print("    the same workload, %d units, run without valgrind (under valgrind the recorded durations are"
           % (lengths[1] * 5))
-    print("    longer and noisier). The call-site line under a row: the rank's distinct call chains, its")
+    print("    longer and noisier). Untraced: all the application thread executes per call, MPI's own work,")
+    print("    most of it polling for the peer, so that it varies with how long each rank waits (the")
+    print("    difference of two runs can even come out negative); the one-rank table below counts MPI's")
+    print("    work without waiting. The call-site line under a row: the rank's distinct call chains, its")
     print("    stack unwinds, and the unwinds of a chain it already knew (FLOWCUT_STATS).")
     if markdown and rows:
         print()
         print("| workload | depth | application thread, instructions/call | writer, instructions/event "
-              "| events/call | both, instructions/call | bytes/event |")
-        print("| --- | --- | --- | --- | --- | --- | --- |")
+              "| events/call | both, instructions/call | bytes/event | chains / unwinds / repeated |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         for r in rows:
             print(r)
+    callgrind_self(tree, quick)
     callgrind_waitall(tree, quick)
+
+
+def callgrind_self(tree, quick):
+    """Prints the application thread's instructions per call of nbrate -s on one rank, its own
+    partner, untraced and traced at each depth: every Waitall finds its requests complete, so MPI
+    never waits and the untraced count is MPI's own work, the same from run to run, beside which
+    the traced runs' counts show what the tracer adds."""
+    lengths = (200, 1200) if quick else (1000, 5000)
+    calls = 9  # 4 Irecv, 4 Isend and a Waitall an iteration
+    print()
+    print("    nbrate -s W=4 on 1 rank, its own partner (no waiting: the untraced count is MPI's own work),")
+    print("    %d minus %d iterations, instructions per call on the application thread:" % (lengths[1], lengths[0]))
+    print("    %-10s %11s %11s %11s" % ("variant", "whole", "tracer", "added"))
+    scratch = tempfile.mkdtemp(prefix="flowcut-bench.")
+    base = None
+    try:
+        for depth in (None,) + CG_DEPTHS:
+            c0 = callgrind_run(tree, scratch, "nbrate", ["-s", lengths[0], 4], depth, ranks=1)
+            c1 = callgrind_run(tree, scratch, "nbrate", ["-s", lengths[1], 4], depth, ranks=1)
+            n = (lengths[1] - lengths[0]) * calls
+            whole = (c1["main"] - c0["main"]) / n
+            app = (c1["app"] - c0["app"]) / n
+            base = whole if base is None else base
+            print("    %-10s %11.0f %11.0f %11s" % ("untraced" if depth is None else "depth %d" % depth, whole, app,
+                                                   "-" if depth is None else "%+.0f" % (whole - base)))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("    whole: all the application thread executes; tracer: in libflowcut and libunwind; added:")
+    print("    against untraced (the tracer's part and the PMPI_Waitsome steps that replace PMPI_Waitall).")
+
+
+def unwind_cell(line):
+    """"chains / unwinds / repeated" from the tracer's call-site statistics line, or "-"."""
+    if not line:
+        return "-"
+    nums = [tok for tok in line.replace(",", " ").split() if tok.isdigit()]
+    return " / ".join(nums[:3]) if len(nums) >= 3 else "-"
 
 
 def callgrind_waitall(tree, quick):
@@ -367,7 +411,7 @@ def waitall_run(tree, scratch, times, iters):
     return whole, mpi
 
 
-def callgrind_run(tree, scratch, prog, args, depth):
+def callgrind_run(tree, scratch, prog, args, depth, ranks=2):
     """Counts of rank 0 of one callgrind run (untraced when depth is None): events and calls of the
     rank, instructions of its application thread (all, and those in libflowcut and libunwind),
     instructions of its writer thread, and the call-site statistics line when the tracer printed
@@ -375,7 +419,7 @@ def callgrind_run(tree, scratch, prog, args, depth):
     tdir = None if depth is None else os.path.join(scratch, "t")
     prefix = os.path.join(scratch, "cg")
     wrap = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--callgrind-out-file=%s.%%q{PMI_RANK}" % prefix]
-    _, err = tree.run(2, prog, args, tdir, depth, {"FLOWCUT_STATS": 1} if tdir else None, wrap=wrap, both=True)
+    _, err = tree.run(ranks, prog, args, tdir, depth, {"FLOWCUT_STATS": 1} if tdir else None, wrap=wrap, both=True)
     res = {"events": 0, "calls": 0, "app": 0, "main": 0, "writer": 0, "unwinds": None}
     if tdir is not None:
         counts = rank_events(tree, tdir, 0)

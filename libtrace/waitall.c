@@ -40,7 +40,8 @@
  * Per thread, grown to the largest count seen (doubling), never shrunk: no allocation in the
  * steady state. Used only between fc__enter and fc__leave, by one call at a time. */
 typedef struct stepscr {
-    MPI_Request *live; /* the requests not yet complete, packed, as the steps pass them to MPI */
+    MPI_Request *live; /* the call's active requests, packed, as the steps pass them to MPI; each
+                        * step leaves those it completed null (or inactive) in place */
     int *pos;          /* pos[k]: index in the application's array of live[k] */
     int *idx;          /* PMPI_Waitsome's array_of_indices (into live) */
     MPI_Status *sts;   /* PMPI_Waitsome's statuses, in its order */
@@ -145,11 +146,18 @@ int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[], const fc_
     if (n == 0)
         return PMPI_Waitall(count, reqs, sts);
     int ignore = sts == MPI_STATUSES_IGNORE, done = 0, rc = MPI_SUCCESS;
-    while (n > 0) {
+    /* A step writes the statuses of the requests it completes, and only those, to its first `out`
+     * entries: the entries are marked once here and re-marked after each step as they are read, so
+     * that a Waitall completed in many steps marks each entry as often as it is used. */
+    if (!ignore)
+        for (int k = 0; k < n; k++)
+            unset(&ss.sts[k]);
+    /* The array the steps pass keeps its length: each step sets the requests it completes to
+     * MPI_REQUEST_NULL, or leaves persistent ones inactive, and PMPI_Waitsome skips both, so the
+     * completed ones need not be packed away between steps. */
+    int left = n;
+    while (left > 0) {
         int out = MPI_UNDEFINED;
-        if (!ignore)
-            for (int k = 0; k < n; k++)
-                unset(&ss.sts[k]);
         int step = PMPI_Waitsome(n, ss.live, &out, ss.idx, ignore ? MPI_STATUSES_IGNORE : ss.sts);
         uint64_t now = fc__now();
         if (step != MPI_SUCCESS && step != MPI_ERR_IN_STATUS) {
@@ -158,29 +166,28 @@ int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[], const fc_
         }
         if (out == MPI_UNDEFINED)
             break; /* the rest are inactive persistent requests */
-        if (out <= 0 || out > n)
+        if (out <= 0 || out > left)
             break; /* not what MPI promises: PMPI_Waitall finishes below */
         if (step == MPI_ERR_IN_STATUS)
             rc = MPI_ERR_IN_STATUS;
         for (int k = 0; k < out; k++) {
             int j = ss.idx[k];
-            if (j < 0 || j >= n || ss.pos[j] < 0)
+            if (j < 0 || j >= n || ss.pos[j] < 0) {
+                if (!ignore)
+                    unset(&ss.sts[k]);
                 continue;
+            }
             int i = ss.pos[j];
             reqs[i] = ss.live[j]; /* MPI_REQUEST_NULL, or the persistent request, now inactive */
-            if (!ignore)
+            if (!ignore) {
                 merge(&sts[i], &ss.sts[k]);
+                unset(&ss.sts[k]);
+            }
             ss.when[i] = now;
             ss.order[done++] = i;
             ss.pos[j] = -1;
         }
-        int m = 0;
-        for (int j = 0; out < n && j < n; j++) /* none left when the step took them all */
-            if (ss.pos[j] >= 0) {
-                ss.live[m] = ss.live[j];
-                ss.pos[m++] = ss.pos[j];
-            }
-        n = m;
+        left -= out;
     }
     ss.out = (fc__steps){done, ss.order, ss.when};
     *steps = &ss.out;
