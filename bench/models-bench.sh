@@ -9,8 +9,10 @@
 # a full-duplex NIC, SHARED for a half-duplex one), and sets every predictor's per-communication
 # times against the program's own timings on the emulated cluster. It also traces the collective examples (examples/fft, cg, bcastmix), whose traffic is
 # in collectives, with 2 ranks a node and with 1, and prints each model's errors over their
-# collective calls' durations. It asserts
-# nothing; tests/cluster/test-model-errors.sh runs the quick version and checks it.
+# collective calls' durations. It asserts nothing; tests/cluster/test-model-errors.sh runs the
+# quick version and checks it. When the profile holds a connection record, each trace is analyzed
+# again with the profile less that record (rows "noconn": every message a flow of its own), so the
+# record's effect is read on the same runs.
 #
 # Usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [--runs N] [-o DIR] BUILDDIR
 #   --quick   a small version (quick calibration, half-size messages, one repetition, fewer patterns)
@@ -157,6 +159,14 @@ trace() {
         "$dir/trace" 2>"$dir/err" || { cat "$dir/err" >&2; fail "analyze $name failed"; }
     timeout 300 "$flowcut" analyze --format json -o "$dir/self.json" "$dir/trace" 2>"$dir/self.err" ||
         { cat "$dir/self.err" >&2; fail "analyze $name (self-calibrated) failed"; }
+    # The same profile without its connection record ("noconn"): every message a flow of its own,
+    # as before the calibration measured the order of a connection's messages.
+    if grep -q '^connection ' "$work/$duplex/profile"; then
+        grep -v '^connection ' "$work/$duplex/profile" >"$work/$duplex/profile-noconn"
+        timeout 300 "$flowcut" analyze --platform "$work/$duplex/profile-noconn" --format json \
+            -o "$dir/noconn.json" "$dir/trace" 2>"$dir/noconn.err" ||
+            { cat "$dir/noconn.err" >&2; fail "analyze $name (without the connection record) failed"; }
+    fi
 }
 
 for duplex in $duplexes; do
@@ -167,7 +177,7 @@ for duplex in $duplexes; do
         >"$work/$duplex/calibrate.out" 2>&1 ||
         { cat "$work/$duplex/calibrate.out" >&2; fail "flowcut-calibrate failed"; }
     echo "== $duplex duplex, $rate: calibrated in $(($(date +%s) - t0)) s =="
-    grep -v '^#' "$work/$duplex/profile" | grep -E '^(inter|cut|maxrate|eager|late-joiner)' | sed 's/^/  /'
+    grep -v '^#' "$work/$duplex/profile" | grep -E '^(inter|cut|maxrate|eager|late-joiner|connection)' | sed 's/^/  /'
     platform_xml "$duplex" "$work/$duplex/platform.xml"
     # The random pattern N times (directories random30, random30-2, ...): TCP shares the NICs
     # differently from run to run. SimGrid is deterministic: one simulation, set against each run.
@@ -305,7 +315,9 @@ for d in duplexes:
             e = stats([(sim[k][3], prog[k][3]) for k in prog if k in sim])
             if e:
                 prog_rows.append(dict(duplex=d, case=name, run=case, profile="rate", model="simgrid", **e))
-        for prof in ("platform", "self"):
+        for prof in ("platform", "noconn", "self"):
+            if not os.path.exists(os.path.join(cdir, prof + ".json")):
+                continue
             rep = json.load(open(os.path.join(cdir, prof + ".json")))
             if rep.get("errors") is not None and prog:
                 for model in MODELS:
@@ -376,7 +388,7 @@ for r in prog_rows:
 print("random pattern against the program's own timings, median over its runs of each statistic:")
 for d in duplexes:
     for m in MODELS + ("simgrid",):
-        for prof in ("platform", "self", "rate"):
+        for prof in ("platform", "noconn", "self", "rate"):
             sel = [r for r in prog_rows if r["duplex"] == d and r["case"] == "random30" and r["model"] == m
                    and r["profile"] == prof]
             if sel:

@@ -411,6 +411,46 @@ static int latejoin(const cal_opts *o, const cal_layout *L, fc__profile *p, doub
     return 0;
 }
 
+/* The order of the messages of one connection: one rank of node X sends cut_size bytes and at once
+ * cut_size / 4 to one rank of node 0, both received and timed from the start. Side by side (each
+ * message a flow of its own, sharing the path fairly), the small one moves at half its rate while
+ * the large one moves, and ends at lat + 2 d (d its lone data time); one after the other, it ends
+ * a lone data time after the large one, t_large + d. The share of the way from the first to the
+ * second where it ended is the profile's WAIT; serial when it is 1/2 or more. */
+static int connection(const cal_opts *o, const cal_layout *L, fc__profile *p, double lat, char *notes, size_t nn)
+{
+    int X = L->nnodes - 1;
+    uint64_t small = o->cut_size / 4;
+    cal_flows f1 = {0}, f = {0};
+    add_flow(&f1, L->members[L->first[X]], pick(L, 0, &f1));
+    if (f1.dst[0] < 0)
+        return 0;
+    f1.size[0] = small;
+    double t1, e1, t[2], e;
+    run_flows(o, &f1, o->cut_size, &t1, &e1, NULL);
+    add_flow(&f, f1.src[0], f1.dst[0]);
+    add_flow(&f, f1.src[0], f1.dst[0]);
+    f.size[1] = small;
+    run_flows(o, &f, o->cut_size, t, &e, NULL);
+    double l = fmin(lat, 0.5 * t1), d = t1 - l, side = l + 2 * d, serial = t[0] + d;
+    if (!(serial > side)) {
+        note(notes, nn, "no connection order: the large message of %" PRIu64 " bytes (%.6g s) was not longer than "
+             "two small ones", o->cut_size, t[0]);
+        return 0;
+    }
+    double wait = (t[1] - side) / (serial - side);
+    wait = wait < 0 ? 0 : wait > 1 ? 1 : wait;
+    p->has_conn = 1;
+    p->conn_wait = wait;
+    p->conn_serial = wait >= 0.5;
+    p->conn_eps = fmax(e, e1);
+    note(notes, nn, "connection: rank %d sent %" PRIu64 " and then %" PRIu64 " bytes to rank %d: they ended at %.6g "
+         "and %.6g s, the small one alone %.6g s (side by side it would end at %.6g s, after the large one at "
+         "%.6g s): %s", f.src[0], o->cut_size, small, f.dst[0], t[0], t[1], t1, side, serial,
+         p->conn_serial ? "serial" : "parallel");
+    return 0;
+}
+
 /* Every elementary conflict at node X (the last node), for k = 2 .. o->max_k. */
 static int cuts(const cal_opts *o, const cal_layout *L, fc__profile *p, char *notes, size_t nn)
 {
@@ -456,6 +496,8 @@ static int cuts(const cal_opts *o, const cal_layout *L, fc__profile *p, char *no
     if (rc != 0)
         return rc;
     if (L->nnodes >= 2 && (rc = latejoin(o, L, p, t_out, lat, notes, nn)) != 0)
+        return rc;
+    if (L->nnodes >= 2 && (rc = connection(o, L, p, lat, notes, nn)) != 0)
         return rc;
     /* Mixed: A -> X while X -> B, the report's 0 -> 1 -> 2 (B = A with only two nodes). */
     cal_flows f = {0};
@@ -700,6 +742,9 @@ void cal_summary(FILE *f, const cal_opts *o, const cal_layout *L, const fc__prof
     if (p->has_latejoin)
         fprintf(f, "late joiner: weighs 1 / (1 + %.3f n) after n older flows, measured up to k = %u (eps %.3f)\n",
                 p->latejoin_g, (unsigned)p->latejoin_kmax, p->latejoin_eps);
+    if (p->has_conn)
+        fprintf(f, "connection: the messages from one rank to another move %s (waiting share %.2f, eps %.3f)\n",
+                p->conn_serial ? "one after the other" : "side by side", p->conn_wait, p->conn_eps);
     if (p->has_imb)
         fprintf(f, "IMB multi-mode (Hager & Wellein): chunk %.0f B, B_r %.2f MB/s, T_1 %.1f us (fit residual %.3f)\n",
                 p->imb_chunk, p->imb_bandwidth * 1e-6, p->imb_latency * 1e6, p->imb_eps);

@@ -78,6 +78,14 @@ double fc__net_now(const fc__net *n);
  * of range) or FC_ENOMEM. */
 int fc__net_start(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key);
 
+/* fc__net_start for a message of connection conn: a non-zero number the caller gives every message
+ * of one pair of ranks (one sender, one receiver). When the profile's connection record says
+ * serial, a message of a connection moves no data while an earlier-started one of the same
+ * connection still does (models other than linear): the connection is one flow for the NICs, its
+ * messages in the order they started. conn 0 is no connection, as fc__net_start. */
+int fc__net_start_conn(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t conn, uint64_t bytes,
+                       uint64_t key);
+
 /* The time at which the next message in flight completes if none is started before, or INFINITY
  * when nothing is in flight (NAN after a failure, above). */
 double fc__net_next(const fc__net *n);

@@ -47,6 +47,7 @@ enum { PH_LAT, PH_DATA, PH_DONE };
 
 typedef struct msg {
     uint64_t key;
+    uint64_t conn;       /* the caller's connection (0: none); see hold_connections */
     uint32_t src, dst;   /* the caller's node numbers */
     uint32_t isrc, idst; /* the same as dense indices into the per-node scratch arrays */
     int intra;
@@ -120,6 +121,10 @@ typedef struct aux {
      * (has_*): every re-solve asks again for every message, and the answer, a search of the
      * profile's cuts, depends on the profile alone, which does not change under a simulation. */
     fc__label_scratch lsc; /* flowcut: the labelling's working memory, kept between re-solves */
+    /* hold_connections: an open-addressing set of the connections met in one re-solve (0 marks
+     * an empty slot), ccap long, a power of two at least twice the messages in flight. */
+    uint64_t *cset;
+    size_t ccap;
     double alpha[2][ALPHA_K][ALPHA_K], alpha_mixed[2];
     unsigned char has_alpha[2][ALPHA_K][ALPHA_K], has_mixed[2];
 } aux;
@@ -540,10 +545,46 @@ static size_t step(const fc__net *n, aux *a, state *s, double e)
     return d;
 }
 
+/* A serial connection (the profile's connection record): of the d messages listed, in key order
+ * (the order they started in), only the first of each connection moves data; the others keep
+ * speed 0 and leave the list, so that the connection is one flow for the model, and a message
+ * waits for the earlier ones of its connection. Returns the messages left listed. */
+static size_t hold_connections(aux *a, state *s, size_t d)
+{
+    size_t w = 0, mask = a->ccap - 1;
+    for (size_t j = 0; j < d; j++) {
+        msg *m = &s->v[a->idx[j]];
+        if (m->conn != 0) {
+            size_t h = (size_t)(m->conn ^ (m->conn >> 29)) * 0x9e3779b97f4a7c15ull & mask;
+            while (a->cset[h] != 0 && a->cset[h] != m->conn)
+                h = (h + 1) & mask;
+            if (a->cset[h] == m->conn) {
+                m->speed = 0;
+                continue;
+            }
+            a->cset[h] = m->conn;
+        }
+        a->idx[w++] = a->idx[j];
+    }
+    /* Empty the set again, slot by slot: the listed messages name every slot filled. */
+    for (size_t j = 0; j < w; j++) {
+        uint64_t c = s->v[a->idx[j]].conn;
+        if (c == 0)
+            continue;
+        size_t h = (size_t)(c ^ (c >> 29)) * 0x9e3779b97f4a7c15ull & mask;
+        while (a->cset[h] != c)
+            h = (h + 1) & mask;
+        a->cset[h] = 0;
+    }
+    return w;
+}
+
 /* Sets the speed and completion time of every message in its data phase at the state's time,
  * the d messages step listed taking their speeds from the model, and the next event times. */
 static int solve(const fc__net *n, aux *a, state *s, size_t d)
 {
+    if (d > 0 && n->p->has_conn && n->p->conn_serial)
+        d = hold_connections(a, s, d);
     if (d > 0) {
         if (n->model == FC_MODEL_FLOWCUT) {
             int rc = speeds_flowcut(n, a, s, d);
@@ -561,7 +602,8 @@ static int solve(const fc__net *n, aux *a, state *s, size_t d)
     for (size_t i = 0; i < s->n; i++) {
         msg *m = &s->v[i];
         if (m->phase == PH_DATA) {
-            m->fin = s->now + m->work / m->speed;
+            /* A message held behind its connection (speed 0) has no completion in sight. */
+            m->fin = m->speed > 0 ? s->now + m->work / m->speed : INFINITY;
             if (m->fin < efin)
                 efin = m->fin;
         } else if (m->phase == PH_LAT && m->lat_end < elat) {
@@ -680,6 +722,7 @@ void fc__net_free(fc__net *n)
     free(a->rlist);
     free(a->bucket);
     fc__label_scratch_free(&a->lsc);
+    free(a->cset);
     free(a);
     free(n->s.buf);
     free(n->dir);
@@ -730,6 +773,17 @@ static int reserve_msgs(fc__net *n)
             resize(&a->bucket, 2 * cap, sizeof(size_t)))
             return FC_ENOMEM;
         a->mcap = cap;
+    }
+    if (2 * a->mcap > a->ccap) {
+        size_t cap = a->ccap ? a->ccap : 32;
+        while (cap < 2 * a->mcap)
+            cap *= 2;
+        uint64_t *c = calloc(cap, sizeof *c); /* empty between re-solves: nothing to carry over */
+        if (c == NULL)
+            return FC_ENOMEM;
+        free(a->cset);
+        a->cset = c;
+        a->ccap = cap;
     }
     if (s->head + s->n < a->vcap)
         return 0;
@@ -891,13 +945,19 @@ static void adopt_look(fc__net *n)
 
 int fc__net_start(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key)
 {
+    return fc__net_start_conn(n, t, src, dst, 0, bytes, key);
+}
+
+int fc__net_start_conn(fc__net *n, double t, uint32_t src, uint32_t dst, uint64_t conn, uint64_t bytes,
+                       uint64_t key)
+{
     aux *a = n->a;
     if (a->err)
         return a->err;
     if (!(t >= n->s.now) || !isfinite(t))
         return fc__err(FC_EINVAL, "model: message %" PRIu64 " starts at %.9g s, before the "
                                   "simulation's time %.9g s", key, t, n->s.now);
-    msg m = {.key = key, .src = src, .dst = dst, .intra = src == dst, .phase = PH_LAT};
+    msg m = {.key = key, .conn = conn, .src = src, .dst = dst, .intra = src == dst, .phase = PH_LAT};
     int rc = reserve_msgs(n);
     if (rc == 0)
         rc = node_index(n, src, &m.isrc);

@@ -78,7 +78,10 @@ int fc__predict(const fc__match *m, const fc__profile *p, unsigned model, double
         rc = drain(net, m->flows, t0, t, pred);
         if (rc)
             goto out;
-        rc = fc__net_start(net, t, f->src_node, f->dst_node, f->bytes, order[j].i);
+        /* One connection per ordered pair of ranks, numbered from 1 (none for a flow whose ends
+         * name one rank: not a message between two processes). */
+        uint64_t conn = f->src_rank == f->dst_rank ? 0 : ((uint64_t)f->src_rank << 32 | f->dst_rank) + 1;
+        rc = fc__net_start_conn(net, t, f->src_node, f->dst_node, conn, f->bytes, order[j].i);
         if (rc)
             goto out;
     }

@@ -21,6 +21,9 @@
  *   maxrate S R_NIC R_CORE_BASE R_CORE_INCR EPS   Gropp's max-rate parameters (seconds, bytes/s)
  *   imb C B_R T_1 OVERALL_VOL MSGSPERSAMPLE EPS    (1.1) Hager & Wellein's IMB multi-mode model
  *   late-joiner G KMAX EPS         (1.2) the late joiner's weight 1 / (1 + G n) (tcpshare model)
+ *   connection ORDER WAIT EPS      (1.3) ORDER serial | parallel: whether the messages of one
+ *                                  connection (one rank to another) move one after the other;
+ *                                  WAIT the measured share of the later one's time spent waiting
  *
  * Every scalar key appears at most once and every key is optional except the first record. The
  * inter (and intra) segments are listed in order of LO, contiguous, the first from 0, the last up
@@ -285,6 +288,10 @@ int fc__profile_write_notes(FILE *f, const fc__profile *p, const char *notes)
         fputs("# late-joiner G KMAX EPS: a message joining n older ones on a NIC direction weighs 1 / (1 + G n) there\n", f);
         fprintf(f, "late-joiner %.6g %" PRIu32 " %.4g\n", p->latejoin_g, p->latejoin_kmax, p->latejoin_eps);
     }
+    if (p->has_conn) {
+        fputs("# connection ORDER WAIT EPS: the messages from one rank to another move one after the other (serial) or side by side\n", f);
+        fprintf(f, "connection %s %.4g %.4g\n", p->conn_serial ? "serial" : "parallel", p->conn_wait, p->conn_eps);
+    }
     if (p->has_imb) {
         fputs("# imb C B_R T_1 OVERALL_VOL MSGSPERSAMPLE EPS: Hager & Wellein's IMB multi-mode ping-pong model\n", f);
         fprintf(f, "imb %.10g %.10g %.10g %.10g %.10g %.4g\n", p->imb_chunk, p->imb_bandwidth, p->imb_latency,
@@ -417,7 +424,8 @@ static int get_text(const parser *ps, size_t i, char *dst, size_t cap)
     X(EAGER, "eager-threshold")                                                                   \
     X(MAXRATE, "maxrate")                                                                         \
     X(IMB, "imb")                                                                                 \
-    X(LATEJOIN, "late-joiner")
+    X(LATEJOIN, "late-joiner")                                                                    \
+    X(CONN, "connection")
 
 enum scalar_key {
 #define FC__X(name, text) K_##name,
@@ -435,6 +443,7 @@ static const char *const scalar_names[] = {
 static const size_t scalar_fields[] = {
     [K_SOURCE] = 1, [K_NODES] = 1, [K_RPN] = 1, [K_MPI] = 1, [K_DATE] = 1,
     [K_NETWORK] = 1, [K_EPS] = 1, [K_EAGER] = 1, [K_MAXRATE] = 5, [K_IMB] = 6, [K_LATEJOIN] = 3,
+    [K_CONN] = 3,
 };
 
 static int parse_scalar(const parser *ps, int key, fc__profile *p)
@@ -487,6 +496,18 @@ static int parse_scalar(const parser *ps, int key, fc__profile *p)
         if (!isfinite(p->latejoin_g))
             return bad(ps, "late-joiner: G must be finite");
         p->has_latejoin = 1;
+        return 0;
+    }
+    case K_CONN: {
+        int rc;
+        if (strcmp(ps->tok[1], "serial") != 0 && strcmp(ps->tok[1], "parallel") != 0)
+            return bad(ps, "connection: ORDER must be 'serial' or 'parallel'");
+        if ((rc = get_nonneg(ps, 2, &p->conn_wait)) || (rc = get_nonneg(ps, 3, &p->conn_eps)))
+            return rc;
+        if (!(p->conn_wait <= 1))
+            return bad(ps, "connection: WAIT must lie in [0, 1]");
+        p->conn_serial = strcmp(ps->tok[1], "serial") == 0;
+        p->has_conn = 1;
         return 0;
     }
     }

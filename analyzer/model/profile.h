@@ -14,7 +14,7 @@
 
 #define FC_PROFILE_VERSION 1
 /* The minor version this code reads and writes: a minor adds keys only (see profile.c). */
-#define FC_PROFILE_MINOR 2
+#define FC_PROFILE_MINOR 3
 
 /* One-way time of a message of b bytes, lo <= b < hi (hi = UINT64_MAX for the last segment):
  * latency + b * per_byte, in seconds. eps is the relative standard error reached when the
@@ -75,6 +75,16 @@ typedef struct fc__profile {
     int has_latejoin;
     double latejoin_g, latejoin_eps;
     uint32_t latejoin_kmax;
+    /* The order of the messages of one connection (minor version 3): the messages from one rank
+     * to another travel one connection of the transport, and with conn_serial set a message that
+     * finds an earlier one of its connection still moving data waits for it to end, the
+     * connection being one flow for the NICs; without it every message is a flow of its own.
+     * conn_wait is the measured share of a later message's data time spent waiting for the
+     * earlier one (0 side by side, 1 one after the other; conn_serial is conn_wait >= 1/2), eps
+     * the largest relative standard error of the times it came from. */
+    int has_conn;
+    int conn_serial;
+    double conn_wait, conn_eps;
 } fc__profile;
 
 /* Reads a profile file into a new *out, owned by the caller (fc__profile_free). Returns 0,

@@ -41,6 +41,7 @@ int main(int argc, char **argv)
         printf("%s8 %.4f %d\n", in ? "incoming" : "outgoing", sum, measured);
     }
     printf("latejoin %d %.6g %u\n", p->has_latejoin, p->latejoin_g, (unsigned)p->latejoin_kmax);
+    printf("connection %d %d %.6g\n", p->has_conn, p->conn_serial, p->conn_wait);
     printf("maxrate %d %.6g\n", p->has_maxrate, p->has_maxrate ? p->maxrate.r_nic : 0.0);
     printf("imb %d %.6g\n", p->has_imb, p->has_imb ? p->imb_bandwidth : 0.0);
     fc__profile_free(p);

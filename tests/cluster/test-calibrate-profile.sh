@@ -6,7 +6,9 @@
 # multi-mode ping-pong fitted with Hager & Wellein's model finds the link's bandwidth, its ranks
 # napping when they outnumber the CPUs. A bad --max-k is refused. Beyond the ranks per node (--max-k 8 by default), 8 flows
 # out of or into one node share it fairly too (alpha near 7), and a flow joining flows already
-# under way gets less than its fair share (the late-joiner record).
+# under way gets less than its fair share (the late-joiner record). Two messages sent at once from
+# one rank to another move one after the other over MPICH's one connection per pair (the
+# connection record: serial).
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-cluster.sh"
 
@@ -64,6 +66,12 @@ range "incoming k=8: sum of the speeds" "$(field incoming8 1)" 0.8 1.3
 [ "$(field latejoin 1)" = 1 ] || fail_later "no late-joiner record"
 range "late-joiner g" "$(field latejoin 2)" 0.05 3
 [ "$(field latejoin 3)" -ge 4 ] || fail_later "late-joiner measured up to k = $(field latejoin 3), not 4 or more"
+# One rank sends a message and at once a quarter of it to one peer: over UCX's one TCP connection
+# the small one does not pass the large one (measured apart with MPI_Test polling: it ends with
+# it), so the share of its time spent waiting is over 1/2 and the order serial.
+[ "$(field connection 1)" = 1 ] || fail_later "no connection record"
+[ "$(field connection 2)" = 1 ] || fail_later "connection measured parallel (waiting share $(field connection 3))"
+range "connection waiting share" "$(field connection 3)" 0.5 1
 [ "$(field maxrate 1)" = 1 ] || fail_later "no max-rate parameters"
 # IMB's multi-mode ping-pong, fitted with Hager & Wellein's model: its raw unidirectional bandwidth
 # B_r is the link's payload rate, 200e6 / 8 bytes/s less the 4.4 % of headers, within 15 %. The

@@ -191,6 +191,47 @@ static void test_latejoin_half_duplex(void **state)
     }
 }
 
+/* A serial connection (the profile's connection record): A (0->1, 2 MiB) and B (0->1, 1 MiB) of one
+ * connection and C (0->2, 1 MiB) of another, all at 0. Worked by hand:
+ * - fairshare, serial: B waits for A; A and C share node 0's output at 1/2 each: C ends at 2.0,
+ *   A (1 MiB left) alone at 3.0, then B alone at 4.0;
+ * - fairshare, parallel or no record: the three share node 0's output at 1/3: B and C end at 3.0,
+ *   A (1 MiB left) alone at 4.0;
+ * - flowcut, serial: A and C are the outgoing k=2 conflict of mkprof, cuts (1, 3): A at 1/2 and
+ *   C at 1/4, both done at 4.0; then B alone at 5.0;
+ * - linear, serial: nothing waits: B and C at 1.0, A at 2.0. */
+static void test_connection_serial(void **state)
+{
+    (void)state;
+    struct {
+        unsigned model;
+        int has, serial;
+        uint64_t first, second, third;
+        double t1, t2, t3;
+    } c[] = {
+        {FC_MODEL_FAIRSHARE, 1, 1, 2, 0, 1, 2.0, 3.0, 4.0},
+        {FC_MODEL_FAIRSHARE, 1, 0, 1, 2, 0, 3.0, 3.0, 4.0},
+        {FC_MODEL_FAIRSHARE, 0, 1, 1, 2, 0, 3.0, 3.0, 4.0},
+        {FC_MODEL_FLOWCUT, 1, 1, 0, 2, 1, 4.0, 4.0, 5.0},
+        {FC_MODEL_LINEAR, 1, 1, 1, 2, 0, 1.0, 1.0, 2.0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        fc__profile *p = mkprof(0);
+        p->has_conn = c[i].has;
+        p->conn_serial = c[i].serial;
+        fc__net *n;
+        assert_int_equal(fc__net_create(p, c[i].model, &n), 0);
+        assert_int_equal(fc__net_start_conn(n, 0, 0, 1, 7, 2 * MIB, 0), 0);
+        assert_int_equal(fc__net_start_conn(n, 0, 0, 1, 7, MIB, 1), 0);
+        assert_int_equal(fc__net_start_conn(n, 0, 0, 2, 9, MIB, 2), 0);
+        expect_pop(n, c[i].first, c[i].t1);
+        expect_pop(n, c[i].second, c[i].t2);
+        expect_pop(n, c[i].third, c[i].t3);
+        fc__net_free(n);
+        fc__profile_free(p);
+    }
+}
+
 /* k synchronous equal flows leaving one node under fairshare: each gets 1/k of the NIC, so all
  * end together at k T; started in reverse key order, they still pop in ascending key order. */
 static void test_fairshare_outgoing(void **state)
@@ -533,7 +574,7 @@ int main(void)
         cmocka_unit_test(test_latency_phase),     cmocka_unit_test(test_ties_and_empty),
         cmocka_unit_test(test_many),              cmocka_unit_test(test_advance),
         cmocka_unit_test(test_settle_ties),       cmocka_unit_test(test_latejoin_flowcut),
-        cmocka_unit_test(test_latejoin_half_duplex),
+        cmocka_unit_test(test_latejoin_half_duplex), cmocka_unit_test(test_connection_serial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

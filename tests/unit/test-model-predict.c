@@ -96,6 +96,48 @@ static void test_predict_async(void **state)
     fc__profile_free(p);
 }
 
+/* The messages of one pair of ranks under a profile whose connection record says serial:
+ *   f0 rank 2 -> 5 (node 0 -> 1) at 0, 2 MiB;  f1 rank 2 -> 5 at 0.5, 1 MiB;  f2 rank 3 -> 6 (node 0 -> 2)
+ *   at 0, 1 MiB.
+ * fairshare, serial: f0 and f2 share node 0's output at 1/2; f1 waits behind f0. f2 ends at 2; f0
+ * (1 MiB left) alone at 3; then f1 alone at 4. Durations 3, 3.5, 2.
+ * fairshare, no record: f0 and f2 have moved 0.25 MiB each by 0.5, then the three share node 0's
+ * output at 1/3: f2 ends at 2.75; f1 (0.75 MiB done) then shares with f0 at 1/2 and ends at 3.25;
+ * f0 (1 MiB left at 2.75, 0.25 done by 3.25) ends alone at 4. Durations 4, 2.75, 2.75. */
+static void test_predict_connection(void **state)
+{
+    (void)state;
+    fc__profile *p = mkprof();
+    fc__flow f[3];
+    mkflow(&f[0], 0, 0, 1, 0, 2);
+    mkflow(&f[1], 1, 0, 1, 0.5, 1);
+    mkflow(&f[2], 2, 0, 2, 0, 1);
+    f[0].src_rank = f[1].src_rank = 2;
+    f[0].dst_rank = f[1].dst_rank = 5;
+    f[2].src_rank = 3;
+    f[2].dst_rank = 6;
+    /* Matching numbers flows in order of start: f2 before f1. */
+    fc__flow tmp = f[1];
+    f[1] = f[2];
+    f[2] = tmp;
+    f[1].id = 1;
+    f[2].id = 2;
+    fc__match m = {.nflows = 3, .ninter = 3, .flows = f};
+    double pred[3];
+    p->has_conn = 1;
+    p->conn_serial = 1;
+    assert_int_equal(fc__predict(&m, p, FC_MODEL_FAIRSHARE, pred), 0);
+    assert_near(pred[0], 3, 1e-12);
+    assert_near(pred[2], 3.5, 1e-12);
+    assert_near(pred[1], 2, 1e-12);
+    p->has_conn = 0;
+    assert_int_equal(fc__predict(&m, p, FC_MODEL_FAIRSHARE, pred), 0);
+    assert_near(pred[0], 4, 1e-12);
+    assert_near(pred[2], 2.75, 1e-12);
+    assert_near(pred[1], 2.75, 1e-12);
+    fc__profile_free(p);
+}
+
 /* obs 1, 2, 4, 0 (left out), 5 against pred 1.1, 1.5, 4, 3, 5.5, ids 10..14:
  * errors 10 %, 25 %, 0 %, -, 10 %: n 4, mean 45 / 4 = 11.25 %, global |12.1 - 12| / 12 = 0.8333 %,
  * p95 the ceil(0.95 * 4) = 4th smallest = 25 %, max 25 % (id 11), best 0 % (id 12). */
@@ -219,6 +261,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_predict_async),
+        cmocka_unit_test(test_predict_connection),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_p95_many),
         cmocka_unit_test(test_names),

@@ -241,6 +241,44 @@ static void test_latejoin(void **state)
     expect_fail("flowcut-profile 1.2\nlate-joiner 0.5 8\n", FC_ECORRUPT, "line 2: 'late-joiner' takes 3 fields");
 }
 
+/* The connection record of minor version 3: read, written back the same, absent from older
+ * profiles; its order is one of two words and its share lies in [0, 1]. */
+static void test_connection(void **state)
+{
+    put(hand);
+    fc__profile *p = NULL, *r = NULL;
+    assert_int_equal(fc__profile_read(path, &p), 0);
+    assert_int_equal(p->has_conn, 0);
+    fc__profile_free(p);
+    put("flowcut-profile 1.3\ninter 0 inf 1e-4 1e-8 0\nconnection serial 0.875 0.05\n");
+    assert_int_equal(fc__profile_read(path, &p), 0);
+    assert_int_equal(p->has_conn, 1);
+    assert_int_equal(p->conn_serial, 1);
+    assert_float_equal(p->conn_wait, 0.875, 0);
+    assert_float_equal(p->conn_eps, 0.05, 0);
+    char *t = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&t, &n);
+    assert_int_equal(fc__profile_write(m, p), 0);
+    fclose(m);
+    assert_non_null(strstr(t, "\nconnection serial 0.875 0.05\n"));
+    put(t);
+    assert_int_equal(fc__profile_read(path, &r), 0);
+    assert_int_equal(r->has_conn, 1);
+    assert_int_equal(r->conn_serial, 1);
+    free(t);
+    fc__profile_free(p);
+    fc__profile_free(r);
+    put("flowcut-profile 1.3\nconnection parallel 0 0\n");
+    assert_int_equal(fc__profile_read(path, &p), 0);
+    assert_int_equal(p->has_conn, 1);
+    assert_int_equal(p->conn_serial, 0);
+    fc__profile_free(p);
+    expect_fail("flowcut-profile 1.3\nconnection sideways 0.5 0\n", FC_ECORRUPT, "line 2: connection: ORDER");
+    expect_fail("flowcut-profile 1.3\nconnection serial 1.5 0\n", FC_ECORRUPT, "line 2: connection: WAIT");
+    expect_fail("flowcut-profile 1.3\nconnection serial 0.5\n", FC_ECORRUPT, "line 2: 'connection' takes 3 fields");
+}
+
 /* A file of a newer minor version may hold keys this reader does not know: they are skipped. */
 static void test_newer_minor(void **state)
 {
@@ -260,6 +298,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newer_minor, setup, teardown),
         cmocka_unit_test_setup_teardown(test_latejoin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connection, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
