@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     fc__otf2_stats st;
     fc__cli_init("export", usage);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             otf2 = 1;
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
         case 'h':
             return fc__cli_help();
         default:
-            return fc__cli_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+            return fc__cli_bad_option(argv, c);
         }
     }
     if (otf2 == chrome)
