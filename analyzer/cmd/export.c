@@ -27,7 +27,8 @@ static const char usage[] =
     "  --chrome-trace write a Trace Event Format file\n"
     "  --no-symbols   name call-site frames module+0xoffset instead of running addr2line\n"
     "  --expand-polls write every call of a run of polls the tracer folded, those between its first\n"
-    "                 and last spread evenly (by default the run is its first and last calls)\n"
+    "                 and last spread evenly (by default the run is its first and last calls, the\n"
+    "                 last with the attribute flowcut::polls: the calls it stands for)\n"
     "  --help         print this help\n";
 
 int main(int argc, char **argv)
