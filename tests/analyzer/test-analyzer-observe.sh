@@ -332,6 +332,23 @@ if grep -Eq '%|part most|predicts worst' "$work/conf.pred.txt"; then
 fi
 grep -Eq '^flowcut +2 +[0-9.]+% ' "$work/conf.all.txt" || fail_later "conf: --flows all gives no error figure over the 2 flows"
 
+# The tracer's own waits for a buffer chunk: rank 1 waits 300 and 200 us before its receive, rank 0
+# 100 us after its send. One warning counts them: 3 waits, 600 us, rank 1 the longest with 500 us.
+mkdir -p "$work/twait" && "$gen_trace" "$work/twait" <<'EOF' || fail_later "twait: gen-trace"
+ranks 2
+node 0 a
+node 1 b
+ev 0 MPI_Send 100 110 1 0 1000 0
+ev 0 TRACER_WAIT 150 250 -1 0 0 0
+ev 1 TRACER_WAIT 20 320 -1 0 0 0
+ev 1 TRACER_WAIT 400 600 -1 0 0 0
+ev 1 MPI_Recv 700 710 0 0 1000 0
+EOF
+"$flowcut" analyze --platform "$prof" "$work/twait" >"$work/twait.txt" || fail_later "twait: exit $?"
+grep -q 'the tracer made its ranks wait 3 times for a free buffer chunk, 0\.000600000 s in all (rank 1 the longest, 0\.000500000 s)' \
+    "$work/twait.txt" || fail_later "twait: the tracer's waits not counted: $(grep -i tracer "$work/twait.txt")"
+if grep -q 'the tracer made' "$work/conf.txt"; then fail_later "conf: tracer waits warned of in a trace without any"; fi
+
 # Self-calibration declines when too few network flows: no model, a note, exit 0.
 "$flowcut" analyze "$work/two" >"$work/two.self.txt" || fail_later "two: self-calibrated exit $?"
 grep -q '^no platform: .*not self-calibrated' "$work/two.self.txt" || fail_later "two: no note on the missing platform"
