@@ -69,7 +69,7 @@ for name in wavefront masterworker halo8; do
         fail_later "$name: no predictions and no reason given: $(cat "$work/$name.obs")"
     fi
     echo "$name: text report: $(grep -E '^(late-peer|oversubscribed|latency|network|no-progress) ' "$work/$name.obs" |
-        awk '{ printf "%s%s %s flows (%s)", NR > 1 ? ", " : "", $1, $2, $3 }'); $(grep -E '^(too few|no network|\(each figure|no platform)' \
+        awk '{ printf "%s%s %s flows (%s)", (NR > 1 ? ", " : ""), $1, $2, $3 }'); $(grep -h -E '^(too few|no network|\(each figure|no platform)' \
         "$work/$name.pred" "$work/$name.obs" | head -n 1 | cut -c 1-100)"
 done
 
