@@ -121,13 +121,13 @@ static int parse_args(int argc, char **argv, cal_opts *o, char *msg, size_t n)
         case ':':
             return snprintf(msg, n, "option '%s' needs a value", argv[optind - 1]), -1;
         default:
-            return snprintf(msg, n, "unknown option '%s' (see --help)", argv[optind - 1]), -1;
+            return snprintf(msg, n, "unknown option '%s' (see flowcut calibrate --help)", argv[optind - 1]), -1;
         }
     }
     if (optind < argc)
-        return snprintf(msg, n, "unexpected argument '%s' (see --help)", argv[optind]), -1;
+        return snprintf(msg, n, "unexpected argument '%s' (see flowcut calibrate --help)", argv[optind]), -1;
     if (o->out == NULL)
-        return snprintf(msg, n, "-o FILE is required (see --help)"), -1;
+        return snprintf(msg, n, "-o FILE is required (see flowcut calibrate --help)"), -1;
     if (o->max_size == 0)
         o->max_size = o->quick ? 1u << 20 : 16u << 20;
     if (o->eps < 0)

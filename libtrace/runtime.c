@@ -195,6 +195,11 @@ static uint32_t put_wait(fc__tslot *s, fc__chunk *ch, uint32_t count)
     return count + 1;
 }
 
+uint32_t fc__slot_wait(fc__tslot *s, uint32_t count)
+{
+    return s->ch != NULL ? put_wait(s, s->ch, count) : count;
+}
+
 static void queue_chunk(fc__tslot *s, fc__chunk *ch, uint32_t count, uint32_t thread)
 {
     count = put_wait(s, ch, count);

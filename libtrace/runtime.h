@@ -117,6 +117,10 @@ FC__HIDDEN int fc__parse_depth(const char *s, int *depth);
  * more threads fill chunks at once than the budget holds, the pool grows by one chunk per thread
  * beyond it (runtime.c, grow_pool), up to FC__MAX_THREADS chunks more. */
 FC__HIDDEN void fc__pool_geometry(uint64_t bytes, uint32_t *recs_per_chunk, unsigned *nchunks);
+/* Puts the wait for a free chunk that slot s made and has not yet recorded (a TRACER_WAIT) among
+ * the count records of its chunk, in the slot kept for it; returns the new count. For the writing
+ * of a partial chunk on a fatal signal, which queues no chunk. */
+FC__HIDDEN uint32_t fc__slot_wait(fc__tslot *s, uint32_t count);
 
 /* ---- writer.c ------------------------------------------------------------------------------- */
 /* Opens the rank's file in dir (O_EXCL, never following a symlink) and writes the file header.

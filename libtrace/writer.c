@@ -602,7 +602,7 @@ void fc__emergency_flush(unsigned reason, int quick)
         fc__tslot *s = &fc__rt.slots[i];
         fc__chunk *ch = s->ch;
         if (ch != NULL && s->t.cur >= ch->recs && s->t.cur <= ch->recs + fc__rt.chunk_cap)
-            sig_chunk(ch, (uint32_t)(s->t.cur - ch->recs), s->t.number);
+            sig_chunk(ch, fc__slot_wait(s, (uint32_t)(s->t.cur - ch->recs)), s->t.number);
     }
     unsigned char p[64];
     size_t n = end_payload(p, reason, 1);

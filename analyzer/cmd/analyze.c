@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 
     fc__cli_init("analyze", usage);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0 && strcmp(optarg, "csv") != 0 &&
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
         case 'h':
             return fc__cli_help();
         default:
-            return fc__cli_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+            return fc__cli_bad_option(argv, c);
         }
     }
     if (argc - optind != 1)

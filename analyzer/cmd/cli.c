@@ -1,8 +1,10 @@
 /* analyzer/cmd/cli.c: the commands' shared messages and exit statuses (cli.h). */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <flowcut/reader.h>
 #include "cmd/cli.h"
@@ -28,9 +30,24 @@ int fc__cli_usage(const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
-    fputs(cli_usage_text, stderr);
+    fprintf(stderr, " (see flowcut %s --help)\n", cli_name);
     return 2;
+}
+
+int fc__cli_bad_option(char **argv, int c)
+{
+    /* getopt_long leaves optind past the word it stopped at, except inside a bundle of short
+     * options ("-jx"), where optopt names the letter. */
+    const char *word = argv[optind - 1];
+    char letter[3] = {'-', (char)optopt, '\0'};
+    if (word[0] != '-' || (word[1] != '-' && optopt > ' ' && optopt < 127))
+        word = letter;
+    if (c == ':')
+        return fc__cli_usage("option '%s' needs a value", word);
+    /* A known long option given a value it does not take comes back with optopt set to it. */
+    if (optopt != 0 && word[1] == '-' && strchr(word, '=') != NULL)
+        return fc__cli_usage("option '%.*s' takes no value", (int)(strchr(word, '=') - word), word);
+    return fc__cli_usage("unknown option '%s'", word);
 }
 
 int fc__cli_fail(const char *fmt, ...)

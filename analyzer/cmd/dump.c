@@ -34,12 +34,12 @@ int main(int argc, char **argv)
     fc_merge *m = NULL;
     fc__cli_init("dump", usage);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
             rank = strtol(optarg, &end, 10);
             if (*optarg == '\0' || *end != '\0' || rank < 0 || rank > UINT32_MAX)
-                return fc__cli_usage("--rank needs a world rank (a number >= 0)");
+                return fc__cli_usage("--rank needs a world rank (a number >= 0), not '%s'", optarg);
             break;
         case 'k':
             if ((kind = fc_event_kind_from_name(optarg)) < 0)
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         case 'h':
             return fc__cli_help();
         default:
-            return fc__cli_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+            return fc__cli_bad_option(argv, c);
         }
     }
     if (argc - optind != 1)

@@ -27,7 +27,8 @@ static const char usage[] =
     "  --chrome-trace write a Trace Event Format file\n"
     "  --no-symbols   name call-site frames module+0xoffset instead of running addr2line\n"
     "  --expand-polls write every call of a run of polls the tracer folded, those between its first\n"
-    "                 and last spread evenly (by default the run is its first and last calls)\n"
+    "                 and last spread evenly (by default the run is its first and last calls, the\n"
+    "                 last with the attribute flowcut::polls: the calls it stands for)\n"
     "  --help         print this help\n";
 
 int main(int argc, char **argv)
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
     fc__otf2_stats st;
     fc__cli_init("export", usage);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             otf2 = 1;
@@ -63,7 +64,7 @@ int main(int argc, char **argv)
         case 'h':
             return fc__cli_help();
         default:
-            return fc__cli_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+            return fc__cli_bad_option(argv, c);
         }
     }
     if (otf2 == chrome)

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
     fc_trace *t = NULL;
     fc__cli_init("info", usage);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = 1;
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
         case 'h':
             return fc__cli_help();
         default:
-            return fc__cli_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+            return fc__cli_bad_option(argv, c);
         }
     }
     if (argc - optind != 1)

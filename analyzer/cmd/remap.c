@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 
     fc__cli_init("remap", usage);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         count = NULL;
         switch (c) {
         case 'p': o.platform = optarg; break;
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
         case 'T': o.platform_trace = optarg; break;
         case 'C': check = optarg; break;
         case 'h': return fc__cli_help();
-        default: return fc__cli_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return fc__cli_bad_option(argv, c);
         }
         if (count != NULL && (*count = positive(optarg, name)) == 0)
             return 2;

@@ -247,7 +247,18 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
     }
     /* A run of polls that found nothing (its first call was read already) and the tracer's own
      * waits: neither posts, completes nor ends a call. */
-    if (k == FC_EV_POLLS || k == FC_EV_TRACER_WAIT)
+    if (k == FC_EV_TRACER_WAIT) {
+        double w = (double)(rec->t1 - rec->t0) * 1e-9;
+        res->tracer_waits++;
+        res->tracer_wait_s += w;
+        s->tracer_wait_s += w;
+        if (s->tracer_wait_s > res->tracer_wait_rank_s) {
+            res->tracer_wait_rank_s = s->tracer_wait_s;
+            res->tracer_wait_rank = s->rank;
+        }
+        return 0;
+    }
+    if (k == FC_EV_POLLS)
         return 0;
     /* A call that returned an error posted nothing; its sub-records still name requests. */
     if ((rec->ev.flags & FC_EVF_ERROR) && k != FC_EV_START)

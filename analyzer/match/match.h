@@ -119,6 +119,12 @@ typedef struct fc__match {
     uint32_t worst_src, worst_dst; /* its world ranks */
     double worst_send;          /* its send's start, seconds */
     uint64_t coll_records;      /* records of collectives and communicator constructors seen */
+    /* The tracer's own waits for a free buffer chunk (TRACER_WAIT): time the application lost to
+     * the tracer, which the flows' times and the wait states include as observed. */
+    uint64_t tracer_waits;
+    double tracer_wait_s;       /* their seconds, all ranks */
+    uint32_t tracer_wait_rank;  /* the rank that waited longest in all (valid when tracer_waits > 0) */
+    double tracer_wait_rank_s;  /* its seconds */
     uint64_t clock_violations_beyond; /* those larger than the two ranks' clock uncertainties
                                          (fc_rank_clock_uncertainty) added: the ones that say
                                          the alignment is wrong rather than merely imprecise */

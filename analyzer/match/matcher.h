@@ -109,6 +109,7 @@ typedef struct rstate {
     thr *thr;
     size_t nthr;
     uint64_t seq;
+    double tracer_wait_s;  /* seconds its threads waited for the tracer (TRACER_WAIT) */
     /* Wildcard receives not resolved yet, in posting order: (instance, seq), the first ones
      * possibly stale (resolved since; checked against the instance). */
     struct wild {

@@ -24,6 +24,15 @@ typedef struct fc__otf2_stats {
  * spread evenly between them; by default the run is its first and last calls. */
 #define FC_OTF2_EXPAND_POLLS 0x2u
 
+/* Without FC_OTF2_EXPAND_POLLS, a folded run of n polls is written as its first call and its last,
+ * and the last call's Enter (CallingContextEnter) carries the attribute of this name, a UINT64: the
+ * calls of the run that call stands for, itself and the n - 2 between, so n - 1. A call without it
+ * stands for itself. */
+#define FC_OTF2_POLLS_ATTR "flowcut::polls"
+#define FC_OTF2_POLLS_ATTR_DESC                                                                        \
+    "calls this call stands for: the last of a run of polls that found nothing, the calls between "   \
+    "the run's first and it folded into it (flowcut export --expand-polls writes each)"
+
 /* Writes trace t as the OTF2 archive OUTDIR/traces.otf2 (with OUTDIR/traces.def and
  * OUTDIR/traces/), creating outdir when it does not exist. Refuses (FC_EEXISTS) to overwrite an
  * archive already there. flags: FC_OTF2_* (unknown bits give FC_EINVAL). stats may be NULL.
@@ -150,6 +159,11 @@ typedef struct fc__exporter {
     uint64_t wmin, wmax;
     int64_t fin_end;     /* aligned end of tracing of the rank being written, INT64_MIN when unknown */
     int expand_polls;    /* FC_OTF2_EXPAND_POLLS was given */
+    /* The attribute FC_OTF2_POLLS_ATTR carried by the Enter of a folded run's last call when the
+     * calls between are not written; folded counts the calls written with it (the attribute is
+     * defined only then). */
+    OTF2_AttributeList *attrs;
+    uint64_t folded;
     fc__xreq *req;
     size_t nreq;
     fc__otf2_stats st;

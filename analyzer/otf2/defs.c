@@ -443,6 +443,8 @@ static int collect_strings(fc__exporter *x)
         snprintf(buf, sizeof buf, "Comm %zu", i);
         rc = fc__intern_id(&x->strings, buf, &id);
     }
+    if (x->folded && rc >= 0 && (rc = fc__intern_id(&x->strings, FC_OTF2_POLLS_ATTR, &id)) >= 0)
+        rc = fc__intern_id(&x->strings, FC_OTF2_POLLS_ATTR_DESC, &id);
     return rc < 0 ? fc__err(FC_ENOMEM, "out of memory") : 0;
 }
 
@@ -567,6 +569,9 @@ static int write_globals(fc__exporter *x)
         FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteSourceCodeLocation(g, (uint32_t)i, x->scl_file[i], x->scl_line[i]));
     for (size_t i = 0; i < x->ncc; i++)
         FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteCallingContext(g, (uint32_t)i, x->cc[i].region, x->cc[i].scl, x->cc[i].parent));
+    if (x->folded)
+        FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteAttribute(g, 0, fc__otf2_str(x, FC_OTF2_POLLS_ATTR),
+                                                         fc__otf2_str(x, FC_OTF2_POLLS_ATTR_DESC), OTF2_TYPE_UINT64));
     return 0;
 }
 

@@ -123,7 +123,9 @@ static int enter_call(fc__exporter *x, fc__xthread *th, unsigned k, uint32_t sit
     int rc = fc__otf2_call_context(x, k, site_cc, cc);
     if (rc < 0)
         return fc__err(rc, "out of memory");
-    FC__OTF2_TRY(OTF2_EvtWriter_CallingContextEnter(th->w, NULL, ts(th, t), *cc, fc__otf2_unwind(x, th->cc_prev, *cc)));
+    /* The writer empties the list once the event holds it. */
+    OTF2_AttributeList *a = x->attrs != NULL && OTF2_AttributeList_GetNumberOfElements(x->attrs) > 0 ? x->attrs : NULL;
+    FC__OTF2_TRY(OTF2_EvtWriter_CallingContextEnter(th->w, a, ts(th, t), *cc, fc__otf2_unwind(x, th->cc_prev, *cc)));
     th->cc_prev = *cc;
     return 0;
 }
@@ -243,7 +245,8 @@ static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_reco
  * at its own times; with FC_OTF2_EXPAND_POLLS before it the calls between, spread evenly from the
  * first's exit to the last's entry, each with an equal share of the time the run spent inside MPI
  * (the POLLS record's bytes2) less the first's and last's. A region then counts every call of the
- * run and the time inside them; by default it counts the run's first and last. */
+ * run and the time inside them; by default it counts the run's first and last, and the last's
+ * Enter carries FC_OTF2_POLLS_ATTR, the calls it stands for. */
 static int write_polls(fc__exporter *x, size_t ri, fc__xthread *th, const fc_record *first, const fc_record *polls)
 {
     fc_record c = *first;
@@ -263,7 +266,16 @@ static int write_polls(fc__exporter *x, size_t ri, fc__xthread *th, const fc_rec
     }
     c.t0 = polls->t0;
     c.t1 = polls->t1;
-    return write_call(x, ri, th, &c, NULL, 0);
+    if (!x->expand_polls && n > 2) {
+        if (x->attrs == NULL && (x->attrs = OTF2_AttributeList_New()) == NULL)
+            return fc__err(FC_ENOMEM, "out of memory");
+        FC__OTF2_TRY(OTF2_AttributeList_AddUint64(x->attrs, 0, n - 1));
+        x->folded++;
+    }
+    int rc = write_call(x, ri, th, &c, NULL, 0);
+    if (x->attrs != NULL) /* not left for another call when this one wrote nothing */
+        OTF2_AttributeList_RemoveAllAttributes(x->attrs);
+    return rc;
 }
 
 /* Writes the pending call of a thread, synthesising the MPI_Init that Scalasca needs on every
@@ -563,6 +575,8 @@ int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc__otf2_st
     if ((rc = fc__otf2_write_defs(&x)) < 0)
         goto out;
 out:
+    if (x.attrs != NULL)
+        OTF2_AttributeList_Delete(x.attrs);
     if (x.ar != NULL && OTF2_Archive_Close(x.ar) != OTF2_SUCCESS && rc == 0)
         rc = fc__err(FC_EIO, "%s: OTF2 writer: %s", outdir, fc__otf2_message());
     fc__otf2_loud();

@@ -16,6 +16,9 @@ typedef struct out_arg {
 
 typedef struct summary {
     uint64_t events[FC_EV_MAX_], bytes[FC_EV_MAX_], total;
+    /* The calls the program made, per MPI function: its records, plus each run of polls the
+     * tracer folded into its first call (format.h, POLLS) counted for all its calls. */
+    uint64_t calls[FC_EV_MAX_], ncalls;
     int have_time;
     int64_t first, last; /* aligned ns */
     uint64_t max_unc;
@@ -28,24 +31,60 @@ static const char *node_of(const fc_rank *r)
     return r->info.node[0] ? r->info.node : r->info.host[0] ? r->info.host : "unknown";
 }
 
+/* An MPI function's kind, as opposed to the tracer's sub-records and records of its own. */
+static int is_call(unsigned k)
+{
+    const char *name = fc_event_kind_name(k);
+    return name != NULL && strncmp(name, "MPI_", 4) == 0;
+}
+
 static int summarize(fc_trace *t, summary *s)
 {
     memset(s, 0, sizeof *s);
+    /* Per thread, the kind of its latest record: a POLLS record extends the call just before it
+     * in its own thread, while the cursor interleaves the threads. */
+    uint16_t *last = NULL;
+    size_t nlast = 0;
     for (size_t i = 0; i < fc_trace_nranks(t); i++) {
         const fc_rank *r = fc_trace_rank(t, i);
         fc_cursor *c;
         fc_record rec;
         int rc;
+        if (nlast > 0)
+            memset(last, 0, nlast * sizeof *last);
         if (r->nclocks > 0)
             s->synced++;
         if (fc_rank_clock_uncertainty(r) > s->max_unc)
             s->max_unc = fc_rank_clock_uncertainty(r);
-        if (fc_cursor_open(t, i, &c) < 0)
+        if (fc_cursor_open(t, i, &c) < 0) {
+            free(last);
             return -1;
+        }
         while ((rc = fc_cursor_next(c, &rec)) > 0) {
-            s->events[rec.ev.kind]++;
-            s->bytes[rec.ev.kind] += rec.ev.bytes;
+            unsigned k = rec.ev.kind, th = rec.ev.thread;
+            s->events[k]++;
+            s->bytes[k] += rec.ev.bytes;
             s->total++;
+            if (th >= nlast) {
+                size_t n = th + 1 > 2 * nlast ? th + 1 : 2 * nlast;
+                uint16_t *g = realloc(last, n * sizeof *g);
+                if (g == NULL) {
+                    fc_cursor_close(c);
+                    free(last);
+                    return fc__err(FC_ENOMEM, "out of memory");
+                }
+                memset(g + nlast, 0, (n - nlast) * sizeof *g);
+                last = g, nlast = n;
+            }
+            if (k == FC_EV_POLLS && last[th] != 0 && rec.ev.bytes > 1) {
+                s->calls[last[th]] += rec.ev.bytes - 1; /* the run's first is a record of its own */
+                s->ncalls += rec.ev.bytes - 1;
+            } else if (is_call(k)) {
+                s->calls[k]++;
+                s->ncalls++;
+            }
+            if (is_call(k))
+                last[th] = (uint16_t)k;
             if (!s->have_time || rec.t0 < s->first)
                 s->first = rec.t0;
             if (!s->have_time || rec.t1 > s->last)
@@ -53,9 +92,12 @@ static int summarize(fc_trace *t, summary *s)
             s->have_time = 1;
         }
         fc_cursor_close(c);
-        if (rc < 0)
+        if (rc < 0) {
+            free(last);
             return -1;
+        }
     }
+    free(last);
     return 0;
 }
 
@@ -216,6 +258,13 @@ static void print_json(FILE *f, fc_trace *t, const summary *s)
             fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ", fc_event_kind_name(k), s->events[k]);
             first = 0;
         }
+    fprintf(f, "}, \"calls_total\": %" PRIu64 ", \"calls\": {", s->ncalls);
+    first = 1;
+    for (unsigned k = 0; k < FC_EV_MAX_; k++)
+        if (s->calls[k]) {
+            fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ", fc_event_kind_name(k), s->calls[k]);
+            first = 0;
+        }
     fputs("}, \"bytes\": {", f);
     first = 1;
     for (unsigned k = 0; k < FC_EV_MAX_; k++)
@@ -312,13 +361,19 @@ static void print_text(FILE *f, fc_trace *t, const char *path, const summary *s)
             fprintf(f, "  rank %" PRIu32 ": ", fc_trace_rank(t, i)->info.rank);
             print_line(f, fc_trace_rank(t, i)->warnings[w]);
         }
-    fprintf(f, "events:      %" PRIu64 "\n", s->total);
+    fprintf(f, "events:      %" PRIu64 " (%" PRIu64 " MPI calls)\n", s->total, s->ncalls);
+    /* An MPI function's line counts the calls the program made; a folded run of polls is one
+     * record that stands for many (its record count follows). */
     for (unsigned k = 0; k < FC_EV_MAX_; k++) {
         if (!s->events[k])
             continue;
-        fprintf(f, "  %-26s %12" PRIu64, fc_event_kind_name(k), s->events[k]);
+        fprintf(f, "  %-26s %12" PRIu64, fc_event_kind_name(k), is_call(k) ? s->calls[k] : s->events[k]);
         if (fc_event_fields(k, FC_EVF_STATUS) & FC_FIELD_BYTES)
             fprintf(f, "  bytes %" PRIu64, s->bytes[k]);
+        if (is_call(k) && s->calls[k] != s->events[k])
+            fprintf(f, "  calls in %" PRIu64 " records (runs of polls folded)", s->events[k]);
+        if (k == FC_EV_POLLS)
+            fputs("  runs of polls folded (their calls are counted above)", f);
         fputc('\n', f);
     }
 }

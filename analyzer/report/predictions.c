@@ -216,6 +216,14 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
                 a->obs->all ? "flow" : "network flow");
         return 0;
     }
+    if (a->obs != NULL && !a->obs->all && a->obs->njudged < FC_SELFCAL_MIN_FLOWS) {
+        /* The observed-times section says these times are not the network's: an error figure
+         * over one or two flows would read as a verdict on the models all the same. */
+        fprintf(f, "too few network flows (%zu) to judge the models on: no error figure (--flows all counts every "
+                   "class but below-wire; JSON and CSV hold every flow's predictions)\n",
+                a->obs->njudged);
+        return 0;
+    }
     fprintf(f, "%-10s %6s %12s %12s %10s %10s  %-14s %-14s\n", "model", "flows", "mean |err|", "global err", "p95",
             "max", "best flow", "worst flow");
     for (unsigned j = 0; j < pr->nmodels; j++) {

@@ -80,6 +80,15 @@ void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, voi
              m->clock_violations, m->clock_violations == 1 ? "" : "s", m->worst_violation, m->worst_src,
              m->worst_dst, m->worst_send, m->clock_violations_beyond);
     fc__report_observation_warnings(a, fn, arg);
+    if (m->tracer_waits)
+        /* Taking them out of the observation would move every later event of the rank, and its
+         * peers' with it: that is a replay of the run, which flowcut remap makes. */
+        warn(fn, arg,
+             "the tracer made its ranks wait %" PRIu64 " time%s for a free buffer chunk, %.9f s in all (rank %" PRIu32
+             " the longest, %.9f s): the observed times and wait states include them, only flowcut remap's "
+             "replay takes them out (a larger FLOWCUT_BUFFER avoids them)",
+             m->tracer_waits, m->tracer_waits == 1 ? "" : "s", m->tracer_wait_s, m->tracer_wait_rank,
+             m->tracer_wait_rank_s);
     for (uint32_t r = 0; r < m->world; r++) {
         long i = fc_trace_find(a->trace, r);
         const char *why = i < 0 ? skipped_why(a->trace, r) : NULL;

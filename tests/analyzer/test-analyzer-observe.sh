@@ -293,7 +293,11 @@ EOF
 "$flowcut" analyze --platform "$prof" "$work/two" >"$work/two.txt" || fail_later "two: text exit $?"
 grep -Eq '^late-peer +1 +50\.0% +0\.000510 +98\.0% +0\.0% +2\.0% +0\.0%$' "$work/two.txt" ||
     fail_later "two: the late-peer row of the breakdown"
-grep -q 'each figure over the 1 network flows of 2 inter-node flows' "$work/two.txt" || fail_later "two: what the figures cover"
+grep -q '^too few network flows (1) to judge the models on: no error figure' "$work/two.txt" ||
+    fail_later "two: error figures over 1 network flow"
+"$flowcut" analyze --platform "$prof" --flows all "$work/two" >"$work/two.all.txt" || fail_later "two: text exit $?"
+grep -q 'each figure over the 2 flows of every class but below-wire of 2 inter-node flows' "$work/two.all.txt" ||
+    fail_later "two: what the figures cover"
 
 # The conflict flow-seconds count the flows the statistics count. Ranks 0 and 1 share node a: 0>2
 # (100000 B, both ends in MPI, observed 2020: network) and 1>3 (1000 B, received at 1500: late-peer,
@@ -317,6 +321,33 @@ grep -Eq '^  outgoing +2 +0\.001410000 ' "$work/conf.txt" && grep -Eq '^  total 
 grep -q '^  counted: the 1 network flows of 2 inter-node flows' "$work/conf.txt" || fail_later "conf: what the figures count"
 grep -Eq '^  outgoing +2 +0\.002820000 ' "$work/conf.all.txt" && grep -Eq '^  total +0\.003430000 ' "$work/conf.all.txt" ||
     fail_later "conf: every flow's conflict flow-seconds"
+# One network flow is too few to judge the models: the text report gives no error figure (no row
+# of per-cent errors, no worst flows or intervals), and says why; --flows all counts both flows.
+grep -q '^too few network flows (1) to judge the models on: no error figure' "$work/conf.txt" ||
+    fail_later "conf: no note on the missing error figures"
+sed -n '/^== predicted versus observed/,/^== [^p]/p' "$work/conf.txt" >"$work/conf.pred.txt"
+[ -s "$work/conf.pred.txt" ] || fail_later "conf: no predictions section"
+if grep -Eq '%|part most|predicts worst' "$work/conf.pred.txt"; then
+    fail_later "conf: an error figure over 1 network flow: $(cat "$work/conf.pred.txt")"
+fi
+grep -Eq '^flowcut +2 +[0-9.]+% ' "$work/conf.all.txt" || fail_later "conf: --flows all gives no error figure over the 2 flows"
+
+# The tracer's own waits for a buffer chunk: rank 1 waits 300 and 200 us before its receive, rank 0
+# 100 us after its send. One warning counts them: 3 waits, 600 us, rank 1 the longest with 500 us.
+mkdir -p "$work/twait" && "$gen_trace" "$work/twait" <<'EOF' || fail_later "twait: gen-trace"
+ranks 2
+node 0 a
+node 1 b
+ev 0 MPI_Send 100 110 1 0 1000 0
+ev 0 TRACER_WAIT 150 250 -1 0 0 0
+ev 1 TRACER_WAIT 20 320 -1 0 0 0
+ev 1 TRACER_WAIT 400 600 -1 0 0 0
+ev 1 MPI_Recv 700 710 0 0 1000 0
+EOF
+"$flowcut" analyze --platform "$prof" "$work/twait" >"$work/twait.txt" || fail_later "twait: exit $?"
+grep -q 'the tracer made its ranks wait 3 times for a free buffer chunk, 0\.000600000 s in all (rank 1 the longest, 0\.000500000 s)' \
+    "$work/twait.txt" || fail_later "twait: the tracer's waits not counted: $(grep -i tracer "$work/twait.txt")"
+if grep -q 'the tracer made' "$work/conf.txt"; then fail_later "conf: tracer waits warned of in a trace without any"; fi
 
 # Self-calibration declines when too few network flows: no model, a note, exit 0.
 "$flowcut" analyze "$work/two" >"$work/two.self.txt" || fail_later "two: self-calibrated exit $?"

@@ -5,7 +5,8 @@
 #   - the small-message examples (an LU-style wavefront of 40 B, a master-worker of 2.8 KB tasks,
 #     a halo of 8 B completed by one Waitall) have at least 90 % of their flows classed
 #     late-peer, no-progress, oversubscribed or latency, and no error statistic counts any other
-#     flow than a network one;
+#     flow than a network one (nor, in their text reports, is an error figure given over fewer than
+#     3 network flows);
 #   - a self-calibrated platform, when there is one, has a large-message rate within a factor 1.5
 #     of the link's payload rate (200 Mbit/s less the headers: 23.4 to 25 MB/s), else the models
 #     are left out with a note;
@@ -48,6 +49,29 @@ trace halo1m "$ex/halowait" 16 1000000 2000 40000 "$work/halo1m.t"
 line_profile "$work/link.prof" 5e-05 4.184e-08 1e-06 1e-09 2.39e7
 "$flowcut" analyze --format json --platform "$work/link.prof" -o "$work/halo1m.link.json" "$work/halo1m" ||
     fail "halo1m: analyze with the link's platform"
+
+# The text reports of the small-message examples: the observed-times section names the classes
+# that took their time, and the predictions section gives an error figure only over 3 network
+# flows or more (the count it states), else says there are too few or none.
+for name in wavefront masterworker halo8; do
+    "$flowcut" analyze "$work/$name" >"$work/$name.txt" || fail_later "$name: text report"
+    sed -n '/^== observed times/,/^== /p' "$work/$name.txt" >"$work/$name.obs"
+    grep -Eq '^(late-peer|oversubscribed|no-progress|latency) ' "$work/$name.obs" ||
+        fail_later "$name: the text report's observed times name no waiting or oversubscribed class: $(cat "$work/$name.obs")"
+    sed -n '/^== predicted versus observed/,/^== [^p]/p' "$work/$name.txt" >"$work/$name.pred"
+    if grep -q '%' "$work/$name.pred"; then
+        n=$(sed -n 's/^(each figure over the \([0-9]*\) network flows.*/\1/p' "$work/$name.pred")
+        [ -n "$n" ] && [ "$n" -ge 3 ] ||
+            fail_later "$name: an error figure over too few or other than network flows: $(cat "$work/$name.pred")"
+    elif [ -s "$work/$name.pred" ] && ! grep -Eq '^(too few network flows|no network flow)' "$work/$name.pred"; then
+        fail_later "$name: no error figure and no reason given: $(cat "$work/$name.pred")"
+    elif [ ! -s "$work/$name.pred" ] && ! grep -q '^no platform: ' "$work/$name.obs"; then
+        fail_later "$name: no predictions and no reason given: $(cat "$work/$name.obs")"
+    fi
+    echo "$name: text report: $(grep -E '^(late-peer|oversubscribed|latency|network|no-progress) ' "$work/$name.obs" |
+        awk '{ printf "%s%s %s flows (%s)", (NR > 1 ? ", " : ""), $1, $2, $3 }'); $(grep -h -E '^(too few|no network|\(each figure|no platform)' \
+        "$work/$name.pred" "$work/$name.obs" | head -n 1 | cut -c 1-100)"
+done
 
 "$PYTHON3" - "$work" <<'PY' || fail_later "the classes of the idioms' flows"
 import json, sys

@@ -7,7 +7,10 @@
 # run's count and busy time); the folded trace has no two alike unsuccessful polls in a row and is
 # at least 10 times smaller. The two runs differ in their timing, so the analyses are compared on
 # one run: `flowcut analyze` reports the same of the trace with each poll and of that trace folded
-# by fold-polls, which applies format.h's definition of a folded run on its own.
+# by fold-polls, which applies format.h's definition of a folded run on its own. The folded trace
+# exported to OTF2, read back with OTF2's Python bindings (polling-otf2.py), stands for the
+# program's calls too: by default through the attribute flowcut::polls on each run's last call,
+# with --expand-polls call by call; `flowcut info` counts the program's calls (polling-info.py).
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-tracer.sh"
 
@@ -28,7 +31,31 @@ for mode in folded each; do
         fail "flowcut dump of the $mode trace failed: $(head -c 2000 "$work/$mode.dump.err")"
     "$PYTHON3" "$srcdir/polling-check.py" "$work/$mode.dump" "$work/$mode.counts" 3 $mode ||
         fail "the $mode trace does not count the program's calls"
+    "$flowcut" info "$work/$mode" >"$work/$mode.info" && "$flowcut" info --json "$work/$mode" >"$work/$mode.info.json" ||
+        fail "flowcut info of the $mode trace failed"
+    "$PYTHON3" "$srcdir/polling-info.py" "$work/$mode.info.json" "$work/$mode.info" "$work/$mode.counts" 3 ||
+        fail "flowcut info does not count the program's calls in the $mode trace"
 done
+# The OTF2 archives of the folded trace, read with OTF2's own reader.
+py_otf2=
+for p in "$PYTHON3" /usr/bin/python3; do
+    if "$p" -c 'import otf2' 2>/dev/null; then
+        py_otf2=$p
+        break
+    fi
+done
+if [ -n "$py_otf2" ]; then
+    for how in folded expanded; do
+        case $how in folded) flag= ;; expanded) flag=--expand-polls ;; esac
+        # shellcheck disable=SC2086 # no flag is no word
+        "$flowcut" export --otf2 $flag "$work/folded" "$work/otf2-$how" >/dev/null 2>"$work/otf2-$how.err" ||
+            fail "flowcut export $flag failed: $(head -c 2000 "$work/otf2-$how.err")"
+        "$py_otf2" "$srcdir/polling-otf2.py" "$work/otf2-$how/traces.otf2" "$work/folded.counts" 3 $how ||
+            fail "the $how OTF2 export does not stand for the program's calls"
+    done
+else
+    echo "OTF2's Python bindings are missing (Debian package python3-otf2): the export is not checked"
+fi
 folded=$(cat "$work"/folded/rank-*.fct | wc -c)
 each=$(cat "$work"/each/rank-*.fct | wc -c)
 echo "trace bytes: $folded folded, $each with each poll"
