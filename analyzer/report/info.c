@@ -356,8 +356,7 @@ static void print_text(FILE *f, fc_trace *t, const char *path, const summary *s)
         print_line(f, skipped_text(fc_trace_skipped(t, i), line, sizeof line));
     }
     for (size_t i = 0; i < n; i++)
-        for (size_t w = 0; w < fc_trace_rank(t, i)->nwarnings; w++)
-        {
+        for (size_t w = 0; w < fc_trace_rank(t, i)->nwarnings; w++) {
             fprintf(f, "  rank %" PRIu32 ": ", fc_trace_rank(t, i)->info.rank);
             print_line(f, fc_trace_rank(t, i)->warnings[w]);
         }
@@ -367,7 +366,8 @@ static void print_text(FILE *f, fc_trace *t, const char *path, const summary *s)
     for (unsigned k = 0; k < FC_EV_MAX_; k++) {
         if (!s->events[k])
             continue;
-        fprintf(f, "  %-26s %12" PRIu64, fc_event_kind_name(k), is_call(k) ? s->calls[k] : s->events[k]);
+        const char *name = fc_event_kind_name(k);
+        fprintf(f, "  %-26s %12" PRIu64, name ? name : "?", is_call(k) ? s->calls[k] : s->events[k]);
         if (fc_event_fields(k, FC_EVF_STATUS) & FC_FIELD_BYTES)
             fprintf(f, "  bytes %" PRIu64, s->bytes[k]);
         if (is_call(k) && s->calls[k] != s->events[k])
