@@ -33,39 +33,8 @@ ex="$b/examples"
 export FLOWCUT_EXEC_PATH="$b/analyzer:$b/tools"
 export FLOWCUT_LIB="$b/libtrace/.libs/libflowcut.so"
 
-skip() {
-    echo "remap-bench: SKIP: $*"
-    exit 0
-}
-fail() {
-    echo "remap-bench: $*" >&2
-    exit 1
-}
-[ "$(id -u)" -eq 0 ] || skip "the emulated cluster needs root"
-for f in "$cluster" "$b/analyzer/flowcut-remap" "$ex/bcast" "$ex/halo2d" "$ex/pingpong"; do
-    [ -x "$f" ] || skip "$f is not built"
-done
-command -v python3 >/dev/null 2>&1 || skip "python3 not found"
-work=${out:-$(mktemp -d /tmp/flowcut-remap-bench.XXXXXX)}
-mkdir -p "$work" || fail "cannot create $work"
-echo "remap-bench: working in $work"
-
-# Cluster stretches: take the lock, bring the cluster up; release both afterwards.
-locked=0
-lock() {
-    mkdir -p /run/flowcut-cluster
-    exec 9>/run/flowcut-cluster/test.lock
-    flock -w 900 9 || fail "could not get /run/flowcut-cluster/test.lock in 900 s"
-    locked=1
-    "$cluster" up --nodes 4 --rate 200mbit >/dev/null || fail "cluster up"
-}
-unlock() {
-    "$cluster" down >/dev/null 2>&1
-    [ $locked = 1 ] && flock -u 9
-    exec 9>&-
-    locked=0
-}
-trap 'unlock' EXIT
+name=remap-bench needs=("$ex/bcast" "$ex/halo2d" "$ex/pingpong")
+. "$(dirname "$0")/lib-remap.sh"
 
 measure() {
 bbytes=10000000 breps=5 hiters=8 hbytes=400000 rounds=3 sweeps=2

@@ -38,38 +38,8 @@ ex="$b/examples"
 export FLOWCUT_EXEC_PATH="$b/analyzer:$b/tools"
 export FLOWCUT_LIB="$b/libtrace/.libs/libflowcut.so"
 
-skip() {
-    echo "remap-gain: SKIP: $*"
-    exit 0
-}
-fail() {
-    echo "remap-gain: $*" >&2
-    exit 1
-}
-[ "$(id -u)" -eq 0 ] || skip "the emulated cluster needs root"
-for f in "$cluster" "$b/analyzer/flowcut-remap" "$ex/cg" "$ex/halo2d" "$ex/pingpong"; do
-    [ -x "$f" ] || skip "$f is not built"
-done
-command -v python3 >/dev/null 2>&1 || skip "python3 not found"
-work=${out:-$(mktemp -d /tmp/flowcut-remap-gain.XXXXXX)}
-mkdir -p "$work" || fail "cannot create $work"
-echo "remap-gain: working in $work"
-
-locked=0
-lock() {
-    mkdir -p /run/flowcut-cluster
-    exec 9>/run/flowcut-cluster/test.lock
-    flock -w 900 9 || fail "could not get /run/flowcut-cluster/test.lock in 900 s"
-    locked=1
-    "$cluster" up --nodes 4 --rate 200mbit >/dev/null || fail "cluster up"
-}
-unlock() {
-    "$cluster" down >/dev/null 2>&1
-    [ $locked = 1 ] && flock -u 9
-    exec 9>&-
-    locked=0
-}
-trap 'unlock' EXIT
+name=remap-gain needs=("$ex/cg" "$ex/halo2d" "$ex/pingpong")
+. "$(dirname "$0")/lib-remap.sh"
 
 codes=(cg halo2d)
 args_of() {
