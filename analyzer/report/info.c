@@ -203,6 +203,20 @@ static const char *skipped_text(const fc_skipped *k, char *buf, size_t len)
     return buf;
 }
 
+/* A JSON object of val by event kind name, for the kinds with a non-zero count in `present` (and
+ * with a byte count when bytes_only). */
+static void kind_map(FILE *f, const uint64_t *val, const uint64_t *present, int bytes_only)
+{
+    int first = 1;
+    fputc('{', f);
+    for (unsigned k = 0; k < FC_EV_MAX_; k++)
+        if (present[k] && (!bytes_only || (fc_event_fields(k, FC_EVF_STATUS) & FC_FIELD_BYTES))) {
+            fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ", fc_event_kind_name(k), val[k]);
+            first = 0;
+        }
+    fputc('}', f);
+}
+
 static void print_json(FILE *f, fc_trace *t, const summary *s)
 {
     char line[1024];
@@ -251,28 +265,13 @@ static void print_json(FILE *f, fc_trace *t, const summary *s)
         fputc('}', f);
         first = 0;
     }
-    fprintf(f, "], \"events_total\": %" PRIu64 ", \"events\": {", s->total);
-    first = 1;
-    for (unsigned k = 0; k < FC_EV_MAX_; k++)
-        if (s->events[k]) {
-            fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ", fc_event_kind_name(k), s->events[k]);
-            first = 0;
-        }
-    fprintf(f, "}, \"calls_total\": %" PRIu64 ", \"calls\": {", s->ncalls);
-    first = 1;
-    for (unsigned k = 0; k < FC_EV_MAX_; k++)
-        if (s->calls[k]) {
-            fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ", fc_event_kind_name(k), s->calls[k]);
-            first = 0;
-        }
-    fputs("}, \"bytes\": {", f);
-    first = 1;
-    for (unsigned k = 0; k < FC_EV_MAX_; k++)
-        if (s->events[k] && (fc_event_fields(k, FC_EVF_STATUS) & FC_FIELD_BYTES)) {
-            fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ", fc_event_kind_name(k), s->bytes[k]);
-            first = 0;
-        }
-    fprintf(f, "}, \"duration_s\": %.9f, \"mpi_version\": ", duration(s));
+    fprintf(f, "], \"events_total\": %" PRIu64 ", \"events\": ", s->total);
+    kind_map(f, s->events, s->events, 0);
+    fprintf(f, ", \"calls_total\": %" PRIu64 ", \"calls\": ", s->ncalls);
+    kind_map(f, s->calls, s->calls, 0);
+    fputs(", \"bytes\": ", f);
+    kind_map(f, s->bytes, s->events, 1);
+    fprintf(f, ", \"duration_s\": %.9f, \"mpi_version\": ", duration(s));
     fc__json_str(f, mpi_version(t));
     fputs(", \"collective_settings\": [", f);
     const fc_rank *ce = coll_env_rank(t);
