@@ -40,7 +40,7 @@ static void traced_child(const char *dir)
     s->wait1 = b + 3 * u;
     s->wait_pending = 1;
     s->wait_mid = 1;
-    fc__emergency_flush(FC_END_SIGNAL);
+    fc__emergency_flush(FC_END_SIGNAL, 0); /* the flush of a fault, which keeps the wait */
     _exit(0); /* the process dies here, as after the signal */
 }
 
