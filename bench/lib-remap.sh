@@ -1,9 +1,15 @@
-# bench/lib-remap.sh (bash): what remap-bench.sh and remap-gain.sh share, sourced after they set `name`
-# (the word their messages start with), `b` (the build directory), `cluster` (flowcut-cluster),
-# `ex` (the examples' directory), `out` (-o DIR, or empty) and the array `needs` (the programs they run).
-# It skips the bench (exit 0) when it cannot run here, makes the working directory `work`, and
-# defines lock/unlock for each stretch on the emulated cluster (4 nodes, 200 Mbit/s), which holds
-# /run/flowcut-cluster/test.lock.
+# bench/lib-remap.sh (bash): what remap-bench.sh and remap-gain.sh share, sourced after they set
+# `name` (the word their messages start with), `b` (the build directory), `out` (-o DIR, or empty)
+# and `needs` (the examples they run). It sets the paths `cluster`, `flowcut` and `ex` and the
+# environment of the build's commands, skips the bench (exit 0) when it cannot run here, makes the
+# working directory `work`, and defines lock/unlock for each stretch on the emulated cluster (4
+# nodes, 200 Mbit/s), which holds /run/flowcut-cluster/test.lock.
+
+cluster="$b/tools/flowcut-cluster"
+flowcut="$b/tools/flowcut"
+ex="$b/examples"
+export FLOWCUT_EXEC_PATH="$b/analyzer:$b/tools"
+export FLOWCUT_LIB="$b/libtrace/.libs/libflowcut.so"
 
 skip() {
     echo "$name: SKIP: $*"
@@ -14,7 +20,7 @@ fail() {
     exit 1
 }
 [ "$(id -u)" -eq 0 ] || skip "the emulated cluster needs root"
-for f in "$cluster" "$b/analyzer/flowcut-remap" "${needs[@]}"; do
+for f in "$cluster" "$b/analyzer/flowcut-remap" $(for e in $needs; do echo "$ex/$e"; done); do
     [ -x "$f" ] || skip "$f is not built"
 done
 command -v python3 >/dev/null 2>&1 || skip "python3 not found"

@@ -27,13 +27,7 @@ while [ $# -gt 1 ]; do
 done
 [ $# -eq 1 ] || { echo "usage: remap-bench.sh [-o DIR] [--quick] [--resume|--tables] BUILDDIR" >&2; exit 1; }
 b=$(cd "$1" && pwd) || exit 1
-cluster="$b/tools/flowcut-cluster"
-flowcut="$b/tools/flowcut"
-ex="$b/examples"
-export FLOWCUT_EXEC_PATH="$b/analyzer:$b/tools"
-export FLOWCUT_LIB="$b/libtrace/.libs/libflowcut.so"
-
-name=remap-bench needs=("$ex/bcast" "$ex/halo2d" "$ex/pingpong")
+name=remap-bench needs="bcast halo2d pingpong"
 . "$(dirname "$0")/lib-remap.sh"
 
 measure() {

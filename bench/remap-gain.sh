@@ -32,13 +32,7 @@ done
 [ $# -eq 1 ] || { echo "usage: remap-gain.sh [-o DIR] [--runs N] [--tables] BUILDDIR" >&2; exit 1; }
 case $runs in '' | *[!0-9]* | 0) echo "remap-gain: --runs needs a positive number" >&2; exit 1 ;; esac
 b=$(cd "$1" && pwd) || exit 1
-cluster="$b/tools/flowcut-cluster"
-flowcut="$b/tools/flowcut"
-ex="$b/examples"
-export FLOWCUT_EXEC_PATH="$b/analyzer:$b/tools"
-export FLOWCUT_LIB="$b/libtrace/.libs/libflowcut.so"
-
-name=remap-gain needs=("$ex/cg" "$ex/halo2d" "$ex/pingpong")
+name=remap-gain needs="cg halo2d pingpong"
 . "$(dirname "$0")/lib-remap.sh"
 
 codes=(cg halo2d)
