@@ -429,27 +429,35 @@ def callgrind_run(tree, scratch, prog, args, depth, ranks=2):
         for line in err.splitlines():
             if line.startswith("flowcut: rank 0: call sites"):
                 res["unwinds"] = line.split(": ", 2)[2]
+    found = thread_counts(scratch, 0, res)
+    if not found or (tdir is not None and res["writer"] == 0):
+        raise RuntimeError("callgrind: no main or writer thread found for rank 0")
+    return res
+
+
+def thread_counts(scratch, rank, res):
+    """Adds to res the instructions of rank's threads in the callgrind files scratch/cg.*, which it
+    removes: "main" (all of the application thread), "app" (its part in libflowcut and libunwind)
+    and "writer" (the writer thread). Returns whether the application thread was found."""
     found = False
     for f in sorted(os.listdir(scratch)):
         if not f.startswith("cg."):
             continue
         path = os.path.join(scratch, f)
-        if f.startswith("cg.0-"):
+        if f.startswith("cg.%d-" % rank):
             with open(path) as fh:
                 text = fh.read()
             # The clock measurements of MPI_Init and MPI_Finalize wait for the other rank by polling,
             # as long as valgrind makes them wait: not per-call work.
             tot = callgrind_objects(path, ("fc__clock_sync", "measure", "serve", "wait_politely"))
             if "writer_main" in text:
-                res["writer"] = sum(tot.values())
+                res["writer"] += sum(tot.values())
             elif f.endswith("-01"):  # the main thread comes first
                 found = True
-                res["main"] = sum(tot.values())
-                res["app"] = sum(v for o, v in tot.items() if "libflowcut" in o or "libunwind" in o)
+                res["main"] += sum(tot.values())
+                res["app"] += sum(v for o, v in tot.items() if "libflowcut" in o or "libunwind" in o)
         os.unlink(path)
-    if not found or (tdir is not None and res["writer"] == 0):
-        raise RuntimeError("callgrind: no main or writer thread found for rank 0")
-    return res
+    return found
 
 
 def rank_events(tree, tdir, rank):
@@ -659,22 +667,10 @@ def polls(tree, quick):
                 with open("%s.1" % counts) as fh:
                     # its polls, and per round an MPI_Isend and an MPI_Recv; MPI_Init and MPI_Finalize
                     ncalls = sum(int(line.split()[1]) for line in fh) + 2 * rounds + 2
-                app = writer = 0
-                for f in sorted(os.listdir(scratch)):
-                    if not f.startswith("cg."):
-                        continue
-                    path = os.path.join(scratch, f)
-                    if f.startswith("cg.1-"):
-                        with open(path) as fh:
-                            text = fh.read()
-                        tot = callgrind_objects(path, ("fc__clock_sync", "measure", "serve", "wait_politely"))
-                        if "writer_main" in text:
-                            writer += sum(tot.values())
-                        elif f.endswith("-01"):
-                            app += sum(v for o, v in tot.items() if "libflowcut" in o or "libunwind" in o)
-                    os.unlink(path)
-                app /= ncalls
-                writer /= ncalls
+                cnt = {"main": 0, "app": 0, "writer": 0}
+                thread_counts(scratch, 1, cnt)
+                app = cnt["app"] / ncalls
+                writer = cnt["writer"] / ncalls
             print("    %-8s %12d %12d %14d %12.1f %12.1f" % (label, nbytes, calls, nev, app, writer))
             shutil.rmtree(tdir, ignore_errors=True)
     finally:
