@@ -112,6 +112,26 @@ static void pick_worst(const fc__analysis *a, const uint32_t *mk, size_t *worst,
     *nworst = n;
 }
 
+/* Why the page gives no error figure, in the words of the text report's `predicted versus
+ * observed` section, which gives none in the same cases: no flow that can judge a model, or fewer
+ * than FC_SELFCAL_MIN_FLOWS network flows (one or two flows' errors would still read as a verdict
+ * on the models). NULL when the page gives them, or has no prediction to judge at all. */
+static const char *no_error_figure(const fc__analysis *a, char *buf, size_t len)
+{
+    const fc__observation *o = a->obs;
+    if (a->pred == NULL || a->pred->nmodels == 0 || a->match->ninter == 0 || o == NULL)
+        return NULL;
+    if (o->njudged == 0)
+        snprintf(buf, len, "no %s to judge the models on: no error figure (--flows all counts every class but "
+                 "below-wire; JSON and CSV hold every flow's predictions)", o->all ? "flow" : "network flow");
+    else if (!o->all && o->njudged < FC_SELFCAL_MIN_FLOWS)
+        snprintf(buf, len, "too few network flows (%zu) to judge the models on: no error figure (--flows all counts "
+                 "every class but below-wire; JSON and CSV hold every flow's predictions)", o->njudged);
+    else
+        return NULL;
+    return buf;
+}
+
 /* The members the page needs beyond the document's: what ran, the span, the traffic, the hot
  * nodes, the worst intervals and, for a long trace, the bins. keep[id] says which flows the
  * document lists. */
@@ -209,7 +229,10 @@ static int put_html_member(FILE *f, const fc__analysis *a, const char *remap_jso
         fputs(i ? ", " : "", f);
         fc__json_str(f, r0->info.argv[i]);
     }
-    fprintf(f, "], \"remap_only\": false, \"flows_total\": %zu, \"sampled\": %s, \"t0\": ", nf, sampled ? "true" : "false");
+    char why[200];
+    fputs("], \"no_error_figure\": ", f);
+    fc__json_str(f, no_error_figure(a, why, sizeof why));
+    fprintf(f, ", \"remap_only\": false, \"flows_total\": %zu, \"sampled\": %s, \"t0\": ", nf, sampled ? "true" : "false");
     json_secs(f, t0);
     fputs(", \"t1\": ", f);
     json_secs(f, t1);

@@ -28,6 +28,11 @@ import sys
 import zlib
 
 
+# Elements whose text the checks read, by class: each one's attributes and the pieces of its text
+# (one a text node, so that the cells of a table row stay apart).
+CAPTURED = ("gone", "shrink", "judgement", "fc-no-errors", "fc-errors", "fc-ws-row")
+
+
 class Page(html.parser.HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -35,6 +40,10 @@ class Page(html.parser.HTMLParser):
         self.text = []
         self.pwned = False
         self.skip = 0
+        self.elements = {}  # "tag.class" and ".class": how many elements the DOM holds
+        self.captured = {c: [] for c in CAPTURED}
+        self.open = []  # [tag, depth of that tag, pieces] of the captured elements being read
+        self.depth = {}
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -44,14 +53,34 @@ class Page(html.parser.HTMLParser):
             self.pwned = True
         if tag in ("script", "style"):
             self.skip += 1
+        for c in (a.get("class") or "").split():
+            for key in (tag + "." + c, "." + c):
+                self.elements[key] = self.elements.get(key, 0) + 1
+            if c in self.captured:
+                pieces = []
+                self.captured[c].append((a, pieces))
+                self.open.append((tag, self.depth.get(tag, 0), pieces))
+        self.depth[tag] = self.depth.get(tag, 0) + 1
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        self.handle_endtag(tag)
 
     def handle_endtag(self, tag):
         if tag in ("script", "style") and self.skip:
             self.skip -= 1
+        self.depth[tag] = self.depth.get(tag, 1) - 1
+        self.open = [o for o in self.open if not (o[0] == tag and o[1] == self.depth[tag])]
 
     def handle_data(self, data):
         if not self.skip:
             self.text.append(data)
+            for o in self.open:
+                o[2].append(data)
+
+    def texts(self, cls):
+        """The text of each element of class cls, in document order."""
+        return ["".join(p) for a, p in self.captured[cls]]
 
 
 def load_page(path):
@@ -70,7 +99,11 @@ def check_dom(path, pairs):
         bad.append("the page's script did not finish")
     for pair in pairs:
         key, want = pair.split("=", 1)
-        got = p.check.get("data-" + key)
+        if key.startswith("count:"):
+            # Elements in the DOM Chromium built, counted here rather than by the page's script.
+            got = str(p.elements.get(key[6:], 0))
+        else:
+            got = p.check.get("data-" + key)
         if want.startswith(">="):
             ok = got is not None and got.isdigit() and int(got) >= int(want[2:])
         else:
@@ -256,6 +289,159 @@ def check_data(path, json_path, text_path):
     return bad
 
 
+def check_net(path):
+    """The requests a page made, from Chromium's network log (--log-net-log): every request the
+    network stack started for a page has the page as its initiator; the browser's own (updates,
+    time, accounts, which the host resolver rules make fail) have none ("not an origin")."""
+    with open(path) as f:
+        log = json.load(f)
+    types = {v: k for k, v in log["constants"]["logEventTypes"].items()}
+    bad, own = [], 0
+    for e in log["events"]:
+        p = e.get("params") or {}
+        if types.get(e["type"]) != "URL_REQUEST_START_JOB" or "url" not in p:
+            continue
+        if p.get("initiator", "not an origin") == "not an origin":
+            own += 1
+        else:
+            bad.append("the page requested %s (initiator %s)" % (p["url"], p.get("initiator")))
+    print("%s: %d requests from the page, %d of the browser's own" % (path, len(bad), own))
+    return bad
+
+
+def text_section(path, title):
+    """The lines of the text report's section `== title ... ==`."""
+    out, inside = [], False
+    for line in open(path):
+        if line.startswith("== "):
+            inside = line.startswith("== " + title)
+            continue
+        if inside:
+            out.append(line.rstrip("\n"))
+    return out
+
+
+def seconds(text):
+    """A time as the page prints it (fmtS): "12.3 us", "1.50 ms", "0 s", "-"."""
+    if text == "-":
+        return None
+    v, unit = text.split()
+    return float(v) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
+
+
+def check_errors(path, text_path, models, hand):
+    """The error statistics beside the scatter plots against the text report's `predicted versus
+    observed`: none at all, and the text report's sentence, where it gives no figure (fewer than 3
+    network flows); else one table per model with the text report's figures, and the mean |error|
+    of hand=MODEL=PCT pairs worked out by hand."""
+    p = load_page(path)
+    sec = text_section(text_path, "predicted versus observed")
+    said = [l for l in sec if "to judge the models on: no error figure" in l]
+    tables = p.captured["fc-errors"]
+    bad = []
+    if said:
+        if tables:
+            bad.append("the text report gives no error figure (%s), the page gives %d tables" % (said[0], len(tables)))
+        if p.texts("fc-no-errors") != said:
+            bad.append("the page says %r, the text report %r" % (p.texts("fc-no-errors"), said))
+        if hand:
+            bad.append("hand-worked errors given, but the text report gives no figure")
+        print("%s: no error figure, as the text report: %s" % (path, said[0]))
+        return bad
+    if p.texts("fc-no-errors"):
+        bad.append("the page says %r, the text report gives figures" % p.texts("fc-no-errors"))
+    if len(tables) != models:
+        bad.append("%d tables of error statistics, expected one for each of %d models" % (len(tables), models))
+    text_mean = {}
+    for l in sec:
+        f = l.split()
+        if len(f) >= 3 and f[2].endswith("%") and f[1].isdigit():
+            text_mean[f[0]] = float(f[2][:-1])
+    page_mean = {}
+    for a, pieces in tables:
+        cells = [x for x in pieces]
+        if "mean |error|" in cells:
+            page_mean[a.get("data-model")] = float(cells[cells.index("mean |error|") + 1].rstrip("%"))
+    if page_mean != text_mean:
+        bad.append("mean |error| per model: page %s, text report %s" % (page_mean, text_mean))
+    for h in hand:
+        m, want = h.split("=")
+        if m not in page_mean or abs(page_mean[m] - float(want)) > 0.05:
+            bad.append("%s: mean |error| %s on the page, %s by hand" % (m, page_mean.get(m), want))
+    print("%s: %d tables of error statistics, mean |error| %s" % (path, len(tables), page_mean))
+    return bad
+
+
+def check_remap(path, remap_text):
+    """The placements' conflicts that disappear and shrink, and the judgement, against the text
+    report of `flowcut remap` on the same trace and platform (the page computes them from the JSON
+    document in its own script)."""
+    p = load_page(path)
+    want = {}
+    sug = None
+    judged = []
+    for line in open(remap_text):
+        line = line.rstrip("\n")
+        if line.startswith("suggestion "):
+            sug = line.split()[1].rstrip(":")
+        elif sug is not None and (line.startswith("  disappear: ") or line.startswith("  shrink: ")):
+            what, _, rest = line.strip().partition(": ")
+            want[(what, sug)] = rest
+        elif line.startswith("judgement: "):
+            judged.append(line)
+    bad = []
+    shown = 0
+    for cls in ("gone", "shrink"):
+        what = "disappear" if cls == "gone" else "shrink"
+        for a, pieces in p.captured[cls]:
+            of = a.get("data-of")
+            if of == "given":
+                continue
+            shown += 1
+            got = "".join(pieces).partition(": ")[2]
+            if want.get((what, of)) != got:
+                bad.append("suggestion %s %s: page %r, text report %r" % (of, what, got, want.get((what, of))))
+    n = len({k[1] for k in want})
+    if shown != 2 * min(n, 3):
+        bad.append("%d disappear/shrink lines on the page, expected 2 for each of %d suggestions" % (shown, min(n, 3)))
+    import re
+    nums = lambda ls: [float(x) for l in ls for x in re.findall(r"[-+]?\d+\.\d+|\d+", l)]
+    if nums(p.texts("judgement")) != nums(judged):
+        bad.append("judgement: page %r, text report %r" % (p.texts("judgement"), judged))
+    print("%s: %d suggestions, disappear/shrink and judgement as the text report" % (path, n))
+    return bad
+
+
+def check_waits(path, text_path, ranks):
+    """The wait states: one bar pair per rank, and the call sites that waited most as the text
+    report's `top call sites` ranks them, with their times to the page's three digits."""
+    p = load_page(path)
+    bad = []
+    got_ranks = p.check.get("data-wait-ranks") if p.check else None
+    if got_ranks != str(ranks):
+        bad.append("%s ranks in the wait states, expected %d" % (got_ranks, ranks))
+    rows, inside = [], False
+    for l in text_section(text_path, "wait states"):
+        if l.strip() == "top call sites":
+            inside = True
+            continue
+        f = l.split(None, 5)
+        if inside and len(f) >= 6 and f[0].isdigit():
+            rows.append((int(f[0]), f[5], float(f[1]), float(f[3])))
+    page = []
+    for a, pieces in p.captured["fc-ws-row"]:
+        rank, site, ls, lr = pieces
+        page.append((int(rank), site, seconds(ls), seconds(lr)))
+    if len(page) != min(len(rows), 15):
+        bad.append("%d call sites on the page, the text report has %d" % (len(page), len(rows)))
+    for (r, s, ls, lr), (pr, ps, pls, plr) in zip(rows, page):
+        near = lambda x, y: y is not None and abs(x - y) <= 0.006 * abs(x) + 1e-9
+        if r != pr or s != ps or not near(ls, pls) or not near(lr, plr):
+            bad.append("call site: page %s, text report %s" % ((pr, ps, pls, plr), (r, s, ls, lr)))
+    print("%s: %s ranks, %d call sites as the text report" % (path, got_ranks, len(page)))
+    return bad
+
+
 def main():
     what, path, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
     if what == "dom":
@@ -266,6 +452,14 @@ def main():
         bad = check_png(path)
     elif what == "data":
         bad = check_data(path, rest[0], rest[1])
+    elif what == "net":
+        bad = check_net(path)
+    elif what == "errors":
+        bad = check_errors(path, rest[0], int(rest[1]), rest[2:])
+    elif what == "remap":
+        bad = check_remap(path, rest[0])
+    elif what == "waits":
+        bad = check_waits(path, rest[0], int(rest[1]))
     elif what == "chrome":
         bad = check_chrome(path, rest[0], rest[1], int(rest[2]))
     else:
