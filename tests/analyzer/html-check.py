@@ -13,13 +13,28 @@ test-report-html.sh.
                                            the data a page embeds: the members of the JSON
                                            document ANALYZE.json, the same, and the hot nodes of
                                            the text report TEXT (--top 0)
-  html-check.py chrome FILE.json INFO.json ANALYZE.json MESSAGES
+  html-check.py chrome FILE.json INFO.json ANALYZE.json MESSAGES [DUMP]
                                            a Chrome trace (Trace Event Format): one slice per MPI
                                            call that `flowcut info --json` counts, MESSAGES flow
                                            arrows each bound inside a slice of its rank, one
                                            conflict slice per run of intervals in which a node's
                                            conflict of one class stays the same in ANALYZE.json,
-                                           one process per node
+                                           one process per node, one thread per rank in it; with
+                                           DUMP (`flowcut dump`), each rank's slices are its MPI
+                                           calls there, with their times and call sites
+  html-check.py dom FILE.dom count:TAG.CLASS=N ...
+                                           N elements <TAG class="... CLASS ..."> in the DOM
+                                           Chromium built (or .CLASS: of any tag), counted here
+  html-check.py net NETLOG.json            Chromium's network log (--log-net-log) holds no
+                                           request made by a page
+  html-check.py errors FILE.dom TEXT MODELS [MODEL=PCT...]
+                                           the error statistics beside the scatter plots: those of
+                                           the text report TEXT, or none and its sentence when it
+                                           gives none; mean |error| worked out by hand
+  html-check.py remap FILE.dom REMAP.txt   the conflicts each suggestion removes or shrinks and
+                                           the judgement, as the text report of `flowcut remap`
+  html-check.py waits FILE.dom TEXT RANKS  the wait states of RANKS ranks and the call sites that
+                                           waited most, as the text report's
 Prints what it checked; exits 1 with the reasons when a check fails."""
 import html.parser
 import json
@@ -190,7 +205,7 @@ def inside(slices, ts):
     return any(t0 <= ts <= t1 for t0, t1 in slices)
 
 
-def check_chrome(path, info_path, analyze_path, messages):
+def check_chrome(path, info_path, analyze_path, messages, dump_path=None):
     with open(path) as f:
         doc = json.load(f)
     with open(info_path) as f:
@@ -238,6 +253,35 @@ def check_chrome(path, info_path, analyze_path, messages):
     want = {"node " + n["name"] for n in info["nodes"]} | {"conflicts"}
     if names != want:
         bad.append("processes %s, expected %s" % (sorted(names), sorted(want)))
+    # One thread per rank, named after it, in the process of its node.
+    pid_of = {e["args"]["name"]: e["pid"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+    for r in info["rank_info"]:
+        key = (pid_of.get("node " + r["node"]), r["rank"])
+        if threads.get(key) != "rank %d" % r["rank"]:
+            bad.append("rank %d (node %s): thread %s is %r" % (r["rank"], r["node"], key, threads.get(key)))
+    if dump_path:
+        # Each rank's MPI slices in time order: the MPI calls `flowcut dump` lists for it, with the
+        # same start (us), duration and call site.
+        import re
+        want_calls, got_calls = {}, {}
+        for line in open(dump_path):
+            m = re.match(r"time=(\S+) rank=(\d+) .*kind=(MPI_\w+)", line)
+            if not m:
+                continue
+            site = re.search(r" site=(\S+)", line)
+            dur = re.search(r" dur=(\S+)", line)
+            want_calls.setdefault(int(m.group(2)), []).append(
+                (m.group(3), round(float(m.group(1)) * 1e6, 3), round(float(dur.group(1)) * 1e6, 3) if dur else 0.0,
+                 site.group(1) if site else None))
+        tid_rank = {e["tid"] for e in mpi}
+        for e in sorted(mpi, key=lambda e: e["ts"]):
+            got_calls.setdefault(e["tid"], []).append((e["name"], round(e["ts"], 3), round(e["dur"], 3), e["args"].get("site")))
+        for r in sorted(set(want_calls) | tid_rank):
+            w, g = want_calls.get(r, []), got_calls.get(r, [])
+            if sorted(w, key=lambda x: x[1]) != g:
+                diff = [(a, b) for a, b in zip(sorted(w, key=lambda x: x[1]), g) if a != b][:3]
+                bad.append("rank %d: %d MPI slices, flowcut dump lists %d calls; first differences %s" % (r, len(g), len(w), diff))
     print("%s: %d MPI slices, %d flow arrows, %d conflict slices, %d processes" % (path, len(mpi), len(starts), got, len(names)))
     return bad
 
@@ -461,7 +505,7 @@ def main():
     elif what == "waits":
         bad = check_waits(path, rest[0], int(rest[1]))
     elif what == "chrome":
-        bad = check_chrome(path, rest[0], rest[1], int(rest[2]))
+        bad = check_chrome(path, rest[0], rest[1], int(rest[2]), rest[3] if len(rest) > 3 else None)
     else:
         sys.exit("html-check.py: unknown check " + what)
     for b in bad:
