@@ -396,11 +396,16 @@ def check_errors(path, text_path, models, hand):
         bad.append("the page says %r, the text report gives figures" % p.texts("fc-no-errors"))
     if len(tables) != models:
         bad.append("%d tables of error statistics, expected one for each of %d models" % (len(tables), models))
-    text_mean = {}
+    # The table of the flows (the one under "model  flows"), not the collective calls' below it.
+    text_mean, table = {}, False
     for l in sec:
         f = l.split()
-        if len(f) >= 3 and f[2].endswith("%") and f[1].isdigit():
+        if f[:2] == ["model", "flows"]:
+            table = True
+        elif table and len(f) >= 3 and f[2].endswith("%") and f[1].isdigit():
             text_mean[f[0]] = float(f[2][:-1])
+        elif table:
+            break
     page_mean = {}
     for a, pieces in tables:
         cells = [x for x in pieces]
