@@ -19,6 +19,8 @@
  *   partial R                    leave rank R without its END block
  *   program TEXT                 every rank's program path and its one argument: the rest of the
  *                                line (for strings a report must show as text, whatever they hold)
+ *   arg TEXT                     one more argument of every rank's program (after program; up
+ *                                to 4): the rest of the line
  *   module PATH                  the module of every call site instead of /nonexistent/libapp.so
  * Every rank gets an MPI_Init at local 0..1 us first, MPI_COMM_WORLD as comm 0, no clock blocks
  * (so aligned time = local time and the origin is 0). At most 4095 events per rank. Exits 1 with a
@@ -45,7 +47,8 @@ typedef struct grank {
 } grank;
 
 static grank rk[MAXR];
-static char program[512], module_path[512] = "/nonexistent/libapp.so";
+static char program[512], module_path[512] = "/nonexistent/libapp.so", argbuf[4][256];
+static unsigned nargs;
 
 /* The rest of the line after a keyword, without its line break, into out. */
 static void rest_of_line(const char *buf, size_t skip, char *out, size_t len)
@@ -103,6 +106,11 @@ int main(int argc, char **argv)
             snprintf(rk[r].affinity, sizeof rk[r].affinity, "%s", name);
         } else if (strncmp(buf, "program ", 8) == 0) {
             rest_of_line(buf, 8, program, sizeof program);
+        } else if (strncmp(buf, "arg ", 4) == 0) {
+            if (nargs == 4)
+                die(line, "too many arguments");
+            rest_of_line(buf, 4, argbuf[nargs], sizeof argbuf[nargs]);
+            nargs++;
         } else if (strncmp(buf, "module ", 7) == 0) {
             rest_of_line(buf, 7, module_path, sizeof module_path);
         } else if (sscanf(buf, "partial %u", &r) == 1) {
@@ -156,7 +164,7 @@ int main(int argc, char **argv)
         fc_comm world = {.id = 0, .local_size = n, .local = members, .ordinal = 0};
         static fc_event all[MAXE + 1];
         fc_module module = {.id = 0, .base = 0x400000, .size = 0x100000, .path = module_path, .build_id = ""};
-        const char *args[1] = {program};
+        const char *args[5] = {program, argbuf[0], argbuf[1], argbuf[2], argbuf[3]};
         memset(&info, 0, sizeof info);
         info.present = (1u << FC_RK_RANK) | (1u << FC_RK_SIZE) | (1u << FC_RK_NODE) | (1u << FC_RK_HOST);
         info.rank = i;
@@ -171,7 +179,7 @@ int main(int argc, char **argv)
         if (program[0]) {
             info.present |= (1u << FC_RK_PROGRAM) | (1u << FC_RK_ARGS);
             info.program = program;
-            info.argc = 1;
+            info.argc = 1 + nargs;
             info.argv = args;
         }
         memset(&all[0], 0, sizeof all[0]);

@@ -31,6 +31,8 @@ test-report-html.sh.
                                            the error statistics beside the scatter plots: those of
                                            the text report TEXT, or none and its sentence when it
                                            gives none; mean |error| worked out by hand
+  html-check.py collerrors FILE.dom TEXT  the errors over the collective calls, as the text
+                                           report's `collective calls` table
   html-check.py remap FILE.dom REMAP.txt   the conflicts each suggestion removes or shrinks and
                                            the judgement, as the text report of `flowcut remap`
   html-check.py waits FILE.dom TEXT RANKS  the wait states of RANKS ranks and the call sites that
@@ -45,7 +47,7 @@ import zlib
 
 # Elements whose text the checks read, by class: each one's attributes and the pieces of its text
 # (one a text node, so that the cells of a table row stay apart).
-CAPTURED = ("gone", "shrink", "judgement", "fc-no-errors", "fc-errors", "fc-ws-row")
+CAPTURED = ("gone", "shrink", "judgement", "fc-no-errors", "fc-errors", "fc-ws-row", "fc-coll-errors")
 
 
 class Page(html.parser.HTMLParser):
@@ -421,6 +423,26 @@ def check_errors(path, text_path, models, hand):
     return bad
 
 
+def check_coll_errors(path, text_path):
+    """The collective calls' errors: the rows of the text report's `collective calls` table."""
+    p = load_page(path)
+    want, table = [], False
+    for l in text_section(text_path, "predicted versus observed"):
+        f = l.split()
+        if l.startswith("collective calls ("):
+            table = True
+        elif table and f[:2] == ["model", "calls"]:
+            continue
+        elif table and len(f) == 6 and f[1].isdigit():
+            want.append(f)
+        elif table:
+            break
+    got = [x for a, x in p.captured["fc-coll-errors"]]
+    bad = [] if got == want else ["collective calls: page %s, text report %s" % (got, want)]
+    print("%s: %d models' errors over the collective calls" % (path, len(got)))
+    return bad
+
+
 def check_remap(path, remap_text):
     """The placements' conflicts that disappear and shrink, and the judgement, against the text
     report of `flowcut remap` on the same trace and platform (the page computes them from the JSON
@@ -505,6 +527,8 @@ def main():
         bad = check_net(path)
     elif what == "errors":
         bad = check_errors(path, rest[0], int(rest[1]), rest[2:])
+    elif what == "collerrors":
+        bad = check_coll_errors(path, rest[0])
     elif what == "remap":
         bad = check_remap(path, rest[0])
     elif what == "waits":

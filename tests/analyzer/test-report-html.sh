@@ -110,6 +110,9 @@ ranks 2
 node 0 </script><script>document.body.dataset.pwned=1</script>
 node 1 b"'<img/src=x/onerror=document.body.dataset.pwned=2>
 program /opt/<app>/"it's"&amp;</script><script>document.body.dataset.pwned=3</script>
+arg --in=<svg/onload=document.body.dataset.pwned=4>
+arg '"</script><!--
+host 1 h<o>st"'
 module /nonexistent/lib<b>"'&x.so
 site 0 1 4c0
 site 1 2 5d0
@@ -264,6 +267,11 @@ mkdir a2a || fail "mkdir"
 "$flowcut" analyze --format html -o a2a.html a2a || fail "analyze a2a"
 show a2a
 $check dom a2a.dom errors=0 violations=0 count:g.fc-flow=48 count:g.fc-coll=48 || fail_later "a2a.html: collective flows"
+# Its one call's errors, for each model, as the text report's `collective calls` table.
+"$flowcut" analyze --top 0 a2a >a2a.txt || fail "analyze a2a (text)"
+$check collerrors a2a.dom a2a.txt || fail_later "a2a.html: the collective calls' errors"
+[ "$(grep -o '<tr class="fc-coll-errors"><td>[a-z]*</td><td class="n">1</td>' a2a.dom | wc -l)" -eq "$(models a2a)" ] ||
+    fail_later "a2a.html: not one row of 1 call for each of the $(models a2a) models"
 
 # Without predictions the page still loads, with no scatter point.
 "$flowcut" analyze --format html --model none -o none.html halo || fail "analyze --model none"
@@ -281,7 +289,9 @@ $check dom hostile.dom errors=0 violations=0 flow-marks=1 || fail_later "hostile
 $check text hostile.dom '</script><script>document.body.dataset.pwned=1</script>' \
     "b\"'<img/src=x/onerror=document.body.dataset.pwned=2>" \
     "/opt/<app>/\"it's\"&amp;</script><script>document.body.dataset.pwned=3</script>" \
-    "lib<b>\"'&x.so+0x4c0" "lib<b>\"'&x.so+0x5d0" || fail_later "hostile.html shows the trace's strings otherwise than as text"
+    "lib<b>\"'&x.so+0x4c0" "lib<b>\"'&x.so+0x5d0" \
+    "--in=<svg/onload=document.body.dataset.pwned=4> '\"</script><!--" ||
+    fail_later "hostile.html shows the trace's strings otherwise than as text"
 
 # A long trace: bins and the worst intervals, and a file that stays small.
 page big big 0
