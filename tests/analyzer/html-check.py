@@ -31,6 +31,9 @@ test-report-html.sh.
                                            the error statistics beside the scatter plots: those of
                                            the text report TEXT, or none and its sentence when it
                                            gives none; mean |error| worked out by hand
+  html-check.py worst FILE.html ANALYZE.json
+                                           a sampled page's worst intervals: those the JSON
+                                           document's intervals rank worst, their flows listed
   html-check.py collerrors FILE.dom TEXT  the errors over the collective calls, as the text
                                            report's `collective calls` table
   html-check.py remap FILE.dom REMAP.txt   the conflicts each suggestion removes or shrinks and
@@ -423,6 +426,32 @@ def check_errors(path, text_path, models, hand):
     return bad
 
 
+def check_worst(path, json_path):
+    """A sampled page's worst intervals: the 12 of the JSON document's intervals with the largest
+    conflict degree, then the most flows, then the longest (ranked here from the intervals), each
+    with its span and flow count, and every flow active in them listed in the page's flows."""
+    d = page_data(path)
+    with open(json_path) as f:
+        ivs = json.load(f)["intervals"]
+    bad = []
+    key = lambda iv: (max([c["k"] for c in iv["conflicts"]] or [0]), len(iv["flows"]), iv["end"] - iv["start"])
+    want = sorted((key(iv) for iv in ivs if key(iv)[0] >= 2), reverse=True)[:12]
+    worst = d["html"]["worst"]
+    got = sorted((key(ivs[w["index"]]) for w in worst), reverse=True)
+    if got != want:
+        bad.append("the worst intervals rank as %s, the JSON document's as %s" % (got[:3], want[:3]))
+    listed = {f["id"] for f in d["flows"]}
+    for w in worst:
+        iv = ivs[w["index"]]
+        if (w["start"], w["end"], w["flows"]) != (iv["start"], iv["end"], len(iv["flows"])):
+            bad.append("worst interval %d: page %s, JSON %s" % (w["index"], w, (iv["start"], iv["end"], len(iv["flows"]))))
+        missing = [i for i in iv["flows"] if i not in listed]
+        if missing:
+            bad.append("worst interval %d: flows %s not on the page" % (w["index"], missing[:5]))
+    print("%s: %d worst intervals, their %d flows on the page" % (path, len(worst), sum(w["flows"] for w in worst)))
+    return bad
+
+
 def check_coll_errors(path, text_path):
     """The collective calls' errors: the rows of the text report's `collective calls` table."""
     p = load_page(path)
@@ -527,6 +556,8 @@ def main():
         bad = check_net(path)
     elif what == "errors":
         bad = check_errors(path, rest[0], int(rest[1]), rest[2:])
+    elif what == "worst":
+        bad = check_worst(path, rest[0])
     elif what == "collerrors":
         bad = check_coll_errors(path, rest[0])
     elif what == "remap":

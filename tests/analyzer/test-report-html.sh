@@ -310,6 +310,12 @@ page big big 0
 flows_big=$(inter_sends big)
 $check dom big.dom errors=0 violations=0 "flow-marks=>=100" "placements=>=1" || fail_later "big.html"
 grep -q '"sampled": true' big.html || fail_later "big.html ($flows_big flows) is not aggregated"
+# Its worst intervals in full: those the JSON document's intervals rank worst, every flow of theirs
+# listed and drawn (one mark per flow the page lists).
+"$flowcut" analyze --format json -o big.json big || fail "analyze --format json big"
+$check worst big.html big.json || fail_later "the worst intervals of big.html"
+listed=$("$PYTHON3" -c 'import json, re, sys; print(len(json.loads(re.search(r"id=\"fc-data\">(.*?)</script>", open(sys.argv[1]).read(), re.S).group(1))["flows"]))' big.html)
+$check dom big.dom "count:g.fc-flow=$listed" || fail_later "big.html: not one mark per flow listed ($listed)"
 echo "big: $flows_big flows, $(wc -c <big.html) bytes"
 
 # Printed (Chromium's print to PDF), the page keeps every section; read with pdftotext when
