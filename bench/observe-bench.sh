@@ -21,7 +21,7 @@
 # Needs root. Each use of the cluster holds /run/flowcut-cluster/test.lock on its own (the
 # calibration, then each run), and the cluster is taken down after each.
 set -u
-rate=30mbit bytes=4000000 steps=8 runs=5 prof= keep=
+rate=30mbit bytes=4000000 steps=8 runs=5 prof='' keep=''
 usage() {
     echo "usage: observe-bench.sh [--rate RATE] [--bytes B] [--steps N] [--runs N] [--profile FILE] [-o DIR] BUILDDIR" >&2
     exit 2
