@@ -202,6 +202,10 @@ void fc__report_observation_warnings(const fc__analysis *a, void (*fn)(const cha
              o->below_wire, o->below_wire == 1 ? "" : "s", w->id, w->src_rank, w->dst_rank, w->bytes, w->observed,
              o->worst_below_s);
     }
+    if (o != NULL && a->pred == NULL && o->platform_note[0])
+        /* Self-calibration declined: the models are left out, which a reader of the warnings
+         * alone must learn too. */
+        warn(fn, arg, "%s", o->platform_note);
     if (o != NULL && o->contradicting) {
         const fc__flow *w = &m->flows[o->worst_contradicting_flow];
         warn(fn, arg,

@@ -23,6 +23,22 @@ static const char *node_name(const fc__match *m, uint32_t node)
     return node < m->nnodes ? m->nodes[node] : "?";
 }
 
+const char *fc__report_errors_withheld(const fc__analysis *a, char *buf, size_t n)
+{
+    const fc__observation *o = a->obs;
+    if (o == NULL || a->match->ninter == 0)
+        return NULL;
+    if (o->njudged == 0)
+        snprintf(buf, n, "no %s to judge the models on", o->all ? "flow" : "network flow");
+    else if (!o->all && o->njudged < FC_SELFCAL_MIN_FLOWS)
+        /* The observation says these times are not the network's: a figure over one or two flows
+         * would read as a verdict on the models all the same. */
+        snprintf(buf, n, "too few network flows (%zu) to judge the models on", o->njudged);
+    else
+        return NULL;
+    return buf;
+}
+
 void fc__report_json_prediction(FILE *f, const fc__analysis *a)
 {
     const fc__prediction *pr = a->pred;
@@ -59,24 +75,30 @@ void fc__report_json_prediction(FILE *f, const fc__analysis *a)
     fputs("], \"skipped_models\": ", f);
     fc__json_str(f, pr->skipped[0] ? pr->skipped : NULL);
     fputs("},\n  \"errors\": {", f);
+    char why[128];
+    const char *withheld = fc__report_errors_withheld(a, why, sizeof why);
     for (unsigned j = 0; j < pr->nmodels; j++) {
         const fc__errors *e = &pr->err[j];
+        /* No flow compared gives no figure, not an error of 0; nor do too few network flows,
+         * as in the text report. */
+        int fig = e->n > 0 && withheld == NULL;
         fprintf(f, "%s\"%s\": {\"flows\": %zu, \"mean_abs_pct\": ", j ? ", " : "", fc__model_name(pr->model[j]),
                 e->n);
-        /* No flow compared gives no figure, not an error of 0. */
-        json_num(f, e->n ? e->mean_abs_pct : NAN);
+        json_num(f, fig ? e->mean_abs_pct : NAN);
         fputs(", \"global_pct\": ", f);
-        json_num(f, e->n ? e->global_pct : NAN);
+        json_num(f, fig ? e->global_pct : NAN);
         fputs(", \"p95_abs_pct\": ", f);
-        json_num(f, e->n ? e->p95_abs_pct : NAN);
+        json_num(f, fig ? e->p95_abs_pct : NAN);
         fputs(", \"max_abs_pct\": ", f);
-        json_num(f, e->n ? e->max_abs_pct : NAN);
-        if (e->n)
+        json_num(f, fig ? e->max_abs_pct : NAN);
+        if (fig)
             fprintf(f, ", \"best_flow\": %" PRIu64 ", \"worst_flow\": %" PRIu64, e->best, e->worst);
         else
             fputs(", \"best_flow\": null, \"worst_flow\": null", f);
         fputs(", \"best_abs_pct\": ", f);
-        json_num(f, e->n ? e->best_abs_pct : NAN);
+        json_num(f, fig ? e->best_abs_pct : NAN);
+        fputs(", \"withheld\": ", f);
+        fc__json_str(f, withheld);
         putc('}', f);
     }
     fputs("},\n", f);
@@ -104,10 +126,12 @@ void fc__report_json_interval_error(FILE *f, const fc__analysis *a, size_t v)
         fputs(", \"predicted_error_pct\": null", f);
         return;
     }
+    char why[128];
+    int withheld = fc__report_errors_withheld(a, why, sizeof why) != NULL; /* as the errors */
     fputs(", \"predicted_error_pct\": {", f);
     for (unsigned j = 0; j < pr->nmodels; j++) {
         fprintf(f, "%s\"%s\": ", j ? ", " : "", fc__model_name(pr->model[j]));
-        json_num(f, pr->iv_err[j][v]);
+        json_num(f, withheld ? NAN : pr->iv_err[j][v]);
     }
     putc('}', f);
 }
@@ -209,19 +233,12 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
         fputs("no inter-node flow to predict\n", f);
         return 0;
     }
-    if (a->obs != NULL && a->obs->njudged == 0) {
-        /* Every flow was predicted, but none can judge a model of the network. */
-        fprintf(f, "no %s to judge the models on: no error figure (--flows all counts every class but "
-                   "below-wire; JSON and CSV hold every flow's predictions)\n",
-                a->obs->all ? "flow" : "network flow");
-        return 0;
-    }
-    if (a->obs != NULL && !a->obs->all && a->obs->njudged < FC_SELFCAL_MIN_FLOWS) {
-        /* The observed-times section says these times are not the network's: an error figure
-         * over one or two flows would read as a verdict on the models all the same. */
-        fprintf(f, "too few network flows (%zu) to judge the models on: no error figure (--flows all counts every "
-                   "class but below-wire; JSON and CSV hold every flow's predictions)\n",
-                a->obs->njudged);
+    char why[128];
+    if (fc__report_errors_withheld(a, why, sizeof why) != NULL) {
+        /* Every flow was predicted, but too few can judge a model of the network. */
+        fprintf(f, "%s: no error figure (--flows all counts every class but below-wire; JSON and CSV hold every "
+                   "flow's predictions)\n",
+                why);
         return 0;
     }
     fprintf(f, "%-10s %6s %12s %12s %10s %10s  %-14s %-14s\n", "model", "flows", "mean |err|", "global err", "p95",

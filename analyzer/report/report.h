@@ -131,6 +131,10 @@ size_t fc__report_nwarnings(const fc__analysis *a);
 
 /* ---- predicted versus observed (report/predictions.c) --------------------------------------------- */
 
+/* Why the error figures are withheld, written into buf of n bytes and returned: no flow the
+ * statistics count, or fewer than FC_SELFCAL_MIN_FLOWS network flows (--flows network); NULL when
+ * they are given. The text and JSON reports follow it alike. */
+const char *fc__report_errors_withheld(const fc__analysis *a, char *buf, size_t n);
 /* The "platform" and "errors" members of the JSON document, each line ending with ",\n". Writes
  * nothing without predictions. */
 void fc__report_json_prediction(FILE *f, const fc__analysis *a);
@@ -158,7 +162,8 @@ void fc__report_json_clock_more(FILE *f, const fc__analysis *a);
 void fc__report_text_counted(FILE *f, const fc__analysis *a);
 /* The text report's "observed times" section; nothing without an observation. */
 void fc__report_text_observation(FILE *f, const fc__analysis *a);
-/* The warnings of the clock checks on sends and on the wire (fc__report_warnings' format). */
+/* The warnings of the clock checks on sends and on the wire, and of a self-calibration that
+ * declined (fc__report_warnings' format). */
 void fc__report_observation_warnings(const fc__analysis *a, void (*fn)(const char *line, void *arg), void *arg);
 
 /* ---- the HTML page (report/html.c) ---------------------------------------------------------- */

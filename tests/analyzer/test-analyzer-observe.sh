@@ -285,9 +285,52 @@ import json, sys
 n, a = (json.load(open(p)) for p in sys.argv[1:3])
 assert n["observation"]["judged"] == 1 and n["errors"]["linear"]["flows"] == 1, n["errors"]
 assert a["observation"]["judged"] == 2 and a["errors"]["linear"]["flows"] == 2, a["errors"]
-# The network flow's linear error: predicted 1010 against 1020 observed, 0.98 %.
-assert abs(n["errors"]["linear"]["mean_abs_pct"] - 100 * 10 / 1020) < 1e-6, n["errors"]
+# One network flow is too few to judge the models on, in JSON as in the text report: every figure
+# null, the flow count kept, and the reason; no interval's error either.
+FIGS = ("mean_abs_pct", "global_pct", "p95_abs_pct", "max_abs_pct", "best_flow", "worst_flow", "best_abs_pct")
+for model, e in n["errors"].items():
+    assert all(e[k] is None for k in FIGS), (model, e)
+    assert e["withheld"] == "too few network flows (1) to judge the models on", (model, e)
+assert all(v is None for iv in n["intervals"] for v in iv["predicted_error_pct"].values()), n["intervals"]
+# --flows all counts both flows: figures. Linear predicts latency + bytes x per-byte: the network
+# flow 10 + 1000 = 1010 us against 1020 observed (0.98 %), the late-peer one 10 + 10 = 20 against
+# 510 (96.1 %).
+e = a["errors"]["linear"]
+assert e["withheld"] is None, e
+assert abs(e["mean_abs_pct"] - 100 * (10 / 1020 + 490 / 510) / 2) < 1e-6, e
+assert e["best_flow"] == 1 and e["worst_flow"] == 0, e
 EOF
+
+# The rule's edge: 3 network flows give figures, 2 do not (JSON as text). Three rendezvous flows on
+# distinct nodes, one after another (no conflict), each sending 100000 B in 1020 us with both ends
+# in MPI; linear predicts 10 + 1000 = 1010 us: 0.98 % each. Without the last, 2 flows.
+for k in 3 2; do
+    mkdir -p "$work/net$k"
+    { echo "ranks 6"
+      echo "ev 0 MPI_Send 100 1120 1 0 100000 0"; echo "ev 1 MPI_Recv 50 1120 0 0 100000 0"
+      echo "ev 2 MPI_Send 2000 3020 3 0 100000 0"; echo "ev 3 MPI_Recv 1950 3020 2 0 100000 0"
+      [ "$k" = 2 ] || { echo "ev 4 MPI_Send 4000 5020 5 0 100000 0"; echo "ev 5 MPI_Recv 3950 5020 4 0 100000 0"; }
+    } | "$gen_trace" "$work/net$k" || fail_later "net$k: gen-trace"
+    "$flowcut" analyze --format json --platform "$prof" -o "$work/net$k.json" "$work/net$k" || fail_later "net$k: exit $?"
+    "$flowcut" analyze --platform "$prof" "$work/net$k" >"$work/net$k.txt" || fail_later "net$k: text exit $?"
+done
+"$PYTHON3" - "$work/net3.json" "$work/net2.json" <<'EOF' || fail_later "net3, net2: the error figures withheld below 3 network flows"
+import json, sys
+three, two = (json.load(open(p)) for p in sys.argv[1:3])
+assert [f["observation"]["class"] for f in three["flows"]] == ["network"] * 3, three["flows"]
+assert [f["observation"]["class"] for f in two["flows"]] == ["network"] * 2, two["flows"]
+for model, e in three["errors"].items():
+    assert e["flows"] == 3 and e["withheld"] is None, (model, e)
+e = three["errors"]["linear"]
+assert abs(e["mean_abs_pct"] - 100 * 10 / 1020) < 1e-6 and abs(e["max_abs_pct"] - 100 * 10 / 1020) < 1e-6, e
+assert all(v is not None for iv in three["intervals"] for v in iv["predicted_error_pct"].values()), three["intervals"]
+for model, e in two["errors"].items():
+    assert e["flows"] == 2 and e["withheld"] == "too few network flows (2) to judge the models on", (model, e)
+    assert all(e[k] is None for k in e if k not in ("flows", "withheld")), (model, e)
+EOF
+grep -Eq '^linear +3 +1\.0%' "$work/net3.txt" || fail_later "net3: no error figure over 3 network flows in the text report"
+grep -q '^too few network flows (2) to judge the models on: no error figure' "$work/net2.txt" ||
+    fail_later "net2: the text report gives an error figure over 2 network flows"
 "$flowcut" analyze --platform "$prof" --eager 500 "$work/sendclock" | grep -q '^no network flow to judge the models on' ||
     fail_later "sendclock: error figures over no network flow"
 "$flowcut" analyze --platform "$prof" "$work/two" >"$work/two.txt" || fail_later "two: text exit $?"
@@ -349,10 +392,23 @@ grep -q 'the tracer made its ranks wait 3 times for a free buffer chunk, 0\.0006
     "$work/twait.txt" || fail_later "twait: the tracer's waits not counted: $(grep -i tracer "$work/twait.txt")"
 if grep -q 'the tracer made' "$work/conf.txt"; then fail_later "conf: tracer waits warned of in a trace without any"; fi
 
-# Self-calibration declines when too few network flows: no model, a note, exit 0.
+# Self-calibration declines when too few network flows: no model, a note, exit 0; the warnings,
+# text and JSON, say it too (a reader of the warnings alone learns why no model ran); with a
+# platform given, no such warning.
 "$flowcut" analyze "$work/two" >"$work/two.self.txt" || fail_later "two: self-calibrated exit $?"
 grep -q '^no platform: .*not self-calibrated' "$work/two.self.txt" || fail_later "two: no note on the missing platform"
 if grep -q '^== predicted versus observed' "$work/two.self.txt"; then fail_later "two: models fitted to 2 flows"; fi
+sed -n '/^== warnings/,$p' "$work/two.self.txt" | grep -Eq '^  - not self-calibrated: [0-2] of 2 inter-node flows .*models left out' ||
+    fail_later "two: the text warnings do not say self-calibration declined"
+"$flowcut" analyze --format json "$work/two" >"$work/two.self.json" || fail_later "two: self-calibrated json exit $?"
+"$PYTHON3" - "$work/two.self.json" "$work/two.network.json" <<'EOF' || fail_later "two: the JSON warnings of a declined self-calibration"
+import json, re, sys
+d, p = (json.load(open(x)) for x in sys.argv[1:3])
+assert d["platform"] is None and d["errors"] is None, d["platform"]
+w = [x for x in d["warnings"] if re.match(r"not self-calibrated: [0-2] of 2 inter-node flows .*models left out", x)]
+assert len(w) == 1 and w[0] == d["observation"]["platform_note"], d["warnings"]
+assert not any("self-calibrated" in x for x in p["warnings"]), p["warnings"]
+EOF
 
 [ "$failures" -eq 0 ] && echo "observation: every case classed and split as worked out by hand"
 finish

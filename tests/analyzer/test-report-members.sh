@@ -6,7 +6,8 @@
 # observation, the clock), not from the code, on three runs of one trace (gen-trace, two ranks on
 # two nodes, one eager and one rendezvous flow):
 #   none      --model none: the streamed document, no predictions, no observation;
-#   platform  --platform (a stated line): predictions, observation and wire times;
+#   platform  --platform (a stated line): predictions, observation and wire times; each model's
+#             errors with the members their paragraph lists, withheld (too few network flows);
 #   declined  no --platform on a trace of too few flows to self-calibrate: no predictions, an
 #             observation without a platform.
 set -u
@@ -117,6 +118,22 @@ if d["platform"] is not None or d["observation"] is None or not d["observation"]
     bad.append("declined: platform %r, observation %r" % (d["platform"], d["observation"]))
 if d["clock"]["below_wire"] is not None or any(f["observation"]["nic_busy"] is not None for f in d["flows"]):
     bad.append("declined: wire figures without a platform")
+# Each model's errors: the members the paragraph on `errors` lists in its {...}, all present; the
+# platform run has fewer than 3 network flows, so every figure is null, the flows compared are
+# counted and the reason is given, as the text report withholds them.
+para = "\n".join(doc)
+para = para[para.index("**`errors`**"):]
+names = re.findall(r'"([a-z_0-9]+)"', para[para.index("{"):para.index("}") + 1])
+judged = sum(f["observation"]["judged"] for f in p["flows"])
+for model, e in (p["errors"] or {}).items():
+    if list(e) != names:
+        bad.append("platform.errors.%s: members %s, documented %s" % (model, list(e), names))
+        continue
+    if judged >= 3 or e["flows"] != judged or not isinstance(e["withheld"], str) or \
+            any(e[k] is not None for k in names if k not in ("flows", "withheld")):
+        bad.append("platform.errors.%s: %r over %d network flows" % (model, e, judged))
+if not p["errors"]:
+    bad.append("platform: no model's errors")
 for b in bad:
     print("FAIL: " + b)
 print("%d top-level, %d flow, %d clock members checked on 3 runs" % (len(top), len(flow), len(clock)))
