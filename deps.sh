@@ -5,7 +5,7 @@
 # its own smpicc and smpirun and no MPI library: mpicc and mpiexec stay MPICH's.
 FC_PACKAGES="build-essential autoconf automake libtool pkg-config mpich libmpich-dev gfortran
 g++ libunwind-dev zlib1g-dev libopen-trace-format2-dev otf2-tools libcmocka-dev python3 iproute2
-binutils kmod valgrind libmetis-dev libdeflate-dev python3-otf2 chromium libsimgrid-dev"
+binutils kmod valgrind libmetis-dev libdeflate-dev libisal-dev python3-otf2 chromium libsimgrid-dev"
 # What `make fuzz` needs besides (libFuzzer comes with Debian's clang); CI installs it too.
 FC_FUZZ_PACKAGES="clang"
 

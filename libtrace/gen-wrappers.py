@@ -17,9 +17,11 @@ Every communicator argument reaches PMPI through fc__wc (renumber.h), which hand
 renumbered world where the program passes MPI_COMM_WORLD; the record functions get the program's
 own handle. The init shape calls fc__renumber_init once MPI is up, before tracing starts.
 A function flagged `steps` (MPI_Waitall) is completed by fc__steps_X, which calls PMPI in steps
-to learn when each request completes, while FLOWCUT_REQUEST_TIMES is on (fc__req_times), and by
-PMPI_X itself otherwise: the one place where the wrapper's call is not PMPI_X alone, written out
-as an if/else in the wrapper.
+to learn when each request completes, while FLOWCUT_REQUEST_TIMES is on (fc__req_times) and
+fc__steps_ready_X accepts the arguments, and by PMPI_X itself otherwise: the one place where the
+wrapper's call is not PMPI_X alone, written out as a branch of its own in the wrapper. The steps
+keep their own copies of the handles and statuses, so that branch neither copies nor marks the
+application's arrays (REQS and STATUSES record NULL there, STEPS what the steps noted).
 
 Python 3 standard library only; the output depends on the spec alone, so builds are reproducible.
 """
@@ -143,6 +145,23 @@ def parse(path):
     return funcs
 
 
+def steps_record_args(fn):
+    """The record arguments of a call completed in steps: REQS and STATUSES NULL (the steps hold
+    their own copies), STEPS what the steps noted, the others as written."""
+    out = []
+    for a in fn.args:
+        m = re.match(r"^(\w+)\((.*)\)$", a)
+        if a == "STEPS":
+            out.append("fc_steps")
+        elif m and m.group(1) in ("REQS", "STATUSES"):
+            out.append("NULL")
+        elif m and m.group(1) in MARKERS:
+            raise SpecError("%s: %s with the steps flag" % (fn.name, m.group(1)))
+        else:
+            out.append(a)
+    return out
+
+
 def lower_args(fn, large):
     """Returns (pre-call declarations, PMPI arguments, record arguments, post-record statements)."""
     pre, subst, rec, post = [], {}, [], []
@@ -152,8 +171,7 @@ def lower_args(fn, large):
             rec.append("1" if large else "0")
             continue
         if a == "STEPS":
-            pre.append("const fc__steps *fc_steps = NULL;")
-            rec.append("fc_steps")
+            rec.append("NULL")  # PMPI ran the call whole
             continue
         if not m or m.group(1) not in MARKERS:
             rec.append(a)
@@ -249,16 +267,24 @@ def body(fn, cname, large, out):
         # Every field is set below, so no initializer clears the struct first.
         w("    fc__call call;")
         w("    call.kind = %s;" % kind)
+        if fn.has("steps"):
+            # The steps keep their own copies of the handles and of the statuses as MPI wrote them,
+            # so the application's arrays are neither copied nor marked: REQS and STATUSES record
+            # NULL, and the record function takes what the steps noted.
+            w("    if (fc__req_times && fc__steps_ready_%s(%s)) {" % (cname, plain))
+            w("        const fc__steps *fc_steps = NULL;")
+            w("        call.t0 = fc__now();")
+            w("        call.rc = fc__steps_%s(%s);" % (cname, ", ".join([p.name for p in fn.params] + ["&fc_steps"])))
+            w("        call.t1 = fc__now();")
+            w("        call.site = fc__site_fast(t, fc_fp);")
+            w("        fc__rec_%s(t, &call%s);" % (fn.record, "".join(", " + a for a in steps_record_args(fn))))
+            w("        fc__leave(t);")
+            w("        return call.rc;")
+            w("    }")
         for line in pre:
             w("    " + line)
         w("    call.t0 = fc__now();")
-        if fn.has("steps"):
-            w("    if (fc__req_times)")
-            w("        call.rc = fc__steps_%s(%s);" % (cname, ", ".join(call_args + ["&fc_steps"])))
-            w("    else")
-            w("        call.rc = PMPI_%s(%s);" % (cname, ", ".join(call_args)))
-        else:
-            w("    call.rc = PMPI_%s(%s);" % (cname, ", ".join(call_args)))
+        w("    call.rc = PMPI_%s(%s);" % (cname, ", ".join(call_args)))
         w("    call.t1 = fc__now();")
         w("    call.site = fc__site_fast(t, fc_fp);")
         w("    fc__rec_%s(t, &call%s);" % (fn.record, "".join(", " + a for a in rec)))

@@ -150,19 +150,31 @@ FC__HIDDEN void fc__rec_probe(fc__thread *t, const fc__call *c, MPI_Comm comm, i
 
 /* ---- MPI_Waitall in steps (waitall.c) ---- */
 /* What a call completed in steps noted: which requests its steps completed, in the order they
- * completed, and when. Thread-local, valid until the thread's next call completed in steps. */
+ * completed, and when, with the handles and statuses the record needs. Thread-local, valid until
+ * the thread's next call completed in steps. */
 typedef struct fc__steps {
     int n;                /* requests the steps completed */
     const int *order;     /* their indices in the application's array, in completion order */
     const uint64_t *when; /* by index: the event clock when the step that completed it returned,
                            * FC__NOT_STEPPED for the requests no step completed (null, inactive) */
+    const MPI_Request *reqs; /* by index: the handle before the call */
+    const MPI_Status *sts;   /* sts[k] for k < n: the status of the k-th request completed, as MPI
+                              * wrote it (fields it left alone marked, see FC__SRC_UNSET); then, when
+                              * the call did not fail for itself, one for each request no step
+                              * completed, in array order (MPI_SOURCE FC__SRC_UNSET when none) */
 } fc__steps;
 #define FC__NOT_STEPPED UINT64_MAX
+/* Whether fc__steps_Waitall takes these arguments: a count and arrays MPI could accept. The others
+ * (count 0, NULL arrays: errors MPI reports) go to PMPI_Waitall whole. */
+static inline int fc__steps_ready_Waitall(int count, const MPI_Request reqs[], const MPI_Status sts[])
+{
+    return count > 0 && reqs != NULL && sts != NULL;
+}
 /* MPI_Waitall through PMPI_Waitsome steps (the spec's steps flag): takes and returns what
  * PMPI_Waitall takes and returns, and leaves the application's requests and statuses as
- * PMPI_Waitall would (an error of one request aside: see waitall.c). Sets *steps to what the steps
- * noted, or to NULL when it handed the whole call to PMPI_Waitall (count 0, arguments MPI must
- * judge, no request to wait for, no memory for its scratch). */
+ * PMPI_Waitall would (an error of one request aside: see waitall.c); the statuses need no marking.
+ * Sets *steps to what the steps noted, or to NULL when it handed the whole call to PMPI_Waitall
+ * (arguments MPI must judge, no memory for its scratch). */
 FC__HIDDEN int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[],
                                  const fc__steps **steps);
 
@@ -174,7 +186,7 @@ FC__HIDDEN void fc__rec_req(fc__thread *t, const fc__call *c, MPI_Request req);
 FC__HIDDEN void fc__rec_test(fc__thread *t, const fc__call *c, MPI_Request req,
                              const MPI_Status *st, const int *flag);
 /* MPI_Waitall and MPI_Testall (flag NULL for Waitall); steps is what fc__steps_Waitall noted, NULL
- * when PMPI ran the call whole. */
+ * when PMPI ran the call whole; with steps, reqs and sts are not read (the steps hold both). */
 FC__HIDDEN void fc__rec_testall(fc__thread *t, const fc__call *c, int count,
                                 const MPI_Request *reqs, const MPI_Status *sts, const int *flag,
                                 const fc__steps *steps);

@@ -235,15 +235,14 @@ void fc__rec_test(fc__thread *t, const fc__call *c, MPI_Request req, const MPI_S
 /* fc__rec_testall for an MPI_Waitall completed in steps: the requests the steps completed, each at
  * its own time, in the order they completed; then, unless the call failed for a reason other than
  * a request's error, the null and inactive requests at the exit. The times are kept inside the
- * call and never decreasing, so that the clock of another core cannot break format.h's order. */
-static void rec_steps(fc__thread *t, const fc__call *c, int count, const MPI_Request *reqs,
-                      const MPI_Status *sts, const fc__steps *steps)
+ * call and never decreasing, so that the clock of another core cannot break format.h's order.
+ * Handles and statuses are the steps' own copies (fc__steps). */
+static void rec_steps(fc__thread *t, const fc__call *c, int count, const fc__steps *steps)
 {
     int rest = c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS;
     int any = steps->n > 0 || (rest && count > 0);
     fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, any ? FC_EVF_FOUND : 0,
                 count > 0 ? (uint64_t)count : 0);
-    int have = fc__statuses_usable(sts);
     uint64_t prev = c->t0;
     for (int k = 0; k < steps->n; k++) {
         int i = steps->order[k];
@@ -252,13 +251,14 @@ static void rec_steps(fc__thread *t, const fc__call *c, int count, const MPI_Req
         uint64_t at = steps->when[i];
         at = at < prev ? prev : at > c->t1 ? c->t1 : at;
         prev = at;
-        complete_at(t, c, at, FC_EVF_OWN_TIME, reqs[i], have ? &sts[i] : NULL);
+        complete_at(t, c, at, FC_EVF_OWN_TIME, steps->reqs[i], &steps->sts[k]);
     }
     if (!rest || steps->n == count) /* every request completed in a step */
         return;
+    const MPI_Status *st = steps->sts + steps->n;
     for (int i = 0; i < count; i++)
         if (steps->when[i] == FC__NOT_STEPPED)
-            complete(t, c, reqs[i], have ? &sts[i] : NULL);
+            complete(t, c, steps->reqs[i], st++);
 }
 
 /* MPI_Waitall and MPI_Testall: all requests complete together (flag NULL for Waitall). reqs is the
@@ -266,8 +266,8 @@ static void rec_steps(fc__thread *t, const fc__call *c, int count, const MPI_Req
 void fc__rec_testall(fc__thread *t, const fc__call *c, int count, const MPI_Request *reqs,
                      const MPI_Status *sts, const int *flag, const fc__steps *steps)
 {
-    if (steps != NULL && reqs != NULL) {
-        rec_steps(t, c, count, reqs, sts, steps);
+    if (steps != NULL) {
+        rec_steps(t, c, count, steps);
         return;
     }
     int any = reqs != NULL && count > 0 && (flag == NULL || (c->rc == MPI_SUCCESS && *flag));

@@ -17,7 +17,8 @@
  *     its request), field by field as MPI filled it (see merge), MPI_ERROR MPI_SUCCESS as MPICH's
  *     MPI_Waitall sets it; null and inactive requests get their statuses from PMPI_Waitall itself,
  *     on that one request;
- *   - MPI_STATUSES_IGNORE: the steps pass it on and write no status;
+ *   - MPI_STATUSES_IGNORE: no status of the application's is written (the steps write their
+ *     own, which the record reads);
  *   - count 0, only null requests, and arguments MPI rejects (a negative count, a NULL array): the
  *     call goes to PMPI_Waitall whole;
  *   - an error in a request: the steps go on until every request is complete and the call returns
@@ -44,9 +45,10 @@ typedef struct stepscr {
                         * step leaves those it completed null (or inactive) in place */
     int *pos;          /* pos[k]: index in the application's array of live[k] */
     int *idx;          /* PMPI_Waitsome's array_of_indices (into live) */
-    MPI_Status *sts;   /* PMPI_Waitsome's statuses, in its order */
+    MPI_Status *sts;   /* fc__steps.sts: each step's statuses follow the previous step's */
     int *order;        /* fc__steps.order */
     uint64_t *when;    /* fc__steps.when */
+    MPI_Request *orig; /* fc__steps.reqs */
     int cap;           /* elements of each array */
     fc__steps out;
 } stepscr;
@@ -74,7 +76,8 @@ static int grow(int n)
     size_t w = (size_t)want;
     if (resize((void **)&ss.live, w, sizeof *ss.live) < 0 || resize((void **)&ss.pos, w, sizeof *ss.pos) < 0 ||
         resize((void **)&ss.idx, w, sizeof *ss.idx) < 0 || resize((void **)&ss.sts, w, sizeof *ss.sts) < 0 ||
-        resize((void **)&ss.order, w, sizeof *ss.order) < 0 || resize((void **)&ss.when, w, sizeof *ss.when) < 0)
+        resize((void **)&ss.order, w, sizeof *ss.order) < 0 || resize((void **)&ss.when, w, sizeof *ss.when) < 0 ||
+        resize((void **)&ss.orig, w, sizeof *ss.orig) < 0)
         return -1;
     ss.cap = want;
     return 0;
@@ -143,22 +146,32 @@ int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[], const fc_
             ss.pos[n++] = i;
         }
     }
-    if (n == 0)
-        return PMPI_Waitall(count, reqs, sts);
     int ignore = sts == MPI_STATUSES_IGNORE, done = 0, rc = MPI_SUCCESS;
-    /* A step writes the statuses of the requests it completes, and only those, to its first `out`
-     * entries: the entries are marked once here and re-marked after each step as they are read, so
-     * that a Waitall completed in many steps marks each entry as often as it is used. */
-    if (!ignore)
-        for (int k = 0; k < n; k++)
-            unset(&ss.sts[k]);
+    ss.out = (fc__steps){0, ss.order, ss.when, ss.orig, ss.sts};
+    *steps = &ss.out;
+    if (n == 0) {
+        /* Only null requests: PMPI_Waitall's empty statuses, and records that need none. */
+        rc = PMPI_Waitall(count, reqs, sts);
+        for (int i = 0; i < count; i++) {
+            ss.orig[i] = reqs[i];
+            unset(&ss.sts[i]);
+        }
+        return rc;
+    }
+    /* Each step writes the statuses of the requests it completes to the entries after those of
+     * the steps before, so that at the end ss.sts holds every status as MPI wrote it, in
+     * completion order, for the record; marked once here, each entry is written once. The steps
+     * always pass statuses, whatever the application passed: the record takes the envelope of
+     * every receive from them. */
+    for (int k = 0; k < n; k++)
+        unset(&ss.sts[k]);
     /* The array the steps pass keeps its length: each step sets the requests it completes to
      * MPI_REQUEST_NULL, or leaves persistent ones inactive, and PMPI_Waitsome skips both, so the
      * completed ones need not be packed away between steps. */
     int left = n;
     while (left > 0) {
-        int out = MPI_UNDEFINED;
-        int step = PMPI_Waitsome(n, ss.live, &out, ss.idx, ignore ? MPI_STATUSES_IGNORE : ss.sts);
+        int out = MPI_UNDEFINED, base = done;
+        int step = PMPI_Waitsome(n, ss.live, &out, ss.idx, ss.sts + base);
         uint64_t now = fc__now();
         if (step != MPI_SUCCESS && step != MPI_ERR_IN_STATUS) {
             rc = step; /* the call failed, not a request: MPI has reported it */
@@ -172,35 +185,49 @@ int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[], const fc_
             rc = MPI_ERR_IN_STATUS;
         for (int k = 0; k < out; k++) {
             int j = ss.idx[k];
-            if (j < 0 || j >= n || ss.pos[j] < 0) {
-                if (!ignore)
-                    unset(&ss.sts[k]);
+            if (j < 0 || j >= n || ss.pos[j] < 0)
                 continue;
-            }
             int i = ss.pos[j];
+            if (done != base + k)
+                ss.sts[done] = ss.sts[base + k];
+            ss.orig[i] = reqs[i];
             reqs[i] = ss.live[j]; /* MPI_REQUEST_NULL, or the persistent request, now inactive */
-            if (!ignore) {
-                merge(&sts[i], &ss.sts[k]);
-                unset(&ss.sts[k]);
-            }
+            if (!ignore)
+                merge(&sts[i], &ss.sts[done]);
             ss.when[i] = now;
             ss.order[done++] = i;
             ss.pos[j] = -1;
         }
+        for (int k = done; k < base + out; k++)
+            unset(&ss.sts[k]); /* entries of indices MPI should not have given */
         left -= out;
     }
-    ss.out = (fc__steps){done, ss.order, ss.when};
-    *steps = &ss.out;
+    ss.out.n = done;
     if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || done == count)
         return rc;
     /* The requests no step completed: null ones, inactive persistent ones (and, should MPI ever
      * break its promise, active ones). PMPI_Waitall on each alone writes the status MPI_Waitall
-     * writes for it there (and waits for an active one). Its results go to ss.idx, free now. */
+     * writes for it there (and waits for an active one); a copy, marked where MPI left a field
+     * alone, follows the steps' statuses for the record. Its results go to ss.idx, free now. */
+    int m = done;
     for (int i = 0; i < count; i++) {
         ss.idx[i] = MPI_SUCCESS;
-        if (ss.when[i] != FC__NOT_STEPPED || (ignore && reqs[i] == MPI_REQUEST_NULL))
+        if (ss.when[i] != FC__NOT_STEPPED)
             continue;
-        ss.idx[i] = PMPI_Waitall(1, &reqs[i], ignore ? MPI_STATUSES_IGNORE : &sts[i]);
+        MPI_Status *copy = &ss.sts[m++];
+        unset(copy);
+        ss.orig[i] = reqs[i];
+        if (ignore) {
+            if (reqs[i] != MPI_REQUEST_NULL)
+                ss.idx[i] = PMPI_Waitall(1, &reqs[i], copy);
+        } else {
+            int source = sts[i].MPI_SOURCE;
+            sts[i].MPI_SOURCE = FC__SRC_UNSET;
+            ss.idx[i] = PMPI_Waitall(1, &reqs[i], &sts[i]);
+            *copy = sts[i];
+            if (sts[i].MPI_SOURCE == FC__SRC_UNSET)
+                sts[i].MPI_SOURCE = source;
+        }
         if (ss.idx[i] != MPI_SUCCESS && rc == MPI_SUCCESS)
             rc = ss.idx[i];
     }

@@ -19,16 +19,19 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <isa-l/igzip_lib.h>
 #include <libdeflate.h>
 #include <zlib.h>
 
-/* Level 1 by default, compressed with libdeflate, which writes the same zlib streams as zlib (the
- * reader inflates them with zlib) at about half zlib's CPU: the writer thread's CPU per event is
- * taken from the application wherever every core runs a busy-polling rank. On the chunks of a
- * 0-byte ping-pong, per event (about 6 raw bytes): zlib level 1 410 instructions and 1.80 bytes;
- * Z_HUFFMAN_ONLY 500 and 2.78; Z_RLE 560 and 2.78. Levels 1-9 are libdeflate's (higher: fewer
- * bytes for more CPU); level 0 stores the chunks uncompressed (about 6-8 bytes per event).
- * FLOWCUT_ZLIB_LEVEL chooses. */
+/* Level 1 by default, written by ISA-L's igzip (level 1, dynamic Huffman blocks), whose zlib
+ * streams the reader inflates as any other. The writer thread's CPU per event is taken from the
+ * application wherever every core runs a busy-polling rank, and the time columns of a chunk are
+ * noise that no matcher finds matches in, so the cost per byte decides. Under callgrind, on the
+ * chunks of a 0-byte ping-pong and of nbrate: igzip level 1 about 12 instructions per raw byte for
+ * 2-5% more bytes than libdeflate level 1, which takes 25-30 (zlib level 1: 410 instructions an
+ * event of about 6 raw bytes; Z_HUFFMAN_ONLY 500; zstd level 1, 25 a byte for 10% more bytes;
+ * lz4 8 a byte for 50% more). Levels 2-9 are libdeflate's (higher: fewer bytes for more CPU);
+ * level 0 stores the chunks uncompressed (about 6-8 bytes per event). FLOWCUT_ZLIB_LEVEL chooses. */
 int fc__zlevel = 1;
 const char fc__warn_write[] = "cannot write the trace file: %s; trace partial";
 _Atomic unsigned fc__warnings;
@@ -47,7 +50,11 @@ static int zs_ready;
 static unsigned char *enc_buf, *enc_scratch, *z_buf;
 static size_t z_cap;
 static fc_event_codec wcodec;
-static struct libdeflate_compressor *ldc; /* the writer thread's, at fc__zlevel */
+static struct libdeflate_compressor *ldc; /* the writer thread's, at fc__zlevel above 1 */
+/* igzip's hash table and token buffer, the writer thread's: a buffer of 64 Ki tokens holds a
+ * chunk's in one deflate block. */
+#define ISAL_BUF_BYTES ISAL_DEF_LVL1_LARGE
+static unsigned char *isal_buf;
 
 /* The signal handler's preallocated buffers. */
 #define SIG_DEF_BYTES (256u << 10)
@@ -368,6 +375,27 @@ void fc__defs_flush(void)
 /* ---- the writer thread ---------------------------------------------------------------------- */
 
 
+/* in[0..n) as one zlib stream in z_buf by igzip at level 1; its length, or 0 when it does not
+ * fit in z_buf. */
+static size_t isal_compress(unsigned char *in, size_t n)
+{
+    struct isal_zstream s;
+    isal_deflate_stateless_init(&s);
+    s.next_in = in;
+    s.avail_in = (uint32_t)n;
+    s.next_out = z_buf;
+    s.avail_out = (uint32_t)z_cap;
+    s.level = 1;
+    s.level_buf = isal_buf;
+    s.level_buf_size = ISAL_BUF_BYTES;
+    s.gzip_flag = IGZIP_ZLIB;
+    s.end_of_stream = 1;
+    s.flush = NO_FLUSH;
+    if (isal_deflate_stateless(&s) != COMP_OK)
+        return 0;
+    return s.total_out;
+}
+
 static void write_chunk(fc__chunk *ch, int backlog)
 {
     fc__defs_flush(); /* definitions first: the chunk's records may refer to new ones */
@@ -379,7 +407,14 @@ static void write_chunk(fc__chunk *ch, int backlog)
     /* When a quarter of the pool waits behind this chunk the application is about to block on
      * the writer: trade bytes for speed (level 1) until the backlog clears. */
     int level = backlog > (int)fc__rt.nchunks / 4 && fc__zlevel > 1 ? 1 : fc__zlevel;
-    if (level == fc__zlevel && ldc != NULL) {
+    if (level == 1 && isal_buf != NULL) {
+        size_t z = isal_compress(enc_buf, raw);
+        if (z > 0 && z < raw) {
+            flags = FC_BLKF_ZLIB;
+            stored = z_buf;
+            stored_len = z;
+        }
+    } else if (level == fc__zlevel && ldc != NULL) {
         size_t z = libdeflate_zlib_compress(ldc, enc_buf, raw, z_buf, z_cap);
         if (z > 0 && z < raw) {
             flags = FC_BLKF_ZLIB;
@@ -473,11 +508,12 @@ int fc__writer_start(void)
     if (!enc_buf || !sig_enc || !enc_scratch || !sig_scratch || !z_buf || !sig_mods || !sig_sites || !sig_comms)
         return -ENOMEM;
     /* memLevel 6 instead of zlib's 8: a 16 KiB hash table instead of 64 KiB, which deflateReset
-     * clears for every chunk; zlib compresses only when the writer falls behind (write_chunk),
-     * where speed matters more than bytes. */
+     * clears for every chunk; zlib compresses the definitions, and the chunks only when igzip's or
+     * libdeflate's memory could not be had. */
     zs_ready = deflateInit2(&zs, fc__zlevel, Z_DEFLATED, 15, 6, Z_DEFAULT_STRATEGY) == Z_OK;
-    /* Without it (no memory), zlib compresses at the same level. */
-    ldc = fc__zlevel > 0 ? libdeflate_alloc_compressor(fc__zlevel) : NULL;
+    /* Without them (no memory), zlib compresses at the same level. */
+    ldc = fc__zlevel > 1 ? libdeflate_alloc_compressor(fc__zlevel) : NULL;
+    isal_buf = fc__zlevel > 0 ? malloc(ISAL_BUF_BYTES) : NULL;
     /* The writer takes no asynchronous signal: SIGTERM and SIGINT must reach an application
      * thread, whose handler then flushes while the writer is parked at the gate. */
     sigset_t all, old;

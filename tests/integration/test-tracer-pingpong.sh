@@ -1,7 +1,8 @@
 #!/bin/sh
 # test-tracer-pingpong.sh: blocking ping-pong on 2 ranks: every Send and Recv with its peer, tag and
 # bytes, the same output traced and untraced; call sites point at the calling line, depth 4 shows
-# the whole call chain in dump, and depth 0 drops them.
+# the whole call chain in dump, and depth 0 drops them; each FLOWCUT_ZLIB_LEVEL writes chunks that
+# read back whole.
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-tracer.sh"
 
@@ -67,5 +68,39 @@ for buf in 64K 4M; do
     read_trace "$work/w$buf"
     "$PYTHON3" "$srcdir/check_trace.py" pingpong "$work/w$buf.dump" "$work/w$buf.json" 2 2000 0 ||
         fail "FLOWCUT_WRITE_AT=100, FLOWCUT_BUFFER=$buf: events missing or wrong"
+done
+
+# FLOWCUT_ZLIB_LEVEL: 1 (igzip), 6 (libdeflate) and 0 (stored), with a 64 KiB pool so that the
+# writer compresses many chunks during the loop: every event read back, and the EVENTS blocks
+# flagged zlib (RFC 1950) exactly when compressed.
+for level in 1 6 0; do
+    FC_GENV="-genv FLOWCUT_ZLIB_LEVEL $level -genv FLOWCUT_BUFFER 64K" run_traced "$work/z$level.out" "$work/z$level" 2 "$prog" 2000 0
+    [ -s "$work/z$level.out.err" ] && fail "FLOWCUT_ZLIB_LEVEL=$level: stderr $(head -c 500 "$work/z$level.out.err")"
+    read_trace "$work/z$level"
+    "$PYTHON3" "$srcdir/check_trace.py" pingpong "$work/z$level.dump" "$work/z$level.json" 2 2000 0 ||
+        fail "FLOWCUT_ZLIB_LEVEL=$level: events missing or wrong"
+    "$PYTHON3" - "$level" "$work/z$level"/rank-*.fct <<'PY' || fail "FLOWCUT_ZLIB_LEVEL=$level: EVENTS blocks stored wrongly"
+import struct, sys, zlib
+level, bad, n = int(sys.argv[1]), [], 0
+for path in sys.argv[2:]:
+    b = open(path, "rb").read()
+    off = struct.unpack_from("<I", b, 16)[0]
+    while off + 24 <= len(b):
+        kind, flags, stored, raw = struct.unpack_from("<4I", b, off)
+        payload = b[off + 24:off + 24 + stored]
+        if kind == 2:
+            data = zlib.decompress(payload) if flags & 1 else payload
+            # thread and record count, uvarints under 128 here: a full chunk holds 256 records
+            if len(data) != raw or (flags & 1 and stored >= raw):
+                bad.append((path, off, "stream"))
+            elif data[1] == 0x80 and data[2] == 0x02:
+                n += 1
+                if bool(flags & 1) != (level > 0):
+                    bad.append((path, off, flags))
+        off += 24 + stored
+if n < 4 or bad:
+    print("%d full EVENTS blocks, wrong: %r" % (n, bad[:3]))
+    sys.exit(1)
+PY
 done
 exit 0

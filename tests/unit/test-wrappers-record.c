@@ -318,9 +318,13 @@ static void test_waitall_in_steps(void **state)
      * (180); entry 3's time, read on another core, came out before the call (90). */
     int order[3] = {2, 3, 0};
     uint64_t when[5] = {180, FC__NOT_STEPPED, 120, 90, FC__NOT_STEPPED};
-    fc__steps steps = {3, order, when};
+    /* The steps' statuses: those of the requests completed, in completion order, then those of the
+     * requests no step completed, in array order. */
+    MPI_Status bystep[5] = {sts[2], sts[3], sts[0], sts[1], sts[4]};
+    fc__steps steps = {3, order, when, reqs, bystep};
     fc__call c = call_of(FC_EV_MPI_Waitall, MPI_SUCCESS);
-    fc__rec_testall(&thr, &c, 5, reqs, sts, NULL, &steps);
+    /* With steps the record reads the steps' copies, not the arguments. */
+    fc__rec_testall(&thr, &c, 5, NULL, NULL, NULL, &steps);
     assert_int_equal(nrecs(), 6);
     check_rec(&recs[0], FC_EV_MPI_Waitall, FC_PEER_NONE, 0, 0, 0, 0, FC_EVF_FOUND, 5);
     check_rec(&recs[1], FC_EV_COMPLETE, 3, 11, 0, 16, 0xac000003, FC_EVF_STATUS | FC_EVF_OWN_TIME, 0);
@@ -337,16 +341,16 @@ static void test_waitall_in_steps(void **state)
     }
     /* A call that failed for itself, after a step: what the steps completed, nothing else. */
     setup(NULL);
-    steps = (fc__steps){1, order, when};
+    steps = (fc__steps){1, order, when, reqs, bystep};
     c = call_of(FC_EV_MPI_Waitall, MPI_ERR_REQUEST);
-    fc__rec_testall(&thr, &c, 5, reqs, sts, NULL, &steps);
+    fc__rec_testall(&thr, &c, 5, NULL, NULL, NULL, &steps);
     assert_int_equal(nrecs(), 2);
     check_rec(&recs[0], FC_EV_MPI_Waitall, FC_PEER_NONE, 0, 0, 0, 0, FC_EVF_FOUND | FC_EVF_ERROR, 5);
     check_rec(&recs[1], FC_EV_COMPLETE, 3, 11, 0, 16, 0xac000003, FC_EVF_STATUS | FC_EVF_OWN_TIME, 0);
-    /* Without the copy of the requests (no memory), no COMPLETE records at all, as without steps. */
+    /* Without the steps' scratch or a copy of the requests (no memory), no COMPLETE records at all. */
     setup(NULL);
     c = call_of(FC_EV_MPI_Waitall, MPI_SUCCESS);
-    fc__rec_testall(&thr, &c, 5, NULL, sts, NULL, &steps);
+    fc__rec_testall(&thr, &c, 5, NULL, sts, NULL, NULL);
     assert_int_equal(nrecs(), 1);
 }
 

@@ -210,6 +210,22 @@ static void test_statuses_in_place(void **state)
     assert_int_equal(steps->when[5], FC__NOT_STEPPED);
     /* PMPI_Waitall ran on the null and on the inactive request, one at a time. */
     assert_int_equal(waitall_calls, 2);
+    /* For the record: the handles as they were before the call, and the statuses as MPI wrote
+     * them, in completion order, then those of the null and the inactive request. */
+    const MPI_Request before[7] = {r0, MPI_REQUEST_NULL, r2, snd, r4, idle, prs};
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(steps->reqs[i], before[i]);
+    const int source[7] = {2, FC__SRC_UNSET, 1, 3, 4, MPI_ANY_SOURCE, MPI_ANY_SOURCE};
+    const int tag[7] = {11, 0, 10, 12, 13, MPI_ANY_TAG, MPI_ANY_TAG};
+    const uint64_t bytes[7] = {16, 0, 8, 24, 4, 0, 0};
+    /* (the send's status: MPI wrote no envelope, so the record gives it none) */
+    for (int k = 0; k < 7; k++) {
+        assert_int_equal(steps->sts[k].MPI_SOURCE, source[k]);
+        if (source[k] != FC__SRC_UNSET) {
+            assert_int_equal(steps->sts[k].MPI_TAG, tag[k]);
+            assert_int_equal(fc__status_bytes(&steps->sts[k]), bytes[k]);
+        }
+    }
 }
 
 /* MPI_STATUSES_IGNORE: no status is written, requests and steps as with statuses. */
@@ -226,6 +242,12 @@ static void test_statuses_ignored(void **state)
     assert_int_equal(steps->order[0], 2);
     assert_int_equal(steps->order[1], 0);
     assert_int_equal(waitall_calls, 0); /* nothing to fill for the null request */
+    /* The envelopes reach the record all the same. */
+    assert_int_equal(steps->sts[0].MPI_SOURCE, 1);
+    assert_int_equal(steps->sts[0].MPI_TAG, 2);
+    assert_int_equal(steps->sts[1].MPI_SOURCE, 1);
+    assert_int_equal(steps->sts[1].MPI_TAG, 1);
+    assert_int_equal(steps->sts[2].MPI_SOURCE, FC__SRC_UNSET);
 }
 
 /* Calls MPI must judge, or with nothing to wait for, go to PMPI_Waitall whole. */
@@ -244,11 +266,18 @@ static void test_handed_over(void **state)
     assert_null(passed_reqs);
     assert_int_equal(fc__steps_Waitall(2, reqs, NULL, &steps), PASSED);
     assert_null(passed_sts);
-    /* Only null requests: PMPI_Waitall writes their empty statuses itself. */
+    /* Only null requests: PMPI_Waitall writes their empty statuses itself; the steps note the
+     * null handles for the record, and no status. */
     assert_int_equal(fc__steps_Waitall(2, reqs, sts, &steps), PASSED);
     assert_ptr_equal(passed_reqs, reqs);
     assert_ptr_equal(passed_sts, sts);
-    assert_null(steps);
+    assert_non_null(steps);
+    assert_int_equal(steps->n, 0);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(steps->reqs[i], MPI_REQUEST_NULL);
+        assert_int_equal(steps->when[i], FC__NOT_STEPPED);
+        assert_int_equal(steps->sts[i].MPI_SOURCE, FC__SRC_UNSET);
+    }
     assert_int_equal(waitsome_calls, 0);
 }
 
