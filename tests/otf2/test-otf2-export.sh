@@ -67,6 +67,16 @@ one threads 2 10
 one nbrate 2 5 4 100
 # Requests of every kind completed together, persistent ones started from other lines than their init.
 one reqtimes 2 8 20
+# The same with call chains four frames deep (MPI call < its function < main < libc), so that the
+# calling contexts nest and their unwind distances name frames above the innermost one.
+FLOWCUT_CALLSITE_DEPTH=4 suffix=-deep
+export FLOWCUT_CALLSITE_DEPTH
+one reqtimes 2 8 20
+unset FLOWCUT_CALLSITE_DEPTH
+suffix=
+if [ "$pyotf2" = 1 ] && ! grep -q 'main@reqtimes.c:[0-9]*<' "$work/reqtimes-deep.dump"; then
+    fail "reqtimes-deep: no call chain in the dump goes deeper than one frame"
+fi
 # The emulated-cluster examples run here on two named nodes: their traces have the collectives
 # (bcast) and the many concurrent flows (random30 -N) that the cluster runs produce.
 one bcast 8 -s 200000 -r 2
