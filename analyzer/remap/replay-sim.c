@@ -167,10 +167,12 @@ static int start(sim *s, uint32_t mi, double t)
     msg_st *x = &s->ms[mi];
     x->started = 1;
     x->start_t = t;
+    if (m->fixed && rendezvous(s, m))
+        x->both_t = t; /* both ends posted: its ranks' part follows its bytes */
     return fc__net_start(s->net, t, s->node[m->src], s->node[m->dst], m->bytes, mi);
 }
 
-/* A fixed message arrives fixed_s after both its bytes are there and both its ends are. */
+/* A fixed message arrives fixed_s after its bytes and both its ends are there. */
 static int fixed_done(sim *s, uint32_t mi)
 {
     const msg_st *x = &s->ms[mi];
@@ -178,8 +180,8 @@ static int fixed_done(sim *s, uint32_t mi)
     return fx_push(&s->fx, t + s->rp->msgs[mi].fixed_s, mi);
 }
 
-/* One end of fixed message mi is there at t. Once both are, a rendezvous message's bytes start
- * to move (an eager one's left at the send). */
+/* One end of fixed eager message mi is there at t; once both are, and its bytes, its ranks' part
+ * follows. */
 static int present(sim *s, uint32_t mi, int sender, double t)
 {
     msg_st *x = &s->ms[mi];
@@ -190,8 +192,6 @@ static int present(sim *s, uint32_t mi, int sender, double t)
     if (!isnan(x->both_t) || !x->sender_in || !x->receiver_in)
         return 0;
     x->both_t = t;
-    if (!x->started)
-        return start(s, mi, t);
     return isnan(x->net_t) ? 0 : fixed_done(s, mi);
 }
 
@@ -214,12 +214,15 @@ static int exec(sim *s, uint32_t r, double t)
             if (!q->opdone[w] && !q->inwait[w]) {
                 q->inwait[w] = 1;
                 q->pending++;
+                /* The receiver of a fixed eager message is there once in the call that completes
+                 * it, as the analysis counts it. */
                 const fc__rop *wo = &pg->ops[w];
-                int rc = wo->msg != FC__NOMSG && s->rp->msgs[wo->msg].fixed
-                             ? present(s, wo->msg, wo->kind == FC__ROP_SEND, t)
-                             : 0;
-                if (rc < 0)
-                    return rc;
+                if (wo->kind == FC__ROP_RECV && wo->msg != FC__NOMSG && s->rp->msgs[wo->msg].fixed &&
+                    !rendezvous(s, &s->rp->msgs[wo->msg])) {
+                    int rc = present(s, wo->msg, 0, t);
+                    if (rc < 0)
+                        return rc;
+                }
             }
         }
         q->blocked = q->pending > 0;
@@ -232,23 +235,20 @@ static int exec(sim *s, uint32_t r, double t)
     const fc__rmsg *m = &s->rp->msgs[op->msg];
     msg_st *x = &s->ms[op->msg];
     int rdv = rendezvous(s, m);
-    if (m->fixed) {
-        /* An eager sender is there at its post, and so is an end that polls its request from
-         * the post on; an eager message's bytes leave at the send. */
+    if (m->fixed && !rdv) {
+        /* The sender is there at its post, where the bytes leave; a receiver that polls its
+         * request is there from the post on. */
         int send = op->kind == FC__ROP_SEND, rc = 0;
-        if (send)
+        if (send) {
             x->send_t = t;
-        else
-            x->recv_t = t;
-        if (send && !rdv) {
             q->opdone[oi] = 1;
             rc = start(s, op->msg, t);
+        } else {
+            x->recv_t = t;
         }
-        if (!send && x->arrived) {
-            q->opdone[oi] = 1;
-            return 0;
-        }
-        return rc == 0 && ((send && !rdv) || (op->flags & FC__ROPF_POLLED)) ? present(s, op->msg, send, t) : rc;
+        if (rc < 0)
+            return rc;
+        return send || (op->flags & FC__ROPF_POLLED) ? present(s, op->msg, send, t) : 0;
     }
     if (op->kind == FC__ROP_SEND) {
         x->send_t = t;
@@ -405,6 +405,9 @@ int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nno
         int stuck = 0;
         for (uint32_t r = 0; r < rp->nranks; r++)
             if (!s.rs[r].done && s.rs[r].blocked) {
+                /* Not before the simulation's time, which messages may have moved on. */
+                if (s.rs[r].t < fc__net_now(s.net))
+                    s.rs[r].t = fc__net_now(s.net);
                 s.rs[r].blocked = 0;
                 s.rs[r].pending = 0;
                 memset(s.rs[r].inwait, 0, rp->prog[r].nops);

@@ -821,7 +821,10 @@ int fc__replay_fix(fc__replay *rp, const fc__match *m, const fc__observation *ob
             rp->mapped_flows++;
             if (o->cls == FC_OBS_NETWORK || o->cls == FC_OBS_BELOW_WIRE || !(f->observed >= 0))
                 continue;
-            double d = f->observed - o->late_peer - o->no_progress;
+            /* Eager, the replay makes the receiver wait as it did (its receive completes once it
+             * is there): the part both ends took part in follows. Rendezvous, the replay moves the
+             * bytes from both posts on, without the waits that held them up: the whole time. */
+            double d = f->rendezvous || g->sync ? f->observed : f->observed - o->late_peer - o->no_progress;
             g->fixed = 1;
             g->fixed_obs = d > 0 ? d : 0;
             g->fixed_s = 0;

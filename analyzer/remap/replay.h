@@ -28,8 +28,8 @@
  * MPI_Finalize (its entry time is the end of the run for that rank).
  *
  * Messages whose flows the analysis did not class as network (fc__replay_fix) keep the part of
- * their observed time the network does not explain (fc__replay_split): they start as their ends
- * were there in the traced run and take that part beyond their time in the network (fc__rmsg).
+ * their observed time the network does not explain (fc__replay_split), after their time in the
+ * network (fc__rmsg).
  *
  * Threads: a built replay (after fc__replay_fix and fc__replay_split, which change it) is read-only
  * during fc__replay_run, so several runs (with their own
@@ -86,14 +86,12 @@ typedef struct fc__rmsg {
     int sync;                /* synchronous send */
     /* A message the analysis did not class as network (fc__replay_fix): its time was set by the
      * ranks (waiting, no progress, turns at the cores) or by latency more than by moving its bytes.
-     * fixed is 1; fixed_obs is the part of its observed time both ends took part in (observed
-     * time less waiting for the peer and time without progress); fixed_s is the part of that the
-     * network simulation does not explain (fc__replay_split). Its ends are there: the receiver in
-     * the call that completes it, the sender at an eager send's post and in the call that
-     * completes a rendezvous one, an end that polled it with MPI_Test* from its post. An eager
-     * message's bytes leave at the send, a rendezvous one's once both ends are there (no
-     * progress before), through the simulation like any other (between nodes or inside one, as
-     * placed); it arrives fixed_s after both its bytes and its ends are there. fixed 0: an
+     * fixed is 1; fixed_obs is its observed time, less, for an eager message, the receiver's
+     * waiting for the peer (which the replay makes it wait again); fixed_s is the part of that
+     * the network simulation does not explain (fc__replay_split). It moves through the simulation
+     * like any other message (between nodes or inside one, as placed), then arrives fixed_s after
+     * its bytes: for an eager message, after both its bytes and its receiver are there (in the
+     * call that completes it, or from the post when it polled it with MPI_Test*). fixed 0: an
      * ordinary message. */
     int fixed;
     double fixed_obs, fixed_s;
@@ -154,9 +152,9 @@ typedef struct fc__replay_result {
     size_t nflows;        /* with want_flows: simulated inter-node messages (ids 0 ..), else 0 */
     fc__flow *flows;       /* owned by the result (fc__replay_result_clear) */
     double *net_s;         /* with want_net: per message, the network's part of its time: from
-                              its start to its bytes' arrival; for a fixed message, from when
-                              both its ends were there (0 when the bytes were there first); NAN
-                              when it never got so far. Owned by the result */
+                              its start to its bytes' arrival; for a fixed eager message, from
+                              when its receiver was there (0 when the bytes were there first);
+                              NAN when it never got so far. Owned by the result */
 } fc__replay_result;
 
 /* Re-simulates the run with rank r on node rank_node[r] (nodes 0 .. nnodes-1). Returns 0,

@@ -338,10 +338,10 @@ static void test_fixed_eager(void **state)
     fc__replay_free(rp);
 }
 
-/* A rendezvous message of 1 MiB whose sender computes until 0.010 before its MPI_Wait: as an
- * ordinary message its bytes move from both posts (0.001) on; as a fixed one they wait for both
- * ends to be in the calls that complete it (the sender's Wait at 0.010), then take L + W, then
- * fixed_s. On one node the same with the intra-node figures. */
+/* A rendezvous message of 1 MiB whose sender computes until 0.010 before its MPI_Wait: its bytes
+ * move from both posts (0.001) on and take L + W; as a fixed message of fixed_s = 12 ms it
+ * arrives 12 ms after them, at 0.001 + L + W + 0.012, after the sender entered its Wait; the
+ * receiver ends 2 ms later. On one node the same with the intra-node figures. */
 static void test_fixed_rendezvous(void **state)
 {
     (void)state;
@@ -362,12 +362,12 @@ static void test_fixed_rendezvous(void **state)
     fc__replay_result_clear(&r);
 
     rp->msgs[0].fixed = 1;
-    rp->msgs[0].fixed_s = 0.004;
+    rp->msgs[0].fixed_s = 0.012;
     r = run(rp, apart, 2, FC_MODEL_FAIRSHARE);
-    assert_true(fabs(r.time - (0.010 + L + W + 0.004 + 0.002)) < EPS);
+    assert_true(fabs(r.time - (0.001 + L + W + 0.012 + 0.002)) < EPS);
     fc__replay_result_clear(&r);
     r = run(rp, together, 2, FC_MODEL_FAIRSHARE);
-    assert_true(fabs(r.time - (0.010 + LI + 1.0 / 1024 + 0.004 + 0.002)) < EPS);
+    assert_true(fabs(r.time - (0.001 + LI + 1.0 / 1024 + 0.012 + 0.002)) < EPS);
     fc__replay_result_clear(&r);
 
     /* The split of an observed 20 ms: L + W of it is the network's under the observed
@@ -414,7 +414,7 @@ static void test_fixed_contention(void **state)
 }
 
 /* fc__replay_fix on a trace: an eager message whose receiver came 4 ms late (late-peer: its
- * observed 4.002 ms are 4 ms of waiting) keeps the 2 us both ends took part in; a rendezvous one
+ * observed 4.002 ms are 4 ms of waiting) keeps the 2 us after the receiver came; a rendezvous one
  * of 1 MiB that took 17 ms with both ends in MPI throughout (L + W = 16.6 ms on the wire: network)
  * stays simulated. Ranks without affinity lists: nothing oversubscribed. */
 static void test_fix_classes(void **state)
