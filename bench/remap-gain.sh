@@ -7,11 +7,12 @@
 #           MPI_Wait, two MPI_Allreduce per iteration (cg -x 20000 -y 32 -i 100: 160 kB rows);
 #   halo2d  the 2-D halo exchange: eight requests completed by one MPI_Waitall per iteration
 #           (halo2d 8 400000).
-# For each: `flowcut remap` of the trace (platform fitted to a ping-pong traced between two nodes,
-# --platform-trace) writes its Hydra file; then, alternating, the round-robin placement and the
-# suggestion applied as the README says (flowcut run --rank-order FILE -- flowcut cluster mpiexec
-# -f FILE) are each run and traced, RUNS times (5). Each run's time is what the replay predicts:
-# from the earliest exit from MPI_Init to the last entry into MPI_Finalize, read from its trace by
+# For each: `flowcut remap` of the trace (platform measured first by flowcut-calibrate --quick on
+# the same emulated cluster, --platform, and the model it then takes) writes its Hydra file; then,
+# alternating, the round-robin placement and the suggestion applied as the README says (flowcut
+# run --rank-order FILE -- flowcut cluster mpiexec -f FILE) are each run and traced, RUNS times (5).
+# Each run's time is what the replay predicts: from the earliest exit from MPI_Init to the last
+# entry into MPI_Finalize, read from its trace by
 # `flowcut remap --format json` (observed_s); every run of the suggestion is checked with `flowcut
 # remap --check`. The table gives the predicted gain (with the replay's own error as its
 # uncertainty) and the measured gain of the medians, with the runs' spread. It asserts nothing
@@ -32,8 +33,9 @@ done
 [ $# -eq 1 ] || { echo "usage: remap-gain.sh [-o DIR] [--runs N] [--tables] BUILDDIR" >&2; exit 1; }
 case $runs in '' | *[!0-9]* | 0) echo "remap-gain: --runs needs a positive number" >&2; exit 1 ;; esac
 b=$(cd "$1" && pwd) || exit 1
-name=remap-gain needs="cg halo2d pingpong"
+name=remap-gain needs="cg halo2d"
 . "$(dirname "$0")/lib-remap.sh"
+[ -x "$b/calibrate/flowcut-calibrate" ] || skip "$b/calibrate/flowcut-calibrate is not built"
 
 codes=(cg halo2d)
 args_of() {
@@ -42,16 +44,19 @@ args_of() {
     halo2d) echo "8 400000" ;;
     esac
 }
-plat=(--platform-trace "$work/pp.trace")
+plat=(--platform "$work/cal.prof")
 
 measure() {
     printf 'node0\nnode1\nnode2\nnode3\nnode0\nnode1\nnode2\nnode3\n' >"$work/rr.hosts"
-    echo "remap-gain: tracing a ping-pong (platform) and each code under round robin"
-    rm -rf "$work/pp.trace" "$work"/*.rr.trace "$work"/run
+    echo "remap-gain: calibrating the platform (flowcut-calibrate --quick, 8 ranks)"
+    rm -rf "$work/cal.prof" "$work"/*.rr.trace "$work"/run
     mkdir -p "$work/run"
     lock
-    timeout 300 "$flowcut" run -o "$work/pp.trace" -- "$cluster" mpiexec -hosts node0,node1 -n 2 \
-        "$ex/pingpong" 3 1000 100000 1000000 4000000 >"$work/pp.out" 2>&1 || fail "traced ping-pong"
+    timeout 280 "$cluster" mpiexec -n 8 "$b/calibrate/flowcut-calibrate" --quick -o "$work/cal.prof" >"$work/cal.out" 2>&1 ||
+        { cat "$work/cal.out" >&2; fail "flowcut-calibrate"; }
+    unlock
+    echo "remap-gain: tracing each code under round robin"
+    lock
     for c in "${codes[@]}"; do
         # shellcheck disable=SC2046
         timeout 300 "$flowcut" run -o "$work/$c.rr.trace" -- "$cluster" mpiexec -f "$work/rr.hosts" -n 8 \

@@ -110,6 +110,35 @@ int fc__remap_run(const fc__remap_run_opts *o)
         }
         snprintf(assumed, sizeof assumed, "; intra-node assumed 1 us + 5 GB/s (no intra-node figures)");
     }
+    /* The flows the analysis does not class as network (waiting for the peer, no progress, the
+     * ranks' turns at the cores of an oversubscribed machine, latency), classed as flowcut analyze
+     * classes them under this platform, took a time the network does not set: the replay keeps
+     * the part of their observed time the network does not explain (fc__replay_fix, and
+     * fc__replay_split below). */
+    {
+        fc__match *tm = NULL;
+        fc__observation *tob = NULL;
+        rc = fc__match_trace(t, eager, &tm);
+        if (rc == 0) {
+            fc__colls *colls = NULL;
+            rc = fc__colls_add(t, tm, &colls);
+            fc__colls_free(colls);
+        }
+        if (rc == 0)
+            rc = fc__observe_new(t, tm, 0, &tob);
+        if (rc == 0) {
+            fc__observe_classify(tob, tm, prof);
+            rc = fc__replay_fix(rp, tm, tob);
+        }
+        fc__observation_free(tob);
+        fc__match_free(tm);
+        if (rc < 0) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", fc_errmsg());
+            fc__err(rc, "%s: cannot class the trace's flows (%s)", path, msg);
+            goto out;
+        }
+    }
     /* The flow cuts of a profile fitted to a trace are mostly assumed, and those it does fit come
      * from flows whose bandwidth was itself fitted under contention: a placement with other
      * conflicts would be judged by extrapolated cuts. Fair share needs no cut, so it is the model
@@ -125,6 +154,14 @@ int fc__remap_run(const fc__remap_run_opts *o)
     fc__remap_opts ro = {.replay = {.profile = prof, .model = (unsigned)fc__model_parse(model), .eager = eager},
                          .nodes = (uint32_t)o->nodes, .slots = (uint32_t)o->slots, .exhaustive = o->exhaustive,
                          .top = (size_t)o->top, .budget = o->budget};
+    /* What of the non-network flows' times the network explains under the observed placement,
+     * and what is the ranks' own, which every placement keeps (replay.h). */
+    if (fc__replay_split(rp, &ro.replay) < 0) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", fc_errmsg());
+        fc__err(FC_EINVAL, "%s: %s", path, msg);
+        goto out;
+    }
     if (fc__remap_search(rp, &ro, &rm) < 0) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", fc_errmsg());

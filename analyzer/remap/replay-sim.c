@@ -1,6 +1,7 @@
 /* analyzer/remap/replay-sim.c: runs a replay (replay.h) under one placement of ranks on nodes: a
  * discrete-event simulation of the ranks' programs whose messages move through the fluid network
- * simulation of model.h. */
+ * simulation of model.h, the fixed ones (fc__rmsg.fixed) then taking the ranks' own part of their
+ * observed time. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,22 @@ typedef struct rank_st {
 typedef struct msg_st {
     double send_t, recv_t, start_t, arrive_t;
     int started, arrived;
+    int sender_in, receiver_in; /* a fixed message's ends are there (replay.h, fc__rmsg.fixed) */
+    double net_t;               /* when its bytes arrived (NAN before) */
+    double both_t;              /* when both ends of a fixed message were there (NAN before) */
 } msg_st;
+
+/* The arrivals of fixed messages after their bytes (fc__rmsg.fixed_s later), earliest first: a
+ * binary heap of (time, message), the lower message first on a tie. */
+typedef struct fixed_ev {
+    double t;
+    uint32_t msg;
+} fixed_ev;
+
+typedef struct fheap {
+    fixed_ev *v;
+    size_t n, cap;
+} fheap;
 
 /* The ranks by the time of their next op, in a binary heap indexed by rank: the next rank to run
  * is the one of the earliest time, the lowest rank on a tie, as a scan of all ranks in order would
@@ -43,7 +59,47 @@ typedef struct sim {
     rank_st *rs;
     msg_st *ms;
     rheap q;
+    fheap fx;
 } sim;
+
+static int fx_before(const fixed_ev *a, const fixed_ev *b)
+{
+    return a->t < b->t || (a->t == b->t && a->msg < b->msg);
+}
+
+static int fx_push(fheap *h, double t, uint32_t msg)
+{
+    if (fc__grow((void **)&h->v, &h->n, &h->cap, sizeof *h->v) < 0)
+        return FC_ENOMEM;
+    size_t i = h->n++;
+    fixed_ev e = {t, msg};
+    while (i > 0 && fx_before(&e, &h->v[(i - 1) / 2])) {
+        h->v[i] = h->v[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->v[i] = e;
+    return 0;
+}
+
+static fixed_ev fx_pop(fheap *h)
+{
+    fixed_ev top = h->v[0], last = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && fx_before(&h->v[c + 1], &h->v[c]))
+            c++;
+        if (!fx_before(&h->v[c], &last))
+            break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n > 0)
+        h->v[i] = last;
+    return top;
+}
 
 /* Whether rank a runs before rank b. */
 static inline int rh_before(const rheap *q, uint32_t a, uint32_t b)
@@ -111,7 +167,32 @@ static int start(sim *s, uint32_t mi, double t)
     msg_st *x = &s->ms[mi];
     x->started = 1;
     x->start_t = t;
+    if (m->fixed && rendezvous(s, m))
+        x->both_t = t; /* both ends posted: its ranks' part follows its bytes */
     return fc__net_start(s->net, t, s->node[m->src], s->node[m->dst], m->bytes, mi);
+}
+
+/* A fixed message arrives fixed_s after its bytes and both its ends are there. */
+static int fixed_done(sim *s, uint32_t mi)
+{
+    const msg_st *x = &s->ms[mi];
+    double t = x->net_t > x->both_t ? x->net_t : x->both_t;
+    return fx_push(&s->fx, t + s->rp->msgs[mi].fixed_s, mi);
+}
+
+/* One end of fixed eager message mi is there at t; once both are, and its bytes, its ranks' part
+ * follows. */
+static int present(sim *s, uint32_t mi, int sender, double t)
+{
+    msg_st *x = &s->ms[mi];
+    if (sender)
+        x->sender_in = 1;
+    else
+        x->receiver_in = 1;
+    if (!isnan(x->both_t) || !x->sender_in || !x->receiver_in)
+        return 0;
+    x->both_t = t;
+    return isnan(x->net_t) ? 0 : fixed_done(s, mi);
 }
 
 /* Runs the next op of rank r at time t. */
@@ -133,6 +214,15 @@ static int exec(sim *s, uint32_t r, double t)
             if (!q->opdone[w] && !q->inwait[w]) {
                 q->inwait[w] = 1;
                 q->pending++;
+                /* The receiver of a fixed eager message is there once in the call that completes
+                 * it, as the analysis counts it. */
+                const fc__rop *wo = &pg->ops[w];
+                if (wo->kind == FC__ROP_RECV && wo->msg != FC__NOMSG && s->rp->msgs[wo->msg].fixed &&
+                    !rendezvous(s, &s->rp->msgs[wo->msg])) {
+                    int rc = present(s, wo->msg, 0, t);
+                    if (rc < 0)
+                        return rc;
+                }
             }
         }
         q->blocked = q->pending > 0;
@@ -145,6 +235,21 @@ static int exec(sim *s, uint32_t r, double t)
     const fc__rmsg *m = &s->rp->msgs[op->msg];
     msg_st *x = &s->ms[op->msg];
     int rdv = rendezvous(s, m);
+    if (m->fixed && !rdv) {
+        /* The sender is there at its post, where the bytes leave; a receiver that polls its
+         * request is there from the post on. */
+        int send = op->kind == FC__ROP_SEND, rc = 0;
+        if (send) {
+            x->send_t = t;
+            q->opdone[oi] = 1;
+            rc = start(s, op->msg, t);
+        } else {
+            x->recv_t = t;
+        }
+        if (rc < 0)
+            return rc;
+        return send || (op->flags & FC__ROPF_POLLED) ? present(s, op->msg, send, t) : 0;
+    }
     if (op->kind == FC__ROP_SEND) {
         x->send_t = t;
         if (!rdv) {
@@ -229,7 +334,7 @@ int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nno
     if (s.rs == NULL || s.ms == NULL)
         goto out;
     for (size_t i = 0; i < rp->nmsgs; i++)
-        s.ms[i] = (msg_st){.send_t = NAN, .recv_t = NAN};
+        s.ms[i] = (msg_st){.send_t = NAN, .recv_t = NAN, .net_t = NAN, .both_t = NAN};
     for (uint32_t r = 0; r < rp->nranks; r++) {
         const fc__rprog *pg = &rp->prog[r];
         s.rs[r].t = pg->start;
@@ -262,17 +367,29 @@ int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nno
             tb = s.q.key[best];
         }
         /* A message that completes before the next rank event arrives first; one that completes
-         * at its very time after it. */
+         * at its very time after it. A fixed message's arrival (tf) is such an event too, after
+         * the network's completions before it. */
+        double tf = s.fx.n > 0 ? s.fx.v[0].t : INFINITY;
         double t;
         uint64_t key;
-        int got = fc__net_settle(s.net, tb, &t, &key);
+        int got = fc__net_settle(s.net, tf < tb ? tf : tb, &t, &key);
         if (got < 0) {
             rc = got;
             goto out;
         }
         if (got == 1) {
-            if (key < rp->nmsgs)
+            if (key >= rp->nmsgs)
+                continue;
+            s.ms[key].net_t = t;
+            if (!rp->msgs[key].fixed)
                 arrive(&s, (uint32_t)key, t);
+            else if (!isnan(s.ms[key].both_t) && (rc = fixed_done(&s, (uint32_t)key)) < 0)
+                goto out;
+            continue;
+        }
+        if (tf < tb) {
+            fixed_ev e = fx_pop(&s.fx);
+            arrive(&s, e.msg, e.t);
             continue;
         }
         if (best >= 0) {
@@ -288,6 +405,9 @@ int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nno
         int stuck = 0;
         for (uint32_t r = 0; r < rp->nranks; r++)
             if (!s.rs[r].done && s.rs[r].blocked) {
+                /* Not before the simulation's time, which messages may have moved on. */
+                if (s.rs[r].t < fc__net_now(s.net))
+                    s.rs[r].t = fc__net_now(s.net);
                 s.rs[r].blocked = 0;
                 s.rs[r].pending = 0;
                 memset(s.rs[r].inwait, 0, rp->prog[r].nops);
@@ -315,6 +435,14 @@ int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nno
     }
     res->comm_mean = counted ? sum / counted : 0;
     rc = o->want_flows ? make_flows(&s, res) : 0;
+    if (rc == 0 && o->want_net) {
+        if ((res->net_s = malloc((rp->nmsgs ? rp->nmsgs : 1) * sizeof *res->net_s)) == NULL)
+            rc = FC_ENOMEM;
+        for (size_t i = 0; rc == 0 && i < rp->nmsgs; i++)
+            res->net_s[i] = !rp->msgs[i].fixed     ? s.ms[i].net_t - s.ms[i].start_t
+                            : isnan(s.ms[i].both_t) ? NAN
+                                                    : fmax(0, s.ms[i].net_t - s.ms[i].both_t);
+    }
 out:
     if (s.rs)
         for (uint32_t r = 0; r < rp->nranks; r++) {
@@ -326,14 +454,37 @@ out:
     free(s.q.h);
     free(s.q.pos);
     free(s.q.key);
+    free(s.fx.v);
     fc__net_free(s.net);
     if (rc < 0)
         fc__replay_result_clear(res);
     return rc;
 }
 
+int fc__replay_split(fc__replay *rp, const fc__replay_opts *o)
+{
+    fc__replay_opts so = *o;
+    fc__replay_result res;
+    so.want_flows = 0;
+    so.want_net = 1;
+    for (size_t i = 0; i < rp->nmsgs; i++)
+        rp->msgs[i].fixed_s = 0;
+    int rc = fc__replay_run(rp, rp->rank_node, rp->nnodes, &so, &res);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < rp->nmsgs; i++) {
+        fc__rmsg *m = &rp->msgs[i];
+        double d = m->fixed_obs - res.net_s[i];
+        if (m->fixed && d > 0) /* not for a message that never moved (NAN) */
+            m->fixed_s = d;
+    }
+    fc__replay_result_clear(&res);
+    return 0;
+}
+
 void fc__replay_result_clear(fc__replay_result *res)
 {
     free(res->flows);
+    free(res->net_s);
     memset(res, 0, sizeof *res);
 }

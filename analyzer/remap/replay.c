@@ -7,6 +7,8 @@
 #include <flowcut/reader.h>
 #include "util/internal.h"
 #include "collective/collective.h"
+#include "match/match.h"
+#include "model/observe.h"
 #include "remap/replay.h"
 
 /* The tag of the messages of expanded collectives: below every tag MPI allows, so they never pair
@@ -143,6 +145,7 @@ typedef struct builder {
     tmpl *tm;
     size_t nreq;
     long waitop;              /* the WAIT op COMPLETE records add to, -1 when none */
+    int waitpoll;             /* 1 when that op is an MPI_Test* */
     size_t coll_first;        /* first op of the collective being expanded */
     const uint32_t *members;  /* of the collective being expanded */
     uint32_t *cnode;          /* their nodes as MPICH saw them (scratch of the world size) */
@@ -391,6 +394,8 @@ static int on_complete(builder *b, const fc_record *rec, long *sr_send)
     fc__rop *o = &b->pg->ops[op];
     if (!b->tm[rec->req].used)
         b->reqop[rec->req] = 0;
+    if (b->waitpoll)
+        o->flags |= FC__ROPF_POLLED;
     /* A wildcard receive is registered for pairing once its status names the envelope. */
     if (o->kind == FC__ROP_RECV && o->peer == UINT32_MAX && (rec->ev.flags & FC_EVF_STATUS) &&
         rec->peer >= 0 && !(rec->ev.flags & FC_EVF_CANCELLED)) {
@@ -459,8 +464,11 @@ static int on_call(builder *b, const fc_record *rec, long *sr_send)
         return start_req(b, rec->req);
     case FC_EV_MPI_Wait: case FC_EV_MPI_Waitall: case FC_EV_MPI_Waitany: case FC_EV_MPI_Waitsome:
     case FC_EV_MPI_Test: case FC_EV_MPI_Testall: case FC_EV_MPI_Testany: case FC_EV_MPI_Testsome:
-        if ((rc = wait_on(b, NULL, 0)) == 0)
+        if ((rc = wait_on(b, NULL, 0)) == 0) {
             b->waitop = (long)b->pg->nops - 1;
+            b->waitpoll = k == FC_EV_MPI_Test || k == FC_EV_MPI_Testall || k == FC_EV_MPI_Testany ||
+                          k == FC_EV_MPI_Testsome;
+        }
         return rc;
     default:
         if (fc__coll_is_coll(k) || fc__coll_is_ctor(k))
@@ -736,6 +744,98 @@ out_rc:
     free(en);
     fc__replay_free(rp);
     return rc;
+}
+
+/* ---- observed times for the flows not classed network ------------------------------------------ */
+
+/* A flow or a message under its sort key: ranks, collective or not, then the sender's order. */
+typedef struct fkey {
+    uint32_t src, dst;
+    uint32_t coll;
+    double order; /* a flow's send start; a message's send op index */
+    uint64_t tie; /* a flow's id */
+    uint32_t ix;  /* index into m->flows or rp->msgs */
+} fkey;
+
+static int cmp_fkey(const void *a, const void *b)
+{
+    const fkey *x = a, *y = b;
+#define CMP(f)                                                                                     \
+    if (x->f != y->f)                                                                              \
+        return x->f < y->f ? -1 : 1;
+    CMP(src) CMP(dst) CMP(coll) CMP(order) CMP(tie)
+#undef CMP
+    return 0;
+}
+
+static int same_pair(const fkey *x, const fkey *y)
+{
+    return x->src == y->src && x->dst == y->dst && x->coll == y->coll;
+}
+
+int fc__replay_fix(fc__replay *rp, const fc__match *m, const fc__observation *ob)
+{
+    size_t nf = ob->n < m->ninter ? ob->n : m->ninter;
+    fkey *fk = malloc((nf ? nf : 1) * sizeof *fk), *mk = malloc((rp->nmsgs ? rp->nmsgs : 1) * sizeof *mk);
+    if (fk == NULL || mk == NULL) {
+        free(fk);
+        free(mk);
+        return FC_ENOMEM;
+    }
+    for (size_t i = 0; i < nf; i++) {
+        const fc__flow *f = &m->flows[i];
+        fk[i] = (fkey){.src = f->src_rank, .dst = f->dst_rank, .coll = f->coll != 0, .order = f->send_start,
+                       .tie = f->id, .ix = (uint32_t)i};
+    }
+    for (size_t i = 0; i < rp->nmsgs; i++) {
+        const fc__rmsg *g = &rp->msgs[i];
+        uint8_t fl = g->src < rp->nranks ? rp->prog[g->src].ops[g->send_op].flags : 0;
+        mk[i] = (fkey){.src = g->src, .dst = g->dst, .coll = !!(fl & FC__ROPF_COLL), .order = g->send_op,
+                       .ix = (uint32_t)i};
+        rp->msgs[i].fixed = 0;
+    }
+    fc__sort(fk, nf, sizeof *fk, cmp_fkey);
+    fc__sort(mk, rp->nmsgs, sizeof *mk, cmp_fkey);
+    rp->inter_flows = nf;
+    rp->mapped_flows = rp->fixed_flows = 0;
+    size_t i = 0, j = 0;
+    while (i < nf && j < rp->nmsgs) {
+        if (!same_pair(&fk[i], &mk[j])) {
+            cmp_fkey(&fk[i], &mk[j]) < 0 ? i++ : j++;
+            continue;
+        }
+        size_t ie = i, je = j;
+        while (ie < nf && same_pair(&fk[ie], &fk[i]))
+            ie++;
+        while (je < rp->nmsgs && same_pair(&mk[je], &mk[j]))
+            je++;
+        /* The k-th flow of a pair of ranks is its k-th message when both sides saw the same
+         * sends: the same number, of the same sizes. */
+        int same = ie - i == je - j;
+        for (size_t k = 0; same && k < ie - i; k++)
+            same = m->flows[fk[i + k].ix].bytes == rp->msgs[mk[j + k].ix].bytes;
+        for (size_t k = 0; same && k < ie - i; k++) {
+            const fc__flow *f = &m->flows[fk[i + k].ix];
+            const fc__obs *o = &ob->flow[fk[i + k].ix];
+            fc__rmsg *g = &rp->msgs[mk[j + k].ix];
+            rp->mapped_flows++;
+            if (o->cls == FC_OBS_NETWORK || o->cls == FC_OBS_BELOW_WIRE || !(f->observed >= 0))
+                continue;
+            /* Eager, the replay makes the receiver wait as it did (its receive completes once it
+             * is there): the part both ends took part in follows. Rendezvous, the replay moves the
+             * bytes from both posts on, without the waits that held them up: the whole time. */
+            double d = f->rendezvous || g->sync ? f->observed : f->observed - o->late_peer - o->no_progress;
+            g->fixed = 1;
+            g->fixed_obs = d > 0 ? d : 0;
+            g->fixed_s = 0;
+            rp->fixed_flows++;
+        }
+        i = ie;
+        j = je;
+    }
+    free(fk);
+    free(mk);
+    return 0;
 }
 
 void fc__replay_free(fc__replay *rp)

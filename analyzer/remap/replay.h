@@ -27,7 +27,12 @@
  * arrived; a receive when its data has arrived and it is posted. A rank ends when it reaches
  * MPI_Finalize (its entry time is the end of the run for that rank).
  *
- * Threads: a built replay is read-only during fc__replay_run, so several runs (with their own
+ * Messages whose flows the analysis did not class as network (fc__replay_fix) keep the part of
+ * their observed time the network does not explain (fc__replay_split), after their time in the
+ * network (fc__rmsg).
+ *
+ * Threads: a built replay (after fc__replay_fix and fc__replay_split, which change it) is read-only
+ * during fc__replay_run, so several runs (with their own
  * results) may go on at once from different threads. */
 #ifndef FLOWCUT_ANALYZER_REPLAY_H
 #define FLOWCUT_ANALYZER_REPLAY_H
@@ -44,6 +49,7 @@ enum { FC__ROP_SEND = 1, FC__ROP_RECV = 2, FC__ROP_WAIT = 3 };
 
 #define FC__ROPF_SYNC 0x1u /* a synchronous send: completes only once its receive is posted */
 #define FC__ROPF_COLL 0x2u /* part of an expanded collective */
+#define FC__ROPF_POLLED 0x4u /* completed by an MPI_Test*: its rank polled it from its post on */
 
 #define FC__NOMSG UINT32_MAX
 
@@ -78,6 +84,17 @@ typedef struct fc__rmsg {
     uint32_t send_op, recv_op;
     uint64_t bytes;          /* from the send */
     int sync;                /* synchronous send */
+    /* A message the analysis did not class as network (fc__replay_fix): its time was set by the
+     * ranks (waiting, no progress, turns at the cores) or by latency more than by moving its bytes.
+     * fixed is 1; fixed_obs is its observed time, less, for an eager message, the receiver's
+     * waiting for the peer (which the replay makes it wait again); fixed_s is the part of that
+     * the network simulation does not explain (fc__replay_split). It moves through the simulation
+     * like any other message (between nodes or inside one, as placed), then arrives fixed_s after
+     * its bytes: for an eager message, after both its bytes and its receiver are there (in the
+     * call that completes it, or from the post when it polled it with MPI_Test*). fixed 0: an
+     * ordinary message. */
+    int fixed;
+    double fixed_obs, fixed_s;
 } fc__rmsg;
 
 typedef struct fc__replay {
@@ -93,12 +110,27 @@ typedef struct fc__replay {
     uint32_t *rank_node;     /* observed node of each rank */
     uint32_t max_slots;      /* the most ranks any node held */
     fc__coll_settings coll;  /* the collective algorithms the run forced (MPICH's defaults: zero) */
+    /* What fc__replay_fix did: the trace's inter-node flows, those it paired with a message of
+     * the replay, and those of them replayed with their observed times. */
+    uint64_t inter_flows, mapped_flows, fixed_flows;
 } fc__replay;
 
 /* Builds the replay of every rank of the trace. Returns 0, a reader error (message in fc_errmsg),
  * FC_EINVAL (a trace without events) or FC_ENOMEM; *out is owned by the caller
  * (fc__replay_free). */
 int fc__replay_build(fc_trace *t, fc__replay **out);
+
+/* Gives the messages of rp whose flows (the inter-node flows of m, classed by ob: m from
+ * fc__match_trace of the trace rp was built from, with its collectives added, ob classified) are
+ * not of class network or below-wire their observed times (fc__rmsg.fixed): the time those flows
+ * took was set by the ranks (waiting, no progress, turns at the cores) or by latency, which no
+ * placement changes while their ends stay apart. Flows pair with messages by their ranks, as
+ * point-to-point or collective, in the sender's order (send start; the replay's post order); a
+ * pair of ranks whose flows and messages differ in number or bytes keeps its messages
+ * simulated. Sets rp->inter_flows, mapped_flows, fixed_flows. Returns 0 or FC_ENOMEM. */
+struct fc__match;
+struct fc__observation;
+int fc__replay_fix(fc__replay *rp, const struct fc__match *m, const struct fc__observation *ob);
 
 /* Frees a replay; NULL is a no-op. */
 void fc__replay_free(fc__replay *rp);
@@ -109,6 +141,7 @@ typedef struct fc__replay_opts {
     unsigned model;             /* FC_MODEL_* of model.h */
     uint64_t eager;             /* eager/rendezvous threshold in bytes (> 0) */
     int want_flows;             /* 1: store the simulated inter-node messages as flows */
+    int want_net;               /* 1: store each message's time in the network simulation */
 } fc__replay_opts;
 
 /* What a run predicts. */
@@ -118,12 +151,22 @@ typedef struct fc__replay_result {
     double comm_mean;     /* the mean over ranks of that time */
     size_t nflows;        /* with want_flows: simulated inter-node messages (ids 0 ..), else 0 */
     fc__flow *flows;       /* owned by the result (fc__replay_result_clear) */
+    double *net_s;         /* with want_net: per message, the network's part of its time: from
+                              its start to its bytes' arrival; for a fixed eager message, from
+                              when its receiver was there (0 when the bytes were there first);
+                              NAN when it never got so far. Owned by the result */
 } fc__replay_result;
 
 /* Re-simulates the run with rank r on node rank_node[r] (nodes 0 .. nnodes-1). Returns 0,
  * FC_EINVAL (a rank without a node, an unusable model: message in fc_errmsg) or FC_ENOMEM. */
 int fc__replay_run(const fc__replay *rp, const uint32_t *rank_node, uint32_t nnodes,
                    const fc__replay_opts *o, fc__replay_result *res);
+
+/* Splits the observed time of every fixed message of rp (fc__rmsg.fixed_obs) into what the
+ * network explains, its time in the replay of the observed placement (rp->rank_node) with o, and
+ * the rest, fixed_s = max(0, fixed_obs - that time), which every later run adds after its bytes:
+ * the ranks' part, which no placement changes. Returns 0 or an error of fc__replay_run. */
+int fc__replay_split(fc__replay *rp, const fc__replay_opts *o);
 
 /* Frees what a result owns and zeroes it. */
 void fc__replay_result_clear(fc__replay_result *res);

@@ -59,6 +59,10 @@ void fc__report_remap_text(FILE *f, const struct fc__replay *rp, const struct fc
     fprintf(f, "replay: %zu messages paired, %llu collective calls expanded, %llu sends and receives without"
                " a partner (they complete at once)\n",
             rp->nmsgs, (unsigned long long)rp->colls, (unsigned long long)rp->unmatched);
+    fprintf(f, "replay: %llu of %llu inter-node flows not classed network (flowcut analyze) keep their ranks' own"
+               " part of their observed time; %llu flows paired with messages of the replay\n",
+            (unsigned long long)rp->fixed_flows, (unsigned long long)rp->inter_flows,
+            (unsigned long long)rp->mapped_flows);
     if (rm->exhaustive)
         fprintf(f, "search: exhaustive, every placement up to renaming of nodes replayed (%llu)\n",
                 (unsigned long long)rm->evaluated);

@@ -3,7 +3,10 @@
  * and the collective expansions against the algorithms' trees drawn by hand. */
 #include <math.h>
 #include "scratch-trace.h"
+#include "collective/calls.h"
+#include "match/match.h"
 #include "model/model.h"
+#include "model/observe.h"
 #include "model/profile.h"
 #include "remap/replay.h"
 
@@ -291,13 +294,186 @@ static void test_coll_consistent(void **state)
     free(r);
 }
 
+/* ---- messages replayed with their observed times (fc__rmsg.fixed) ------------------------------ */
+
+/* An eager message of 1 KiB, its receiver late: the bytes leave at the send (0.001) and are there
+ * at 0.001 + L + 2^-16 s, long before the receiver enters MPI_Recv at 0.005; as a fixed message
+ * of fixed_s = 3 ms it arrives 3 ms after both its bytes and its receiver are there: 0.008, then
+ * the receiver's 1 ms of tail. */
+static void test_fixed_eager(void **state)
+{
+    (void)state;
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    add(&rk[0], FC_EV_MPI_Send, 1000, 1001, 1, 0, 1024, 0, 0);
+    add(&rk[0], FC_EV_MPI_Finalize, 1001, 1001, FC_PEER_NONE, 0, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 5000, 5002, 0, 0, 1024, 0, 0);
+    add(&rk[1], FC_EV_MPI_Finalize, 6002, 6002, FC_PEER_NONE, 0, 0, 0, 0);
+    fc__replay *rp = build(rk, 2);
+    assert_int_equal(rp->nmsgs, 1);
+    rp->msgs[0].fixed = 1;
+    rp->msgs[0].fixed_s = 0.003;
+    uint32_t pl[2] = {0, 1};
+    fc__replay_result r = run(rp, pl, 2, FC_MODEL_FAIRSHARE);
+    assert_true(fabs(r.time - 0.009) < EPS);
+    assert_true(fabs(r.comm - 0.003) < EPS); /* rank 1 in MPI from 0.005 to 0.008 */
+    fc__replay_result_clear(&r);
+    /* Its bytes arrive after the receiver is there when the receiver is early: posted at 0.005,
+     * a send at 0.0049999 (rank 0 computes 4.9999 ms) gives bytes at 0.0049999 + L + 2^-16, then
+     * 3 ms more. */
+    rp->prog[0].ops[0].compute = 0.0049999;
+    r = run(rp, pl, 2, FC_MODEL_FAIRSHARE);
+    double bytes = 0.0049999 + L + 1024.0 / 67108864;
+    assert_true(fabs(r.time - (bytes + 0.003 + 0.001)) < EPS);
+    fc__replay_result_clear(&r);
+
+    /* The split of an observed time of 3 ms: under the observed timeline the bytes were there
+     * before the receiver, so the network explains none of it. */
+    rp->prog[0].ops[0].compute = 0.001;
+    rp->msgs[0].fixed_obs = 0.003;
+    fc__profile *p = platform();
+    fc__replay_opts o = {.profile = p, .model = FC_MODEL_FAIRSHARE, .eager = 262144};
+    assert_int_equal(fc__replay_split(rp, &o), 0);
+    assert_true(fabs(rp->msgs[0].fixed_s - 0.003) < EPS);
+    fc__profile_free(p);
+    fc__replay_free(rp);
+}
+
+/* A rendezvous message of 1 MiB whose sender computes until 0.010 before its MPI_Wait: its bytes
+ * move from both posts (0.001) on and take L + W; as a fixed message of fixed_s = 12 ms it
+ * arrives 12 ms after them, at 0.001 + L + W + 0.012, after the sender entered its Wait; the
+ * receiver ends 2 ms later. On one node the same with the intra-node figures. */
+static void test_fixed_rendezvous(void **state)
+{
+    (void)state;
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    add(&rk[0], FC_EV_MPI_Isend, 1000, 1000, 1, 0, MIB, 0x20, 0);
+    add(&rk[0], FC_EV_MPI_Wait, 10000, 30000, FC_PEER_NONE, 0, 0, 0, 0);
+    add(&rk[0], FC_EV_COMPLETE, 30000, 30000, FC_PEER_NONE, 0, 0, 0x20, 0);
+    add(&rk[0], FC_EV_MPI_Finalize, 31000, 31000, FC_PEER_NONE, 0, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Irecv, 500, 500, 0, 0, MIB, 0x10, 0);
+    add(&rk[1], FC_EV_MPI_Wait, 2000, 30000, FC_PEER_NONE, 0, 0, 0, 0);
+    add(&rk[1], FC_EV_COMPLETE, 30000, 30000, 0, 0, MIB, 0x10, FC_EVF_STATUS);
+    add(&rk[1], FC_EV_MPI_Finalize, 32000, 32000, FC_PEER_NONE, 0, 0, 0, 0);
+    fc__replay *rp = build(rk, 2);
+    assert_int_equal(rp->nmsgs, 1);
+    uint32_t apart[2] = {0, 1}, together[2] = {0, 0};
+    fc__replay_result r = run(rp, apart, 2, FC_MODEL_FAIRSHARE);
+    assert_true(fabs(r.time - (0.001 + L + W + 0.002)) < EPS); /* rank 1's 2 ms of tail */
+    fc__replay_result_clear(&r);
+
+    rp->msgs[0].fixed = 1;
+    rp->msgs[0].fixed_s = 0.012;
+    r = run(rp, apart, 2, FC_MODEL_FAIRSHARE);
+    assert_true(fabs(r.time - (0.001 + L + W + 0.012 + 0.002)) < EPS);
+    fc__replay_result_clear(&r);
+    r = run(rp, together, 2, FC_MODEL_FAIRSHARE);
+    assert_true(fabs(r.time - (0.001 + LI + 1.0 / 1024 + 0.012 + 0.002)) < EPS);
+    fc__replay_result_clear(&r);
+
+    /* The split of an observed 20 ms: L + W of it is the network's under the observed
+     * placement, the rest stays. */
+    rp->msgs[0].fixed_obs = 0.020;
+    fc__profile *p = platform();
+    fc__replay_opts o = {.profile = p, .model = FC_MODEL_FAIRSHARE, .eager = 262144};
+    assert_int_equal(fc__replay_split(rp, &o), 0);
+    assert_true(fabs(rp->msgs[0].fixed_s - (0.020 - L - W)) < EPS);
+    /* Observed faster than the network: nothing left to add. */
+    rp->msgs[0].fixed_obs = 0.010;
+    assert_int_equal(fc__replay_split(rp, &o), 0);
+    assert_true(rp->msgs[0].fixed_s == 0);
+    fc__profile_free(p);
+    fc__replay_free(rp);
+}
+
+/* Two fixed messages out of one node into another still share its NIC (fair share: 2 W each),
+ * and their fixed part follows: the network part of their time is the placement's. */
+static void test_fixed_contention(void **state)
+{
+    (void)state;
+    trank rk[4] = {{.node = "n0"}, {.node = "n0"}, {.node = "n1"}, {.node = "n1"}};
+    for (int s = 0; s < 2; s++) {
+        add(&rk[s], FC_EV_MPI_Send, 1000, 40000, s + 2, 0, MIB, 0, 0);
+        add(&rk[s], FC_EV_MPI_Finalize, 40000, 40000, FC_PEER_NONE, 0, 0, 0, 0);
+        add(&rk[s + 2], FC_EV_MPI_Recv, 500, 40000, s, 0, MIB, 0, 0);
+        add(&rk[s + 2], FC_EV_MPI_Finalize, 40000, 40000, FC_PEER_NONE, 0, 0, 0, 0);
+    }
+    fc__replay *rp = build(rk, 4);
+    assert_int_equal(rp->nmsgs, 2);
+    for (int i = 0; i < 2; i++) {
+        rp->msgs[i].fixed = 1;
+        rp->msgs[i].fixed_s = 0.001;
+    }
+    uint32_t observed[4] = {0, 0, 1, 1}, spread[4] = {0, 1, 2, 3};
+    fc__replay_result r = run(rp, observed, 2, FC_MODEL_FAIRSHARE);
+    assert_true(fabs(r.time - (0.001 + L + 2 * W + 0.001)) < EPS);
+    fc__replay_result_clear(&r);
+    r = run(rp, spread, 4, FC_MODEL_FAIRSHARE);
+    assert_true(fabs(r.time - (0.001 + L + W + 0.001)) < EPS);
+    fc__replay_result_clear(&r);
+    fc__replay_free(rp);
+}
+
+/* fc__replay_fix on a trace: an eager message whose receiver came 4 ms late (late-peer: its
+ * observed 4.002 ms are 4 ms of waiting) keeps the 2 us after the receiver came; a rendezvous one
+ * of 1 MiB that took 17 ms with both ends in MPI throughout (L + W = 16.6 ms on the wire: network)
+ * stays simulated. Ranks without affinity lists: nothing oversubscribed. */
+static void test_fix_classes(void **state)
+{
+    (void)state;
+    trank rk[2] = {{.node = "a"}, {.node = "b"}};
+    add(&rk[0], FC_EV_MPI_Send, 1000, 1001, 1, 1, 1024, 0, 0);
+    add(&rk[0], FC_EV_MPI_Send, 6000, 23000, 1, 2, MIB, 0, 0);
+    add(&rk[0], FC_EV_MPI_Finalize, 24000, 24000, FC_PEER_NONE, 0, 0, 0, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 5000, 5002, 0, 1, 1024, 0, 0);
+    add(&rk[1], FC_EV_MPI_Recv, 6000, 23000, 0, 2, MIB, 0, 0);
+    add(&rk[1], FC_EV_MPI_Finalize, 24000, 24000, FC_PEER_NONE, 0, 0, 0, 0);
+    char dir[4096];
+    make_scratch(dir, sizeof dir);
+    write_world(dir, rk, 2, 0);
+    fc_trace *t;
+    fc__replay *rp;
+    fc__match *m;
+    fc__colls *colls = NULL;
+    fc__observation *ob;
+    fc__profile *p = platform();
+    assert_int_equal(fc_trace_open(dir, &t), 0);
+    assert_int_equal(fc__replay_build(t, &rp), 0);
+    assert_int_equal(fc__match_trace(t, 262144, &m), 0);
+    assert_int_equal(fc__colls_add(t, m, &colls), 0);
+    assert_int_equal(fc__observe_new(t, m, 0, &ob), 0);
+    fc__observe_classify(ob, m, p);
+    assert_int_equal(fc__replay_fix(rp, m, ob), 0);
+    assert_int_equal(rp->inter_flows, 2);
+    assert_int_equal(rp->mapped_flows, 2);
+    assert_int_equal(rp->fixed_flows, 1);
+    assert_int_equal(rp->nmsgs, 2);
+    for (size_t i = 0; i < 2; i++) {
+        const fc__rmsg *g = &rp->msgs[i];
+        if (g->bytes == 1024) {
+            assert_int_equal(g->fixed, 1);
+            assert_true(fabs(g->fixed_obs - 2e-6) < EPS);
+        } else {
+            assert_int_equal(g->fixed, 0);
+        }
+    }
+    fc__observation_free(ob);
+    fc__colls_free(colls);
+    fc__match_free(m);
+    fc__replay_free(rp);
+    fc__profile_free(p);
+    fc_trace_close(t);
+    rm_scratch(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rendezvous),     cmocka_unit_test(test_eager_late_receiver),
         cmocka_unit_test(test_contention),     cmocka_unit_test(test_waitall_exchange),
         cmocka_unit_test(test_barrier),        cmocka_unit_test(test_bcast_binomial),
-        cmocka_unit_test(test_coll_consistent),
+        cmocka_unit_test(test_coll_consistent), cmocka_unit_test(test_fixed_eager),
+        cmocka_unit_test(test_fixed_rendezvous), cmocka_unit_test(test_fixed_contention),
+        cmocka_unit_test(test_fix_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
