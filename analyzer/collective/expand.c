@@ -986,6 +986,8 @@ int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uin
                        uint64_t own, const fc__coll_layout *lay, const fc__coll_sink *sink)
 {
     em e = {.s = sink, .p = p, .map = NULL};
+    if (fc__coll_is_neighbor(kind))
+        return fc__coll_expand_neighbor(kind, me, own, lay, sink); /* neighbor.c */
     if (p <= 1)
         return 0;
     if (lay != NULL && lay->inter != 0) {

@@ -22,7 +22,7 @@ const char *fc__coll_alg_name(unsigned alg)
 
 int fc__coll_is_coll(unsigned kind)
 {
-    return kind >= FC_EV_MPI_Barrier && kind <= FC_EV_MPI_Iexscan;
+    return (kind >= FC_EV_MPI_Barrier && kind <= FC_EV_MPI_Iexscan) || fc__coll_is_neighbor(kind);
 }
 
 int fc__coll_is_ctor(unsigned kind)
@@ -251,6 +251,8 @@ unsigned fc__coll_select(unsigned kind, uint32_t p, uint64_t n, const fc__coll_s
         kind = FC_EV_MPI_Barrier;
     if (!fc__coll_is_coll(kind))
         return FC__CA_AUTO;
+    if (fc__coll_is_neighbor(kind))
+        return FC__CA_LINEAR; /* MPICH's only algorithm for them (collective.h) */
     unsigned a = s ? s->force[kind] : FC__CA_AUTO;
     /* MPICH falls back to its table when a forced algorithm cannot run on p members: the
      * power-of-two-only ones on other sizes. */
