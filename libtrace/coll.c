@@ -133,10 +133,29 @@ static uint64_t req_obj(const fc__call *c, const MPI_Request *req)
     return FC__HANDLE(*req);
 }
 
+static void coll_flags(fc__thread *t, const fc__call *c, MPI_Comm comm, int32_t peer, uint64_t bytes,
+                       uint64_t bytes2, const MPI_Request *req, uint32_t flags)
+{
+    fc__rec_put(t, c, peer, 0, fc__comm(comm), bytes, req_obj(c, req), flags, bytes2);
+}
+
 static void coll(fc__thread *t, const fc__call *c, MPI_Comm comm, int32_t peer, uint64_t bytes,
                  uint64_t bytes2, const MPI_Request *req)
 {
-    fc__rec_put(t, c, peer, 0, fc__comm(comm), bytes, req_obj(c, req), 0, bytes2);
+    coll_flags(t, c, comm, peer, bytes, bytes2, req, 0);
+}
+
+/* FC_EVF_USER_OP and FC_EVF_NONCOMMUTATIVE for a reduction's operation, which change MPICH's
+ * choice of algorithm. MPICH's predefined operations are builtin handles (01 in the top two bits,
+ * as its builtin datatypes) and all commutative: only an operation of MPI_Op_create is asked. */
+static uint32_t op_flags(MPI_Op op)
+{
+    if (((uint32_t)op >> 30) == 1 || op == MPI_OP_NULL)
+        return 0;
+    int commute = 1;
+    if (PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+        return FC_EVF_USER_OP;
+    return FC_EVF_USER_OP | (commute ? 0 : FC_EVF_NONCOMMUTATIVE);
 }
 
 void fc__rec_barrier(fc__thread *t, const fc__call *c, MPI_Comm comm, const MPI_Request *req)
@@ -155,7 +174,7 @@ void fc__rec_bcast(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, MP
 
 /* Reduce: every contributing rank sends count elements, the root receives the result. On an
  * inter-communicator the root group contributes nothing. */
-void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, MPI_Datatype dt,
+void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, int root, MPI_Datatype dt,
                     int64_t count, const MPI_Request *req)
 {
     int r = role(comm, root);
@@ -163,15 +182,15 @@ void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, M
     PMPI_Comm_test_inter(fc__wc(comm), &inter);
     uint64_t n = fc__bytes(dt, count);
     uint64_t sent = r == R_LEAF || (r == R_ROOT && !inter) ? n : 0;
-    coll(t, c, comm, fc__peer(root), sent, r == R_ROOT ? n : 0, req);
+    coll_flags(t, c, comm, fc__peer(root), sent, r == R_ROOT ? n : 0, req, op_flags(op));
 }
 
 /* Allreduce, Scan, Exscan: count elements in, count elements out. */
-void fc__rec_allreduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+void fc__rec_allreduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, MPI_Datatype dt,
                        int64_t count, const MPI_Request *req)
 {
     uint64_t n = fc__bytes(dt, count);
-    coll(t, c, comm, FC_PEER_NONE, n, n, req);
+    coll_flags(t, c, comm, FC_PEER_NONE, n, n, req, op_flags(op));
 }
 
 void fc__rec_gather(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, const void *sendbuf,
@@ -332,7 +351,7 @@ void fc__rec_alltoallw(fc__thread *t, const fc__call *c, MPI_Comm comm, const vo
 
 /* Reduce_scatter: every rank contributes the whole vector (the sum of recvcounts over its group)
  * and receives its own block. */
-void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, MPI_Datatype dt,
                             const void *recvcounts, int wide, const MPI_Request *req)
 {
     int n = 0, rank = 0;
@@ -342,17 +361,17 @@ void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI
         sent = sum_bytes(dt, recvcounts, wide, n);
         recvd = fc__bytes(dt, count_at(recvcounts, wide, rank));
     }
-    coll(t, c, comm, FC_PEER_NONE, sent, recvd, req);
+    coll_flags(t, c, comm, FC_PEER_NONE, sent, recvd, req, op_flags(op));
 }
 
-void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, MPI_Datatype dt,
                                   int64_t recvcount, const MPI_Request *req)
 {
     int n = 0;
     uint64_t block = fc__bytes(dt, recvcount);
     if (PMPI_Comm_size(fc__wc(comm), &n) != MPI_SUCCESS || n < 0)
         n = 0;
-    coll(t, c, comm, FC_PEER_NONE, block * (uint64_t)n, block, req);
+    coll_flags(t, c, comm, FC_PEER_NONE, block * (uint64_t)n, block, req, op_flags(op));
 }
 
 /* ---- neighbourhood collectives ------------------------------------------------------------------

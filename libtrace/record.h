@@ -232,9 +232,9 @@ FC__HIDDEN void fc__rec_barrier(fc__thread *t, const fc__call *c, MPI_Comm comm,
                                 const MPI_Request *req);
 FC__HIDDEN void fc__rec_bcast(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
                               MPI_Datatype dt, int64_t count, const MPI_Request *req);
-FC__HIDDEN void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
+FC__HIDDEN void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, int root,
                                MPI_Datatype dt, int64_t count, const MPI_Request *req);
-FC__HIDDEN void fc__rec_allreduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+FC__HIDDEN void fc__rec_allreduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, MPI_Datatype dt,
                                   int64_t count, const MPI_Request *req);
 FC__HIDDEN void fc__rec_gather(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
                                const void *sendbuf, MPI_Datatype sendtype, int64_t sendcount,
@@ -268,10 +268,10 @@ FC__HIDDEN void fc__rec_alltoallw(fc__thread *t, const fc__call *c, MPI_Comm com
                                   const void *sendbuf, const MPI_Datatype *sendtypes,
                                   const void *sendcounts, const MPI_Datatype *recvtypes,
                                   const void *recvcounts, int wide, const MPI_Request *req);
-FC__HIDDEN void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm,
+FC__HIDDEN void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op,
                                        MPI_Datatype dt, const void *recvcounts, int wide,
                                        const MPI_Request *req);
-FC__HIDDEN void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm comm,
+FC__HIDDEN void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op,
                                              MPI_Datatype dt, int64_t recvcount,
                                              const MPI_Request *req);
 /* The neighbourhood collectives (format.h: bytes and bytes2 are the sums over this rank's out-

@@ -236,6 +236,7 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
     }
     if (root != UINT32_MAX && !fc__coll_is_ctor(k))
         cl->root = root;
+    cl->op |= (uint32_t)(rec->ev.flags & (FC_EVF_USER_OP | FC_EVF_NONCOMMUTATIVE));
     if (fc__grow((void **)&g->raws, &g->nraws, &g->rcap, sizeof *g->raws) < 0)
         return FC_ENOMEM;
     g->last = g->nraws;
@@ -376,6 +377,7 @@ static int place_members(gather *g)
             uint64_t n = fc__coll_size(cl->record_kind, mb->bytes, mb->bytes2, cl->p);
             if (n > cl->n)
                 cl->n = n;
+            cl->irregular |= mb->bytes2 != c->members[cl->first].bytes2;
         }
     }
     return 0;
@@ -492,7 +494,8 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
     fc__coll_nodes nd;
     if (fc__coll_nodes_build(cl->p, x->node, &nd) < 0)
         return FC_ENOMEM;
-    fc__coll_layout lay = {.node = x->node, .nodes = &nd, .settings = &c->settings, .inter = cl->inter};
+    fc__coll_layout lay = {.node = x->node, .nodes = &nd, .settings = &c->settings, .inter = cl->inter,
+                           .op = cl->op, .irregular = cl->irregular};
     cl->alg = (uint8_t)(cl->inter ? fc__coll_select_inter(cl->kind, cl->inter, cl->p - cl->inter, cl->root, cl->n)
                                   : fc__coll_select_in(cl->kind, cl->p, cl->n, &lay));
     for (size_t j = 0; j < cl->nmem; j++) {
@@ -508,6 +511,8 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
         if (rc == FC_EUNSUPPORTED) {
             rc = 0;
             x->n = 0;
+            if (c->unexpanded++ == 0)
+                c->first_unexpanded = (size_t)(cl - c->calls);
             break;
         }
         if (rc < 0)

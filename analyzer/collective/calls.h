@@ -41,6 +41,8 @@ typedef struct fc__coll_call {
     uint32_t kind;        /* FC_EV_* (MPI_Barrier for a communicator constructor) */
     uint32_t record_kind; /* FC_EV_* of the records (the constructor's own kind) */
     uint8_t alg;          /* FC__CA_* */
+    uint8_t irregular;    /* Reduce_scatter: the members' blocks differ */
+    uint32_t op;          /* a reduction's FC_EVF_USER_OP and FC_EVF_NONCOMMUTATIVE, from its records */
     uint32_t p;           /* members of the communicator (both groups of an inter-communicator) */
     uint32_t inter;       /* an inter-communicator's low group size (fc__coll_layout.inter), else 0 */
     uint32_t root;        /* member index of the root (0 when rootless) */
@@ -100,6 +102,10 @@ typedef struct fc__colls {
     /* Records of neighbourhood collectives on a communicator the trace gives no topology for
      * (a trace of format 2.5 or older): not expanded. */
     uint64_t nbr_unknown;
+    /* Calls whose selected algorithm has no expansion (fc__coll_expand_in's FC_EUNSUPPORTED):
+     * not expanded; the index of the first (valid when unexpanded > 0). */
+    uint64_t unexpanded;
+    size_t first_unexpanded;
 } fc__colls;
 
 /* Reads the collective calls of trace t and expands them into flows (intra = 1 for those inside a

@@ -93,7 +93,8 @@
     X(LOCAL_GATHER_REMOTE_BCAST, "local_gather_remote_bcast")                                     \
     X(PAIRWISE_EXCHANGE, "pairwise_exchange")                                                     \
     X(REMOTE_GATHER_LOCAL_BCAST, "remote_gather_local_bcast")                                     \
-    X(REMOTE_REDUCE_LOCAL_SCATTER, "remote_reduce_local_scatter")
+    X(REMOTE_REDUCE_LOCAL_SCATTER, "remote_reduce_local_scatter")                                 \
+    X(NONCOMMUTATIVE, "noncommutative")
 
 enum fc__coll_alg {
 #define FC__X(name, text) FC__CA_##name,
@@ -203,6 +204,10 @@ typedef struct fc__coll_layout {
      * neighbour positions (COUNTS of the neighbourhood collectives). */
     const fc__coll_nbrs *nbrs;
     uint64_t received;
+    /* A reduction's operation: FC_EVF_USER_OP and FC_EVF_NONCOMMUTATIVE as its records carry
+     * them (0: predefined), and for Reduce_scatter whether the blocks differ between members. */
+    uint32_t op;
+    uint8_t irregular;
 } fc__coll_layout;
 
 /* 1 when MPICH's ch4 device sees the p members of node[] as a "parent" communicator (fewer nodes
@@ -275,5 +280,30 @@ int fc__coll_expand_neighbor(unsigned kind, uint32_t me, uint64_t own, const fc_
 struct fc_rank;
 int fc__coll_nbrs_of(const struct fc_rank *r, uint64_t comm, const uint32_t *mem, uint32_t p,
                      fc__coll_nbrs **out);
+
+/* ---- reductions with operations of MPI_Op_create (noncommute.c) -------------------------------
+ * MPICH 4.0.2 selects by the operation too (coll_selection.json, the ch4 device's table):
+ *   Allreduce  an operation of the user's: recursive doubling at any size (MPIR); a
+ *              non-commutative one also turns the ch4 composition off (its "beta": MPIR on all)
+ *   Reduce     an operation of the user's: binomial at any size; a non-commutative one turns the
+ *              composition off ("gamma"), and its binomial tree is rooted at member 0, which then
+ *              sends the result to the root when that is another member
+ *   Reduce_scatter(_block)  a non-commutative operation: "noncommutative" (recursive halving in
+ *              the other order: partners at distance 1, 2, 4 ..., halves of what is left) when the
+ *              size is a power of two and the blocks are equal; recursive doubling otherwise
+ *              (expanded for a power-of-two size only: the forwarding MPICH adds for the members
+ *              without a partner is not modelled)
+ *   The non-blocking forms follow the same rules. An algorithm the run forces stands. */
+
+/* The algorithm lay->op (FC_EVF_USER_OP, FC_EVF_NONCOMMUTATIVE) makes MPICH take for kind on p
+ * members with size n, or FC__CA_AUTO where the operation changes nothing. */
+unsigned fc__coll_select_op(unsigned kind, uint32_t p, uint64_t n, const fc__coll_layout *lay);
+
+/* Member me's part of a reduction whose operation is not commutative, where its messages differ
+ * from a commutative one's (the rooted binomial Reduce, the Reduce_scatter algorithms above):
+ * 0, the sink's error, or FC_EUNSUPPORTED (recursive doubling on a size that is not a power of
+ * two); 1 elsewhere, where the commutative expansion stands. */
+int fc__coll_expand_noncommutative(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
+                                   const fc__coll_sink *sink);
 
 #endif /* FLOWCUT_ANALYZER_COLLECTIVE_H */

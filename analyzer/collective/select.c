@@ -297,6 +297,9 @@ static int node_consecutive(uint32_t p, const fc__coll_layout *lay)
 unsigned fc__coll_select_in(unsigned kind, uint32_t p, uint64_t n, const fc__coll_layout *lay)
 {
     const fc__coll_settings *s = lay ? lay->settings : NULL;
+    unsigned by_op = lay != NULL && lay->op != 0 ? fc__coll_select_op(kind, p, n, lay) : FC__CA_AUTO;
+    if (by_op != FC__CA_AUTO)
+        return by_op; /* noncommute.c */
     unsigned flat = fc__coll_select(kind, p, n, s);
     if (lay == NULL || (lay->nodes != NULL ? !(lay->nodes->p == p && lay->nodes->nn < p) : !fc__coll_node_aware(p, lay->node)))
         return flat;

@@ -166,6 +166,7 @@ size_t fc_record_format(const fc_record *rec, int64_t origin, const char *site, 
         {FC_EVF_ANY_SOURCE, "any_source"}, {FC_EVF_ANY_TAG, "any_tag"}, {FC_EVF_FOUND, "found"},
         {FC_EVF_CANCELLED, "cancelled"},   {FC_EVF_ERROR, "error"},     {FC_EVF_STATUS, "status"},
         {FC_EVF_NULL, "null"},             {FC_EVF_OWN_TIME, "own_time"},
+        {FC_EVF_USER_OP, "user_op"},       {FC_EVF_NONCOMMUTATIVE, "noncommutative"},
     };
     const fc_event *ev = &rec->ev;
     unsigned f = fc_event_fields(ev->kind, ev->flags);

@@ -343,6 +343,11 @@ enum {
 #define FC_EVF_STATUS 0x20u     /* peer, tag and bytes of this COMPLETE record come from a status */
 #define FC_EVF_NULL 0x40u       /* the request completed was MPI_REQUEST_NULL or inactive */
 #define FC_EVF_OWN_TIME 0x80u   /* (2.1) this COMPLETE's time is its request's own completion time */
+/* (2.6) A reduction (Reduce, Allreduce, Reduce_scatter(_block), Scan, Exscan and their
+ * non-blocking forms) with an operation of MPI_Op_create, and one whose operation is not
+ * commutative: MPICH chooses other algorithms for them. */
+#define FC_EVF_USER_OP 0x100u
+#define FC_EVF_NONCOMMUTATIVE 0x200u
 
 /* Event kinds: X(name, number, class). Append only. The numbers of MPI functions start at 1;
  * FC_EV_COMPLETE and FC_EV_START are sub-records that follow the call they belong to:
