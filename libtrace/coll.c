@@ -70,13 +70,16 @@ typedef struct side {
     int wide;
     MPI_Datatype dt;
     const MPI_Datatype *dts;
+    int64_t len; /* entries in counts, 0: the whole group (the neighbourhood collectives' lists
+                  * end at the degree, shorter than the run of positions COUNTS covers) */
+    int same;    /* counts holds one count, the same for every entry */
 } side;
 
 static uint64_t side_at(const side *s, int64_t i)
 {
-    if (s->counts == NULL || (s->dts == NULL && s->dt == MPI_DATATYPE_NULL))
+    if (s->counts == NULL || (s->dts == NULL && s->dt == MPI_DATATYPE_NULL) || (s->len > 0 && i >= s->len))
         return 0;
-    return fc__bytes(s->dts ? s->dts[i] : s->dt, count_at(s->counts, s->wide, i));
+    return fc__bytes(s->dts ? s->dts[i] : s->dt, count_at(s->counts, s->wide, s->same ? 0 : i));
 }
 
 /* One COUNTS sub-record: ranks first .. first + n - 1 each get `to` bytes from this rank and send
@@ -130,10 +133,29 @@ static uint64_t req_obj(const fc__call *c, const MPI_Request *req)
     return FC__HANDLE(*req);
 }
 
+static void coll_flags(fc__thread *t, const fc__call *c, MPI_Comm comm, int32_t peer, uint64_t bytes,
+                       uint64_t bytes2, const MPI_Request *req, uint32_t flags)
+{
+    fc__rec_put(t, c, peer, 0, fc__comm(comm), bytes, req_obj(c, req), flags, bytes2);
+}
+
 static void coll(fc__thread *t, const fc__call *c, MPI_Comm comm, int32_t peer, uint64_t bytes,
                  uint64_t bytes2, const MPI_Request *req)
 {
-    fc__rec_put(t, c, peer, 0, fc__comm(comm), bytes, req_obj(c, req), 0, bytes2);
+    coll_flags(t, c, comm, peer, bytes, bytes2, req, 0);
+}
+
+/* FC_EVF_USER_OP and FC_EVF_NONCOMMUTATIVE for a reduction's operation, which change MPICH's
+ * choice of algorithm. MPICH's predefined operations are builtin handles (01 in the top two bits,
+ * as its builtin datatypes) and all commutative: only an operation of MPI_Op_create is asked. */
+static uint32_t op_flags(MPI_Op op)
+{
+    if (((uint32_t)op >> 30) == 1 || op == MPI_OP_NULL)
+        return 0;
+    int commute = 1;
+    if (PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+        return FC_EVF_USER_OP;
+    return FC_EVF_USER_OP | (commute ? 0 : FC_EVF_NONCOMMUTATIVE);
 }
 
 void fc__rec_barrier(fc__thread *t, const fc__call *c, MPI_Comm comm, const MPI_Request *req)
@@ -152,7 +174,7 @@ void fc__rec_bcast(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, MP
 
 /* Reduce: every contributing rank sends count elements, the root receives the result. On an
  * inter-communicator the root group contributes nothing. */
-void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, MPI_Datatype dt,
+void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, int root, MPI_Datatype dt,
                     int64_t count, const MPI_Request *req)
 {
     int r = role(comm, root);
@@ -160,15 +182,15 @@ void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, M
     PMPI_Comm_test_inter(fc__wc(comm), &inter);
     uint64_t n = fc__bytes(dt, count);
     uint64_t sent = r == R_LEAF || (r == R_ROOT && !inter) ? n : 0;
-    coll(t, c, comm, fc__peer(root), sent, r == R_ROOT ? n : 0, req);
+    coll_flags(t, c, comm, fc__peer(root), sent, r == R_ROOT ? n : 0, req, op_flags(op));
 }
 
 /* Allreduce, Scan, Exscan: count elements in, count elements out. */
-void fc__rec_allreduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+void fc__rec_allreduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, MPI_Datatype dt,
                        int64_t count, const MPI_Request *req)
 {
     uint64_t n = fc__bytes(dt, count);
-    coll(t, c, comm, FC_PEER_NONE, n, n, req);
+    coll_flags(t, c, comm, FC_PEER_NONE, n, n, req, op_flags(op));
 }
 
 void fc__rec_gather(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, const void *sendbuf,
@@ -209,7 +231,7 @@ void fc__rec_gatherv(fc__thread *t, const fc__call *c, MPI_Comm comm, int root, 
     }
     coll(t, c, comm, fc__peer(root), sent, recvd, req);
     if (r == R_ROOT) {
-        side none = {NULL, 0, MPI_DATATYPE_NULL, NULL}, from = {recvcounts, wide, recvtype, NULL};
+        side none = {NULL, 0, MPI_DATATYPE_NULL, NULL, 0, 0}, from = {recvcounts, wide, recvtype, NULL, 0, 0};
         counts(t, c, blocks(comm), &none, &from);
     }
 }
@@ -252,7 +274,7 @@ void fc__rec_scatterv(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
     }
     coll(t, c, comm, fc__peer(root), sent, recvd, req);
     if (r == R_ROOT) {
-        side to = {sendcounts, wide, sendtype, NULL}, none = {NULL, 0, MPI_DATATYPE_NULL, NULL};
+        side to = {sendcounts, wide, sendtype, NULL, 0, 0}, none = {NULL, 0, MPI_DATATYPE_NULL, NULL, 0, 0};
         counts(t, c, blocks(comm), &to, &none);
     }
 }
@@ -278,7 +300,7 @@ void fc__rec_allgatherv(fc__thread *t, const fc__call *c, MPI_Comm comm, const v
                    : 0;
     int64_t n = blocks(comm);
     coll(t, c, comm, FC_PEER_NONE, sent, sum_bytes(recvtype, recvcounts, wide, n), req);
-    side none = {NULL, 0, MPI_DATATYPE_NULL, NULL}, from = {recvcounts, wide, recvtype, NULL};
+    side none = {NULL, 0, MPI_DATATYPE_NULL, NULL, 0, 0}, from = {recvcounts, wide, recvtype, NULL, 0, 0};
     counts(t, c, n, &none, &from);
 }
 
@@ -300,8 +322,8 @@ void fc__rec_alltoallv(fc__thread *t, const fc__call *c, MPI_Comm comm, const vo
     uint64_t recvd = sum_bytes(recvtype, recvcounts, wide, n);
     uint64_t sent = sendbuf == MPI_IN_PLACE ? recvd : sum_bytes(sendtype, sendcounts, wide, n);
     coll(t, c, comm, FC_PEER_NONE, sent, recvd, req);
-    side from = {recvcounts, wide, recvtype, NULL};
-    side to = sendbuf == MPI_IN_PLACE ? from : (side){sendcounts, wide, sendtype, NULL};
+    side from = {recvcounts, wide, recvtype, NULL, 0, 0};
+    side to = sendbuf == MPI_IN_PLACE ? from : (side){sendcounts, wide, sendtype, NULL, 0, 0};
     counts(t, c, n, &to, &from);
 }
 
@@ -322,14 +344,14 @@ void fc__rec_alltoallw(fc__thread *t, const fc__call *c, MPI_Comm comm, const vo
     coll(t, c, comm, FC_PEER_NONE, sent, recvd, req);
     if (recvtypes == NULL || (sendbuf != MPI_IN_PLACE && sendtypes == NULL))
         return;
-    side from = {recvcounts, wide, MPI_DATATYPE_NULL, recvtypes};
-    side to = sendbuf == MPI_IN_PLACE ? from : (side){sendcounts, wide, MPI_DATATYPE_NULL, sendtypes};
+    side from = {recvcounts, wide, MPI_DATATYPE_NULL, recvtypes, 0, 0};
+    side to = sendbuf == MPI_IN_PLACE ? from : (side){sendcounts, wide, MPI_DATATYPE_NULL, sendtypes, 0, 0};
     counts(t, c, n, &to, &from);
 }
 
 /* Reduce_scatter: every rank contributes the whole vector (the sum of recvcounts over its group)
  * and receives its own block. */
-void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, MPI_Datatype dt,
                             const void *recvcounts, int wide, const MPI_Request *req)
 {
     int n = 0, rank = 0;
@@ -339,15 +361,79 @@ void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI
         sent = sum_bytes(dt, recvcounts, wide, n);
         recvd = fc__bytes(dt, count_at(recvcounts, wide, rank));
     }
-    coll(t, c, comm, FC_PEER_NONE, sent, recvd, req);
+    coll_flags(t, c, comm, FC_PEER_NONE, sent, recvd, req, op_flags(op));
 }
 
-void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, MPI_Datatype dt,
                                   int64_t recvcount, const MPI_Request *req)
 {
     int n = 0;
     uint64_t block = fc__bytes(dt, recvcount);
     if (PMPI_Comm_size(fc__wc(comm), &n) != MPI_SUCCESS || n < 0)
         n = 0;
-    coll(t, c, comm, FC_PEER_NONE, block * (uint64_t)n, block, req);
+    coll_flags(t, c, comm, FC_PEER_NONE, block * (uint64_t)n, block, req, op_flags(op));
+}
+
+/* ---- neighbourhood collectives ------------------------------------------------------------------
+ * Each out-neighbour position gets its block, each in-neighbour position gives one, MPI_PROC_NULL
+ * positions included (the buffers have their slots; readers know which positions are null from the
+ * topology). The COUNTS runs index neighbour positions, over max(indegree, outdegree). */
+
+static uint64_t nbr_obj(const fc__call *c, const MPI_Request *req, int persistent)
+{
+    if (persistent)
+        return req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
+    return req_obj(c, req);
+}
+
+void fc__rec_nbr(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype sendtype, int64_t sendcount,
+                 MPI_Datatype recvtype, int64_t recvcount, const MPI_Request *req, int persistent)
+{
+    int in = 0, out = 0;
+    fc__comm_degrees(comm, &in, &out);
+    fc__rec_put(t, c, FC_PEER_NONE, 0, fc__comm(comm), fc__bytes(sendtype, sendcount) * (uint64_t)out,
+                nbr_obj(c, req, persistent), 0, fc__bytes(recvtype, recvcount) * (uint64_t)in);
+}
+
+void fc__rec_nbrv(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype sendtype, int64_t sendcount,
+                  const void *sendcounts, MPI_Datatype recvtype, const void *recvcounts, int wide,
+                  const MPI_Request *req, int persistent)
+{
+    int in = 0, out = 0;
+    fc__comm_degrees(comm, &in, &out);
+    uint64_t sent = sendcounts != NULL ? sum_bytes(sendtype, sendcounts, wide, out)
+                                       : fc__bytes(sendtype, sendcount) * (uint64_t)out;
+    fc__rec_put(t, c, FC_PEER_NONE, 0, fc__comm(comm), sent, nbr_obj(c, req, persistent), 0,
+                sum_bytes(recvtype, recvcounts, wide, in));
+    /* Neighbor_allgatherv sends its one block to every out-neighbour. */
+    MPI_Count one = sendcount;
+    side to = sendcounts != NULL ? (side){sendcounts, wide, sendtype, NULL, out, 0} : (side){&one, 1, sendtype, NULL, out, 1};
+    side from = {recvcounts, wide, recvtype, NULL, in, 0};
+    if (out == 0)
+        to.counts = NULL; /* len 0 would mean the whole group */
+    if (in == 0)
+        from.counts = NULL;
+    counts(t, c, in > out ? in : out, &to, &from);
+}
+
+void fc__rec_nbrw(fc__thread *t, const fc__call *c, MPI_Comm comm, const MPI_Datatype *sendtypes,
+                  const void *sendcounts, const MPI_Datatype *recvtypes, const void *recvcounts, int wide,
+                  const MPI_Request *req, int persistent)
+{
+    int in = 0, out = 0;
+    fc__comm_degrees(comm, &in, &out);
+    side to = {sendcounts, wide, MPI_DATATYPE_NULL, sendtypes, out, 0};
+    side from = {recvcounts, wide, MPI_DATATYPE_NULL, recvtypes, in, 0};
+    uint64_t sent = 0, recvd = 0;
+    for (int i = 0; sendtypes != NULL && i < out; i++)
+        sent += side_at(&to, i);
+    for (int i = 0; recvtypes != NULL && i < in; i++)
+        recvd += side_at(&from, i);
+    fc__rec_put(t, c, FC_PEER_NONE, 0, fc__comm(comm), sent, nbr_obj(c, req, persistent), 0, recvd);
+    if (out == 0)
+        to.counts = NULL; /* len 0 would mean the whole group */
+    if (in == 0)
+        from.counts = NULL;
+    if (sendtypes != NULL && recvtypes != NULL)
+        counts(t, c, in > out ? in : out, &to, &from);
 }

@@ -21,6 +21,11 @@ typedef struct comm_def {
     uint32_t flags;
     int64_t ordinal;
     int nlocal, nremote;
+    /* The virtual topology (FC_TOPO_*, 0: none) and this rank's neighbours as world ranks or
+     * FC_PEER_NULL: nbrs[0 .. indeg) the sources, then nbrs[indeg .. indeg + outdeg) the
+     * destinations, in the order of the neighbourhood collectives (format.h, COMMS). */
+    int topo, indeg, outdeg;
+    int *nbrs;
     int members[]; /* world ranks: local group, then remote group */
 } comm_def;
 
@@ -232,6 +237,8 @@ static comm_def *describe(MPI_Comm comm, uint32_t flags)
         d->ordinal = -1;
         d->nlocal = nl;
         d->nremote = nr;
+        d->topo = d->indeg = d->outdeg = 0;
+        d->nbrs = NULL;
         translate(lg, nl, d->members);
         if (inter)
             translate(rg, nr, d->members + nl);
@@ -242,9 +249,75 @@ static comm_def *describe(MPI_Comm comm, uint32_t flags)
     return d;
 }
 
+/* The world rank of member r of d's local group, FC_PEER_NULL for MPI_PROC_NULL or a rank
+ * outside the group. */
+static int world_of(const comm_def *d, int r)
+{
+    return r >= 0 && r < d->nlocal ? d->members[r] : FC_PEER_NULL;
+}
+
+/* Notes comm's virtual topology in d: the neighbours as MPI's topology functions list them,
+ * which is the order the neighbourhood collectives exchange in (local calls only). A topology
+ * that cannot be read, or memory that runs out, leaves d without one. */
+static void describe_topo(MPI_Comm comm, comm_def *d)
+{
+    int status = MPI_UNDEFINED, in = 0, out = 0, rank = 0, nd = 0, weighted = 0;
+    if (d->nremote > 0 || PMPI_Topo_test(comm, &status) != MPI_SUCCESS)
+        return;
+    if (status == MPI_CART) {
+        if (PMPI_Cartdim_get(comm, &nd) != MPI_SUCCESS || nd < 0)
+            return;
+        in = out = 2 * nd;
+    } else if (status == MPI_GRAPH) {
+        if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Graph_neighbors_count(comm, rank, &in) != MPI_SUCCESS ||
+            in < 0)
+            return;
+        out = in;
+    } else if (status == MPI_DIST_GRAPH) {
+        if (PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) != MPI_SUCCESS || in < 0 || out < 0)
+            return;
+    } else {
+        return;
+    }
+    /* Room for both lists, and for the weights MPI_Dist_graph_neighbors writes when the graph
+     * has them. */
+    int *v = malloc((size_t)(2 * (in + out) + 1) * sizeof *v);
+    if (v == NULL)
+        return;
+    int ok = 1;
+    if (status == MPI_CART) {
+        for (int k = 0; k < nd && ok; k++) {
+            int src = MPI_PROC_NULL, dst = MPI_PROC_NULL;
+            ok = PMPI_Cart_shift(comm, k, 1, &src, &dst) == MPI_SUCCESS;
+            v[2 * k] = v[in + 2 * k] = world_of(d, src);
+            v[2 * k + 1] = v[in + 2 * k + 1] = world_of(d, dst);
+        }
+    } else if (status == MPI_GRAPH) {
+        ok = PMPI_Graph_neighbors(comm, rank, in, v) == MPI_SUCCESS;
+        for (int k = 0; k < in && ok; k++)
+            v[k] = v[in + k] = world_of(d, v[k]);
+    } else {
+        int *w = v + in + out;
+        ok = PMPI_Dist_graph_neighbors(comm, in, v, weighted ? w : MPI_UNWEIGHTED, out, v + in,
+                                       weighted ? w + in : MPI_UNWEIGHTED) == MPI_SUCCESS;
+        for (int k = 0; k < in + out && ok; k++)
+            v[k] = world_of(d, v[k]);
+    }
+    if (!ok) {
+        free(v);
+        return;
+    }
+    d->topo = status == MPI_CART ? FC_TOPO_CART : status == MPI_GRAPH ? FC_TOPO_GRAPH : FC_TOPO_DIST_GRAPH;
+    d->indeg = in;
+    d->outdeg = out;
+    d->nbrs = v;
+}
+
 static uint32_t define(MPI_Comm comm, int created)
 {
     comm_def *d = describe(comm, created ? 0 : FC_COMMF_LAZY);
+    if (d != NULL)
+        describe_topo(comm, d);
     if (d == NULL)
         return TOMB;
     pthread_mutex_lock(&lock);
@@ -252,6 +325,7 @@ static uint32_t define(MPI_Comm comm, int created)
     int mapped = id != TOMB && insert((uint32_t)comm, id) == 0;
     pthread_mutex_unlock(&lock);
     if (id == TOMB) {
+        free(d->nbrs);
         free(d);
         fc__warn("out of memory for communicator definitions; later ones are not defined in the trace");
     } else if (!mapped) {
@@ -355,7 +429,42 @@ uint32_t fc__comms_encode(fc__buf *b)
             fc__buf_uv(b, (uint64_t)d->members[d->nlocal + i]);
         fc__buf_uv(b, fc_zigzag(d->ordinal));
     }
+    /* The topologies of the communicators just defined (format 2.6), after the entries that
+     * older readers stop at. */
+    uint32_t ntopo = 0;
+    for (uint32_t id = from; id < n; id++)
+        ntopo += def_at(id)->topo != 0;
+    if (ntopo == 0)
+        return n;
+    fc__buf_uv(b, ntopo);
+    for (uint32_t id = from; id < n; id++) {
+        const comm_def *d = def_at(id);
+        if (d->topo == 0)
+            continue;
+        fc__buf_uv(b, id);
+        fc__buf_uv(b, (uint64_t)d->topo);
+        fc__buf_uv(b, (uint64_t)d->indeg);
+        for (int i = 0; i < d->indeg; i++)
+            fc__buf_uv(b, fc_zigzag(d->nbrs[i]));
+        fc__buf_uv(b, (uint64_t)d->outdeg);
+        for (int i = 0; i < d->outdeg; i++)
+            fc__buf_uv(b, fc_zigzag(d->nbrs[d->indeg + i]));
+    }
     return n;
+}
+
+int fc__comm_degrees(MPI_Comm comm, int *indeg, int *outdeg)
+{
+    uint32_t id = fc__comm(comm);
+    *indeg = *outdeg = 0;
+    if (id == TOMB || id >= atomic_load(&ndefs))
+        return -1;
+    const comm_def *d = def_at(id);
+    if (d->topo == 0)
+        return -1;
+    *indeg = d->indeg;
+    *outdeg = d->outdeg;
+    return 0;
 }
 
 void fc__comms_mark_written(uint32_t n)

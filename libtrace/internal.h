@@ -128,6 +128,9 @@ static inline uint32_t fc__comm(MPI_Comm comm)
 FC__HIDDEN uint32_t fc__comm_created(MPI_Comm newcomm);
 /* Forgets a communicator about to be freed, so that MPI may reuse its handle. */
 FC__HIDDEN void fc__comm_freed(MPI_Comm comm);
+/* This rank's in- and out-degree in comm's virtual topology (the neighbourhood collectives'
+ * counts); returns 0, or -1 (both 0) when comm has no topology the tracer could read. */
+FC__HIDDEN int fc__comm_degrees(MPI_Comm comm, int *indeg, int *outdeg);
 
 /* The call-site id of the call that entered the wrapper whose frame address is fp (0 when call
  * sites are off). fp is __builtin_frame_address(0) of the exported MPI entry point, which that

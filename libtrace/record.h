@@ -244,9 +244,9 @@ FC__HIDDEN void fc__rec_barrier(fc__thread *t, const fc__call *c, MPI_Comm comm,
                                 const MPI_Request *req);
 FC__HIDDEN void fc__rec_bcast(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
                               MPI_Datatype dt, int64_t count, const MPI_Request *req);
-FC__HIDDEN void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
+FC__HIDDEN void fc__rec_reduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, int root,
                                MPI_Datatype dt, int64_t count, const MPI_Request *req);
-FC__HIDDEN void fc__rec_allreduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype dt,
+FC__HIDDEN void fc__rec_allreduce(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op, MPI_Datatype dt,
                                   int64_t count, const MPI_Request *req);
 FC__HIDDEN void fc__rec_gather(fc__thread *t, const fc__call *c, MPI_Comm comm, int root,
                                const void *sendbuf, MPI_Datatype sendtype, int64_t sendcount,
@@ -280,12 +280,26 @@ FC__HIDDEN void fc__rec_alltoallw(fc__thread *t, const fc__call *c, MPI_Comm com
                                   const void *sendbuf, const MPI_Datatype *sendtypes,
                                   const void *sendcounts, const MPI_Datatype *recvtypes,
                                   const void *recvcounts, int wide, const MPI_Request *req);
-FC__HIDDEN void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm,
+FC__HIDDEN void fc__rec_reduce_scatter(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op,
                                        MPI_Datatype dt, const void *recvcounts, int wide,
                                        const MPI_Request *req);
-FC__HIDDEN void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm comm,
+FC__HIDDEN void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Op op,
                                              MPI_Datatype dt, int64_t recvcount,
                                              const MPI_Request *req);
+/* The neighbourhood collectives (format.h: bytes and bytes2 are the sums over this rank's out-
+ * and in-neighbours, COUNTS runs over neighbour positions): nbr for Neighbor_allgather and
+ * Neighbor_alltoall (count elements to and from each neighbour), nbrv for Neighbor_allgatherv
+ * (sendcounts NULL: sendcount to each) and Neighbor_alltoallv, nbrw for Neighbor_alltoallw; in
+ * their non-blocking forms (req) and persistent ones (req, persistent = 1). */
+FC__HIDDEN void fc__rec_nbr(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype sendtype,
+                            int64_t sendcount, MPI_Datatype recvtype, int64_t recvcount,
+                            const MPI_Request *req, int persistent);
+FC__HIDDEN void fc__rec_nbrv(fc__thread *t, const fc__call *c, MPI_Comm comm, MPI_Datatype sendtype,
+                             int64_t sendcount, const void *sendcounts, MPI_Datatype recvtype,
+                             const void *recvcounts, int wide, const MPI_Request *req, int persistent);
+FC__HIDDEN void fc__rec_nbrw(fc__thread *t, const fc__call *c, MPI_Comm comm, const MPI_Datatype *sendtypes,
+                             const void *sendcounts, const MPI_Datatype *recvtypes, const void *recvcounts,
+                             int wide, const MPI_Request *req, int persistent);
 
 /* ---- Fortran 2008 argument mapping for the f08 bypass entry points (comm-wrap.c) ---- */
 FC__HIDDEN MPI_Status *fc__f08_status(MPI_F08_status *st);

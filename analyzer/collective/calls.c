@@ -38,6 +38,9 @@ typedef struct gather {
     struct run { size_t raw; int64_t first; uint64_t n, to, from; } *runs; /* COUNTS read */
     size_t nruns, runcap;
     size_t icap;        /* of c->inter_lists */
+    size_t nbcap;       /* of c->nbr_lists */
+    struct { uint64_t comm; const fc__coll_nbrs *nb; } *rnb; /* this rank's lists by comm_id */
+    size_t nrnb, rnbcap;
 } gather;
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -154,6 +157,33 @@ static double secs(const gather *g, int64_t ns)
     return (double)(ns - g->origin) * 1e-9;
 }
 
+/* Rank r's neighbours in communicator id (members mem[0 .. p)), built once per rank and
+ * communicator; NULL (and c->nbr_unknown counted) when the trace has no topology for it. */
+static const fc__coll_nbrs *nbrs_of(gather *g, const fc_rank *r, uint64_t id, const uint32_t *mem, uint32_t p, int *rc)
+{
+    fc__colls *c = g->c;
+    for (size_t i = 0; i < g->nrnb; i++)
+        if (g->rnb[i].comm == id)
+            return g->rnb[i].nb;
+    fc__coll_nbrs *nb = NULL;
+    if ((*rc = fc__coll_nbrs_of(r, id, mem, p, &nb)) < 0)
+        return NULL;
+    if (nb == NULL) {
+        c->nbr_unknown++;
+        return NULL;
+    }
+    if (fc__grow((void **)&c->nbr_lists, &c->nnbr_lists, &g->nbcap, sizeof *c->nbr_lists) < 0 ||
+        fc__grow((void **)&g->rnb, &g->nrnb, &g->rnbcap, sizeof *g->rnb) < 0) {
+        free(nb);
+        *rc = FC_ENOMEM;
+        return NULL;
+    }
+    c->nbr_lists[c->nnbr_lists++] = nb;
+    g->rnb[g->nrnb].comm = id;
+    g->rnb[g->nrnb++].nb = nb;
+    return nb;
+}
+
 /* One collective record (or constructor) of rank r. */
 static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nkeys, const fc_record *rec)
 {
@@ -180,6 +210,9 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
     }
     if (me == UINT32_MAX)
         return 0;
+    const fc__coll_nbrs *nb = NULL;
+    if (fc__coll_is_neighbor(k) && (nb = nbrs_of(g, r, rec->ev.comm, mem, p, &rc)) == NULL)
+        return rc; /* no topology: the call cannot be expanded */
     if (rec->peer == FC_PEER_ROOT)
         root = me; /* the root of an inter-communicator collective passes MPI_ROOT */
     cent *e = slot(g->map, g->mcap, key, seq);
@@ -203,15 +236,17 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
     }
     if (root != UINT32_MAX && !fc__coll_is_ctor(k))
         cl->root = root;
+    cl->op |= (uint32_t)(rec->ev.flags & (FC_EVF_USER_OP | FC_EVF_NONCOMMUTATIVE));
     if (fc__grow((void **)&g->raws, &g->nraws, &g->rcap, sizeof *g->raws) < 0)
         return FC_ENOMEM;
     g->last = g->nraws;
     g->raws[g->nraws] = (raw){.call = e->call1 - 1, .kind = k,
                               .m = {.rank = r->info.rank, .me = me, .enter = secs(g, rec->t0),
                                     .exit = secs(g, rec->t1), .site = rec->ev.site, .bytes = rec->ev.bytes,
-                                    .bytes2 = rec->ev.bytes2}};
+                                    .bytes2 = rec->ev.bytes2, .nbrs = nb}};
     /* A non-blocking collective lasts until the call that completes its request. */
-    if (rec->req != 0 && ((k >= FC_EV_MPI_Ibarrier && k <= FC_EV_MPI_Iexscan) || k == FC_EV_MPI_Comm_idup)) {
+    if (rec->req != 0 && ((k >= FC_EV_MPI_Ibarrier && k <= FC_EV_MPI_Iexscan) || k == FC_EV_MPI_Comm_idup ||
+                          (k >= FC_EV_MPI_Ineighbor_allgather && k <= FC_EV_MPI_Ineighbor_alltoallw))) {
         if (fc__grow((void **)&g->pend, &g->npend, &g->pcap, sizeof *g->pend) < 0)
             return FC_ENOMEM;
         g->pend[g->npend].req = rec->req;
@@ -229,7 +264,7 @@ static int read_rank(gather *g, fc_trace *t, size_t i)
     size_t nkeys = 0;
     fc_cursor *cur = NULL;
     fc_record rec;
-    g->nseqs = g->npend = 0;
+    g->nseqs = g->npend = g->nrnb = 0;
     int rc = fc__comm_keys(r, &keys, &nkeys);
     if (rc == 0)
         rc = fc_cursor_open(t, i, &cur);
@@ -273,15 +308,24 @@ static int cmp_member(const void *x, const void *y)
     return (a->me > b->me) - (a->me < b->me);
 }
 
-/* The bytes per peer of the members whose records have COUNTS: two arrays of the call's size each
- * in c->peer_bytes, zero where no run covers a peer, pointed to by the raws' members. */
+/* The peers a member's COUNTS cover: the call's members, or a neighbourhood collective's positions. */
+static uint32_t peer_width(const gather *g, const raw *rw)
+{
+    const fc__coll_nbrs *nb = rw->m.nbrs;
+    if (nb != NULL)
+        return nb->indeg > nb->outdeg ? nb->indeg : nb->outdeg;
+    return g->c->calls[rw->call].p;
+}
+
+/* The bytes per peer of the members whose records have COUNTS: two arrays of peer_width each in
+ * c->peer_bytes, zero where no run covers a peer, pointed to by the raws' members. */
 static int peer_bytes(gather *g)
 {
     fc__colls *c = g->c;
     size_t total = 0;
     for (size_t q = 0; q < g->nruns; q++)
         if (q == 0 || g->runs[q].raw != g->runs[q - 1].raw)
-            total += 2 * (size_t)c->calls[g->raws[g->runs[q].raw].call].p;
+            total += 2 * (size_t)peer_width(g, &g->raws[g->runs[q].raw]);
     if (total == 0)
         return 0;
     if ((c->peer_bytes = calloc(total, sizeof *c->peer_bytes)) == NULL)
@@ -290,7 +334,7 @@ static int peer_bytes(gather *g)
     for (size_t q = 0; q < g->nruns; q++) {
         const struct run *u = &g->runs[q];
         raw *rw = &g->raws[u->raw];
-        uint32_t p = c->calls[rw->call].p;
+        uint32_t p = peer_width(g, rw);
         if (q == 0 || u->raw != g->runs[q - 1].raw) {
             to = at;
             from = at + p;
@@ -333,6 +377,7 @@ static int place_members(gather *g)
             uint64_t n = fc__coll_size(cl->record_kind, mb->bytes, mb->bytes2, cl->p);
             if (n > cl->n)
                 cl->n = n;
+            cl->irregular |= mb->bytes2 != c->members[cl->first].bytes2;
         }
     }
     return 0;
@@ -449,7 +494,8 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
     fc__coll_nodes nd;
     if (fc__coll_nodes_build(cl->p, x->node, &nd) < 0)
         return FC_ENOMEM;
-    fc__coll_layout lay = {.node = x->node, .nodes = &nd, .settings = &c->settings, .inter = cl->inter};
+    fc__coll_layout lay = {.node = x->node, .nodes = &nd, .settings = &c->settings, .inter = cl->inter,
+                           .op = cl->op, .irregular = cl->irregular};
     cl->alg = (uint8_t)(cl->inter ? fc__coll_select_inter(cl->kind, cl->inter, cl->p - cl->inter, cl->root, cl->n)
                                   : fc__coll_select_in(cl->kind, cl->p, cl->n, &lay));
     for (size_t j = 0; j < cl->nmem; j++) {
@@ -459,10 +505,14 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
         x->pos[mem[j].me] = (int32_t)j;
         lay.to = mem[j].to;
         lay.from = mem[j].from;
+        lay.nbrs = mem[j].nbrs;
+        lay.received = mem[j].bytes2;
         rc = fc__coll_expand_in(cl->kind, cl->alg, cl->p, mem[j].me, cl->root, cl->n, mem[j].bytes, &lay, &sink);
         if (rc == FC_EUNSUPPORTED) {
             rc = 0;
             x->n = 0;
+            if (c->unexpanded++ == 0)
+                c->first_unexpanded = (size_t)(cl - c->calls);
             break;
         }
         if (rc < 0)
@@ -666,6 +716,9 @@ void fc__colls_free(fc__colls *c)
     for (size_t i = 0; i < c->ninter_lists; i++)
         free(c->inter_lists[i].ranks);
     free(c->inter_lists);
+    for (size_t i = 0; i < c->nnbr_lists; i++)
+        free(c->nbr_lists[i]);
+    free(c->nbr_lists);
     free(c);
 }
 
@@ -771,6 +824,7 @@ out:
     free(g.seqs);
     free(g.pend);
     free(g.runs);
+    free(g.rnb);
     free(x.v);
     free(x.off);
     free(x.nsteps);

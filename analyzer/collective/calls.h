@@ -31,6 +31,9 @@ typedef struct fc__coll_member {
     /* The v and w forms whose counts the tracer recorded per peer (format 2.4): bytes sent to and
      * received from each member index (p entries each, owned by the calls); NULL otherwise. */
     const uint64_t *to, *from;
+    /* The neighbourhood collectives: its neighbours (owned by the calls); NULL otherwise. The v
+     * and w forms' to and from then index neighbour positions (max(indegree, outdegree) each). */
+    const fc__coll_nbrs *nbrs;
 } fc__coll_member;
 
 /* One collective call (an instance: the same call on every member). */
@@ -38,6 +41,8 @@ typedef struct fc__coll_call {
     uint32_t kind;        /* FC_EV_* (MPI_Barrier for a communicator constructor) */
     uint32_t record_kind; /* FC_EV_* of the records (the constructor's own kind) */
     uint8_t alg;          /* FC__CA_* */
+    uint8_t irregular;    /* Reduce_scatter: the members' blocks differ */
+    uint32_t op;          /* a reduction's FC_EVF_USER_OP and FC_EVF_NONCOMMUTATIVE, from its records */
     uint32_t p;           /* members of the communicator (both groups of an inter-communicator) */
     uint32_t inter;       /* an inter-communicator's low group size (fc__coll_layout.inter), else 0 */
     uint32_t root;        /* member index of the root (0 when rootless) */
@@ -91,6 +96,16 @@ typedef struct fc__colls {
     uint64_t inter_records[FC_EV_MAX_];
     fc__coll_inter_list *inter_lists; /* the inter-communicators' member lists the calls point to */
     size_t ninter_lists;
+    fc__coll_nbrs **nbr_lists;   /* the members' neighbour lists (fc__coll_nbrs_of), one per rank
+                                  * and communicator with a topology */
+    size_t nnbr_lists;
+    /* Records of neighbourhood collectives on a communicator the trace gives no topology for
+     * (a trace of format 2.5 or older): not expanded. */
+    uint64_t nbr_unknown;
+    /* Calls whose selected algorithm has no expansion (fc__coll_expand_in's FC_EUNSUPPORTED):
+     * not expanded; the index of the first (valid when unexpanded > 0). */
+    uint64_t unexpanded;
+    size_t first_unexpanded;
 } fc__colls;
 
 /* Reads the collective calls of trace t and expands them into flows (intra = 1 for those inside a

@@ -93,7 +93,8 @@
     X(LOCAL_GATHER_REMOTE_BCAST, "local_gather_remote_bcast")                                     \
     X(PAIRWISE_EXCHANGE, "pairwise_exchange")                                                     \
     X(REMOTE_GATHER_LOCAL_BCAST, "remote_gather_local_bcast")                                     \
-    X(REMOTE_REDUCE_LOCAL_SCATTER, "remote_reduce_local_scatter")
+    X(REMOTE_REDUCE_LOCAL_SCATTER, "remote_reduce_local_scatter")                                 \
+    X(NONCOMMUTATIVE, "noncommutative")
 
 enum fc__coll_alg {
 #define FC__X(name, text) FC__CA_##name,
@@ -174,6 +175,15 @@ typedef struct fc__coll_nodes {
 int fc__coll_nodes_build(uint32_t p, const uint32_t *node, fc__coll_nodes *d);
 void fc__coll_nodes_free(fc__coll_nodes *d);
 
+/* One member's neighbours in a communicator's virtual topology, for the neighbourhood collectives:
+ * member indices in the order of the call's buffers (format.h, COMMS), FC__COLL_NO_PEER for
+ * MPI_PROC_NULL. */
+#define FC__COLL_NO_PEER UINT32_MAX
+typedef struct fc__coll_nbrs {
+    uint32_t indeg, outdeg;
+    const uint32_t *src, *dst;
+} fc__coll_nbrs;
+
 /* What the expansion knows of one call beyond its size: where the members are and what the run
  * set, and for the v and w forms the bytes per peer. Every pointer may be NULL. */
 typedef struct fc__coll_layout {
@@ -189,6 +199,15 @@ typedef struct fc__coll_layout {
      * (0 .. inter - 1) followed by the other's, the v and w forms' to and from index the other
      * group, and the root is a member index of either. 0 on an intra-communicator. */
     uint32_t inter;
+    /* The neighbourhood collectives: member me's neighbours (NULL: unknown, no expansion), and
+     * the bytes it receives in all (the record's bytes2). to and from, when given, index
+     * neighbour positions (COUNTS of the neighbourhood collectives). */
+    const fc__coll_nbrs *nbrs;
+    uint64_t received;
+    /* A reduction's operation: FC_EVF_USER_OP and FC_EVF_NONCOMMUTATIVE as its records carry
+     * them (0: predefined), and for Reduce_scatter whether the blocks differ between members. */
+    uint32_t op;
+    uint8_t irregular;
 } fc__coll_layout;
 
 /* 1 when MPICH's ch4 device sees the p members of node[] as a "parent" communicator (fewer nodes
@@ -235,5 +254,56 @@ unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t r
 /* The instance size n of fc__coll_expand that one member's record gives (bytes it sends, bytes2 it
  * receives); the members' records may differ (a root's and a leaf's), so callers take the largest. */
 uint64_t fc__coll_size(unsigned kind, uint64_t bytes, uint64_t bytes2, uint32_t p);
+
+/* ---- neighbourhood collectives (neighbor.c) ----------------------------------------------------
+ * MPICH 4.0.2 runs every neighbourhood collective linearly (MPIR's "sched_linear", which the
+ * blocking forms call and wait on): each member posts a send of its block to each out-neighbour in
+ * order, then a receive from each in-neighbour, and waits once. Neighbor_alltoall posts its
+ * receives in reverse order, so that on a periodic dimension of size 1 or 2, where one rank is
+ * both neighbours, the blocks land in the right slots; its v and w forms post them in order (and
+ * so swap the two blocks there: the reversal reached them in a later MPICH). MPI_PROC_NULL
+ * neighbours move nothing. */
+
+/* 1 for the blocking and non-blocking neighbourhood collectives, else 0. */
+int fc__coll_is_neighbor(unsigned kind);
+
+/* Member me's part of a neighbourhood collective of kind, sending own bytes in all (the record's
+ * bytes, spread evenly over the out-neighbour positions unless lay->to gives them), with
+ * lay->nbrs (required: FC_EUNSUPPORTED without it) and lay->received. Returns 0 or the sink's
+ * error. */
+int fc__coll_expand_neighbor(unsigned kind, uint32_t me, uint64_t own, const fc__coll_layout *lay,
+                             const fc__coll_sink *sink);
+
+/* The neighbours of rank r in communicator comm (members mem[0 .. p), world ranks) as member
+ * indices, in a new *out the caller frees (one allocation); *out NULL when the trace has no
+ * topology for comm. Returns 0 or FC_ENOMEM. */
+struct fc_rank;
+int fc__coll_nbrs_of(const struct fc_rank *r, uint64_t comm, const uint32_t *mem, uint32_t p,
+                     fc__coll_nbrs **out);
+
+/* ---- reductions with operations of MPI_Op_create (noncommute.c) -------------------------------
+ * MPICH 4.0.2 selects by the operation too (coll_selection.json, the ch4 device's table):
+ *   Allreduce  an operation of the user's: recursive doubling at any size (MPIR); a
+ *              non-commutative one also turns the ch4 composition off (its "beta": MPIR on all)
+ *   Reduce     an operation of the user's: binomial at any size; a non-commutative one turns the
+ *              composition off ("gamma"), and its binomial tree is rooted at member 0, which then
+ *              sends the result to the root when that is another member
+ *   Reduce_scatter(_block)  a non-commutative operation: "noncommutative" (recursive halving in
+ *              the other order: partners at distance 1, 2, 4 ..., halves of what is left) when the
+ *              size is a power of two and the blocks are equal; recursive doubling otherwise
+ *              (expanded for a power-of-two size only: the forwarding MPICH adds for the members
+ *              without a partner is not modelled)
+ *   The non-blocking forms follow the same rules. An algorithm the run forces stands. */
+
+/* The algorithm lay->op (FC_EVF_USER_OP, FC_EVF_NONCOMMUTATIVE) makes MPICH take for kind on p
+ * members with size n, or FC__CA_AUTO where the operation changes nothing. */
+unsigned fc__coll_select_op(unsigned kind, uint32_t p, uint64_t n, const fc__coll_layout *lay);
+
+/* Member me's part of a reduction whose operation is not commutative, where its messages differ
+ * from a commutative one's (the rooted binomial Reduce, the Reduce_scatter algorithms above):
+ * 0, the sink's error, or FC_EUNSUPPORTED (recursive doubling on a size that is not a power of
+ * two); 1 elsewhere, where the commutative expansion stands. */
+int fc__coll_expand_noncommutative(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
+                                   const fc__coll_sink *sink);
 
 #endif /* FLOWCUT_ANALYZER_COLLECTIVE_H */

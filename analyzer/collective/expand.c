@@ -986,6 +986,13 @@ int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uin
                        uint64_t own, const fc__coll_layout *lay, const fc__coll_sink *sink)
 {
     em e = {.s = sink, .p = p, .map = NULL};
+    if (fc__coll_is_neighbor(kind))
+        return fc__coll_expand_neighbor(kind, me, own, lay, sink); /* neighbor.c */
+    if (lay != NULL && (lay->op & FC_EVF_NONCOMMUTATIVE) && lay->inter == 0 && p > 1 && me < p && root < p) {
+        int rc = fc__coll_expand_noncommutative(kind, alg, p, me, root, n, sink); /* noncommute.c */
+        if (rc != 1)
+            return rc;
+    }
     if (p <= 1)
         return 0;
     if (lay != NULL && lay->inter != 0) {

@@ -22,7 +22,7 @@ const char *fc__coll_alg_name(unsigned alg)
 
 int fc__coll_is_coll(unsigned kind)
 {
-    return kind >= FC_EV_MPI_Barrier && kind <= FC_EV_MPI_Iexscan;
+    return (kind >= FC_EV_MPI_Barrier && kind <= FC_EV_MPI_Iexscan) || fc__coll_is_neighbor(kind);
 }
 
 int fc__coll_is_ctor(unsigned kind)
@@ -251,6 +251,8 @@ unsigned fc__coll_select(unsigned kind, uint32_t p, uint64_t n, const fc__coll_s
         kind = FC_EV_MPI_Barrier;
     if (!fc__coll_is_coll(kind))
         return FC__CA_AUTO;
+    if (fc__coll_is_neighbor(kind))
+        return FC__CA_LINEAR; /* MPICH's only algorithm for them (collective.h) */
     unsigned a = s ? s->force[kind] : FC__CA_AUTO;
     /* MPICH falls back to its table when a forced algorithm cannot run on p members: the
      * power-of-two-only ones on other sizes. */
@@ -295,6 +297,9 @@ static int node_consecutive(uint32_t p, const fc__coll_layout *lay)
 unsigned fc__coll_select_in(unsigned kind, uint32_t p, uint64_t n, const fc__coll_layout *lay)
 {
     const fc__coll_settings *s = lay ? lay->settings : NULL;
+    unsigned by_op = lay != NULL && lay->op != 0 ? fc__coll_select_op(kind, p, n, lay) : FC__CA_AUTO;
+    if (by_op != FC__CA_AUTO)
+        return by_op; /* noncommute.c */
     unsigned flat = fc__coll_select(kind, p, n, s);
     if (lay == NULL || (lay->nodes != NULL ? !(lay->nodes->p == p && lay->nodes->nn < p) : !fc__coll_node_aware(p, lay->node)))
         return flat;

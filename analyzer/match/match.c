@@ -364,7 +364,8 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
         /* Collectives and communicator constructors are the collective layer's: counted, so that
          * a trace without any is not read again for them. */
         res->coll_records += (k >= FC_EV_MPI_Barrier && k <= FC_EV_MPI_Iexscan) ||
-                             (k >= FC_EV_MPI_Comm_dup && k <= FC_EV_MPI_Cart_sub);
+                             (k >= FC_EV_MPI_Comm_dup && k <= FC_EV_MPI_Cart_sub) ||
+                             (k >= FC_EV_MPI_Neighbor_allgather && k <= FC_EV_MPI_Ineighbor_alltoallw);
         break;
     }
     if (rc < 0)

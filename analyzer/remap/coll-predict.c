@@ -114,7 +114,8 @@ static int build_call(const fc__colls *c, const fc__coll_call *cl, const uint32_
         b->ord = 0;
         /* Members are all present (cl->nmem == cl->p), so member index j is replay rank j. */
         fc__coll_layout lay = {.node = node, .nodes = &nd, .settings = &c->settings, .to = mem[j].to, .from = mem[j].from,
-                              .inter = cl->inter};
+                              .inter = cl->inter, .nbrs = mem[j].nbrs, .received = mem[j].bytes2, .op = cl->op,
+                              .irregular = cl->irregular};
         int rc = fc__coll_expand_in(cl->kind, cl->alg, cl->p, mem[j].me, cl->root, cl->n, mem[j].bytes, &lay, &sink);
         if (rc < 0) {
             fc__coll_nodes_free(&nd);

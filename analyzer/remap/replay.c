@@ -323,8 +323,13 @@ static int do_coll(builder *b, const fc_record *rec)
         return 0; /* a damaged definition: members beyond the world */
     for (uint32_t i = 0; i < p; i++)
         b->cnode[i] = b->members[i] < b->rp->nranks ? b->mpich_node[b->members[i]] : UINT32_MAX - i;
-    fc__coll_layout lay = {.node = b->cnode, .settings = &b->rp->coll};
+    fc__coll_nbrs *nb = NULL;
+    if (fc__coll_is_neighbor(kind) && (rc = fc__coll_nbrs_of(b->r, rec->ev.comm, b->members, p, &nb)) < 0)
+        return rc;
+    fc__coll_layout lay = {.node = b->cnode, .settings = &b->rp->coll, .nbrs = nb, .received = rec->ev.bytes2,
+                           .op = (uint32_t)(rec->ev.flags & (FC_EVF_USER_OP | FC_EVF_NONCOMMUTATIVE))};
     rc = fc__coll_expand_in(kind, fc__coll_select_in(kind, p, n, &lay), p, me, root, n, rec->ev.bytes, &lay, &sink);
+    free(nb);
     if (rc == FC_EUNSUPPORTED)
         return 0;
     b->rp->colls++;

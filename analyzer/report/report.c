@@ -129,6 +129,19 @@ void fc__report_warnings(const fc__analysis *a, void (*fn)(const char *line, voi
                  "%s on an inter-communicator (%" PRIu64 " record%s on its members): not expanded into "
                  "messages (flowcut has no model of MPICH's inter-communicator algorithm for it)",
                  fc_event_kind_name(k), c->inter_records[k], c->inter_records[k] == 1 ? "" : "s");
+    if (c != NULL && c->unexpanded) {
+        const fc__coll_call *cl = &c->calls[c->first_unexpanded];
+        warn(fn, arg,
+             "%" PRIu64 " collective call%s with an algorithm flowcut has no model of: not expanded into messages "
+             "(the first: %s #%zu, %s on %" PRIu32 " ranks)",
+             c->unexpanded, c->unexpanded == 1 ? "" : "s", fc_event_kind_name(cl->record_kind), c->first_unexpanded,
+             fc__coll_alg_name(cl->alg), cl->p);
+    }
+    if (c != NULL && c->nbr_unknown)
+        warn(fn, arg,
+             "%" PRIu64 " neighbourhood collective record%s on communicators the trace gives no topology for (a "
+             "trace of format 2.5 or older): not expanded into messages",
+             c->nbr_unknown, c->nbr_unknown == 1 ? "" : "s");
     if (m->ninter == 0)
         warn(fn, arg, "no inter-node traffic: every message%s stays inside its node, so there is nothing to label "
                       "or predict",

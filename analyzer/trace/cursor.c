@@ -208,6 +208,13 @@ static int req_role(unsigned kind)
     case FC_EV_MPI_Send_init: case FC_EV_MPI_Bsend_init: case FC_EV_MPI_Ssend_init:
     case FC_EV_MPI_Rsend_init: case FC_EV_MPI_Recv_init:
         return REQ_PINIT;
+    case FC_EV_MPI_Ineighbor_allgather: case FC_EV_MPI_Ineighbor_allgatherv: case FC_EV_MPI_Ineighbor_alltoall:
+    case FC_EV_MPI_Ineighbor_alltoallv: case FC_EV_MPI_Ineighbor_alltoallw:
+        return REQ_POST;
+    case FC_EV_MPI_Neighbor_allgather_init: case FC_EV_MPI_Neighbor_allgatherv_init:
+    case FC_EV_MPI_Neighbor_alltoall_init: case FC_EV_MPI_Neighbor_alltoallv_init:
+    case FC_EV_MPI_Neighbor_alltoallw_init:
+        return REQ_PINIT;
     case FC_EV_MPI_Start: case FC_EV_START: case FC_EV_MPI_Wait: case FC_EV_MPI_Test: case FC_EV_MPI_Cancel:
         return REQ_USE;
     case FC_EV_COMPLETE:

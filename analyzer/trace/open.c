@@ -96,6 +96,7 @@ static int header_cut_rank(fc_trace *t, fc__rank *r, const char *file)
 static void free_rank(fc__rank *r)
 {
     free(r->comms);
+    free(r->topos);
     free(r->sites);
     free(r->modules);
     free(r->clocks);

@@ -299,7 +299,8 @@ static int parse_comms(fc_trace *t, fc__rank *r, const unsigned char *p, const u
             return rc == FC_ENOMEM ? rc : CORRUPT(w, "comm id out of range");
         r->comms[r->pub.ncomms++] = c;
     }
-    return 0;
+    int rc = p < end ? fc__topo_parse(t, r, p, end) : 0; /* format 2.6 */
+    return rc == -1 ? CORRUPT(w, "COMMS topology cut short or naming a rank outside the world") : rc;
 }
 
 static int parse_clock(fc__rank *r, const unsigned char *p, const unsigned char *end, const where *w)

@@ -70,8 +70,19 @@ typedef struct fc__idmap {
 /* The index stored for id, or -1. */
 long fc__idmap_get(const fc__idmap *m, uint64_t id);
 
+/* A communicator's virtual topology as one rank sees it (format 2.6, COMMS): its neighbours in
+ * the order of the neighbourhood collectives, world ranks or FC_PEER_NULL. */
+typedef struct fc__topo {
+    uint64_t comm;   /* comm_id */
+    uint32_t kind;   /* FC_TOPO_* */
+    uint32_t indeg, outdeg;
+    const int64_t *src, *dst; /* indeg sources, outdeg destinations (in the trace's arena) */
+} fc__topo;
+
 typedef struct fc__rank {
     fc_rank pub;
+    fc__topo *topos; /* in file order */
+    size_t ntopos, tcap;
     fc_comm *comms;
     fc_site *sites;
     fc_module *modules;
@@ -148,6 +159,12 @@ void fc__json_str(FILE *f, const char *s);
  * private to the rank, which pairs with nothing. Defined in match.c; matching and the replay must
  * agree on it, so it lives in one place. */
 uint64_t fc__comm_key(const fc_rank *r, uint64_t id);
+
+/* Reads the topologies that follow a COMMS block's entries, [p, end), into r (trace/topo.c).
+ * Returns 0, FC_ENOMEM, or -1 for a list that is cut short or names a rank outside the world. */
+int fc__topo_parse(fc_trace *t, fc__rank *r, const unsigned char *p, const unsigned char *end);
+/* The virtual topology of communicator id of rank r, or NULL when the trace has none for it. */
+const fc__topo *fc__rank_topo(const fc_rank *r, uint64_t id);
 
 /* The keys of communicator ids 0 .. *n - 1 of rank r (every id the rank defines, and 0 and 1) in a
  * new array *keys the caller frees; ids beyond take fc__comm_key. Returns 0 or FC_ENOMEM. */

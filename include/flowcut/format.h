@@ -31,7 +31,8 @@
  * readers read as the time of the completion, and the RANK field COLL_ENV; 2.2 the RANK field
  * SLOT; 2.3 the sub-record kinds POLLS (folded runs of polls that found nothing) and TRACER_WAIT
  * (the tracer's own waits); 2.4 COUNTS sub-records (the bytes per peer of the v and w
- * collectives); 2.5 the RESCUE file beside the rank file, which older readers never open; older
+ * collectives); 2.5 the RESCUE file beside the rank file, which older readers never open; 2.6 the
+ * neighbourhood collectives' event kinds and the topologies after a COMMS block's entries; older
  * readers skip the new fields and kinds. FC_FORMAT_MINOR grows with additive changes (new block
  * kinds, new event kinds, new fields appended to a record, new flags, new files beside the rank
  * file), which old readers skip or read compatibly. Block kinds, event kinds, field
@@ -59,7 +60,7 @@ extern "C" {
 #define FC_MAGIC_LEN 8
 #define FC_BOM 0x0A0B0C0Du /* written little-endian: 0D 0C 0B 0A; a reader seeing 0A 0B 0C 0D knows */
 #define FC_FORMAT_MAJOR 2
-#define FC_FORMAT_MINOR 5
+#define FC_FORMAT_MINOR 6
 #define FC_FILE_HEADER_SIZE 64
 #define FC_TRACE_FILE_FMT "rank-%06d.fct" /* name of a rank's file inside the trace directory */
 
@@ -186,9 +187,19 @@ enum fc_init_mode {
  *   MPI_COMM_WORLD need not be defined, and the tracer does not define it: a file without comm_id
  *   0 has the world of its header's size, members 0 .. size-1 in order, ordinal 0, which readers
  *   supply. Every rank file would otherwise hold the whole world's list, a trace the square of
- *   its ranks (512 MiB of lists for 16384 ranks). */
+ *   its ranks (512 MiB of lists for 16384 ranks).
+ *   (2.6) After the count entries, the payload may go on with the virtual topologies of the
+ *   communicators it defined: uvarint count, then per topology uvarint comm_id (defined in this
+ *   block), uvarint kind (FC_TOPO_*), uvarint indegree, indegree svarints (the sources), uvarint
+ *   outdegree, outdegree svarints (the destinations): this rank's neighbours in the order the
+ *   neighbourhood collectives use them (MPI_Dist_graph_neighbors; MPI_Graph_neighbors for both
+ *   lists; for a cartesian topology, per dimension the source then the destination of
+ *   MPI_Cart_shift by 1, for both lists), each the neighbour's world rank or FC_PEER_NULL
+ *   (MPI_PROC_NULL). A communicator without a topology has none; older readers stop after the
+ *   count entries and never see them. */
 #define FC_COMMF_INTER 0x1u /* inter-communicator */
 #define FC_COMMF_LAZY 0x2u  /* first seen in use rather than at its creation: ordinal may be unknown (-1) */
+enum fc_topo_kind { FC_TOPO_CART = 1, FC_TOPO_GRAPH = 2, FC_TOPO_DIST_GRAPH = 3 };
 
 /* ---- CLOCK block ------------------------------------------------------------------------------
  * Payload: uvarint count, then per measurement:
@@ -332,6 +343,11 @@ enum {
 #define FC_EVF_STATUS 0x20u     /* peer, tag and bytes of this COMPLETE record come from a status */
 #define FC_EVF_NULL 0x40u       /* the request completed was MPI_REQUEST_NULL or inactive */
 #define FC_EVF_OWN_TIME 0x80u   /* (2.1) this COMPLETE's time is its request's own completion time */
+/* (2.6) A reduction (Reduce, Allreduce, Reduce_scatter(_block), Scan, Exscan and their
+ * non-blocking forms) with an operation of MPI_Op_create, and one whose operation is not
+ * commutative: MPICH chooses other algorithms for them. */
+#define FC_EVF_USER_OP 0x100u
+#define FC_EVF_NONCOMMUTATIVE 0x200u
 
 /* Event kinds: X(name, number, class). Append only. The numbers of MPI functions start at 1;
  * FC_EV_COMPLETE and FC_EV_START are sub-records that follow the call they belong to:
@@ -457,6 +473,21 @@ enum {
     X(MPI_Comm_idup, 86, COMM)                                                                    \
     X(MPI_Cart_sub, 87, COMM)                                                                     \
     X(MPI_Abort, 88, ENV)                                                                         \
+    X(MPI_Neighbor_allgather, 89, COLL)                                                           \
+    X(MPI_Neighbor_allgatherv, 90, COLL)                                                          \
+    X(MPI_Neighbor_alltoall, 91, COLL)                                                            \
+    X(MPI_Neighbor_alltoallv, 92, COLL)                                                           \
+    X(MPI_Neighbor_alltoallw, 93, COLL)                                                           \
+    X(MPI_Ineighbor_allgather, 94, COLL)                                                          \
+    X(MPI_Ineighbor_allgatherv, 95, COLL)                                                         \
+    X(MPI_Ineighbor_alltoall, 96, COLL)                                                           \
+    X(MPI_Ineighbor_alltoallv, 97, COLL)                                                          \
+    X(MPI_Ineighbor_alltoallw, 98, COLL)                                                          \
+    X(MPI_Neighbor_allgather_init, 99, COLL)                                                      \
+    X(MPI_Neighbor_allgatherv_init, 100, COLL)                                                    \
+    X(MPI_Neighbor_alltoall_init, 101, COLL)                                                      \
+    X(MPI_Neighbor_alltoallv_init, 102, COLL)                                                     \
+    X(MPI_Neighbor_alltoallw_init, 103, COLL)                                                     \
     X(COMPLETE, 120, SUB)                                                                         \
     X(START, 121, SUB)                                                                            \
     X(POLLS, 122, SUB)                                                                            \

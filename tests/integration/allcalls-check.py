@@ -13,6 +13,7 @@ import sys
 COLLECTIVES = ["Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather",
                "Allgatherv", "Alltoall", "Alltoallv", "Alltoallw", "Reduce_scatter", "Reduce_scatter_block",
                "Scan", "Exscan"]
+NEIGHBOURHOOD = ["allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"]
 CONSTRUCTORS = ["Comm_dup", "Comm_dup_with_info", "Comm_idup", "Comm_split", "Comm_split_type", "Comm_create",
                 "Comm_create_group", "Cart_create", "Cart_sub", "Graph_create", "Dist_graph_create",
                 "Dist_graph_create_adjacent", "Intercomm_create", "Intercomm_merge"]
@@ -77,9 +78,18 @@ def expected(mode):
         per_rank["I" + c[0].lower() + c[1:]] = 2
     for c in CONSTRUCTORS:
         per_rank[c] = 1
+    # neighbours(): each neighbourhood collective in 3 forms, classic and _c; its ring
+    for c in NEIGHBOURHOOD:
+        for form in ("Neighbor_" + c, "Ineighbor_" + c, "Neighbor_" + c + "_init"):
+            per_rank[form] = 2
+    per_rank["Cart_create"] += 1
+    per_rank["Comm_free"] += 1
+    per_rank["Wait"] += 20
+    per_rank["Start"] += 10
+    per_rank["Request_free"] += 10
     exact = {"MPI_" + k: 2 * v for k, v in per_rank.items()}
-    # COMPLETE: 2 + 16 + 8 + 4 + 17 + 14 + 33 + 1 per rank (see allcalls.c); START: 8 per rank.
-    exact["COMPLETE"] = 2 * 95
+    # COMPLETE: 2 + 16 + 8 + 4 + 17 + 14 + 33 + 1 + 20 per rank (see allcalls.c); START: 8 per rank.
+    exact["COMPLETE"] = 2 * 115
     exact["START"] = 2 * 8
     # COUNTS (format 2.4), the bytes per peer where they differ, with counts {1, 2} ints: 2 runs
     # (rank 0's 4 bytes, rank 1's 8) for each Gatherv and Scatterv at the root and each Allgatherv
@@ -115,6 +125,13 @@ def check_dump(events, errors):
         got = find(kind="MPI_Send", rank=r, tag="1")
         if len(got) != 1 or got[0].get("peer") != p or got[0].get("bytes") != "12":
             errors.append("rank %s MPI_Send tag 1: want peer=%s bytes=12, got %r" % (r, p, got))
+    # The neighbourhood collectives on the periodic ring of 2: two neighbours (the partner, left
+    # and right), 2 ints each way to and from each: 16 bytes sent and 16 received, in every form.
+    for kind in ("MPI_Neighbor_alltoall", "MPI_Ineighbor_alltoallv", "MPI_Neighbor_allgather_init",
+                 "MPI_Neighbor_alltoallw", "MPI_Ineighbor_allgatherv"):
+        got = find(kind=kind)
+        if len(got) != 4 or any(e.get("bytes") != "16" or e.get("bytes2") != "16" for e in got):
+            errors.append("%s: want four events bytes=16 bytes2=16, got %r" % (kind, got))
     # MPI_Bcast of 5 ints from rank 0: the root sends 20 bytes, rank 1 sends none.
     for r, b in (("0", "20"), ("1", "0")):
         got = find(kind="MPI_Bcast", rank=r)

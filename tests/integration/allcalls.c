@@ -366,6 +366,63 @@ static void communicators(void)
         MPI_Comm_free(&c[i]);
 }
 
+/* The neighbourhood collectives on a periodic ring of the 2 ranks, where each rank's two
+ * neighbours (left and right) are its partner: each kind +2 in its blocking, non-blocking and
+ * persistent forms (classic and _c); the non-blocking ones Wait +10, the persistent ones Start +10,
+ * Wait +10 and Request_free +10; COMPLETE +20; Cart_create +1 and Comm_free +1. */
+static void neighbours(void)
+{
+    MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+    int dims[1] = {2}, periods[1] = {1}, two[2] = {2, 2}, dsp2[2] = {0, 2};
+    MPI_Count ctwo[2] = {2, 2};
+    MPI_Aint cdsp2[2] = {0, 2}, wdispls[2] = {0, 8};
+    MPI_Comm ring;
+    MPI_Request r;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    MPI_Neighbor_allgather(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring);
+    MPI_Neighbor_allgather_c(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring);
+    MPI_Neighbor_allgatherv(sbuf, 2, MPI_INT, rbuf, two, dsp2, MPI_INT, ring);
+    MPI_Neighbor_allgatherv_c(sbuf, 2, MPI_INT, rbuf, ctwo, cdsp2, MPI_INT, ring);
+    MPI_Neighbor_alltoall(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring);
+    MPI_Neighbor_alltoall_c(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring);
+    MPI_Neighbor_alltoallv(sbuf, two, dsp2, MPI_INT, rbuf, two, dsp2, MPI_INT, ring);
+    MPI_Neighbor_alltoallv_c(sbuf, ctwo, cdsp2, MPI_INT, rbuf, ctwo, cdsp2, MPI_INT, ring);
+    MPI_Neighbor_alltoallw(sbuf, two, wdispls, types, rbuf, two, wdispls, types, ring);
+    MPI_Neighbor_alltoallw_c(sbuf, ctwo, wdispls, types, rbuf, ctwo, wdispls, types, ring);
+    MPI_Ineighbor_allgather(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring, &r), MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_allgather_c(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring, &r), MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_allgatherv(sbuf, 2, MPI_INT, rbuf, two, dsp2, MPI_INT, ring, &r),
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_allgatherv_c(sbuf, 2, MPI_INT, rbuf, ctwo, cdsp2, MPI_INT, ring, &r),
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_alltoall(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring, &r), MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_alltoall_c(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring, &r), MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_alltoallv(sbuf, two, dsp2, MPI_INT, rbuf, two, dsp2, MPI_INT, ring, &r),
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_alltoallv_c(sbuf, ctwo, cdsp2, MPI_INT, rbuf, ctwo, cdsp2, MPI_INT, ring, &r),
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_alltoallw(sbuf, two, wdispls, types, rbuf, two, wdispls, types, ring, &r),
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_alltoallw_c(sbuf, ctwo, wdispls, types, rbuf, ctwo, wdispls, types, ring, &r),
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+#define PERSISTENT(call) (call, MPI_Start(&r), MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_Request_free(&r))
+    PERSISTENT(MPI_Neighbor_allgather_init(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring, MPI_INFO_NULL, &r));
+    PERSISTENT(MPI_Neighbor_allgather_init_c(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring, MPI_INFO_NULL, &r));
+    PERSISTENT(MPI_Neighbor_allgatherv_init(sbuf, 2, MPI_INT, rbuf, two, dsp2, MPI_INT, ring, MPI_INFO_NULL, &r));
+    PERSISTENT(MPI_Neighbor_allgatherv_init_c(sbuf, 2, MPI_INT, rbuf, ctwo, cdsp2, MPI_INT, ring, MPI_INFO_NULL, &r));
+    PERSISTENT(MPI_Neighbor_alltoall_init(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring, MPI_INFO_NULL, &r));
+    PERSISTENT(MPI_Neighbor_alltoall_init_c(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, ring, MPI_INFO_NULL, &r));
+    PERSISTENT(MPI_Neighbor_alltoallv_init(sbuf, two, dsp2, MPI_INT, rbuf, two, dsp2, MPI_INT, ring, MPI_INFO_NULL, &r));
+    PERSISTENT(MPI_Neighbor_alltoallv_init_c(sbuf, ctwo, cdsp2, MPI_INT, rbuf, ctwo, cdsp2, MPI_INT, ring,
+                                             MPI_INFO_NULL, &r));
+    PERSISTENT(MPI_Neighbor_alltoallw_init(sbuf, two, wdispls, types, rbuf, two, wdispls, types, ring,
+                                           MPI_INFO_NULL, &r));
+    PERSISTENT(MPI_Neighbor_alltoallw_init_c(sbuf, ctwo, wdispls, types, rbuf, ctwo, wdispls, types, ring,
+                                             MPI_INFO_NULL, &r));
+#undef PERSISTENT
+    MPI_Comm_free(&ring);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "main";
@@ -410,6 +467,7 @@ int main(int argc, char **argv)
     collectives();
     icollectives();
     communicators();
+    neighbours();
     MPI_Buffer_detach(&detached, &detached_size);
     if (rank == 0)
         printf("allcalls: done\n");

@@ -705,6 +705,111 @@ static void test_cvar_forcing(void **state)
     assert_string_equal(fc__coll_alg_name(FC__CA_SCATTER_RD_ALLGATHER), "scatter_recursive_doubling_allgather");
 }
 
+/* The neighbourhood collectives (MPICH 4.0.2's linear schedule): sends to the out-neighbours in
+ * order, receives from the in-neighbours (reversed for Neighbor_alltoall), one wait; MPI_PROC_NULL
+ * moves nothing; per-position bytes from the counts when given, the totals spread evenly else. */
+static void test_neighbor_linear(void **state)
+{
+    (void)state;
+    /* A periodic ring of 2: each member's two neighbours are the other one. */
+    const uint32_t other[2][2] = {{1, 1}, {0, 0}};
+    member m[3];
+    for (uint32_t me = 0; me < 2; me++) {
+        fc__coll_nbrs nb = {.indeg = 2, .outdeg = 2, .src = other[me], .dst = other[me]};
+        uint64_t to[2] = {8, 24}, from[2] = {24, 8};
+        fc__coll_layout lay = {.nbrs = &nb, .received = 32, .to = to, .from = from};
+        memset(&m[me], 0, sizeof m[me]);
+        fc__coll_sink s = {.post = on_post, .wait = on_wait, .ctx = &m[me]};
+        assert_int_equal(fc__coll_select_in(FC_EV_MPI_Neighbor_alltoallv, 2, 32, &lay), FC__CA_LINEAR);
+        assert_int_equal(fc__coll_expand_in(FC_EV_MPI_Neighbor_alltoallv, FC__CA_LINEAR, 2, me, 0, 32, 32, &lay, &s), 0);
+        assert_int_equal(m[me].n, 4);
+        assert_int_equal(m[me].waits, 1);
+        assert_true(m[me].v[0].send && m[me].v[0].bytes == 8 && m[me].v[1].send && m[me].v[1].bytes == 24);
+        /* The v form receives in order: position 0 first. */
+        assert_true(!m[me].v[2].send && m[me].v[2].bytes == 24 && !m[me].v[3].send && m[me].v[3].bytes == 8);
+    }
+    assert_paired(m, 2);
+    /* Neighbor_alltoall of 64 bytes to each of 2 positions: receives in reverse order. */
+    fc__coll_nbrs nb = {.indeg = 2, .outdeg = 2, .src = other[0], .dst = other[0]};
+    fc__coll_layout lay = {.nbrs = &nb, .received = 128};
+    memset(&m[0], 0, sizeof m[0]);
+    fc__coll_sink s0 = {.post = on_post, .wait = on_wait, .ctx = &m[0]};
+    assert_int_equal(fc__coll_expand_in(FC_EV_MPI_Neighbor_alltoall, FC__CA_LINEAR, 2, 0, 0, 128, 128, &lay, &s0), 0);
+    assert_int_equal(m[0].n, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_true(m[0].v[i].peer == 1 && m[0].v[i].bytes == 64 && m[0].v[i].send == (i < 2));
+    /* A line of 3 without wrap-around: member 0's negative neighbour is MPI_PROC_NULL. */
+    const uint32_t ends[3][2] = {{FC__COLL_NO_PEER, 1}, {0, 2}, {1, FC__COLL_NO_PEER}};
+    for (uint32_t me = 0; me < 3; me++) {
+        fc__coll_nbrs line = {.indeg = 2, .outdeg = 2, .src = ends[me], .dst = ends[me]};
+        fc__coll_layout ll = {.nbrs = &line, .received = 16};
+        memset(&m[me], 0, sizeof m[me]);
+        fc__coll_sink s = {.post = on_post, .wait = on_wait, .ctx = &m[me]};
+        assert_int_equal(fc__coll_expand_in(FC_EV_MPI_Ineighbor_allgather, FC__CA_LINEAR, 3, me, 0, 16, 16, &ll, &s), 0);
+        assert_int_equal(m[me].n, me == 1 ? 4 : 2);
+        for (size_t i = 0; i < m[me].n; i++)
+            assert_int_equal(m[me].v[i].bytes, 8);
+    }
+    assert_paired(m, 3);
+    /* Without the topology there is no expansion. */
+    fc__coll_layout none = {0};
+    assert_int_equal(fc__coll_expand_in(FC_EV_MPI_Neighbor_alltoall, FC__CA_LINEAR, 2, 0, 0, 8, 8, &none, &s0),
+                     FC_EUNSUPPORTED);
+}
+
+/* Reductions with operations of the program's own: the algorithm MPICH picks, and the messages of
+ * the non-commutative ones. */
+static void test_noncommutative(void **state)
+{
+    (void)state;
+    fc__coll_layout user = {.op = FC_EVF_USER_OP}, nc = {.op = FC_EVF_USER_OP | FC_EVF_NONCOMMUTATIVE};
+    /* 65536 bytes on 8: Rabenseifner for a predefined operation, recursive doubling for the user's. */
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 65536, NULL), FC__CA_REDUCE_SCATTER_ALLGATHER);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Allreduce, 8, 65536, &user), FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Iallreduce, 8, 65536, &nc), FC__CA_RECURSIVE_DOUBLING);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Reduce, 8, 8192, NULL), FC__CA_REDUCE_SCATTER_GATHER);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Reduce, 8, 8192, &nc), FC__CA_BINOMIAL);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Reduce_scatter_block, 8, 8192, &user), FC__CA_RECURSIVE_HALVING);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Reduce_scatter_block, 8, 8192, &nc), FC__CA_NONCOMMUTATIVE);
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Reduce_scatter_block, 6, 8192, &nc), FC__CA_RECURSIVE_DOUBLING);
+    nc.irregular = 1;
+    assert_int_equal(fc__coll_select_in(FC_EV_MPI_Reduce_scatter, 8, 8192, &nc), FC__CA_RECURSIVE_DOUBLING);
+    nc.irregular = 0;
+    /* Reduce to root 5 on 8: the tree rooted at 0 (1>0 3>2 5>4 7>6, 2>0 6>4, 4>0), then 0>5. */
+    member m[8];
+    static const uint32_t parent[8] = {UINT32_MAX, 0, 0, 2, 0, 4, 4, 6};
+    for (uint32_t me = 0; me < 8; me++) {
+        memset(&m[me], 0, sizeof m[me]);
+        fc__coll_sink s = {.post = on_post, .wait = on_wait, .ctx = &m[me]};
+        assert_int_equal(fc__coll_expand_in(FC_EV_MPI_Reduce, FC__CA_BINOMIAL, 8, me, 5, 100, 100, &nc, &s), 0);
+        size_t sends = 0;
+        for (size_t i = 0; i < m[me].n; i++)
+            if (m[me].v[i].send) {
+                sends++;
+                assert_int_equal(m[me].v[i].peer, me == 0 ? 5 : parent[me]);
+            }
+        assert_int_equal(sends, 1);
+    }
+    assert_paired(m, 8);
+    /* Reduce_scatter_block of 8192 bytes on 8, member 5: partners 4, 7, 1 with 4096, 2048, 1024. */
+    static const uint32_t partner[3] = {4, 7, 1};
+    for (uint32_t me = 0; me < 8; me++) {
+        memset(&m[me], 0, sizeof m[me]);
+        fc__coll_sink s = {.post = on_post, .wait = on_wait, .ctx = &m[me]};
+        assert_int_equal(
+            fc__coll_expand_in(FC_EV_MPI_Reduce_scatter_block, FC__CA_NONCOMMUTATIVE, 8, me, 0, 8192, 8192, &nc, &s), 0);
+    }
+    assert_int_equal(m[5].n, 6);
+    for (unsigned k = 0; k < 3; k++)
+        assert_true(m[5].v[2 * k].peer == partner[k] && m[5].v[2 * k].bytes == 4096u >> k && m[5].v[2 * k].step == k);
+    assert_paired(m, 8);
+    /* Recursive doubling on 6 is not modelled. */
+    fc__coll_sink s = {.post = on_post, .wait = on_wait, .ctx = &m[0]};
+    assert_int_equal(
+        fc__coll_expand_in(FC_EV_MPI_Reduce_scatter_block, FC__CA_RECURSIVE_DOUBLING, 6, 0, 0, 600, 600, &nc, &s),
+        FC_EUNSUPPORTED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -721,6 +826,8 @@ int main(void)
         cmocka_unit_test(test_scan_composition),
         cmocka_unit_test(test_inter_algorithms),
         cmocka_unit_test(test_nonblocking_smp),
+        cmocka_unit_test(test_neighbor_linear),
+        cmocka_unit_test(test_noncommutative),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

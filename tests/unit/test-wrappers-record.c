@@ -56,6 +56,13 @@ void fc__comm_freed(MPI_Comm comm)
 {
     freed = comm;
 }
+/* FAKE_INTRA is a distributed graph with 2 sources and 3 destinations; the others have no topology. */
+int fc__comm_degrees(MPI_Comm comm, int *indeg, int *outdeg)
+{
+    *indeg = comm == FAKE_INTRA ? 2 : 0;
+    *outdeg = comm == FAKE_INTRA ? 3 : 0;
+    return comm == FAKE_INTRA ? 0 : -1;
+}
 uint32_t fc__site(fc__thread *t, void *ra)
 {
     (void)t;
@@ -521,7 +528,7 @@ static void test_rooted_collectives(void **state)
     fc__rec_bcast(&thr, &c, FAKE_INTRA, 1, MPI_INT, 5, NULL);
     fc__rec_bcast(&thr, &c, FAKE_INTRA, 3, MPI_INT, 5, NULL);
     c = call_of(FC_EV_MPI_Reduce, MPI_SUCCESS);
-    fc__rec_reduce(&thr, &c, FAKE_INTRA, 0, MPI_DOUBLE, 2, NULL);
+    fc__rec_reduce(&thr, &c, FAKE_INTRA, MPI_SUM, 0, MPI_DOUBLE, 2, NULL);
     /* Each Gatherv and the Scatterv at the root is followed by its COUNTS: the counts 1, 2, 3, 4
      * differ from rank to rank, so a run of one rank each, in rank order. */
     assert_int_equal(nrecs(), 19);
@@ -556,11 +563,11 @@ static void test_all_to_all_collectives(void **state)
     c = call_of(FC_EV_MPI_Allgather, MPI_SUCCESS);
     fc__rec_allgather(&thr, &c, FAKE_INTRA, MPI_IN_PLACE, MPI_INT, 99, MPI_DOUBLE, 2, NULL);
     c = call_of(FC_EV_MPI_Reduce_scatter, MPI_SUCCESS);
-    fc__rec_reduce_scatter(&thr, &c, FAKE_INTRA, MPI_INT, rs, 0, NULL);
+    fc__rec_reduce_scatter(&thr, &c, FAKE_INTRA, MPI_SUM, MPI_INT, rs, 0, NULL);
     c = call_of(FC_EV_MPI_Reduce_scatter_block, MPI_SUCCESS);
-    fc__rec_reduce_scatter_block(&thr, &c, FAKE_INTRA, MPI_DOUBLE, 3, NULL);
+    fc__rec_reduce_scatter_block(&thr, &c, FAKE_INTRA, MPI_SUM, MPI_DOUBLE, 3, NULL);
     c = call_of(FC_EV_MPI_Allreduce, MPI_SUCCESS);
-    fc__rec_allreduce(&thr, &c, MPI_COMM_WORLD, MPI_INT, 6, NULL);
+    fc__rec_allreduce(&thr, &c, MPI_COMM_WORLD, MPI_SUM, MPI_INT, 6, NULL);
     /* The Alltoallv is even (4 bytes to and 16 from every rank): no COUNTS. The Ialltoallw sends
      * 4, 8, 4, 8 bytes (int, double, int, double) and receives 16, 0, 8, 0: a run per rank. */
     assert_int_equal(nrecs(), 10);
@@ -621,6 +628,35 @@ static void test_f08_arguments(void **state)
     assert_ptr_equal(fc__f08_weights(NULL), NULL);
 }
 
+/* The neighbourhood collectives on FAKE_INTRA (in-degree 2, out-degree 3): totals over the
+ * positions, COUNTS over the 3 positions where they differ; a user's operation flagged. */
+static void test_neighbourhood_collectives(void **state)
+{
+    (void)state;
+    int scounts[3] = {1, 2, 3}, rcounts[2] = {4, 4};
+    MPI_Request req = (MPI_Request)0xcc000002;
+    fc__call c = call_of(FC_EV_MPI_Neighbor_alltoall, MPI_SUCCESS);
+    fc__rec_nbr(&thr, &c, FAKE_INTRA, MPI_INT, 5, MPI_DOUBLE, 2, NULL, 0);
+    c = call_of(FC_EV_MPI_Ineighbor_alltoallv, MPI_SUCCESS);
+    fc__rec_nbrv(&thr, &c, FAKE_INTRA, MPI_INT, 0, scounts, MPI_DOUBLE, rcounts, 0, &req, 0);
+    c = call_of(FC_EV_MPI_Neighbor_allgatherv_init, MPI_SUCCESS);
+    fc__rec_nbrv(&thr, &c, FAKE_INTRA, MPI_INT, 2, NULL, MPI_INT, rcounts, 0, &req, 1);
+    c = call_of(FC_EV_MPI_Neighbor_allgather, MPI_SUCCESS);
+    fc__rec_nbr(&thr, &c, MPI_COMM_WORLD, MPI_INT, 5, MPI_INT, 5, NULL, 0); /* no topology: nothing */
+    assert_int_equal(nrecs(), 9);
+    check_rec(&recs[0], FC_EV_MPI_Neighbor_alltoall, FC_PEER_NONE, 0, 3, 3 * 20, 0, 0, 2 * 16);
+    check_rec(&recs[1], FC_EV_MPI_Ineighbor_alltoallv, FC_PEER_NONE, 0, 3, 24, 0xcc000002, 0, 64);
+    /* Positions 0, 1, 2: 4, 8, 12 bytes out; 32, 32, 0 in (only 2 sources). */
+    check_rec(&recs[2], FC_EV_COUNTS, 0, 0, 0, 4, 1, 0, 32);
+    check_rec(&recs[3], FC_EV_COUNTS, 1, 0, 0, 8, 1, 0, 32);
+    check_rec(&recs[4], FC_EV_COUNTS, 2, 0, 0, 12, 1, 0, 0);
+    /* The persistent allgatherv: its block of 8 bytes to each of 3, 16 from each of 2. */
+    check_rec(&recs[5], FC_EV_MPI_Neighbor_allgatherv_init, FC_PEER_NONE, 0, 3, 24, 0xcc000002, 0, 32);
+    check_rec(&recs[6], FC_EV_COUNTS, 0, 0, 0, 8, 2, 0, 16);
+    check_rec(&recs[7], FC_EV_COUNTS, 2, 0, 0, 8, 1, 0, 0);
+    check_rec(&recs[8], FC_EV_MPI_Neighbor_allgather, FC_PEER_NONE, 0, 0, 0, 0, 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -640,6 +676,7 @@ int main(void)
         cmocka_unit_test_setup(test_intercomm_collectives, setup),
         cmocka_unit_test_setup(test_communicators, setup),
         cmocka_unit_test_setup(test_f08_arguments, setup),
+        cmocka_unit_test_setup(test_neighbourhood_collectives, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
