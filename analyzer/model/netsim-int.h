@@ -29,6 +29,10 @@ typedef struct msg {
      * the two), and fixes its weight. */
     int fresh;
     double data_start, weight;
+    /* The opposite direction's delay (flowcut model, profile with opposite entries): decided at
+     * the first solve that lists the message moving data; until stall_end it moves none. */
+    int decided;
+    double stall_end;
 } msg;
 
 typedef struct state {
@@ -131,9 +135,11 @@ static inline double maxrate_agg(const fc__maxrate *m, uint32_t k)
 int fc__speeds_flowcut(const fc__net *n, aux *a, state *s, size_t d);
 /* Max-min fair shares of the NIC directions. */
 void fc__speeds_fairshare(aux *a, state *s, size_t d);
-/* The flowcut model's weighted share (the late joiner) and the opposite direction's penalty, after
- * fc__speeds_flowcut, whose labels and speeds it reads. */
-void fc__speeds_share(const fc__net *n, aux *a, state *s, size_t d);
+/* The flowcut model's weighted share (the late joiner), after fc__speeds_flowcut, whose labels and
+ * speeds it reads; first, with the profile's opposite entries, the delay of each message listed
+ * for the first time (msg.decided, msg.stall_end). Returns how many it delayed: their speeds are
+ * then unset, and the caller solves again without them. */
+size_t fc__speeds_share(const fc__net *n, aux *a, state *s, size_t d);
 /* Gropp's max-rate. */
 void fc__speeds_maxrate(const fc__net *n, aux *a, state *s, size_t d);
 

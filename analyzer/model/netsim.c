@@ -167,19 +167,45 @@ static size_t hold_connections(aux *a, state *s, size_t d)
     return w;
 }
 
+/* Of the d messages listed, those the opposite direction delays (until stall_end, later than the
+ * state's time) keep speed 0 and leave the list, the others keeping their order. Returns the
+ * messages left listed. */
+static size_t drop_stalled(aux *a, state *s, size_t d)
+{
+    size_t w = 0;
+    for (size_t j = 0; j < d; j++) {
+        msg *m = &s->v[a->idx[j]];
+        if (m->stall_end > s->now) {
+            m->speed = 0;
+            continue;
+        }
+        a->idx[w++] = a->idx[j];
+    }
+    return w;
+}
+
 /* Sets the speed and completion time of every message in its data phase at the state's time,
  * the d messages step listed taking their speeds from the model, and the next event times. */
 static int solve(const fc__net *n, aux *a, state *s, size_t d)
 {
     if (d > 0 && n->p->has_conn && n->p->conn_serial)
         d = hold_connections(a, s, d);
+    int opp = n->model == FC_MODEL_FLOWCUT && n->p->nopp > 0;
+    if (d > 0 && opp)
+        d = drop_stalled(a, s, d);
     if (d > 0) {
         if (n->model == FC_MODEL_FLOWCUT) {
             int rc = fc__speeds_flowcut(n, a, s, d);
             if (rc)
                 return rc;
-            if (n->p->has_latejoin)
+            /* Messages the opposite direction delays leave, and the rest is solved again: the
+             * second pass delays none (every message listed is decided). */
+            if ((n->p->has_latejoin || opp) && fc__speeds_share(n, a, s, d) > 0 &&
+                (d = drop_stalled(a, s, d)) > 0) {
+                if ((rc = fc__speeds_flowcut(n, a, s, d)) != 0)
+                    return rc;
                 fc__speeds_share(n, a, s, d);
+            }
         } else if (n->model == FC_MODEL_FAIRSHARE) {
             fc__speeds_fairshare(a, s, d);
         } else if (n->model == FC_MODEL_MAXRATE) {
@@ -194,6 +220,9 @@ static int solve(const fc__net *n, aux *a, state *s, size_t d)
             m->fin = m->speed > 0 ? s->now + m->work / m->speed : INFINITY;
             if (m->fin < efin)
                 efin = m->fin;
+            /* A delayed message's end of delay is an event, as a latency's end. */
+            if (m->stall_end > s->now && m->stall_end < elat)
+                elat = m->stall_end;
         } else if (m->phase == PH_LAT && m->lat_end < elat) {
             elat = m->lat_end;
         }
@@ -215,6 +244,8 @@ static void scan_next(state *s)
             elat = m->lat_end;
         else if (m->phase == PH_DATA && m->fin < efin)
             efin = m->fin;
+        if (m->phase == PH_DATA && m->stall_end > s->now && m->stall_end < elat)
+            elat = m->stall_end;
     }
     s->elat = elat;
     s->efin = efin;

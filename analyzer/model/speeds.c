@@ -175,13 +175,114 @@ void fc__speeds_fairshare(aux *a, state *s, size_t d)
  * Over TCP an old connection holds a large window and a newcomer, starting small behind a full
  * queue, does not win its fair share back during a message's life (docs/models.md).
  *
+ * The opposite direction's delay (the profile's opposite entries): a message that begins moving
+ * data while its destination's output is full, k messages held back there, first waits
+ * D_IN(k) seconds, moving nothing; while its source's input is full with k, D_OUT(k); both add.
+ * Over TCP its acknowledgements leave its destination, and enter its source, through those
+ * directions and queue there behind their data: each round trip of its window's growth takes
+ * the queue's delay. The share solved with the message, before its wait, says which directions
+ * are full and with how many messages. On a half-duplex NIC (one resource for both directions,
+ * below) the share already counts the opposite direction's data, and there is no delay.
+ *
  * Progressive filling with weights: the level L rises, an unfrozen message moving at w L, until a
  * NIC direction is full (its messages freeze) or a message reaches its uncontended speed (w L =
  * 1). Each round costs O(d + resources); there are at most d rounds. */
 #define IN_RES(m) (2 * (size_t)(m)->idst + (half ? 0 : 1))
-void fc__speeds_share(const fc__net *n, aux *a, state *s, size_t d)
+
+/* fill()'s modes: set the speeds; or count the messages each full NIC direction holds back (in
+ * a->cout for a node's output, a->cin for its input) and set no speed. */
+enum { FILL_SET, FILL_COUNT };
+
+/* One weighted filling of the d listed messages (mode: FILL_*). */
+static void fill(aux *a, state *s, size_t d, int half, int mode)
 {
-    double g = n->p->latejoin_g;
+    int count = mode == FILL_COUNT;
+    /* Resource 2u is node u's output, 2u + 1 its input (2u on a half-duplex NIC): cap is the
+     * capacity left by the frozen messages, q the weight of the live ones. */
+    for (size_t j = 0; j < d; j++) {
+        const msg *m = &s->v[a->idx[j]];
+        a->res[2 * m->isrc].cap = a->res[IN_RES(m)].cap = 1.0;
+        a->res[2 * m->isrc].q = a->res[IN_RES(m)].q = 0;
+        a->frozen[j] = 0;
+        if (count)
+            a->cout[m->isrc] = a->cout[m->idst] = a->cin[m->isrc] = a->cin[m->idst] = 0;
+    }
+    for (size_t j = 0; j < d; j++) {
+        const msg *m = &s->v[a->idx[j]];
+        a->res[2 * m->isrc].q += m->weight;
+        a->res[IN_RES(m)].q += m->weight;
+    }
+    size_t left = d;
+    while (left > 0) {
+        /* The lowest level at which a live message stops: its resource full, or itself at its
+         * highest speed. */
+        double level = INFINITY;
+        for (size_t j = 0; j < d; j++) {
+            if (a->frozen[j])
+                continue;
+            const msg *m = &s->v[a->idx[j]];
+            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
+            double l = 1.0 / m->weight;
+            if (ro->q > 0 && ro->cap / ro->q < l)
+                l = ro->cap / ro->q;
+            if (ri->q > 0 && ri->cap / ri->q < l)
+                l = ri->cap / ri->q;
+            if (l < level)
+                level = l;
+        }
+        if (!(level >= 0))
+            level = 0;
+        /* Freeze every live message that stops at that level, then charge the resources. */
+        size_t nf = 0;
+        for (size_t j = 0; j < d; j++) {
+            if (a->frozen[j])
+                continue;
+            const msg *m = &s->v[a->idx[j]];
+            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
+            int fo = ro->cap / ro->q <= level, fi = ri->cap / ri->q <= level;
+            if (1.0 / m->weight <= level || fo || fi) {
+                a->frozen[j] = 2; /* frozen this round */
+                nf++;
+                if (count) {
+                    a->cout[m->isrc] += (uint32_t)fo;
+                    a->cin[m->idst] += (uint32_t)fi;
+                }
+            }
+        }
+        if (nf == 0) /* rounding: freeze all at the level */
+            for (size_t j = 0; j < d; j++)
+                if (!a->frozen[j])
+                    a->frozen[j] = 2;
+        for (size_t j = 0; j < d; j++) {
+            if (a->frozen[j] != 2)
+                continue;
+            msg *m = &s->v[a->idx[j]];
+            double share = m->weight * level;
+            if (share > 1)
+                share = 1;
+            /* A same-direction conflict is a NIC direction's sharing, which the weighted share
+             * describes whatever the order the flows joined in; a mixed one's cut stays a cap. */
+            if (!count && (share < m->speed || half || a->lab[j].kind == FC_CONFLICT_OUTGOING ||
+                           a->lab[j].kind == FC_CONFLICT_INCOMING))
+                m->speed = share;
+            nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
+            ro->cap -= share;
+            ri->cap -= share;
+            ro->q -= m->weight;
+            ri->q -= m->weight;
+            if (ro->cap < 0)
+                ro->cap = 0;
+            if (ri->cap < 0)
+                ri->cap = 0;
+            a->frozen[j] = 1;
+            left--;
+        }
+    }
+}
+
+size_t fc__speeds_share(const fc__net *n, aux *a, state *s, size_t d)
+{
+    double g = n->p->has_latejoin ? n->p->latejoin_g : 0;
     if (!(g > 0) || !isfinite(g))
         g = 0;
     /* A NIC whose mixed conflicts cost as much as same-direction ones (both mixed cuts 1/2 or
@@ -210,81 +311,27 @@ void fc__speeds_share(const fc__net *n, aux *a, state *s, size_t d)
             m->weight = 1.0;
         }
     }
-    /* Resource 2u is node u's output, 2u + 1 its input (2u on a half-duplex NIC): cap is the
-     * capacity left by the frozen messages, q the weight of the live ones. */
-    for (size_t j = 0; j < d; j++) {
-        const msg *m = &s->v[a->idx[j]];
-        a->res[2 * m->isrc].cap = a->res[IN_RES(m)].cap = 1.0;
-        a->res[2 * m->isrc].q = a->res[IN_RES(m)].q = 0;
-        a->frozen[j] = 0;
-    }
-    for (size_t j = 0; j < d; j++) {
-        const msg *m = &s->v[a->idx[j]];
-        a->res[2 * m->isrc].q += m->weight;
-        a->res[IN_RES(m)].q += m->weight;
-    }
-    size_t left = d;
-    while (left > 0) {
-        /* The lowest level at which a live message stops: its resource full, or itself at 1. */
-        double level = INFINITY;
+    size_t delayed = 0;
+    if (n->p->nopp > 0 && !half) {
+        fill(a, s, d, half, FILL_COUNT);
         for (size_t j = 0; j < d; j++) {
-            if (a->frozen[j])
+            msg *m = &s->v[a->idx[j]];
+            if (m->decided)
                 continue;
-            const msg *m = &s->v[a->idx[j]];
-            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
-            double l = 1.0 / m->weight;
-            if (ro->q > 0 && ro->cap / ro->q < l)
-                l = ro->cap / ro->q;
-            if (ri->q > 0 && ri->cap / ri->q < l)
-                l = ri->cap / ri->q;
-            if (l < level)
-                level = l;
-        }
-        if (!(level >= 0))
-            level = 0;
-        /* Freeze every live message that stops at that level, then charge the resources. */
-        size_t nf = 0;
-        for (size_t j = 0; j < d; j++) {
-            if (a->frozen[j])
-                continue;
-            const msg *m = &s->v[a->idx[j]];
-            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
-            if (1.0 / m->weight <= level || ro->cap / ro->q <= level || ri->cap / ri->q <= level) {
-                a->frozen[j] = 2; /* frozen this round */
-                nf++;
+            m->decided = 1;
+            double wait = fc__profile_opposite(n->p, 0, a->cout[m->idst]) +
+                          fc__profile_opposite(n->p, 1, a->cin[m->isrc]);
+            if (wait > 0) {
+                m->stall_end = s->now + wait;
+                delayed++;
             }
         }
-        if (nf == 0) /* rounding: freeze all at the level */
-            for (size_t j = 0; j < d; j++)
-                if (!a->frozen[j])
-                    a->frozen[j] = 2;
-        for (size_t j = 0; j < d; j++) {
-            if (a->frozen[j] != 2)
-                continue;
-            msg *m = &s->v[a->idx[j]];
-            double share = m->weight * level;
-            if (share > 1)
-                share = 1;
-            /* A same-direction conflict is a NIC direction's sharing, which the weighted share
-             * describes whatever the order the flows joined in; a mixed one's cut stays a cap. */
-            if (share < m->speed || half || a->lab[j].kind == FC_CONFLICT_OUTGOING ||
-                a->lab[j].kind == FC_CONFLICT_INCOMING)
-                m->speed = share;
-            nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
-            ro->cap -= share;
-            ri->cap -= share;
-            ro->q -= m->weight;
-            ri->q -= m->weight;
-            if (ro->cap < 0)
-                ro->cap = 0;
-            if (ri->cap < 0)
-                ri->cap = 0;
-            a->frozen[j] = 1;
-            left--;
-        }
+        if (delayed > 0)
+            return delayed;
     }
+    fill(a, s, d, half, FILL_SET);
+    return 0;
 }
-#undef IN_RES
 
 /* Gropp: k messages leaving a node, or entering one (the larger count), share the aggregate
  * rate of k; the speed is that share against the rate of one message alone. */
