@@ -45,6 +45,9 @@ typedef struct fc__maxrate {
     double eps; /* relative residual of the least-squares fit */
 } fc__maxrate;
 
+/* The most opposite entries a profile holds (one per measured k). */
+#define FC_OPPOSITE_MAX 16
+
 typedef struct fc__profile {
     int version;             /* FC_PROFILE_VERSION when read or built */
     char source[64];         /* "calibrate", "trace" (self-calibrated), or another word */
@@ -95,10 +98,8 @@ typedef struct fc__profile {
     struct fc__opposite {
         uint32_t k;
         double p_in, p_out, eps;
-    } opp[16];
+    } opp[FC_OPPOSITE_MAX];
 } fc__profile;
-
-#define FC_OPPOSITE_MAX 16
 
 /* Reads a profile file into a new *out, owned by the caller (fc__profile_free). Returns 0,
  * FC_EIO (file cannot be read), FC_ECORRUPT (a line that does not parse, with its number in
