@@ -11,8 +11,9 @@
 # in collectives, with 2 ranks a node and with 1, and prints each model's errors over their
 # collective calls' durations. It asserts nothing; tests/cluster/test-model-errors.sh runs the
 # quick version and checks it. When the profile holds a connection record, each trace is analyzed
-# again with the profile less that record (rows "noconn": every message a flow of its own), so the
-# record's effect is read on the same runs.
+# again with the profile less that record (rows "noconn": every message a flow of its own), and
+# likewise less its opposite records (rows "noopp"), so each record's effect is read on the same
+# runs.
 #
 # Usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [--runs N] [-o DIR] BUILDDIR
 #   --quick   a small version (quick calibration, half-size messages, one repetition, fewer patterns)
@@ -167,6 +168,13 @@ trace() {
             -o "$dir/noconn.json" "$dir/trace" 2>"$dir/noconn.err" ||
             { cat "$dir/noconn.err" >&2; fail "analyze $name (without the connection record) failed"; }
     fi
+    # Without its opposite records ("noopp"): no message waits for a full opposite direction.
+    if grep -q '^opposite ' "$work/$duplex/profile"; then
+        grep -v '^opposite ' "$work/$duplex/profile" >"$work/$duplex/profile-noopp"
+        timeout 300 "$flowcut" analyze --platform "$work/$duplex/profile-noopp" --format json \
+            -o "$dir/noopp.json" "$dir/trace" 2>"$dir/noopp.err" ||
+            { cat "$dir/noopp.err" >&2; fail "analyze $name (without the opposite records) failed"; }
+    fi
 }
 
 for duplex in $duplexes; do
@@ -177,7 +185,7 @@ for duplex in $duplexes; do
         >"$work/$duplex/calibrate.out" 2>&1 ||
         { cat "$work/$duplex/calibrate.out" >&2; fail "flowcut-calibrate failed"; }
     echo "== $duplex duplex, $rate: calibrated in $(($(date +%s) - t0)) s =="
-    grep -v '^#' "$work/$duplex/profile" | grep -E '^(inter|cut|maxrate|eager|late-joiner|connection)' | sed 's/^/  /'
+    grep -v '^#' "$work/$duplex/profile" | grep -E '^(inter|cut|maxrate|eager|late-joiner|connection|opposite)' | sed 's/^/  /'
     platform_xml "$duplex" "$work/$duplex/platform.xml"
     # The random pattern N times (directories random30, random30-2, ...): TCP shares the NICs
     # differently from run to run. SimGrid is deterministic: one simulation, set against each run.
@@ -315,7 +323,7 @@ for d in duplexes:
             e = stats([(sim[k][3], prog[k][3]) for k in prog if k in sim])
             if e:
                 prog_rows.append(dict(duplex=d, case=name, run=case, profile="rate", model="simgrid", **e))
-        for prof in ("platform", "noconn", "self"):
+        for prof in ("platform", "noconn", "noopp", "self"):
             if not os.path.exists(os.path.join(cdir, prof + ".json")):
                 continue
             rep = json.load(open(os.path.join(cdir, prof + ".json")))
@@ -388,7 +396,7 @@ for r in prog_rows:
 print("random pattern against the program's own timings, median over its runs of each statistic:")
 for d in duplexes:
     for m in MODELS + ("simgrid",):
-        for prof in ("platform", "noconn", "self", "rate"):
+        for prof in ("platform", "noconn", "noopp", "self", "rate"):
             sel = [r for r in prog_rows if r["duplex"] == d and r["case"] == "random30" and r["model"] == m
                    and r["profile"] == prof]
             if sel:

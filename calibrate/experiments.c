@@ -451,6 +451,115 @@ static int connection(const cal_opts *o, const cal_layout *L, fc__profile *p, do
     return 0;
 }
 
+/* k flows between node X and the ranks of nodes 1 .. X - 1 (out: from X), X's ranks in turn at
+ * X's end, at the other end those ranks a node after the other (highest first), each pair used
+ * once. Node 0 is left out: it carries the probe of opposite(). Returns 0 when there are not k
+ * distinct pairs. */
+static int around(const cal_layout *L, int X, int k, int out, cal_flows *f)
+{
+    int order[CAL_MAXFLOWS * 4], no = 0, nx = L->first[X + 1] - L->first[X];
+    const int cap = (int)(sizeof order / sizeof *order);
+    for (int depth = 0, any = 1; any && no < cap; depth++) {
+        any = 0;
+        for (int d = 1; d < X && no < cap; d++)
+            if (depth < L->first[d + 1] - L->first[d]) {
+                order[no++] = L->members[L->first[d + 1] - 1 - depth];
+                any = 1;
+            }
+    }
+    *f = (cal_flows){0};
+    for (int j = 0; j < k; j++) {
+        int x = L->members[L->first[X] + j % nx], y = -1;
+        for (int c = 0; c < no && y < 0; c++) {
+            int cand = order[(j + c) % no], used = 0;
+            for (int q = 0; q < f->n; q++)
+                used |= out ? f->src[q] == x && f->dst[q] == cand : f->src[q] == cand && f->dst[q] == x;
+            if (!used)
+                y = cand;
+        }
+        if (y < 0)
+            return 0;
+        if (out)
+            add_flow(f, x, y);
+        else
+            add_flow(f, y, x);
+    }
+    return 1;
+}
+
+/* The opposite direction's load at node X (the last), for k = 1 .. o->max_k: k flows of cut_size
+ * bytes out of X to the ranks of nodes 1 .. X - 1, and a probe of cut_size / 4 from node 0 into
+ * X started when they have run for an eighth of a lone flow's time t_out; then the other way, k
+ * flows into X and the probe from X to node 0. Node 0 carries the probe alone and the probe's
+ * direction at X carries nothing else, so every NIC direction on the probe's path is free: what
+ * slows it is X's other direction, full with the k flows (over TCP its acknowledgements queue
+ * behind their data there). Its delay is its time less its time alone, kept at 0 or more. A
+ * measurement whose k flows ended before the probe is left out (the notes say so): the probe then
+ * ran part of its way beside an empty direction. */
+static int opposite(const cal_opts *o, const cal_layout *L, fc__profile *p, double t_out, char *notes, size_t nn)
+{
+    int X = L->nnodes - 1;
+    if (L->nnodes < 3) {
+        note(notes, nn, "no opposite-direction delay: it needs three nodes (the probe's own and two more)");
+        return 0;
+    }
+    uint64_t small = o->cut_size / 4;
+    int zero = L->members[L->first[1] - 1], x0 = L->members[L->first[X]];
+    double alone[2], ealone[2], eps = 0;
+    for (int out = 0; out < 2; out++) {
+        cal_flows f1 = {0};
+        if (out)
+            add_flow(&f1, x0, zero);
+        else
+            add_flow(&f1, zero, x0);
+        f1.size[0] = small;
+        run_flows(o, &f1, o->cut_size, &alone[out], &ealone[out], NULL);
+        eps = fmax(eps, ealone[out]);
+    }
+    char line[768];
+    int len = snprintf(line, sizeof line, "opposite direction: %" PRIu64 " bytes between node 0 and node %d alone "
+                       "%.6g s in, %.6g s out; beside k flows of %" PRIu64 " bytes the other way at node %d, "
+                       "started %.6g s earlier:", small, X, alone[0], alone[1], o->cut_size, X, t_out / 8);
+    for (int k = 1; k <= o->max_k && k < CAL_MAXFLOWS; k = next_k(L, k)) {
+        double pen[2];
+        int ok = 1;
+        for (int out = 0; out < 2 && ok; out++) {
+            cal_flows f;
+            /* The probe enters X (out = 0) while the k flows leave it, or the other way. */
+            if (!around(L, X, k, !out, &f)) {
+                ok = 0;
+                break;
+            }
+            if (out)
+                add_flow(&f, x0, zero);
+            else
+                add_flow(&f, zero, x0);
+            f.size[k] = small;
+            f.delay[k] = t_out / 8;
+            double t[CAL_MAXFLOWS], e, last_bulk = 0;
+            run_flows(o, &f, o->cut_size, t, &e, NULL);
+            for (int i = 0; i < k; i++)
+                last_bulk = fmax(last_bulk, t[i]);
+            pen[out] = fmax(0, t[k] - alone[out]);
+            if ((size_t)len < sizeof line)
+                len += snprintf(line + len, sizeof line - (size_t)len, " k=%d %s %.6g s", k, out ? "out" : "in",
+                                t[k]);
+            if (t_out / 8 + t[k] > last_bulk) {
+                if ((size_t)len < sizeof line)
+                    len += snprintf(line + len, sizeof line - (size_t)len, " (not used: the k flows ended first)");
+                ok = 0;
+            }
+            eps = fmax(eps, e);
+        }
+        if (ok && fc__profile_add_opposite(p, (uint32_t)k, pen[0], pen[1], eps) != 0)
+            return FC_ENOMEM;
+    }
+    note(notes, nn, "%s", line);
+    if (p->nopp == 0)
+        note(notes, nn, "no opposite-direction delay: no measurement had the probe end among the k flows");
+    return 0;
+}
+
 /* Every elementary conflict at node X (the last node), for k = 2 .. o->max_k. */
 static int cuts(const cal_opts *o, const cal_layout *L, fc__profile *p, char *notes, size_t nn)
 {
@@ -498,6 +607,8 @@ static int cuts(const cal_opts *o, const cal_layout *L, fc__profile *p, char *no
     if (L->nnodes >= 2 && (rc = latejoin(o, L, p, t_out, lat, notes, nn)) != 0)
         return rc;
     if (L->nnodes >= 2 && (rc = connection(o, L, p, lat, notes, nn)) != 0)
+        return rc;
+    if ((rc = opposite(o, L, p, t_out, notes, nn)) != 0)
         return rc;
     /* Mixed: A -> X while X -> B, the report's 0 -> 1 -> 2 (B = A with only two nodes). */
     cal_flows f = {0};
@@ -742,6 +853,10 @@ void cal_summary(FILE *f, const cal_opts *o, const cal_layout *L, const fc__prof
     if (p->has_latejoin)
         fprintf(f, "late joiner: weighs 1 / (1 + %.3f n) after n older flows, measured up to k = %u (eps %.3f)\n",
                 p->latejoin_g, (unsigned)p->latejoin_kmax, p->latejoin_eps);
+    for (size_t i = 0; i < p->nopp; i++)
+        fprintf(f, "opposite direction: %u flows fill a node's other direction: a flow in waits %.1f ms, out "
+                "%.1f ms (eps %.3f)\n", (unsigned)p->opp[i].k, p->opp[i].p_in * 1e3, p->opp[i].p_out * 1e3,
+                p->opp[i].eps);
     if (p->has_conn)
         fprintf(f, "connection: the messages from one rank to another move %s (waiting share %.2f, eps %.3f)\n",
                 p->conn_serial ? "one after the other" : "side by side", p->conn_wait, p->conn_eps);

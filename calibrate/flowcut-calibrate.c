@@ -355,7 +355,7 @@ int main(int argc, char **argv)
 
     double t_start = MPI_Wtime();
     fc__profile *p = fc__profile_new();
-    char notes[2048];
+    char notes[8192]; /* every measurement's note, the longest some 700 bytes */
     int rc = p == NULL ? FC_ENOMEM : cal_measure(&o, &L, p, notes, sizeof notes);
     cal_quit();
     if (rc == 0) {

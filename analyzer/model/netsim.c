@@ -1,6 +1,6 @@
-/* analyzer/model/netsim.c: the fluid simulation of messages crossing a platform (fc__net_*), and the rate
- * every message moves at under each contention model, re-solved whenever the set of messages
- * moving data changes.
+/* analyzer/model/netsim.c: the fluid simulation of messages crossing a platform (fc__net_*). The rate
+ * every message moves at under each contention model is re-solved whenever the set of messages
+ * moving data changes, by the solvers of model/speeds.c.
  *
  * A message's uncontended time is the profile's latency + bytes * per_byte (fc__profile_time).
  * It is simulated as a latency phase, which uses no bandwidth and is never slowed, followed by a
@@ -42,120 +42,9 @@
 #include "util/internal.h"
 #include "conflict/intervals.h"
 #include "model/model.h"
-
-enum { PH_LAT, PH_DATA, PH_DONE };
-
-typedef struct msg {
-    uint64_t key;
-    uint64_t conn;       /* the caller's connection (0: none); see hold_connections */
-    uint32_t src, dst;   /* the caller's node numbers */
-    uint32_t isrc, idst; /* the same as dense indices into the per-node scratch arrays */
-    int intra;
-    int phase;           /* PH_* */
-    double lat_end;      /* PH_LAT: when the data phase begins */
-    double work;         /* uncontended seconds of data left, as of the state's time */
-    double speed;        /* PH_DATA: fraction of the uncontended rate, set by the last solve */
-    double fin;          /* PH_DATA: completion at that speed; PH_DONE: when it completed */
-    /* The late joiner's share (flowcut model, profile with late-joiner): fresh from the step
-     * that begins the data phase (at data_start) until the next solve, which counts the messages
-     * whose data phase began before, through either of its NIC directions (the larger count of
-     * the two), and fixes its weight. */
-    int fresh;
-    double data_start, weight;
-} msg;
-
-typedef struct state {
-    double now;
-    msg *v; /* sorted by key; equal keys in order of start */
-    size_t n, ndone;
-    /* v lies in buf (aux.vcap long) from index head, with room on both sides: a message joins
-     * near the end (keys mostly arrive in increasing order) and the first completed one leaves
-     * near the front, so each moves the messages on its shorter side, not the whole array. */
-    msg *buf;
-    size_t head;
-    /* With known set, the earliest lat_end of the messages in their latency phase and the
-     * earliest fin of those moving data (INFINITY for none), as a scan of v in order finds them:
-     * solve works them out in the loop that sets fin, so that run() need not go over the messages
-     * once more for each event. Between two solves only the work changes, but for a message
-     * started (fc__net_start adds its latency end) and completed ones removed (they have no part
-     * in either time). */
-    int known;
-    double elat, efin;
-} state;
-
-/* One NIC direction in the fairshare solve. */
-typedef struct nicdir {
-    uint32_t live;      /* messages through it not yet frozen */
-    int sat;            /* full this round */
-    double cap;         /* capacity left, in speeds (1: one message alone) */
-    double q;           /* this round's cap / live, while live */
-    size_t start, fill; /* its messages in aux.bucket */
-} nicdir;
-
-/* Conflicts of fewer flows than this have their flow cuts remembered (aux.alpha). */
-#define ALPHA_K 32
-
-/* What fc__net_next fills in although it takes a const handle (its result is memoized: the
- * handle is logically const), and the solvers' scratch. Sized by fc__net_start, the one place
- * that may grow the set of messages or nodes, so the solvers never allocate (but for the flowcut
- * labelling's working memory, which grows when a re-solve has more messages than any before). */
-typedef struct aux {
-    int err;      /* a failed re-solve (FC_E*): the simulation cannot go on */
-    int valid;    /* look and next hold the look-ahead from the current state */
-    double next;
-    state look;   /* the state at time next, once the first completion is marked; also
-                     fc__net_start's trial run towards a start time */
-    size_t mcap;  /* capacity of the per-message arrays below */
-    size_t vcap;  /* capacity of both states' buf */
-    size_t *idx;  /* the inter-node messages in their data phase, in key order */
-    uint32_t *src, *dst;
-    fc__label *lab;
-    unsigned char *frozen;
-    size_t ncap;  /* capacity of the per-node arrays */
-    uint32_t *cout, *cin;
-    nicdir *res;  /* fairshare: 2 per node, output then input */
-    size_t *rlist; /* fairshare: the resources in use (2 per message at most) */
-    size_t *bucket; /* fairshare: each resource's messages (2 per message) */
-    /* flowcut: fc__profile_alpha's answer for a same-direction conflict (0 outgoing, 1
-     * incoming) of k flows and the flow's place i in it, and for the two mixed roles, once asked
-     * (has_*): every re-solve asks again for every message, and the answer, a search of the
-     * profile's cuts, depends on the profile alone, which does not change under a simulation. */
-    fc__label_scratch lsc; /* flowcut: the labelling's working memory, kept between re-solves */
-    /* hold_connections: an open-addressing set of the connections met in one re-solve (0 marks
-     * an empty slot), ccap long, a power of two at least twice the messages in flight. */
-    uint64_t *cset;
-    size_t ccap;
-    double alpha[2][ALPHA_K][ALPHA_K], alpha_mixed[2];
-    unsigned char has_alpha[2][ALPHA_K][ALPHA_K], has_mixed[2];
-} aux;
-
-struct fc__net {
-    const fc__profile *p;
-    unsigned model;
-    state s;
-    /* The caller's node numbers to dense indices, index + 1 (0: not seen yet). Numbers below
-     * NODE_DIRECT, which are all a trace of node or rank numbers has, index a plain table (dir,
-     * dcap long) at the cost of one load; larger ones go to a hash table (open addressing, key
-     * and val, hcap long, nhash of them in it). */
-    uint32_t *dir;
-    size_t dcap;
-    uint32_t *hkey, *hval;
-    size_t hcap, nhash, nnodes;
-    aux *a;
-};
+#include "model/netsim-int.h"
 
 /* ---- message parameters ------------------------------------------------------------------------ */
-
-/* Gropp's aggregate rate, bytes per second, of k messages sharing a NIC direction. A negative
- * r_core_incr (a fit extrapolated past the k it saw) would make it vanish for large k: it is
- * kept at r_core_base / k or more, as if one core time-shared the k messages. */
-static double maxrate_agg(const fc__maxrate *m, uint32_t k)
-{
-    double core = m->r_core_base + (double)(k - 1) * m->r_core_incr;
-    if (core < m->r_core_base / k)
-        core = m->r_core_base / k;
-    return core < m->r_nic ? core : m->r_nic;
-}
 
 /* The segment fc__profile_time uses for bytes, including its fall-back to the nearest segment
  * below (or the first) when a hand-made profile leaves a gap. */
@@ -196,307 +85,6 @@ static void msg_times(const fc__net *n, int intra, uint64_t bytes, double *lat, 
         *lat = 0;
         if (*work < 0)
             *work = 0;
-    }
-}
-
-/* ---- the models' speeds ------------------------------------------------------------------------ */
-
-/* alpha_same's answer when it is not remembered yet: asked of the profile, and kept when there
- * is room. Apart, so that what the re-solve runs for every message stays small enough to inline. */
-static double alpha_ask(const fc__net *n, aux *a, int dir, uint32_t kind, uint32_t k, uint32_t i)
-{
-    double alpha = fc__profile_alpha(n->p, kind, k, i);
-    if (k < ALPHA_K && i < ALPHA_K) {
-        a->alpha[dir][k][i] = alpha;
-        a->has_alpha[dir][k][i] = 1;
-    }
-    return alpha;
-}
-
-/* fc__profile_alpha for the i-th flow of a same-direction conflict of k flows (dir 0 outgoing, 1
- * incoming, kind the matching FC_CONFLICT_*), from aux.alpha once asked. */
-static inline double alpha_same(const fc__net *n, aux *a, int dir, uint32_t kind, uint32_t k,
-                                uint32_t i)
-{
-    if (k < ALPHA_K && i < ALPHA_K && a->has_alpha[dir][k][i])
-        return a->alpha[dir][k][i];
-    return alpha_ask(n, a, dir, kind, k, i);
-}
-
-/* Flow cuts: labels by the rules of intervals.h, then alpha for the flow's place in its conflict.
- * Same-direction conflicts index alpha by the flow's rank among the k flows leaving (entering)
- * the node in ascending key order, as the calibrator indexes them by ascending rank; a mixed
- * conflict stores one alpha per role. A kind the profile has no cut for costs nothing, and a
- * negative alpha (measurement noise) is taken as 0: a conflict never speeds a flow up. */
-static int speeds_flowcut(const fc__net *n, aux *a, state *s, size_t d)
-{
-    for (size_t j = 0; j < d; j++) {
-        a->src[j] = s->v[a->idx[j]].src;
-        a->dst[j] = s->v[a->idx[j]].dst;
-    }
-    int rc = fc__intervals_label_set_with(a->src, a->dst, d, a->lab, &a->lsc);
-    if (rc)
-        return rc;
-    for (size_t j = 0; j < d; j++) {
-        const msg *m = &s->v[a->idx[j]];
-        a->cout[m->isrc] = a->cin[m->idst] = 0;
-    }
-    for (size_t j = 0; j < d; j++) {
-        msg *m = &s->v[a->idx[j]];
-        uint32_t ro = a->cout[m->isrc]++, ri = a->cin[m->idst]++;
-        const fc__label *l = &a->lab[j];
-        double alpha = 0;
-        switch (l->kind) {
-        case FC_CONFLICT_OUTGOING:
-            alpha = alpha_same(n, a, 0, l->kind, l->k, ro);
-            break;
-        case FC_CONFLICT_INCOMING:
-            alpha = alpha_same(n, a, 1, l->kind, l->k, ri);
-            break;
-        case FC_CONFLICT_MIXED_IN:
-        case FC_CONFLICT_MIXED_OUT: {
-            int r = l->kind == FC_CONFLICT_MIXED_OUT;
-            if (!a->has_mixed[r]) {
-                a->alpha_mixed[r] = fc__profile_alpha(n->p, l->kind, 2, 0);
-                a->has_mixed[r] = 1;
-            }
-            alpha = a->alpha_mixed[r];
-            break;
-        }
-        default:
-            break;
-        }
-        if (!(alpha > 0) || !isfinite(alpha))
-            alpha = 0;
-        m->speed = 1.0 / (1.0 + alpha);
-    }
-    return 0;
-}
-
-/* Max-min fair shares of the NIC directions by progressive filling: every unfrozen message's
- * speed rises together until a NIC direction is full (its messages freeze at that level) or the
- * level reaches 1 (a message alone is not faster than uncontended). Resource 2u is node u's
- * output, 2u + 1 its input; each lists its messages (bucket), so a round costs O(resources) plus
- * the messages it freezes, not O(messages). The bottleneck is found by comparing the very
- * quotients the least was taken of, so at least one resource freezes exactly each round. */
-static void speeds_fairshare(aux *a, state *s, size_t d)
-{
-    size_t nr = 0;
-    for (size_t j = 0; j < d; j++) {
-        const msg *m = &s->v[a->idx[j]];
-        a->res[2 * m->isrc].live = a->res[2 * m->idst + 1].live = 0;
-    }
-    for (size_t j = 0; j < d; j++) {
-        const msg *m = &s->v[a->idx[j]];
-        size_t r2[2] = {2 * (size_t)m->isrc, 2 * (size_t)m->idst + 1};
-        for (int q = 0; q < 2; q++) {
-            nicdir *r = &a->res[r2[q]];
-            if (r->live++ == 0) {
-                a->rlist[nr++] = r2[q];
-                r->cap = 1.0;
-            }
-        }
-        a->frozen[j] = 0;
-    }
-    /* Buckets: each resource's messages, contiguous from its start. */
-    size_t off = 0;
-    for (size_t i = 0; i < nr; i++) {
-        nicdir *r = &a->res[a->rlist[i]];
-        r->start = r->fill = off;
-        off += r->live;
-    }
-    for (size_t j = 0; j < d; j++) {
-        const msg *m = &s->v[a->idx[j]];
-        a->bucket[a->res[2 * m->isrc].fill++] = j;
-        a->bucket[a->res[2 * m->idst + 1].fill++] = j;
-    }
-    double level = 0;
-    size_t left = d;
-    while (left > 0) {
-        /* The least quotient, kept by each resource for the marking below. A plain comparison
-         * picks the same value as fmin, which returns its second argument on a tie (so equal
-         * zeros of either sign give the same one), and needs no call: a quotient is never NaN,
-         * every capacity being 1 less finite amounts and live at least 1. A resource whose
-         * messages are all frozen takes no further part (no quotient, never marked, its capacity
-         * left as it is), so it leaves the list, the others keeping their order. */
-        double delta = 1.0 - level;
-        size_t w = 0;
-        for (size_t i = 0; i < nr; i++) {
-            nicdir *r = &a->res[a->rlist[i]];
-            if (r->live) {
-                a->rlist[w++] = a->rlist[i];
-                r->q = r->cap / r->live;
-                delta = delta < r->q ? delta : r->q;
-            }
-        }
-        nr = w;
-        int all = delta == 1.0 - level;
-        if (delta < 0) /* a capacity rounded below 0: freeze at the level reached */
-            delta = 0;
-        /* Mark first, against the quotients before this round's subtraction. */
-        for (size_t i = 0; i < nr; i++) {
-            nicdir *r = &a->res[a->rlist[i]];
-            r->sat = all || r->q <= delta;
-            r->cap -= delta * r->live;
-        }
-        level += delta;
-        for (size_t i = 0; i < nr; i++) {
-            nicdir *r = &a->res[a->rlist[i]];
-            if (!r->sat)
-                continue;
-            for (size_t b = r->start; b < r->fill; b++) {
-                size_t j = a->bucket[b];
-                if (a->frozen[j])
-                    continue;
-                msg *m = &s->v[a->idx[j]];
-                m->speed = level > 0 ? level : 1.0; /* level 0 cannot happen with capacities 1 */
-                a->res[2 * m->isrc].live--;
-                a->res[2 * m->idst + 1].live--;
-                a->frozen[j] = 1;
-                left--;
-            }
-        }
-    }
-}
-
-/* The late joiner's share, with which the flowcut model caps the cuts' speeds when the profile
- * holds a late-joiner record: each NIC direction is shared by weighted max-min fairness, a message
- * weighing 1 / (1 + g n) where n is the larger number of messages that were already moving data
- * through its source's output or its destination's input when its own data phase began (messages
- * beginning together do not count each other: the flow cuts' synchronous flows weigh the same).
- * Over TCP an old connection holds a large window and a newcomer, starting small behind a full
- * queue, does not win its fair share back during a message's life (docs/models.md).
- *
- * Progressive filling with weights: the level L rises, an unfrozen message moving at w L, until a
- * NIC direction is full (its messages freeze) or a message reaches its uncontended speed (w L =
- * 1). Each round costs O(d + resources); there are at most d rounds. */
-#define IN_RES(m) (2 * (size_t)(m)->idst + (half ? 0 : 1))
-static void cap_latejoin(const fc__net *n, aux *a, state *s, size_t d)
-{
-    double g = n->p->latejoin_g;
-    if (!(g > 0) || !isfinite(g))
-        g = 0;
-    /* A NIC whose mixed conflicts cost as much as same-direction ones (both mixed cuts 1/2 or
-     * more: a half-duplex link) is one resource for both directions, which then prices the mixed
-     * conflicts itself. */
-    double ami = fc__profile_alpha(n->p, FC_CONFLICT_MIXED_IN, 2, 0),
-           amo = fc__profile_alpha(n->p, FC_CONFLICT_MIXED_OUT, 2, 0);
-    int half = ami >= 0.5 && amo >= 0.5;
-    /* Messages started by separate calls at one time each begin alone in their own step: only a
-     * data phase that began earlier counts. O(d) for each fresh message, which are few. */
-    for (size_t j = 0; j < d; j++) {
-        msg *m = &s->v[a->idx[j]];
-        if (m->fresh) {
-            uint32_t oo = 0, oi = 0;
-            for (size_t q = 0; q < d; q++) {
-                const msg *o = &s->v[a->idx[q]];
-                if (o->data_start < m->data_start) {
-                    oo += o->isrc == m->isrc || (half && o->idst == m->isrc);
-                    oi += o->idst == m->idst || (half && o->isrc == m->idst);
-                }
-            }
-            uint32_t older = oo > oi ? oo : oi;
-            m->weight = 1.0 / (1.0 + g * (double)older);
-            m->fresh = 0;
-        } else if (!(m->weight > 0)) {
-            m->weight = 1.0;
-        }
-    }
-    /* Resource 2u is node u's output, 2u + 1 its input (2u on a half-duplex NIC): cap is the
-     * capacity left by the frozen messages, q the weight of the live ones. */
-    for (size_t j = 0; j < d; j++) {
-        const msg *m = &s->v[a->idx[j]];
-        a->res[2 * m->isrc].cap = a->res[IN_RES(m)].cap = 1.0;
-        a->res[2 * m->isrc].q = a->res[IN_RES(m)].q = 0;
-        a->frozen[j] = 0;
-    }
-    for (size_t j = 0; j < d; j++) {
-        const msg *m = &s->v[a->idx[j]];
-        a->res[2 * m->isrc].q += m->weight;
-        a->res[IN_RES(m)].q += m->weight;
-    }
-    size_t left = d;
-    while (left > 0) {
-        /* The lowest level at which a live message stops: its resource full, or itself at 1. */
-        double level = INFINITY;
-        for (size_t j = 0; j < d; j++) {
-            if (a->frozen[j])
-                continue;
-            const msg *m = &s->v[a->idx[j]];
-            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
-            double l = 1.0 / m->weight;
-            if (ro->q > 0 && ro->cap / ro->q < l)
-                l = ro->cap / ro->q;
-            if (ri->q > 0 && ri->cap / ri->q < l)
-                l = ri->cap / ri->q;
-            if (l < level)
-                level = l;
-        }
-        if (!(level >= 0))
-            level = 0;
-        /* Freeze every live message that stops at that level, then charge the resources. */
-        size_t nf = 0;
-        for (size_t j = 0; j < d; j++) {
-            if (a->frozen[j])
-                continue;
-            const msg *m = &s->v[a->idx[j]];
-            const nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
-            if (1.0 / m->weight <= level || ro->cap / ro->q <= level || ri->cap / ri->q <= level) {
-                a->frozen[j] = 2; /* frozen this round */
-                nf++;
-            }
-        }
-        if (nf == 0) /* rounding: freeze all at the level */
-            for (size_t j = 0; j < d; j++)
-                if (!a->frozen[j])
-                    a->frozen[j] = 2;
-        for (size_t j = 0; j < d; j++) {
-            if (a->frozen[j] != 2)
-                continue;
-            msg *m = &s->v[a->idx[j]];
-            double share = m->weight * level;
-            if (share > 1)
-                share = 1;
-            /* A same-direction conflict is a NIC direction's sharing, which the weighted share
-             * describes whatever the order the flows joined in; a mixed one's cut stays a cap. */
-            if (share < m->speed || half || a->lab[j].kind == FC_CONFLICT_OUTGOING ||
-                a->lab[j].kind == FC_CONFLICT_INCOMING)
-                m->speed = share;
-            nicdir *ro = &a->res[2 * m->isrc], *ri = &a->res[IN_RES(m)];
-            ro->cap -= share;
-            ri->cap -= share;
-            ro->q -= m->weight;
-            ri->q -= m->weight;
-            if (ro->cap < 0)
-                ro->cap = 0;
-            if (ri->cap < 0)
-                ri->cap = 0;
-            a->frozen[j] = 1;
-            left--;
-        }
-    }
-}
-#undef IN_RES
-
-/* Gropp: k messages leaving a node, or entering one (the larger count), share the aggregate
- * rate of k; the speed is that share against the rate of one message alone. */
-static void speeds_maxrate(const fc__net *n, aux *a, state *s, size_t d)
-{
-    const fc__maxrate *mr = &n->p->maxrate;
-    double one = maxrate_agg(mr, 1);
-    for (size_t j = 0; j < d; j++) {
-        const msg *m = &s->v[a->idx[j]];
-        a->cout[m->isrc] = a->cin[m->idst] = 0;
-    }
-    for (size_t j = 0; j < d; j++) {
-        const msg *m = &s->v[a->idx[j]];
-        a->cout[m->isrc]++;
-        a->cin[m->idst]++;
-    }
-    for (size_t j = 0; j < d; j++) {
-        msg *m = &s->v[a->idx[j]];
-        uint32_t k = a->cout[m->isrc] > a->cin[m->idst] ? a->cout[m->isrc] : a->cin[m->idst];
-        m->speed = maxrate_agg(mr, k) / k / one;
     }
 }
 
@@ -579,23 +167,49 @@ static size_t hold_connections(aux *a, state *s, size_t d)
     return w;
 }
 
+/* Of the d messages listed, those the opposite direction delays (until stall_end, later than the
+ * state's time) keep speed 0 and leave the list, the others keeping their order. Returns the
+ * messages left listed. */
+static size_t drop_stalled(aux *a, state *s, size_t d)
+{
+    size_t w = 0;
+    for (size_t j = 0; j < d; j++) {
+        msg *m = &s->v[a->idx[j]];
+        if (m->stall_end > s->now) {
+            m->speed = 0;
+            continue;
+        }
+        a->idx[w++] = a->idx[j];
+    }
+    return w;
+}
+
 /* Sets the speed and completion time of every message in its data phase at the state's time,
  * the d messages step listed taking their speeds from the model, and the next event times. */
 static int solve(const fc__net *n, aux *a, state *s, size_t d)
 {
     if (d > 0 && n->p->has_conn && n->p->conn_serial)
         d = hold_connections(a, s, d);
+    int opp = n->model == FC_MODEL_FLOWCUT && n->p->nopp > 0;
+    if (d > 0 && opp)
+        d = drop_stalled(a, s, d);
     if (d > 0) {
         if (n->model == FC_MODEL_FLOWCUT) {
-            int rc = speeds_flowcut(n, a, s, d);
+            int rc = fc__speeds_flowcut(n, a, s, d);
             if (rc)
                 return rc;
-            if (n->p->has_latejoin)
-                cap_latejoin(n, a, s, d);
+            /* Messages the opposite direction delays leave, and the rest is solved again: the
+             * second pass delays none (every message listed is decided). */
+            if ((n->p->has_latejoin || opp) && fc__speeds_share(n, a, s, d) > 0 &&
+                (d = drop_stalled(a, s, d)) > 0) {
+                if ((rc = fc__speeds_flowcut(n, a, s, d)) != 0)
+                    return rc;
+                fc__speeds_share(n, a, s, d);
+            }
         } else if (n->model == FC_MODEL_FAIRSHARE) {
-            speeds_fairshare(a, s, d);
+            fc__speeds_fairshare(a, s, d);
         } else if (n->model == FC_MODEL_MAXRATE) {
-            speeds_maxrate(n, a, s, d);
+            fc__speeds_maxrate(n, a, s, d);
         }
     }
     double elat = INFINITY, efin = INFINITY;
@@ -606,6 +220,9 @@ static int solve(const fc__net *n, aux *a, state *s, size_t d)
             m->fin = m->speed > 0 ? s->now + m->work / m->speed : INFINITY;
             if (m->fin < efin)
                 efin = m->fin;
+            /* A delayed message's end of delay is an event, as a latency's end. */
+            if (m->stall_end > s->now && m->stall_end < elat)
+                elat = m->stall_end;
         } else if (m->phase == PH_LAT && m->lat_end < elat) {
             elat = m->lat_end;
         }
@@ -627,6 +244,8 @@ static void scan_next(state *s)
             elat = m->lat_end;
         else if (m->phase == PH_DATA && m->fin < efin)
             efin = m->fin;
+        if (m->phase == PH_DATA && m->stall_end > s->now && m->stall_end < elat)
+            elat = m->stall_end;
     }
     s->elat = elat;
     s->efin = efin;

@@ -24,10 +24,13 @@
  *   connection ORDER WAIT EPS      (1.3) ORDER serial | parallel: whether the messages of one
  *                                  connection (one rank to another) move one after the other;
  *                                  WAIT the measured share of the later one's time spent waiting
+ *   opposite K D_IN D_OUT EPS      (1.4) a message that begins moving data into (out of) a node
+ *                                  whose output (input) is full with K messages first waits D_IN
+ *                                  (D_OUT) seconds; one line per K
  *
  * Every scalar key appears at most once and every key is optional except the first record. The
  * inter (and intra) segments are listed in order of LO, contiguous, the first from 0, the last up
- * to "inf"; at most one cut line per (KIND, K).
+ * to "inf"; at most one cut line per (KIND, K) and one opposite line per K.
  *
  * Versions. A reader of major M rejects a file of a larger major (FC_EVERSION): majors break. A
  * minor adds keys only. A reader knows the keys of its own minor (FC_PROFILE_MINOR) and those of
@@ -292,6 +295,11 @@ int fc__profile_write_notes(FILE *f, const fc__profile *p, const char *notes)
         fputs("# connection ORDER WAIT EPS: the messages from one rank to another move one after the other (serial) or side by side\n", f);
         fprintf(f, "connection %s %.4g %.4g\n", p->conn_serial ? "serial" : "parallel", p->conn_wait, p->conn_eps);
     }
+    if (p->nopp)
+        fputs("# opposite K D_IN D_OUT EPS: a message beginning to enter (leave) a node whose output (input) is full with K messages first waits D seconds\n", f);
+    for (size_t i = 0; i < p->nopp; i++)
+        fprintf(f, "opposite %" PRIu32 " %.6g %.6g %.4g\n", p->opp[i].k, p->opp[i].p_in, p->opp[i].p_out,
+                p->opp[i].eps);
     if (p->has_imb) {
         fputs("# imb C B_R T_1 OVERALL_VOL MSGSPERSAMPLE EPS: Hager & Wellein's IMB multi-mode ping-pong model\n", f);
         fprintf(f, "imb %.10g %.10g %.10g %.10g %.10g %.4g\n", p->imb_chunk, p->imb_bandwidth, p->imb_latency,
@@ -566,6 +574,26 @@ static int parse_cut(const parser *ps, fc__profile *p)
     return fc__profile_add_cut(p, (uint32_t)kind, k, a, want, eps);
 }
 
+static int parse_opposite(const parser *ps, fc__profile *p)
+{
+    uint32_t k;
+    double pin, pout, eps;
+    int rc;
+    if (ps->ntok != 5)
+        return bad(ps, "opposite has four fields: K D_IN D_OUT EPS");
+    if ((rc = get_u32(ps, 1, &k)) || (rc = get_nonneg(ps, 2, &pin)) || (rc = get_nonneg(ps, 3, &pout)) ||
+        (rc = get_nonneg(ps, 4, &eps)))
+        return rc;
+    if (k == 0 || !isfinite(pin) || !isfinite(pout))
+        return bad(ps, "opposite: K must be at least 1 and the delays finite");
+    for (size_t i = 0; i < p->nopp; i++)
+        if (p->opp[i].k == k)
+            return bad(ps, "a second opposite line for the same K");
+    if (p->nopp >= FC_OPPOSITE_MAX)
+        return bad(ps, "more opposite lines than a profile holds");
+    return fc__profile_add_opposite(p, k, pin, pout, eps);
+}
+
 int fc__profile_read(const char *path, fc__profile **out)
 {
     *out = NULL;
@@ -619,6 +647,8 @@ int fc__profile_read(const char *path, fc__profile **out)
             rc = parse_segment(&ps, key[3] == 'r' && key[4] == 'a', p);
         } else if (strcmp(key, "cut") == 0) {
             rc = parse_cut(&ps, p);
+        } else if (strcmp(key, "opposite") == 0) {
+            rc = parse_opposite(&ps, p);
         } else {
             int k = -1;
             for (int i = 0; i < K_NSCALAR; i++)
@@ -668,4 +698,39 @@ out:
     else
         *out = p;
     return rc;
+}
+
+int fc__profile_add_opposite(fc__profile *p, uint32_t k, double p_in, double p_out, double eps)
+{
+    if (k == 0 || !(p_in >= 0) || !(p_out >= 0) || !isfinite(p_in) || !isfinite(p_out))
+        return fc__err(FC_EINVAL, "profile: an opposite entry needs k >= 1 and finite delays >= 0");
+    size_t i = 0;
+    while (i < p->nopp && p->opp[i].k < k)
+        i++;
+    if (i < p->nopp && p->opp[i].k == k)
+        return fc__err(FC_EINVAL, "profile: a second opposite entry for k = %" PRIu32, k);
+    if (p->nopp >= FC_OPPOSITE_MAX)
+        return fc__err(FC_ENOMEM, "profile: more than %d opposite entries", FC_OPPOSITE_MAX);
+    memmove(&p->opp[i + 1], &p->opp[i], (p->nopp - i) * sizeof p->opp[0]);
+    p->opp[i].k = k;
+    p->opp[i].p_in = p_in;
+    p->opp[i].p_out = p_out;
+    p->opp[i].eps = eps;
+    p->nopp++;
+    return 0;
+}
+
+double fc__profile_opposite(const fc__profile *p, int out, double k)
+{
+    if (p->nopp == 0 || !(k > 0))
+        return 0;
+    double k0 = 0, v0 = 0;
+    for (size_t i = 0; i < p->nopp; i++) {
+        double k1 = (double)p->opp[i].k, v1 = out ? p->opp[i].p_out : p->opp[i].p_in;
+        if (k <= k1)
+            return v0 + (v1 - v0) * (k - k0) / (k1 - k0);
+        k0 = k1;
+        v0 = v1;
+    }
+    return v0;
 }

@@ -14,7 +14,7 @@
 
 #define FC_PROFILE_VERSION 1
 /* The minor version this code reads and writes: a minor adds keys only (see profile.c). */
-#define FC_PROFILE_MINOR 3
+#define FC_PROFILE_MINOR 4
 
 /* One-way time of a message of b bytes, lo <= b < hi (hi = UINT64_MAX for the last segment):
  * latency + b * per_byte, in seconds. eps is the relative standard error reached when the
@@ -44,6 +44,9 @@ typedef struct fc__maxrate {
     double s, r_nic, r_core_base, r_core_incr;
     double eps; /* relative residual of the least-squares fit */
 } fc__maxrate;
+
+/* The most opposite entries a profile holds (one per measured k). */
+#define FC_OPPOSITE_MAX 16
 
 typedef struct fc__profile {
     int version;             /* FC_PROFILE_VERSION when read or built */
@@ -85,6 +88,17 @@ typedef struct fc__profile {
     int has_conn;
     int conn_serial;
     double conn_wait, conn_eps;
+    /* The opposite direction's load (minor version 4): a message that begins moving data while
+     * its destination's output is full first waits p_in seconds, and one whose source's input is
+     * full p_out, where the delay grows with k, the number of messages that fill that opposite
+     * direction (over TCP the message's acknowledgements queue behind their data). One entry per
+     * measured k, sorted by k, at most FC_OPPOSITE_MAX; eps the largest relative standard error
+     * of the times the entry came from. fc__profile_opposite interpolates. */
+    size_t nopp;
+    struct fc__opposite {
+        uint32_t k;
+        double p_in, p_out, eps;
+    } opp[FC_OPPOSITE_MAX];
 } fc__profile;
 
 /* Reads a profile file into a new *out, owned by the caller (fc__profile_free). Returns 0,
@@ -114,6 +128,18 @@ const fc__segment *fc__profile_segment(const fc__profile *p, int intra, uint64_t
  * (k - 1) / (k' - 1) for same-direction conflicts, whose share falls as flows are added).
  * Returns a negative value when the profile has no cut for the kind. */
 double fc__profile_alpha(const fc__profile *p, uint32_t kind, uint32_t k, uint32_t i);
+
+/* The delay (seconds) of the opposite direction's load (profile.opposite): for a message entering
+ * a node (out = 0, p_in) or leaving it (out = 1, p_out) while k messages fill that node's other
+ * direction. Linear between the measured k (and 0 at k = 0), the last measured value beyond the
+ * largest: the queue that delays the message is bounded. 0 when the profile has no entry or
+ * k <= 0; never negative. */
+double fc__profile_opposite(const fc__profile *p, int out, double k);
+
+/* Adds the entry of k (delays p_in, p_out >= 0, seconds) and keeps the entries sorted. Returns 0,
+ * FC_EINVAL (k already there, k = 0, a negative or non-finite delay) or FC_ENOMEM (the table
+ * is full). */
+int fc__profile_add_opposite(fc__profile *p, uint32_t k, double p_in, double p_out, double eps);
 
 /* Like fc__profile_write, with notes (free text, lines split at '\n') written as '#' comments
  * after the first record: the calibrator says there how it measured and what it could not fit. */

@@ -42,6 +42,11 @@ int main(int argc, char **argv)
     }
     printf("latejoin %d %.6g %u\n", p->has_latejoin, p->latejoin_g, (unsigned)p->latejoin_kmax);
     printf("connection %d %d %.6g\n", p->has_conn, p->conn_serial, p->conn_wait);
+    int opp4 = 0;
+    for (size_t i = 0; i < p->nopp; i++)
+        opp4 |= p->opp[i].k == 4;
+    printf("opposite %zu %d %.6g %.6g %.6g %.6g\n", p->nopp, opp4, fc__profile_opposite(p, 0, 1),
+           fc__profile_opposite(p, 1, 1), fc__profile_opposite(p, 0, 4), fc__profile_opposite(p, 1, 4));
     printf("maxrate %d %.6g\n", p->has_maxrate, p->has_maxrate ? p->maxrate.r_nic : 0.0);
     printf("imb %d %.6g\n", p->has_imb, p->has_imb ? p->imb_bandwidth : 0.0);
     fc__profile_free(p);

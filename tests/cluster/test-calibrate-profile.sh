@@ -8,7 +8,8 @@
 # out of or into one node share it fairly too (alpha near 7), and a flow joining flows already
 # under way gets less than its fair share (the late-joiner record). Two messages sent at once from
 # one rank to another move one after the other over MPICH's one connection per pair (the
-# connection record: serial).
+# connection record: serial). A message entering (leaving) a node whose other direction is full
+# waits for its acknowledgements behind that direction's queue (the opposite record).
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-cluster.sh"
 
@@ -72,6 +73,19 @@ range "late-joiner g" "$(field latejoin 2)" 0.05 3
 [ "$(field connection 1)" = 1 ] || fail_later "no connection record"
 [ "$(field connection 2)" = 1 ] || fail_later "connection measured parallel (waiting share $(field connection 3))"
 range "connection waiting share" "$(field connection 3)" 0.5 1
+# The opposite direction: a probe of 256 KiB into (out of) node 3 while k flows leave (enter) it.
+# The cluster's tbf queue holds 20 ms of data (tools/flowcut-cluster: limit = rate x 0.020); with
+# 4 flows it stays full, and each round trip of the probe's window growth (from 10 segments, about
+# 1.5 times a round trip with delayed acknowledgements: 6-7 round trips for 256 KiB) waits up to
+# that queue: between one and ten queue delays, 0.02 .. 0.2 s, each way. One flow keeps the queue
+# full less of the time than four: its delay is no larger (quick runs measured 1-13 ms against
+# 40-100 ms).
+[ "$(field opposite 1)" -ge 3 ] && [ "$(field opposite 2)" = 1 ] ||
+    fail_later "opposite record: $(field opposite 1) entries, k = 4 measured: $(field opposite 2)"
+range "opposite k=4: delay in (s)" "$(field opposite 5)" 0.02 0.2
+range "opposite k=4: delay out (s)" "$(field opposite 6)" 0.02 0.2
+range "opposite k=1: delay in (s)" "$(field opposite 3)" 0 "$(field opposite 5)"
+range "opposite k=1: delay out (s)" "$(field opposite 4)" 0 "$(field opposite 6)"
 [ "$(field maxrate 1)" = 1 ] || fail_later "no max-rate parameters"
 # IMB's multi-mode ping-pong, fitted with Hager & Wellein's model: its raw unidirectional bandwidth
 # B_r is the link's payload rate, 200e6 / 8 bytes/s less the 4.4 % of headers, within 15 %. The

@@ -106,6 +106,82 @@ static void test_mixed_pair(void **state)
     }
 }
 
+/* The opposite direction's delay (profile opposite entries k = 1: D_IN 0.5 s, D_OUT 0.25 s; k = 2:
+ * D_IN 1 s, D_OUT 0.5 s), flowcut model, fair same-direction cuts, no mixed cuts (full duplex), no
+ * late joiner. Worked by hand (1 MiB moves in 1 s alone):
+ * - A (1->2, 2 MiB) at 0, then B (0->1, 1 MiB) at 0: A alone fills node 1's output, so B, entering
+ *   node 1, waits D_IN(1) = 0.5 and ends at 1.5; A, decided alone, waits nothing and ends at 2.
+ *   (D_OUT in its place would end B at 1.25; without the entries B ends at 1.)
+ * - A (1->2) and C (3->2), 2 MiB each, at 0, then B (0->1, 1 MiB) at 0.25: A moves at 1/2, held
+ *   back by node 2's input, and node 1's output is not full: B waits nothing and ends at 1.25; A
+ *   and C end at 4.
+ * - A1 (1->2) and A2 (1->3), 4 MiB each, at 0, then B (0->1, 1 MiB) at 0.5: node 1's output is
+ *   full with 2 messages, B waits D_IN(2) = 1 and ends at 2.5; A1 and A2 move at 1/2 and end at 8.
+ * - B (0->2, 1 MiB) at 0.5 after A (1->0, 2 MiB) at 0: node 0's input is full with A, so B,
+ *   leaving node 0, waits D_OUT(1) = 0.25 and ends at 1.75.
+ * - On a half-duplex NIC (mixed cuts 1, 1) the first case has no delay: A and B share node 1's one
+ *   resource, B ends at 2 and A at 3. And fairshare ignores the entries: B ends at 1. */
+static void test_opposite_delay(void **state)
+{
+    (void)state;
+    fc__profile *p = fc__profile_new();
+    assert_non_null(p);
+    assert_int_equal(fc__profile_add_segment(p, 0, 0, UINT64_MAX, 0, PB, 0), 0);
+    assert_int_equal(fc__profile_add_cut(p, OUT, 2, (double[]){1, 1}, 2, 0), 0);
+    assert_int_equal(fc__profile_add_cut(p, IN, 2, (double[]){1, 1}, 2, 0), 0);
+    assert_int_equal(fc__profile_add_opposite(p, 1, 0.5, 0.25, 0), 0);
+    assert_int_equal(fc__profile_add_opposite(p, 2, 1, 0.5, 0), 0);
+    fc__net *n;
+    assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+    assert_int_equal(fc__net_start(n, 0, 1, 2, 2 * MIB, 0), 0);
+    assert_int_equal(fc__net_start(n, 0, 0, 1, MIB, 1), 0);
+    expect_pop(n, 1, 1.5);
+    expect_pop(n, 0, 2.0);
+    fc__net_free(n);
+
+    assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+    assert_int_equal(fc__net_start(n, 0, 1, 2, 2 * MIB, 0), 0);
+    assert_int_equal(fc__net_start(n, 0, 3, 2, 2 * MIB, 1), 0);
+    assert_int_equal(fc__net_start(n, 0.25, 0, 1, MIB, 2), 0);
+    expect_pop(n, 2, 1.25);
+    expect_pop(n, 0, 4.0);
+    expect_pop(n, 1, 4.0);
+    fc__net_free(n);
+
+    assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+    assert_int_equal(fc__net_start(n, 0, 1, 2, 4 * MIB, 0), 0);
+    assert_int_equal(fc__net_start(n, 0, 1, 3, 4 * MIB, 1), 0);
+    assert_int_equal(fc__net_start(n, 0.5, 0, 1, MIB, 2), 0);
+    expect_pop(n, 2, 2.5);
+    expect_pop(n, 0, 8.0);
+    expect_pop(n, 1, 8.0);
+    fc__net_free(n);
+
+    assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+    assert_int_equal(fc__net_start(n, 0, 1, 0, 2 * MIB, 0), 0);
+    assert_int_equal(fc__net_start(n, 0.5, 0, 2, MIB, 1), 0);
+    expect_pop(n, 1, 1.75);
+    expect_pop(n, 0, 2.0);
+    fc__net_free(n);
+
+    assert_int_equal(fc__net_create(p, FC_MODEL_FAIRSHARE, &n), 0);
+    assert_int_equal(fc__net_start(n, 0, 1, 2, 2 * MIB, 0), 0);
+    assert_int_equal(fc__net_start(n, 0, 0, 1, MIB, 1), 0);
+    expect_pop(n, 1, 1.0);
+    expect_pop(n, 0, 2.0);
+    fc__net_free(n);
+
+    assert_int_equal(fc__profile_add_cut(p, MIN, 2, (double[]){1}, 1, 0), 0);
+    assert_int_equal(fc__profile_add_cut(p, MOUT, 2, (double[]){1}, 1, 0), 0);
+    assert_int_equal(fc__net_create(p, FC_MODEL_FLOWCUT, &n), 0);
+    assert_int_equal(fc__net_start(n, 0, 1, 2, 2 * MIB, 0), 0);
+    assert_int_equal(fc__net_start(n, 0, 0, 1, MIB, 1), 0);
+    expect_pop(n, 1, 2.0);
+    expect_pop(n, 0, 3.0);
+    fc__net_free(n);
+    fc__profile_free(p);
+}
+
 /* The flowcut model with a late-joiner record (g = 1) in the profile of mkprof (outgoing cuts
  * (1, 1) here: a fair pair). Worked by hand:
  * - A (0->1, 2 MiB) at 0, B (0->2, 1 MiB) at 0.5: A alone until 0.5 (1.5 s of work left). B joins
@@ -575,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_many),              cmocka_unit_test(test_advance),
         cmocka_unit_test(test_settle_ties),       cmocka_unit_test(test_latejoin_flowcut),
         cmocka_unit_test(test_latejoin_half_duplex), cmocka_unit_test(test_connection_serial),
+        cmocka_unit_test(test_opposite_delay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
