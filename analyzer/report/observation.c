@@ -188,10 +188,11 @@ void fc__report_observation_warnings(const fc__analysis *a, void (*fn)(const cha
     const fc__observation *o = a->obs;
     if (m->send_violations)
         warn(fn, arg,
-             "%" PRIu64 " send%s that wait for the receive completed before the receive was posted (clock "
+             "%" PRIu64 " send%s that wait%s for the receive completed before the receive was posted (clock "
              "condition); worst by %.9f s on the message %" PRIu32 " -> %" PRIu32 "; %" PRIu64
              " beyond the clocks' uncertainty",
-             m->send_violations, m->send_violations == 1 ? "" : "s", m->worst_send_violation, m->worst_send_src,
+             m->send_violations, m->send_violations == 1 ? "" : "s", m->send_violations == 1 ? "s" : "",
+             m->worst_send_violation, m->worst_send_src,
              m->worst_send_dst, m->send_violations_beyond);
     if (o != NULL && o->below_wire) {
         const fc__flow *w = &m->flows[o->worst_below_flow];
