@@ -1,7 +1,7 @@
 #!/bin/bash
 # observe-bench.sh: the observed times of a halo exchange against the calibrated flowcut model, on
 # the emulated cluster (4 nodes x 2 ranks, full duplex, all 8 busy-polling ranks on the machine's
-# cores), as issue 22 asks: examples/halowait with staggered sends (rank r posts its sends r x 40
+# cores): examples/halowait with staggered sends (rank r posts its sends r x 40
 # ms after its receives; even steps one MPI_Waitall, odd steps MPI_Test polling timed by the
 # program). It calibrates the platform with flowcut calibrate --quick, traces RUNS runs, analyzes
 # each with the profile, and prints per run: the share of the point-to-point inter-node flows that
