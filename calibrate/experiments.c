@@ -313,6 +313,32 @@ static int next_k(const cal_layout *L, int k)
     return k < L->rpn ? k + 1 : 2 * k;
 }
 
+/* Pairs k ranks of node X, in turn, with the ranks of order[0..no) (flows out of X when out,
+ * into it otherwise), starting each at its own place in order and skipping a pair already used.
+ * Returns 0 when there are not k distinct pairs. */
+static int pair_with(const cal_layout *L, int X, int k, int out, const int *order, int no, cal_flows *f)
+{
+    int nx = L->first[X + 1] - L->first[X];
+    *f = (cal_flows){0};
+    for (int j = 0; j < k; j++) {
+        int x = L->members[L->first[X] + j % nx], y = -1;
+        for (int c = 0; c < no && y < 0; c++) {
+            int cand = order[(j + c) % no], used = 0;
+            for (int q = 0; q < f->n; q++)
+                used |= out ? f->src[q] == x && f->dst[q] == cand : f->src[q] == cand && f->dst[q] == x;
+            if (!used)
+                y = cand;
+        }
+        if (y < 0)
+            return 0;
+        if (out)
+            add_flow(f, x, y);
+        else
+            add_flow(f, y, x);
+    }
+    return 1;
+}
+
 /* k flows out of (into) node X between k distinct pairs of ranks: X's ranks in turn at X's end,
  * and at the other end the ranks of the other nodes, a node after the other (ranks of a node from
  * the highest, as pick takes them), skipping a pair already used. A rank then plays several flows
@@ -328,23 +354,8 @@ static int same_direction(const cal_layout *L, int X, int k, int out, cal_flows 
             if (depth < cnt && no < (int)(sizeof order / sizeof *order))
                 order[no++] = L->members[L->first[d + 1] - 1 - depth];
         }
-    *f = (cal_flows){0};
-    for (int j = 0; j < k; j++) {
-        int x = L->members[L->first[X] + j % nx], y = -1;
-        for (int c = 0; c < no && y < 0; c++) {
-            int cand = order[(j + c) % no], used = 0;
-            for (int q = 0; q < f->n; q++)
-                used |= (out ? f->src[q] == x && f->dst[q] == cand : f->src[q] == cand && f->dst[q] == x);
-            if (!used)
-                y = cand;
-        }
-        if (y < 0)
-            return 0;
-        if (out)
-            add_flow(f, x, y);
-        else
-            add_flow(f, y, x);
-    }
+    if (!pair_with(L, X, k, out, order, no, f))
+        return 0;
     sort_flows(f);
     return 1;
 }
@@ -457,7 +468,7 @@ static int connection(const cal_opts *o, const cal_layout *L, fc__profile *p, do
  * distinct pairs. */
 static int around(const cal_layout *L, int X, int k, int out, cal_flows *f)
 {
-    int order[CAL_MAXFLOWS * 4], no = 0, nx = L->first[X + 1] - L->first[X];
+    int order[CAL_MAXFLOWS * 4], no = 0;
     const int cap = (int)(sizeof order / sizeof *order);
     for (int depth = 0, any = 1; any && no < cap; depth++) {
         any = 0;
@@ -467,24 +478,7 @@ static int around(const cal_layout *L, int X, int k, int out, cal_flows *f)
                 any = 1;
             }
     }
-    *f = (cal_flows){0};
-    for (int j = 0; j < k; j++) {
-        int x = L->members[L->first[X] + j % nx], y = -1;
-        for (int c = 0; c < no && y < 0; c++) {
-            int cand = order[(j + c) % no], used = 0;
-            for (int q = 0; q < f->n; q++)
-                used |= out ? f->src[q] == x && f->dst[q] == cand : f->src[q] == cand && f->dst[q] == x;
-            if (!used)
-                y = cand;
-        }
-        if (y < 0)
-            return 0;
-        if (out)
-            add_flow(f, x, y);
-        else
-            add_flow(f, y, x);
-    }
-    return 1;
+    return pair_with(L, X, k, out, order, no, f);
 }
 
 /* The opposite direction's load at node X (the last), for k = 1 .. o->max_k: k flows of cut_size

@@ -55,6 +55,20 @@ static fc__replay *build(trank *rk, uint32_t n)
     return rp;
 }
 
+/* Ranks 0 and 1 of node n0 each send 1 MiB (rendezvous) to rank 2 and 3 of node n1, sends posted
+ * at 1 ms and receives at 0.5 ms, all ending at 40 ms. */
+static fc__replay *two_flows(void)
+{
+    trank rk[4] = {{.node = "n0"}, {.node = "n0"}, {.node = "n1"}, {.node = "n1"}};
+    for (int s = 0; s < 2; s++) {
+        add(&rk[s], FC_EV_MPI_Send, 1000, 40000, s + 2, 0, MIB, 0, 0);
+        add(&rk[s], FC_EV_MPI_Finalize, 40000, 40000, FC_PEER_NONE, 0, 0, 0, 0);
+        add(&rk[s + 2], FC_EV_MPI_Recv, 500, 40000, s, 0, MIB, 0, 0);
+        add(&rk[s + 2], FC_EV_MPI_Finalize, 40000, 40000, FC_PEER_NONE, 0, 0, 0, 0);
+    }
+    return build(rk, 4);
+}
+
 static fc__replay_result run(const fc__replay *rp, const uint32_t *pl, uint32_t nodes, unsigned model)
 {
     fc__profile *p = platform();
@@ -127,14 +141,7 @@ static void test_eager_late_receiver(void **state)
 static void test_contention(void **state)
 {
     (void)state;
-    trank rk[4] = {{.node = "n0"}, {.node = "n0"}, {.node = "n1"}, {.node = "n1"}};
-    for (int s = 0; s < 2; s++) {
-        add(&rk[s], FC_EV_MPI_Send, 1000, 40000, s + 2, 0, MIB, 0, 0);
-        add(&rk[s], FC_EV_MPI_Finalize, 40000, 40000, FC_PEER_NONE, 0, 0, 0, 0);
-        add(&rk[s + 2], FC_EV_MPI_Recv, 500, 40000, s, 0, MIB, 0, 0);
-        add(&rk[s + 2], FC_EV_MPI_Finalize, 40000, 40000, FC_PEER_NONE, 0, 0, 0, 0);
-    }
-    fc__replay *rp = build(rk, 4);
+    fc__replay *rp = two_flows();
     assert_int_equal(rp->nmsgs, 2);
     assert_int_equal(rp->max_slots, 2);
     uint32_t observed[4] = {0, 0, 1, 1}, spread[4] = {0, 1, 2, 3};
@@ -390,14 +397,7 @@ static void test_fixed_rendezvous(void **state)
 static void test_fixed_contention(void **state)
 {
     (void)state;
-    trank rk[4] = {{.node = "n0"}, {.node = "n0"}, {.node = "n1"}, {.node = "n1"}};
-    for (int s = 0; s < 2; s++) {
-        add(&rk[s], FC_EV_MPI_Send, 1000, 40000, s + 2, 0, MIB, 0, 0);
-        add(&rk[s], FC_EV_MPI_Finalize, 40000, 40000, FC_PEER_NONE, 0, 0, 0, 0);
-        add(&rk[s + 2], FC_EV_MPI_Recv, 500, 40000, s, 0, MIB, 0, 0);
-        add(&rk[s + 2], FC_EV_MPI_Finalize, 40000, 40000, FC_PEER_NONE, 0, 0, 0, 0);
-    }
-    fc__replay *rp = build(rk, 4);
+    fc__replay *rp = two_flows();
     assert_int_equal(rp->nmsgs, 2);
     for (int i = 0; i < 2; i++) {
         rp->msgs[i].fixed = 1;
