@@ -308,6 +308,55 @@ static void test_connection_serial(void **state)
     }
 }
 
+/* A connection whose messages move side by side but end in order (connection serial with
+ * connection-ends 1/2 or more): A (0->1, 2 MiB) and B (0->1, 1 MiB) of one connection and C (0->2,
+ * 1/2 MiB) of another, all at 0, under fairshare; D (0->3, 1/4 MiB) joins at 3.0. Worked by hand:
+ * the three share node 0's output at 1/3: C ends at 1.5 (A and B 1/2 MiB moved); A and B at 1/2:
+ * B's data is through at 2.5, A has 1 MiB left; B waits for A, and A moves alone: 1/2 MiB left
+ * at 3.0, when D joins; A and D at 1/2: D ends at 3.5, A (1/4 MiB left) alone at 3.75, and B with
+ * it. With connection-ends below 1/2 (or none) the record is the serial connection's: B waits for A
+ * before moving: A and C at 1/2 until 1.0 (C done, A 3/2 MiB left), A alone until 2.5, then B
+ * alone: at 3.0 it has 1/2 MiB left and shares with D: D ends at 3.5, B (1/4 MiB left) at 3.75. The start at 3.0 comes after B's data is through (2.5)
+ * and before A ends: the end of a held message's data is not a completion, so the start is
+ * taken. */
+static void test_connection_ordered(void **state)
+{
+    (void)state;
+    struct {
+        int ends;
+        double share;
+        uint64_t first, second, third, fourth;
+        double t1, t2, t3, t4;
+    } c[] = {
+        {1, 1.0, 2, 3, 0, 1, 1.5, 3.5, 3.75, 3.75},
+        {1, 0.5, 2, 3, 0, 1, 1.5, 3.5, 3.75, 3.75},
+        {1, 0.4, 2, 0, 3, 1, 1.0, 2.5, 3.5, 3.75},
+        {0, 0.0, 2, 0, 3, 1, 1.0, 2.5, 3.5, 3.75},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        fc__profile *p = mkprof(0);
+        p->has_conn = 1;
+        p->conn_serial = 1;
+        p->has_conn_ends = c[i].ends;
+        p->conn_ends = c[i].share;
+        fc__net *n;
+        assert_int_equal(fc__net_create(p, FC_MODEL_FAIRSHARE, &n), 0);
+        assert_int_equal(fc__net_start_conn(n, 0, 0, 1, 7, 2 * MIB, 0), 0);
+        assert_int_equal(fc__net_start_conn(n, 0, 0, 1, 7, MIB, 1), 0);
+        assert_int_equal(fc__net_start_conn(n, 0, 0, 2, 9, MIB / 2, 2), 0);
+        expect_pop(n, c[i].first, c[i].t1);
+        if (c[i].t2 < 3.0) /* serial: A ends before D joins */
+            expect_pop(n, c[i].second, c[i].t2);
+        assert_int_equal(fc__net_start_conn(n, 3.0, 0, 3, 11, MIB / 4, 3), 0);
+        if (c[i].t2 >= 3.0)
+            expect_pop(n, c[i].second, c[i].t2);
+        expect_pop(n, c[i].third, c[i].t3);
+        expect_pop(n, c[i].fourth, c[i].t4);
+        fc__net_free(n);
+        fc__profile_free(p);
+    }
+}
+
 /* k synchronous equal flows leaving one node under fairshare: each gets 1/k of the NIC, so all
  * end together at k T; started in reverse key order, they still pop in ascending key order. */
 static void test_fairshare_outgoing(void **state)
@@ -651,7 +700,7 @@ int main(void)
         cmocka_unit_test(test_many),              cmocka_unit_test(test_advance),
         cmocka_unit_test(test_settle_ties),       cmocka_unit_test(test_latejoin_flowcut),
         cmocka_unit_test(test_latejoin_half_duplex), cmocka_unit_test(test_connection_serial),
-        cmocka_unit_test(test_opposite_delay),
+        cmocka_unit_test(test_opposite_delay),    cmocka_unit_test(test_connection_ordered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
