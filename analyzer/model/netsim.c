@@ -114,8 +114,8 @@ static int conn_open(aux *a, uint64_t c, int open)
     return 0;
 }
 
-/* Unmarks c (a message that ends with no earlier open one), leaving the probe chains of the other
- * connections whole: the entries after the slot are placed again. */
+/* Unmarks c when it is marked, leaving the probe chains of the other connections whole: the
+ * entries after its slot, up to the next empty one, are placed again. */
 static void conn_close(aux *a, uint64_t c)
 {
     size_t mask = a->ccap - 1, h = conn_slot(a, c);
@@ -129,11 +129,13 @@ static void conn_close(aux *a, uint64_t c)
     }
 }
 
+/* Each by conn_close, which keeps the probe chains whole: a slot emptied in the middle of a chain
+ * would hide the connections placed after it from the search. */
 static void conn_clear(aux *a, const state *s)
 {
     for (size_t i = 0; i < s->n; i++)
         if (s->v[i].conn != 0)
-            a->cset[conn_slot(a, s->v[i].conn)] = 0;
+            conn_close(a, s->v[i].conn);
 }
 
 /* Moves the state to time e, an event time no later than any pending event: messages whose

@@ -357,6 +357,68 @@ static void test_connection_ordered(void **state)
     }
 }
 
+/* Runs NF drawn messages (one every ms, 8 nodes) under fairshare, message i of connection
+ * conn(i), and stores the pops in order of completion. */
+static void run_conns(const fc__profile *p, size_t nf, uint64_t (*conn)(uint64_t), uint64_t *order,
+                      double *when)
+{
+    fc__net *n;
+    assert_int_equal(fc__net_create(p, FC_MODEL_FAIRSHARE, &n), 0);
+    uint32_t x = 777;
+    size_t got = 0;
+    double te;
+    uint64_t k;
+    for (uint64_t i = 0; i < nf; i++) {
+        double t = (double)i * 1e-3;
+        while (fc__net_next(n) <= t) {
+            assert_int_equal(fc__net_pop(n, &te, &k), 1);
+            order[got] = k;
+            when[got++] = te;
+        }
+        x = x * 1103515245u + 12345u;
+        uint32_t src = (x >> 8) % 8, dst = (src + 1 + (x >> 16) % 7) % 8;
+        assert_int_equal(fc__net_start_conn(n, t, src, dst, conn(i), 1000 + (x >> 20) % 50000, i), 0);
+    }
+    int rc;
+    while ((rc = fc__net_pop(n, &te, &k)) > 0) {
+        order[got] = k;
+        when[got++] = te;
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(got, nf);
+    fc__net_free(n);
+}
+
+static uint64_t conn_own(uint64_t i) { return 0x9e3779b97f4a7c15ull * (i + 1); }
+static uint64_t conn_none(uint64_t i) { (void)i; return 0; }
+
+/* Connections ending in order, each with one message, many in flight at once (their numbers
+ * spread over the whole set that marks them): no message has an earlier one of its connection,
+ * so none is ever held, and the run is the one without connections, pop for pop. A connection
+ * left marked in that set after a message ended would hold a later message of another one. */
+static void test_connection_ordered_many(void **state)
+{
+    (void)state;
+    enum { NF = 2000 };
+    fc__profile *p = mkprof(1e-5);
+    p->has_conn = p->conn_serial = p->has_conn_ends = 1;
+    p->conn_ends = 1;
+    uint64_t *o1 = malloc(NF * sizeof *o1), *o2 = malloc(NF * sizeof *o2);
+    double *w1 = malloc(NF * sizeof *w1), *w2 = malloc(NF * sizeof *w2);
+    assert_true(o1 && o2 && w1 && w2);
+    run_conns(p, NF, conn_own, o1, w1);
+    run_conns(p, NF, conn_none, o2, w2);
+    for (size_t i = 0; i < NF; i++) {
+        assert_int_equal(o1[i], o2[i]);
+        assert_true(w1[i] == w2[i]);
+    }
+    free(o1);
+    free(o2);
+    free(w1);
+    free(w2);
+    fc__profile_free(p);
+}
+
 /* k synchronous equal flows leaving one node under fairshare: each gets 1/k of the NIC, so all
  * end together at k T; started in reverse key order, they still pop in ascending key order. */
 static void test_fairshare_outgoing(void **state)
@@ -701,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_settle_ties),       cmocka_unit_test(test_latejoin_flowcut),
         cmocka_unit_test(test_latejoin_half_duplex), cmocka_unit_test(test_connection_serial),
         cmocka_unit_test(test_opposite_delay),    cmocka_unit_test(test_connection_ordered),
+        cmocka_unit_test(test_connection_ordered_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
