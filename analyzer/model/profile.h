@@ -81,7 +81,8 @@ typedef struct fc__profile {
     /* The order of the messages of one connection (minor version 3): the messages from one rank
      * to another travel one connection of the transport, and with conn_serial set a message that
      * finds an earlier one of its connection still moving data waits for it to end, the
-     * connection being one flow for the NICs; without it every message is a flow of its own.
+     * connection being one flow for the NICs (unless conn_ends, below, says they move side by
+     * side and end in order); without it every message is a flow of its own.
      * conn_wait is the measured share of a later message's data time spent waiting for the
      * earlier one (0 side by side, 1 one after the other; conn_serial is conn_wait >= 1/2), eps
      * the largest relative standard error of the times it came from. */
