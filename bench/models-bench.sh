@@ -11,9 +11,9 @@
 # in collectives, with 2 ranks a node and with 1, and prints each model's errors over their
 # collective calls' durations. It asserts nothing; tests/cluster/test-model-errors.sh runs the
 # quick version and checks it. When the profile holds a connection record, each trace is analyzed
-# again with the profile less that record (rows "noconn": every message a flow of its own), and
-# likewise less its opposite records (rows "noopp"), so each record's effect is read on the same
-# runs.
+# again with the profile less that record (rows "noconn": every message a flow of its own), less
+# its connection-ends record (rows "noends": a serial connection's messages one at a time), and
+# less its opposite records (rows "noopp"), so each record's effect is read on the same runs.
 #
 # Usage: models-bench.sh [--quick] [--duplex full|half|both] [--rate RATE] [--runs N] [-o DIR] BUILDDIR
 #   --quick   a small version (quick calibration, half-size messages, one repetition, fewer patterns)
@@ -167,6 +167,14 @@ trace() {
         timeout 300 "$flowcut" analyze --platform "$work/$duplex/profile-noconn" --format json \
             -o "$dir/noconn.json" "$dir/trace" 2>"$dir/noconn.err" ||
             { cat "$dir/noconn.err" >&2; fail "analyze $name (without the connection record) failed"; }
+    fi
+    # Without its connection-ends record ("noends"): a serial connection's messages move one at
+    # a time, where with it they move side by side and end in the order they started.
+    if grep -q '^connection-ends ' "$work/$duplex/profile"; then
+        grep -v '^connection-ends ' "$work/$duplex/profile" >"$work/$duplex/profile-noends"
+        timeout 300 "$flowcut" analyze --platform "$work/$duplex/profile-noends" --format json \
+            -o "$dir/noends.json" "$dir/trace" 2>"$dir/noends.err" ||
+            { cat "$dir/noends.err" >&2; fail "analyze $name (without the connection-ends record) failed"; }
     fi
     # Without its opposite records ("noopp"): no message waits for a full opposite direction.
     if grep -q '^opposite ' "$work/$duplex/profile"; then
@@ -323,7 +331,7 @@ for d in duplexes:
             e = stats([(sim[k][3], prog[k][3]) for k in prog if k in sim])
             if e:
                 prog_rows.append(dict(duplex=d, case=name, run=case, profile="rate", model="simgrid", **e))
-        for prof in ("platform", "noconn", "noopp", "self"):
+        for prof in ("platform", "noconn", "noends", "noopp", "self"):
             if not os.path.exists(os.path.join(cdir, prof + ".json")):
                 continue
             rep = json.load(open(os.path.join(cdir, prof + ".json")))
@@ -396,7 +404,7 @@ for r in prog_rows:
 print("random pattern against the program's own timings, median over its runs of each statistic:")
 for d in duplexes:
     for m in MODELS + ("simgrid",):
-        for prof in ("platform", "noconn", "noopp", "self", "rate"):
+        for prof in ("platform", "noconn", "noends", "noopp", "self", "rate"):
             sel = [r for r in prog_rows if r["duplex"] == d and r["case"] == "random30" and r["model"] == m
                    and r["profile"] == prof]
             if sel:

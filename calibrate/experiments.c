@@ -427,18 +427,26 @@ static int latejoin(const cal_opts *o, const cal_layout *L, fc__profile *p, doub
  * message a flow of its own, sharing the path fairly), the small one moves at half its rate while
  * the large one moves, and ends at lat + 2 d (d its lone data time); one after the other, it ends
  * a lone data time after the large one, t_large + d. The share of the way from the first to the
- * second where it ended is the profile's WAIT; serial when it is 1/2 or more. */
+ * second where it ended is the profile's WAIT; serial when it is 1/2 or more.
+ *
+ * The large one's end tells the two ways a small message can end after it apart: alone it takes
+ * T_L; if the small one waited behind it, it still ends at T_L, and if the small one moved beside
+ * it, taking its share of the path, at T_L + d. The share of d by which it ended later than alone
+ * is the profile's connection-ends SHARE: at 1/2 or more the messages move side by side and end
+ * in the order they started. */
 static int connection(const cal_opts *o, const cal_layout *L, fc__profile *p, double lat, char *notes, size_t nn)
 {
     int X = L->nnodes - 1;
     uint64_t small = o->cut_size / 4;
-    cal_flows f1 = {0}, f = {0};
+    cal_flows f1 = {0}, fl = {0}, f = {0};
     add_flow(&f1, L->members[L->first[X]], pick(L, 0, &f1));
     if (f1.dst[0] < 0)
         return 0;
     f1.size[0] = small;
-    double t1, e1, t[2], e;
+    double t1, e1, tl, el, t[2], e;
     run_flows(o, &f1, o->cut_size, &t1, &e1, NULL);
+    add_flow(&fl, f1.src[0], f1.dst[0]);
+    run_flows(o, &fl, o->cut_size, &tl, &el, NULL);
     add_flow(&f, f1.src[0], f1.dst[0]);
     add_flow(&f, f1.src[0], f1.dst[0]);
     f.size[1] = small;
@@ -455,10 +463,17 @@ static int connection(const cal_opts *o, const cal_layout *L, fc__profile *p, do
     p->conn_wait = wait;
     p->conn_serial = wait >= 0.5;
     p->conn_eps = fmax(e, e1);
+    double ends = (t[0] - tl) / d;
+    ends = ends < 0 ? 0 : ends > 1 ? 1 : ends;
+    p->has_conn_ends = 1;
+    p->conn_ends = ends;
+    p->conn_ends_eps = fmax(p->conn_eps, el);
     note(notes, nn, "connection: rank %d sent %" PRIu64 " and then %" PRIu64 " bytes to rank %d: they ended at %.6g "
          "and %.6g s, the small one alone %.6g s (side by side it would end at %.6g s, after the large one at "
-         "%.6g s): %s", f.src[0], o->cut_size, small, f.dst[0], t[0], t[1], t1, side, serial,
-         p->conn_serial ? "serial" : "parallel");
+         "%.6g s): %s; the large one alone %.6g s, later by %.2f of the small one's data time beside it: %s",
+         f.src[0], o->cut_size, small, f.dst[0], t[0], t[1], t1, side, serial,
+         p->conn_serial ? "serial" : "parallel", tl, ends,
+         ends >= 0.5 ? "side by side, ending in order" : "one after the other");
     return 0;
 }
 
@@ -854,6 +869,10 @@ void cal_summary(FILE *f, const cal_opts *o, const cal_layout *L, const fc__prof
     if (p->has_conn)
         fprintf(f, "connection: the messages from one rank to another move %s (waiting share %.2f, eps %.3f)\n",
                 p->conn_serial ? "one after the other" : "side by side", p->conn_wait, p->conn_eps);
+    if (p->has_conn_ends)
+        fprintf(f, "connection: the earlier message ends later by %.2f of the later one's data time (%s; eps %.3f)\n",
+                p->conn_ends, fc__profile_conn_ordered(p) ? "they move side by side and end in order" :
+                p->conn_serial ? "they move one after the other" : "they move side by side", p->conn_ends_eps);
     if (p->has_imb)
         fprintf(f, "IMB multi-mode (Hager & Wellein): chunk %.0f B, B_r %.2f MB/s, T_1 %.1f us (fit residual %.3f)\n",
                 p->imb_chunk, p->imb_bandwidth * 1e-6, p->imb_latency * 1e6, p->imb_eps);

@@ -10,7 +10,9 @@
 #include "conflict/intervals.h"
 #include "model/model.h"
 
-enum { PH_LAT, PH_DATA, PH_DONE };
+/* PH_HELD: the data is through, but an earlier message of its connection has not ended (a
+ * profile whose connections end in order, fc__profile_conn_ordered): it ends with that one. */
+enum { PH_LAT, PH_DATA, PH_HELD, PH_DONE };
 
 typedef struct msg {
     uint64_t key;

@@ -90,6 +90,54 @@ static void msg_times(const fc__net *n, int intra, uint64_t bytes, double *lat, 
 
 /* ---- the event loop ---------------------------------------------------------------------------- */
 
+/* ---- connections whose messages end in order (fc__profile_conn_ordered) ------------------------
+ * One pass over the messages in key order (the order they started) asks conn_open of each: it
+ * says whether an earlier message of the connection is still open (not ended), and, when the
+ * message itself is open, marks the connection so. aux.cset holds the marked connections; a
+ * message that ends in the pass unmarks its connection (conn_close) when it was the marking one,
+ * which is when no earlier one is open; conn_clear empties the set after the pass. */
+static size_t conn_slot(const aux *a, uint64_t c)
+{
+    size_t mask = a->ccap - 1, h = (size_t)(c ^ (c >> 29)) * 0x9e3779b97f4a7c15ull & mask;
+    while (a->cset[h] != 0 && a->cset[h] != c)
+        h = (h + 1) & mask;
+    return h;
+}
+
+static int conn_open(aux *a, uint64_t c, int open)
+{
+    size_t h = conn_slot(a, c);
+    if (a->cset[h] == c)
+        return 1;
+    if (open)
+        a->cset[h] = c;
+    return 0;
+}
+
+/* Unmarks c when it is marked, leaving the probe chains of the other connections whole: the
+ * entries after its slot, up to the next empty one, are placed again. */
+static void conn_close(aux *a, uint64_t c)
+{
+    size_t mask = a->ccap - 1, h = conn_slot(a, c);
+    if (a->cset[h] != c)
+        return;
+    a->cset[h] = 0;
+    for (size_t j = (h + 1) & mask; a->cset[j] != 0; j = (j + 1) & mask) {
+        uint64_t o = a->cset[j];
+        a->cset[j] = 0;
+        a->cset[conn_slot(a, o)] = o;
+    }
+}
+
+/* Each by conn_close, which keeps the probe chains whole: a slot emptied in the middle of a chain
+ * would hide the connections placed after it from the search. */
+static void conn_clear(aux *a, const state *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].conn != 0)
+            conn_close(a, s->v[i].conn);
+}
+
 /* Moves the state to time e, an event time no later than any pending event: messages whose
  * completion is e complete, latency phases ending by e give way to the data phase. The re-solve
  * that follows starts every message moving data at speed 1 and lists in a->idx those a model may
@@ -98,12 +146,34 @@ static size_t step(const fc__net *n, aux *a, state *s, double e)
 {
     double dt = e - s->now;
     int slowed = n->model != FC_MODEL_LINEAR;
+    int ordered = slowed && fc__profile_conn_ordered(n->p);
     size_t d = 0;
     s->known = 0;
     for (size_t i = 0; i < s->n; i++) {
         msg *m = &s->v[i];
+        /* The messages before this one have their phases at e already: an open one of its
+         * connection holds it. */
+        int behind = ordered && m->conn != 0 && conn_open(a, m->conn, m->phase != PH_DONE);
+        if (m->phase == PH_HELD) {
+            if (!behind) {
+                m->phase = PH_DONE;
+                m->fin = e;
+                s->ndone++;
+                conn_close(a, m->conn);
+            }
+            continue;
+        }
         if (m->phase == PH_DATA) {
             if (m->fin <= e) {
+                m->work = 0;
+                m->speed = 0;
+                if (behind) {
+                    m->phase = PH_HELD;
+                    m->fin = INFINITY;
+                    continue;
+                }
+                if (ordered && m->conn != 0)
+                    conn_close(a, m->conn);
                 m->phase = PH_DONE;
                 m->fin = e;
                 m->work = 0;
@@ -114,10 +184,17 @@ static size_t step(const fc__net *n, aux *a, state *s, double e)
             if (m->work < 0)
                 m->work = 0;
         } else if (m->phase == PH_LAT && m->lat_end <= e) {
-            m->phase = m->work > 0 ? PH_DATA : PH_DONE;
+            m->phase = m->work > 0 ? PH_DATA : behind ? PH_HELD : PH_DONE;
             m->fresh = 1;
             m->data_start = m->lat_end;
+            if (m->phase == PH_HELD) {
+                m->speed = 0;
+                m->fin = INFINITY;
+                continue;
+            }
             if (m->phase == PH_DONE) {
+                if (ordered && m->conn != 0)
+                    conn_close(a, m->conn);
                 m->fin = e;
                 s->ndone++;
                 continue;
@@ -129,6 +206,8 @@ static size_t step(const fc__net *n, aux *a, state *s, double e)
         if (slowed && !m->intra)
             a->idx[d++] = i;
     }
+    if (ordered)
+        conn_clear(a, s);
     s->now = e;
     return d;
 }
@@ -188,7 +267,7 @@ static size_t drop_stalled(aux *a, state *s, size_t d)
  * the d messages step listed taking their speeds from the model, and the next event times. */
 static int solve(const fc__net *n, aux *a, state *s, size_t d)
 {
-    if (d > 0 && n->p->has_conn && n->p->conn_serial)
+    if (d > 0 && fc__profile_conn_one_at_a_time(n->p))
         d = hold_connections(a, s, d);
     int opp = n->model == FC_MODEL_FLOWCUT && n->p->nopp > 0;
     if (d > 0 && opp)
@@ -213,12 +292,18 @@ static int solve(const fc__net *n, aux *a, state *s, size_t d)
         }
     }
     double elat = INFINITY, efin = INFINITY;
+    int ordered = n->model != FC_MODEL_LINEAR && fc__profile_conn_ordered(n->p);
     for (size_t i = 0; i < s->n; i++) {
         msg *m = &s->v[i];
+        int behind = ordered && m->conn != 0 && conn_open(a, m->conn, m->phase != PH_DONE);
         if (m->phase == PH_DATA) {
             /* A message held behind its connection (speed 0) has no completion in sight. */
             m->fin = m->speed > 0 ? s->now + m->work / m->speed : INFINITY;
-            if (m->fin < efin)
+            /* The end of the data of a message behind an open one of its connection is not its
+             * completion (it will be held), but an event, as a latency's end. */
+            if (behind && m->fin < elat)
+                elat = m->fin;
+            else if (!behind && m->fin < efin)
                 efin = m->fin;
             /* A delayed message's end of delay is an event, as a latency's end. */
             if (m->stall_end > s->now && m->stall_end < elat)
@@ -227,6 +312,8 @@ static int solve(const fc__net *n, aux *a, state *s, size_t d)
             elat = m->lat_end;
         }
     }
+    if (ordered)
+        conn_clear(a, s);
     s->elat = elat;
     s->efin = efin;
     s->known = 1;
@@ -235,18 +322,24 @@ static int solve(const fc__net *n, aux *a, state *s, size_t d)
 
 /* The next event times by a scan of the messages, for a state that does not know them: a new
  * state, or one a start left with a tie it could not settle. */
-static void scan_next(state *s)
+static void scan_next(const fc__net *n, aux *a, state *s)
 {
     double elat = INFINITY, efin = INFINITY;
+    int ordered = n->model != FC_MODEL_LINEAR && fc__profile_conn_ordered(n->p);
     for (size_t i = 0; i < s->n; i++) {
         const msg *m = &s->v[i];
+        int behind = ordered && m->conn != 0 && conn_open(a, m->conn, m->phase != PH_DONE);
         if (m->phase == PH_LAT && m->lat_end < elat)
             elat = m->lat_end;
+        else if (m->phase == PH_DATA && behind && m->fin < elat)
+            elat = m->fin; /* its data's end, not its completion (solve) */
         else if (m->phase == PH_DATA && m->fin < efin)
             efin = m->fin;
         if (m->phase == PH_DATA && m->stall_end > s->now && m->stall_end < elat)
             elat = m->stall_end;
     }
+    if (ordered)
+        conn_clear(a, s);
     s->elat = elat;
     s->efin = efin;
     s->known = 1;
@@ -271,7 +364,7 @@ static int run(const fc__net *n, aux *a, state *s, double until, int strict)
         if (s->ndone > 0 && (isinf(until) || strict >= RUN_TO_DONE))
             return 0;
         if (!s->known)
-            scan_next(s);
+            scan_next(n, a, s);
         double e = s->elat, efin = s->efin;
         if (efin < e)
             e = efin;

@@ -24,6 +24,9 @@
  *   connection ORDER WAIT EPS      (1.3) ORDER serial | parallel: whether the messages of one
  *                                  connection (one rank to another) move one after the other;
  *                                  WAIT the measured share of the later one's time spent waiting
+ *   connection-ends SHARE EPS      (1.5) SHARE the measured share of a connection's later
+ *                                  message's data time by which the earlier one ends later than
+ *                                  alone (0 one after the other, 1 side by side)
  *   opposite K D_IN D_OUT EPS      (1.4) a message that begins moving data into (out of) a node
  *                                  whose output (input) is full with K messages first waits D_IN
  *                                  (D_OUT) seconds; one line per K
@@ -295,6 +298,10 @@ int fc__profile_write_notes(FILE *f, const fc__profile *p, const char *notes)
         fputs("# connection ORDER WAIT EPS: the messages from one rank to another move one after the other (serial) or side by side\n", f);
         fprintf(f, "connection %s %.4g %.4g\n", p->conn_serial ? "serial" : "parallel", p->conn_wait, p->conn_eps);
     }
+    if (p->has_conn_ends) {
+        fputs("# connection-ends SHARE EPS: the share of a connection's later message's data time by which the earlier one ends later than alone (1: side by side, ending in order)\n", f);
+        fprintf(f, "connection-ends %.4g %.4g\n", p->conn_ends, p->conn_ends_eps);
+    }
     if (p->nopp)
         fputs("# opposite K D_IN D_OUT EPS: a message beginning to enter (leave) a node whose output (input) is full with K messages first waits D seconds\n", f);
     for (size_t i = 0; i < p->nopp; i++)
@@ -433,7 +440,8 @@ static int get_text(const parser *ps, size_t i, char *dst, size_t cap)
     X(MAXRATE, "maxrate")                                                                         \
     X(IMB, "imb")                                                                                 \
     X(LATEJOIN, "late-joiner")                                                                    \
-    X(CONN, "connection")
+    X(CONN, "connection")                                                                        \
+    X(CONN_ENDS, "connection-ends")
 
 enum scalar_key {
 #define FC__X(name, text) K_##name,
@@ -451,7 +459,7 @@ static const char *const scalar_names[] = {
 static const size_t scalar_fields[] = {
     [K_SOURCE] = 1, [K_NODES] = 1, [K_RPN] = 1, [K_MPI] = 1, [K_DATE] = 1,
     [K_NETWORK] = 1, [K_EPS] = 1, [K_EAGER] = 1, [K_MAXRATE] = 5, [K_IMB] = 6, [K_LATEJOIN] = 3,
-    [K_CONN] = 3,
+    [K_CONN] = 3, [K_CONN_ENDS] = 2,
 };
 
 static int parse_scalar(const parser *ps, int key, fc__profile *p)
@@ -516,6 +524,15 @@ static int parse_scalar(const parser *ps, int key, fc__profile *p)
             return bad(ps, "connection: WAIT must lie in [0, 1]");
         p->conn_serial = strcmp(ps->tok[1], "serial") == 0;
         p->has_conn = 1;
+        return 0;
+    }
+    case K_CONN_ENDS: {
+        int rc;
+        if ((rc = get_nonneg(ps, 1, &p->conn_ends)) || (rc = get_nonneg(ps, 2, &p->conn_ends_eps)))
+            return rc;
+        if (!(p->conn_ends <= 1))
+            return bad(ps, "connection-ends: SHARE must lie in [0, 1]");
+        p->has_conn_ends = 1;
         return 0;
     }
     }

@@ -14,7 +14,7 @@
 
 #define FC_PROFILE_VERSION 1
 /* The minor version this code reads and writes: a minor adds keys only (see profile.c). */
-#define FC_PROFILE_MINOR 4
+#define FC_PROFILE_MINOR 5
 
 /* One-way time of a message of b bytes, lo <= b < hi (hi = UINT64_MAX for the last segment):
  * latency + b * per_byte, in seconds. eps is the relative standard error reached when the
@@ -81,13 +81,23 @@ typedef struct fc__profile {
     /* The order of the messages of one connection (minor version 3): the messages from one rank
      * to another travel one connection of the transport, and with conn_serial set a message that
      * finds an earlier one of its connection still moving data waits for it to end, the
-     * connection being one flow for the NICs; without it every message is a flow of its own.
+     * connection being one flow for the NICs (unless conn_ends, below, says they move side by
+     * side and end in order); without it every message is a flow of its own.
      * conn_wait is the measured share of a later message's data time spent waiting for the
      * earlier one (0 side by side, 1 one after the other; conn_serial is conn_wait >= 1/2), eps
      * the largest relative standard error of the times it came from. */
     int has_conn;
     int conn_serial;
     double conn_wait, conn_eps;
+    /* How the earlier message of a connection ends (minor version 5): conn_ends is the measured
+     * share of the later message's data time by which the earlier one ended later than alone (0:
+     * it ended as alone, the later one waiting behind it; 1: the later one took its share of the
+     * NIC beside it). With conn_serial set and conn_ends >= 1/2 the connection's messages move
+     * side by side, each a flow of its own, but end in the order they started: a message whose
+     * data is through waits for the earlier ones of its connection to end (fc__profile_conn_ordered).
+     * eps the largest relative standard error of the times it came from. */
+    int has_conn_ends;
+    double conn_ends, conn_ends_eps;
     /* The opposite direction's load (minor version 4): a message that begins moving data while
      * its destination's output is full first waits p_in seconds, and one whose source's input is
      * full p_out, where the delay grows with k, the number of messages that fill that opposite
@@ -100,6 +110,18 @@ typedef struct fc__profile {
         double p_in, p_out, eps;
     } opp[FC_OPPOSITE_MAX];
 } fc__profile;
+
+/* Whether the messages of one connection move side by side but end in the order they started
+ * (connection serial with connection-ends 1/2 or more), and whether they move one at a time
+ * (connection serial otherwise). */
+static inline int fc__profile_conn_ordered(const fc__profile *p)
+{
+    return p->has_conn && p->conn_serial && p->has_conn_ends && p->conn_ends >= 0.5;
+}
+static inline int fc__profile_conn_one_at_a_time(const fc__profile *p)
+{
+    return p->has_conn && p->conn_serial && !fc__profile_conn_ordered(p);
+}
 
 /* Reads a profile file into a new *out, owned by the caller (fc__profile_free). Returns 0,
  * FC_EIO (file cannot be read), FC_ECORRUPT (a line that does not parse, with its number in

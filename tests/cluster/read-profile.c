@@ -42,6 +42,7 @@ int main(int argc, char **argv)
     }
     printf("latejoin %d %.6g %u\n", p->has_latejoin, p->latejoin_g, (unsigned)p->latejoin_kmax);
     printf("connection %d %d %.6g\n", p->has_conn, p->conn_serial, p->conn_wait);
+    printf("connends %d %.6g %d\n", p->has_conn_ends, p->conn_ends, fc__profile_conn_ordered(p));
     int opp4 = 0;
     for (size_t i = 0; i < p->nopp; i++)
         opp4 |= p->opp[i].k == 4;

@@ -7,8 +7,8 @@
 # napping when they outnumber the CPUs. A bad --max-k is refused. Beyond the ranks per node (--max-k 8 by default), 8 flows
 # out of or into one node share it fairly too (alpha near 7), and a flow joining flows already
 # under way gets less than its fair share (the late-joiner record). Two messages sent at once from
-# one rank to another move one after the other over MPICH's one connection per pair (the
-# connection record: serial). A message entering (leaving) a node whose other direction is full
+# one rank to another end one after the other over MPICH's one connection per pair (the
+# connection record: serial), the later one moving beside the earlier one (connection-ends). A message entering (leaving) a node whose other direction is full
 # waits for its acknowledgements behind that direction's queue (the opposite record).
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-cluster.sh"
@@ -73,6 +73,14 @@ range "late-joiner g" "$(field latejoin 2)" 0.05 3
 [ "$(field connection 1)" = 1 ] || fail_later "no connection record"
 [ "$(field connection 2)" = 1 ] || fail_later "connection measured parallel (waiting share $(field connection 3))"
 range "connection waiting share" "$(field connection 3)" 0.5 1
+# The large one alone ends a data time of the small one sooner than beside it: the small one moved
+# beside it, taking its share of the path, and ended with it (measured: later by 1.12 and 1.01 of
+# the small one's data time, clamped to 1, in a default full-duplex and a quick half-duplex run):
+# the connection's messages move side by side and end in order. Had the small one waited behind
+# the large one, the large one would end as alone (share 0).
+[ "$(field connends 1)" = 1 ] || fail_later "no connection-ends record"
+range "connection-ends share" "$(field connends 2)" 0.5 1
+[ "$(field connends 3)" = 1 ] || fail_later "connection-ends: the profile does not read as ending in order"
 # The opposite direction: a probe of 256 KiB into (out of) node 3 while k flows leave (enter) it.
 # The cluster's tbf queue holds 20 ms of data (tools/flowcut-cluster: limit = rate x 0.020); with
 # 4 flows it stays full, and each round trip of the probe's window growth (from 10 segments, about

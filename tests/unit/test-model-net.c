@@ -308,6 +308,117 @@ static void test_connection_serial(void **state)
     }
 }
 
+/* A connection whose messages move side by side but end in order (connection serial with
+ * connection-ends 1/2 or more): A (0->1, 2 MiB) and B (0->1, 1 MiB) of one connection and C (0->2,
+ * 1/2 MiB) of another, all at 0, under fairshare; D (0->3, 1/4 MiB) joins at 3.0. Worked by hand:
+ * the three share node 0's output at 1/3: C ends at 1.5 (A and B 1/2 MiB moved); A and B at 1/2:
+ * B's data is through at 2.5, A has 1 MiB left; B waits for A, and A moves alone: 1/2 MiB left
+ * at 3.0, when D joins; A and D at 1/2: D ends at 3.5, A (1/4 MiB left) alone at 3.75, and B with
+ * it. With connection-ends below 1/2 (or none) the record is the serial connection's: B waits for A
+ * before moving: A and C at 1/2 until 1.0 (C done, A 3/2 MiB left), A alone until 2.5, then B
+ * alone: at 3.0 it has 1/2 MiB left and shares with D: D ends at 3.5, B (1/4 MiB left) at 3.75. The start at 3.0 comes after B's data is through (2.5)
+ * and before A ends: the end of a held message's data is not a completion, so the start is
+ * taken. */
+static void test_connection_ordered(void **state)
+{
+    (void)state;
+    struct {
+        int ends;
+        double share;
+        uint64_t first, second, third, fourth;
+        double t1, t2, t3, t4;
+    } c[] = {
+        {1, 1.0, 2, 3, 0, 1, 1.5, 3.5, 3.75, 3.75},
+        {1, 0.5, 2, 3, 0, 1, 1.5, 3.5, 3.75, 3.75},
+        {1, 0.4, 2, 0, 3, 1, 1.0, 2.5, 3.5, 3.75},
+        {0, 0.0, 2, 0, 3, 1, 1.0, 2.5, 3.5, 3.75},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        fc__profile *p = mkprof(0);
+        p->has_conn = 1;
+        p->conn_serial = 1;
+        p->has_conn_ends = c[i].ends;
+        p->conn_ends = c[i].share;
+        fc__net *n;
+        assert_int_equal(fc__net_create(p, FC_MODEL_FAIRSHARE, &n), 0);
+        assert_int_equal(fc__net_start_conn(n, 0, 0, 1, 7, 2 * MIB, 0), 0);
+        assert_int_equal(fc__net_start_conn(n, 0, 0, 1, 7, MIB, 1), 0);
+        assert_int_equal(fc__net_start_conn(n, 0, 0, 2, 9, MIB / 2, 2), 0);
+        expect_pop(n, c[i].first, c[i].t1);
+        if (c[i].t2 < 3.0) /* serial: A ends before D joins */
+            expect_pop(n, c[i].second, c[i].t2);
+        assert_int_equal(fc__net_start_conn(n, 3.0, 0, 3, 11, MIB / 4, 3), 0);
+        if (c[i].t2 >= 3.0)
+            expect_pop(n, c[i].second, c[i].t2);
+        expect_pop(n, c[i].third, c[i].t3);
+        expect_pop(n, c[i].fourth, c[i].t4);
+        fc__net_free(n);
+        fc__profile_free(p);
+    }
+}
+
+/* Runs NF drawn messages (one every ms, 8 nodes) under fairshare, message i of connection
+ * conn(i), and stores the pops in order of completion. */
+static void run_conns(const fc__profile *p, size_t nf, uint64_t (*conn)(uint64_t), uint64_t *order,
+                      double *when)
+{
+    fc__net *n;
+    assert_int_equal(fc__net_create(p, FC_MODEL_FAIRSHARE, &n), 0);
+    uint32_t x = 777;
+    size_t got = 0;
+    double te;
+    uint64_t k;
+    for (uint64_t i = 0; i < nf; i++) {
+        double t = (double)i * 1e-3;
+        while (fc__net_next(n) <= t) {
+            assert_int_equal(fc__net_pop(n, &te, &k), 1);
+            order[got] = k;
+            when[got++] = te;
+        }
+        x = x * 1103515245u + 12345u;
+        uint32_t src = (x >> 8) % 8, dst = (src + 1 + (x >> 16) % 7) % 8;
+        assert_int_equal(fc__net_start_conn(n, t, src, dst, conn(i), 1000 + (x >> 20) % 50000, i), 0);
+    }
+    int rc;
+    while ((rc = fc__net_pop(n, &te, &k)) > 0) {
+        order[got] = k;
+        when[got++] = te;
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(got, nf);
+    fc__net_free(n);
+}
+
+static uint64_t conn_own(uint64_t i) { return 0x9e3779b97f4a7c15ull * (i + 1); }
+static uint64_t conn_none(uint64_t i) { (void)i; return 0; }
+
+/* Connections ending in order, each with one message, many in flight at once (their numbers
+ * spread over the whole set that marks them): no message has an earlier one of its connection,
+ * so none is ever held, and the run is the one without connections, pop for pop. A connection
+ * left marked in that set after a message ended would hold a later message of another one. */
+static void test_connection_ordered_many(void **state)
+{
+    (void)state;
+    enum { NF = 2000 };
+    fc__profile *p = mkprof(1e-5);
+    p->has_conn = p->conn_serial = p->has_conn_ends = 1;
+    p->conn_ends = 1;
+    uint64_t *o1 = malloc(NF * sizeof *o1), *o2 = malloc(NF * sizeof *o2);
+    double *w1 = malloc(NF * sizeof *w1), *w2 = malloc(NF * sizeof *w2);
+    assert_true(o1 && o2 && w1 && w2);
+    run_conns(p, NF, conn_own, o1, w1);
+    run_conns(p, NF, conn_none, o2, w2);
+    for (size_t i = 0; i < NF; i++) {
+        assert_int_equal(o1[i], o2[i]);
+        assert_true(w1[i] == w2[i]);
+    }
+    free(o1);
+    free(o2);
+    free(w1);
+    free(w2);
+    fc__profile_free(p);
+}
+
 /* k synchronous equal flows leaving one node under fairshare: each gets 1/k of the NIC, so all
  * end together at k T; started in reverse key order, they still pop in ascending key order. */
 static void test_fairshare_outgoing(void **state)
@@ -651,7 +762,8 @@ int main(void)
         cmocka_unit_test(test_many),              cmocka_unit_test(test_advance),
         cmocka_unit_test(test_settle_ties),       cmocka_unit_test(test_latejoin_flowcut),
         cmocka_unit_test(test_latejoin_half_duplex), cmocka_unit_test(test_connection_serial),
-        cmocka_unit_test(test_opposite_delay),
+        cmocka_unit_test(test_opposite_delay),    cmocka_unit_test(test_connection_ordered),
+        cmocka_unit_test(test_connection_ordered_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

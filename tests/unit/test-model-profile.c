@@ -279,6 +279,55 @@ static void test_connection(void **state)
     expect_fail("flowcut-profile 1.3\nconnection serial 0.5\n", FC_ECORRUPT, "line 2: 'connection' takes 3 fields");
 }
 
+/* The connection-ends record of minor version 5: read, written back the same, absent from older
+ * profiles; with connection serial, a SHARE of 1/2 or more makes the connection's messages move
+ * side by side and end in order, less leaves them one after the other; SHARE lies in [0, 1]. */
+static void test_connection_ends(void **state)
+{
+    put("flowcut-profile 1.4\ninter 0 inf 1e-4 1e-8 0\nconnection serial 0.75 0.01\n");
+    fc__profile *p = NULL, *r = NULL;
+    assert_int_equal(fc__profile_read(path, &p), 0);
+    assert_int_equal(p->has_conn_ends, 0);
+    assert_int_equal(fc__profile_conn_ordered(p), 0);
+    assert_int_equal(fc__profile_conn_one_at_a_time(p), 1);
+    fc__profile_free(p);
+    put("flowcut-profile 1.5\ninter 0 inf 1e-4 1e-8 0\nconnection serial 0.75 0.01\nconnection-ends 0.625 0.02\n");
+    assert_int_equal(fc__profile_read(path, &p), 0);
+    assert_int_equal(p->has_conn_ends, 1);
+    assert_float_equal(p->conn_ends, 0.625, 0);
+    assert_float_equal(p->conn_ends_eps, 0.02, 0);
+    assert_int_equal(fc__profile_conn_ordered(p), 1);
+    assert_int_equal(fc__profile_conn_one_at_a_time(p), 0);
+    char *t = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&t, &n);
+    assert_int_equal(fc__profile_write(m, p), 0);
+    fclose(m);
+    assert_non_null(strstr(t, "flowcut-profile 1.5\n"));
+    assert_non_null(strstr(t, "\nconnection-ends 0.625 0.02\n"));
+    put(t);
+    assert_int_equal(fc__profile_read(path, &r), 0);
+    assert_int_equal(r->has_conn_ends, 1);
+    assert_float_equal(r->conn_ends, 0.625, 0);
+    free(t);
+    fc__profile_free(p);
+    fc__profile_free(r);
+    /* Below 1/2 the serial connection stands; a parallel one is never ordered. */
+    put("flowcut-profile 1.5\nconnection serial 0.75 0.01\nconnection-ends 0.25 0\n");
+    assert_int_equal(fc__profile_read(path, &p), 0);
+    assert_int_equal(fc__profile_conn_ordered(p), 0);
+    assert_int_equal(fc__profile_conn_one_at_a_time(p), 1);
+    fc__profile_free(p);
+    put("flowcut-profile 1.5\nconnection parallel 0.1 0.01\nconnection-ends 1 0\n");
+    assert_int_equal(fc__profile_read(path, &p), 0);
+    assert_int_equal(fc__profile_conn_ordered(p), 0);
+    assert_int_equal(fc__profile_conn_one_at_a_time(p), 0);
+    fc__profile_free(p);
+    expect_fail("flowcut-profile 1.5\nconnection-ends 1.5 0\n", FC_ECORRUPT, "line 2: connection-ends: SHARE");
+    expect_fail("flowcut-profile 1.5\nconnection-ends 0.5\n", FC_ECORRUPT,
+                "line 2: 'connection-ends' takes 2 fields");
+}
+
 /* The opposite record of minor version 4: read, written back the same, absent from older
  * profiles; the delay between measured k is interpolated by hand here: 0 at k = 0, then the
  * lines through (1, 3) and (4, 15) for D_IN, (1, 1) and (4, 3) for D_OUT, the last value beyond
@@ -313,7 +362,7 @@ static void test_opposite(void **state)
     FILE *m = open_memstream(&t, &n);
     assert_int_equal(fc__profile_write(m, p), 0);
     fclose(m);
-    assert_non_null(strstr(t, "flowcut-profile 1.4\n"));
+    assert_non_null(strstr(t, "flowcut-profile 1.5\n"));
     assert_non_null(strstr(t, "\nopposite 1 3 1 0.02\nopposite 4 15 3 0.05\n"));
     put(t);
     assert_int_equal(fc__profile_read(path, &r), 0);
@@ -352,6 +401,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_newer_minor, setup, teardown),
         cmocka_unit_test_setup_teardown(test_latejoin, setup, teardown),
         cmocka_unit_test_setup_teardown(test_connection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connection_ends, setup, teardown),
         cmocka_unit_test_setup_teardown(test_opposite, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
