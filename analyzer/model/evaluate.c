@@ -405,13 +405,14 @@ static int cmp_span(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The least rate the NICs must have: for each NIC direction, the bytes of the flows keep[] names
- * through it over the time at least one of them was active (the union of their [start, end]);
- * *rate the largest over the directions, *key that direction (node x 2 + 0 out, 1 in). The bytes
- * of a flow cross between its start and its end, and flows active together share the direction's
- * capacity however TCP splits it, so no direction moves more than its capacity over that time:
- * each figure is at most the capacity, and the largest is the most the trace proves. Returns 0,
- * -1 when no kept flow has a positive time, or FC_ENOMEM. */
+/* The least rate the NICs must have: for each NIC direction, the time at least one of the flows
+ * keep[] names through it was active (the union of their [start, end]) falls into busy periods,
+ * and each period's bytes (of the flows in it) over its length is a rate the direction carried;
+ * *rate is the largest over the periods of every direction, *key that direction (node x 2 + 0 out,
+ * 1 in). The bytes of a flow cross between its start and its end, and flows active together share
+ * the direction's capacity however TCP splits it, so no period moves more than the capacity over
+ * its length: each figure is at most the capacity, and the largest is the most the trace proves.
+ * Returns 0, -1 when no kept flow has a positive time, or FC_ENOMEM. */
 static int nic_bound(const fc__match *m, const uint8_t *keep, double *rate, uint64_t *key)
 {
     size_t n = 0;
@@ -428,26 +429,26 @@ static int nic_bound(const fc__match *m, const uint8_t *keep, double *rate, uint
         sp[n++] = (nic_span){(uint64_t)f->dst_node * 2 + 1, f->start, f->end, (double)f->bytes};
     }
     fc__sort(sp, n, sizeof *sp, cmp_span);
-    for (size_t i = 0; i < n;) {
-        /* One direction: merge its spans, sorted by start, into the busy time. */
-        double bytes = 0, busy = 0, lo = sp[i].start, hi = sp[i].end;
-        size_t j = i;
-        for (; j < n && sp[j].key == sp[i].key; j++) {
-            bytes += sp[j].bytes;
-            if (sp[j].start > hi) {
-                busy += hi - lo;
-                lo = sp[j].start;
-                hi = sp[j].end;
-            } else if (sp[j].end > hi) {
-                hi = sp[j].end;
+    /* Spans sorted by direction, then start: a period closes at a span that starts after it ends,
+     * or at the next direction. */
+    double bytes = 0, lo = 0, hi = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i > 0 && (i == n || sp[i].key != sp[i - 1].key || sp[i].start > hi)) {
+            if (bytes / (hi - lo) > *rate) {
+                *rate = bytes / (hi - lo);
+                *key = sp[i - 1].key;
             }
+            bytes = 0;
         }
-        busy += hi - lo;
-        if (busy > 0 && bytes / busy > *rate) {
-            *rate = bytes / busy;
-            *key = sp[i].key;
+        if (i == n)
+            break;
+        if (bytes == 0) {
+            lo = sp[i].start;
+            hi = sp[i].end;
+        } else if (sp[i].end > hi) {
+            hi = sp[i].end;
         }
-        i = j;
+        bytes += sp[i].bytes;
     }
     free(sp);
     return *rate > 0 ? 0 : -1;
@@ -593,7 +594,7 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
     if (div != NULL && bounded)
         snprintf(how, sizeof how,
                  ", each time divided by the flows sharing its NIC (too few ran alone), the rate capped at the "
-                 "most a NIC direction carried while busy (%.3g MB/s, %s %s)",
+                 "most a NIC direction carried while busy (%.4g MB/s, %s %s)",
                  bound / 1e6, m->nodes[bound_key / 2], bound_key % 2 ? "in" : "out");
     else if (div != NULL)
         snprintf(how, sizeof how, ", each time divided by the flows sharing its NIC (too few ran alone)");

@@ -16,7 +16,8 @@ gen_trace=$abs_builddir/gen-trace
 # both run, one flow gets 70 MB/s and the other 30 MB/s, together the NIC's 100 MB/s: the fast one
 # ends after 1e6 / 70e6 s = 14285.714 us; the slow one has then moved 30e6 x 0.014285714 = 428571
 # B and moves the other 571429 B alone at 100 MB/s in 5714.286 us, ending at 20000 us. The
-# direction a-out carries 2 MB in each 20 ms it is busy: 100 MB/s. Which rank is fast alternates.
+# direction a-out carries 2 MB in each of its busy periods of 20 ms: 100 MB/s. Which rank is fast
+# alternates.
 # No flow runs alone (each starts under an outgoing conflict), so the fit divides each time by
 # the mean number of flows on its NIC (2 for the fast flow, (2 x 14285.714 + 5714.286) / 20000 =
 # 1.714 for the slow one): 2 x 1e6 / 14285.714 us reads as 140 MB/s, 1.714 x 1e6 / 20000 us as
