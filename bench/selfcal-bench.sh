@@ -2,28 +2,31 @@
 # bench/selfcal-bench.sh: the rate self-calibration fits (`flowcut analyze` without --platform)
 # against the link rate the emulated cluster sets (4 nodes x 2 ranks, full duplex, all 8
 # busy-polling ranks on the machine's cores). At each rate it traces, RUNS times:
-#   - halo: examples/halowait 8 steps of 4 MB, sends staggered 40 ms a rank, hosts packed 2 a
-#     node: every node sends two flows and receives two at once, so no flow runs alone and the fit
+#   - halo: examples/halowait STEPS steps of BYTES (8 of 4 MB unless --steps, --bytes), sends
+#     staggered 40 ms a rank, hosts packed 2 a node: every node sends two flows and receives two at once, so no flow runs alone and the fit
 #     is the shared-NIC one (docs/analyze.md, self-calibration);
 #   - pingpong: examples/pingpong between node0 and node1 (1 kB to 4 MB, 3 round trips a size):
 #     every flow runs alone.
 # and prints, per trace, the fitted large-message rate over the link's (rate / 8), and the note's
 # account of the fit; with -B OTHERBUILD also that build's fit of the same trace. It asserts nothing.
 #
-# Usage: selfcal-bench.sh [--rates "20mbit 30mbit"] [--runs N] [-B OTHERBUILD] [-o DIR] BUILDDIR
+# Usage: selfcal-bench.sh [--rates "20mbit 30mbit"] [--runs N] [--steps N] [--bytes B] [-B OTHERBUILD]
+#                         [-o DIR] BUILDDIR
 #   --analyze  with -o DIR of a finished run: analyzes its traces again and prints the table
 # Needs root. Each run holds /run/flowcut-cluster/test.lock on its own (about a minute at 20 Mbit/s),
 # and the cluster is taken down after each.
 set -u
-rates="20mbit 30mbit 50mbit" runs=2 other='' keep='' analyze=0
+rates="20mbit 30mbit 50mbit" runs=2 other='' keep='' analyze=0 steps=8 bytes=4000000
 usage() {
-    echo "usage: selfcal-bench.sh [--rates \"R ...\"] [--runs N] [-B OTHERBUILD] [-o DIR] [--analyze] BUILDDIR" >&2
+    echo "usage: selfcal-bench.sh [--rates \"R ...\"] [--runs N] [--steps N] [--bytes B] [-B OTHERBUILD] [-o DIR] [--analyze] BUILDDIR" >&2
     exit 2
 }
 while [ $# -gt 1 ]; do
     case $1 in
     --rates) rates=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
+    --steps) steps=$2; shift 2 ;;
+    --bytes) bytes=$2; shift 2 ;;
     -B) other=$(cd "$2" && pwd) || exit 1; shift 2 ;;
     -o) keep=$2; shift 2 ;;
     --analyze) analyze=1; shift ;;
@@ -65,7 +68,7 @@ for rate in $rates; do
         [ $analyze = 0 ] || break
         rm -rf "$h" "$p"
         hold "$rate" timeout 280 "$flowcut" run -o "$h" -- "$flowcut" cluster mpiexec -f "$work/halo.hosts" -n 8 \
-            "$b/examples/halowait" 8 4000000 2000 40000 >"$h.out" 2>&1 &&
+            "$b/examples/halowait" "$steps" "$bytes" 2000 40000 >"$h.out" 2>&1 &&
             grep -q '^halowait: verified$' "$h.out" || { cat "$h.out" >&2; echo "selfcal-bench: halo $rate $i failed" >&2; exit 1; }
         hold "$rate" timeout 280 "$flowcut" run -o "$p" -- "$flowcut" cluster mpiexec -f "$work/pp.hosts" -n 2 \
             "$b/examples/pingpong" 3 1000 100000 1000000 4000000 >"$p.out" 2>&1 ||
