@@ -23,6 +23,10 @@ gen_trace=$abs_builddir/gen-trace
 # 1.714 for the slow one): 2 x 1e6 / 14285.714 us reads as 140 MB/s, 1.714 x 1e6 / 20000 us as
 # 85.7 MB/s, and the bytes crossing a-out over the fast flow's time (its own and the slow one's at
 # its mean 50 MB/s) as 1.714e6 B / 14285.714 us = 120 MB/s. All three are above the capacity.
+# A fifth time (at 400100 us) both flows take 25000 us, ranks slowed by their shared core: a-out
+# carries 2 MB in 25 ms, 80 MB/s, and still 0.8 of the time at 100 MB/s (a network flow). Each busy
+# period counts on its own: over all of a-out's busy time the rate would be 10 MB / 105 ms =
+# 95.2 MB/s, below what its other periods prove.
 {
     echo "ranks 4"
     echo "node 0 a"; echo "node 1 a"; echo "node 2 b"; echo "node 3 c"
@@ -33,6 +37,8 @@ gen_trace=$abs_builddir/gen-trace
         echo "$fast $t $(awk -v t=$t 'BEGIN { printf "%.3f", t + 14285.714 }')" >>"$work/fast.times"
         echo "$slow $t $((t + 20000))" >>"$work/slow.times"
     done
+    echo "0 400100 425100" >>"$work/slow.times"
+    echo "1 400100 425100" >>"$work/slow.times"
     # Each rank's events in time order.
     for r in 0 1; do
         cat "$work/fast.times" "$work/slow.times" | awk -v r=$r '$1 == r' | sort -n -k2 |
@@ -48,9 +54,9 @@ mkdir -p "$work/uneven" && "$gen_trace" "$work/uneven" <"$work/uneven.spec" || f
 "$PYTHON3" - "$work/uneven.json" <<'EOF' || fail_later "uneven: the fitted rate is not the NIC's 100 MB/s"
 import json, sys
 j = json.load(open(sys.argv[1]))
-# The trace is what the comment above builds: 8 flows of 1 MB, half of them 14285.714 us long.
+# The trace is what the comment above builds: 10 flows of 1 MB.
 obs = sorted(round(f["observed"] * 1e6, 3) for f in j["flows"])
-assert obs == [14285.714] * 4 + [20000.0] * 4, obs
+assert obs == [14285.714] * 4 + [20000.0] * 4 + [25000.0] * 2, obs
 p = j["platform"]
 assert p is not None, j["observation"]["platform_note"]
 rate = 1 / p["inter"][-1]["per_byte_s"]
