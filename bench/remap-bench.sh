@@ -9,9 +9,11 @@
 #      prediction of each, to show the suggestion's observed communication time against the best.
 # The platform is fitted to a ping-pong traced between two nodes first (--platform-trace): the
 # halo trace has no uncontended flow to fit a bandwidth to. It asserts nothing (make bench); each
-# stretch on the cluster holds /run/flowcut-cluster/test.lock and stays under 10 minutes.
+# stretch on the cluster holds /run/flowcut-cluster/test.lock for a few minutes (at most 35 halo
+# runs, or 15 broadcasts).
 #
-# Usage: remap-bench.sh [-o DIR] [--quick] [--resume] BUILDDIR   (about 15 minutes; --quick: 8)
+# Usage: remap-bench.sh [-o DIR] [--quick] [--resume] BUILDDIR   (about 30 minutes on a loaded 2-core
+# machine; --quick: fewer and smaller runs)
 #   --resume  with -o DIR of an interrupted run: keeps the traces and the runs already measured
 #   --tables  with -o DIR of a finished run: prints its tables again
 set -u

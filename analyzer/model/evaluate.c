@@ -391,6 +391,83 @@ static int cap_at_nics(const fc__observation *ob, const fc__match *m, const uint
     return 0;
 }
 
+/* One NIC direction's share of a flow: the direction (node x 2 + 0 out, 1 in) and the flow's time. */
+typedef struct nic_span {
+    uint64_t key;
+    double start, end, bytes;
+} nic_span;
+
+static int cmp_span(const void *a, const void *b)
+{
+    const nic_span *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The least rate the NICs must have: for each NIC direction, the time at least one of the flows
+ * keep[] names through it was active (the union of their [start, end]) falls into busy periods,
+ * and each period's bytes (of the flows in it) over its length is a rate the direction carried;
+ * *rate is the largest over the periods of every direction, *key that direction (node x 2 + 0 out,
+ * 1 in). The bytes of a flow cross between its start and its end, and flows active together share
+ * the direction's capacity however TCP splits it, so no period moves more than the capacity over
+ * its length: each figure is at most the capacity, and the largest is the most the trace proves.
+ * Returns 0, -1 when no kept flow has a positive time, or FC_ENOMEM. */
+static int nic_bound(const fc__match *m, const uint8_t *keep, double *rate, uint64_t *key)
+{
+    size_t n = 0;
+    nic_span *sp = malloc((m->ninter ? 2 * m->ninter : 1) * sizeof *sp);
+    *rate = 0;
+    *key = 0;
+    if (sp == NULL)
+        return FC_ENOMEM;
+    for (size_t i = 0; i < m->ninter; i++) {
+        const fc__flow *f = &m->flows[i];
+        if (!keep[i] || !(f->end > f->start) || f->bytes == 0)
+            continue;
+        sp[n++] = (nic_span){(uint64_t)f->src_node * 2, f->start, f->end, (double)f->bytes};
+        sp[n++] = (nic_span){(uint64_t)f->dst_node * 2 + 1, f->start, f->end, (double)f->bytes};
+    }
+    fc__sort(sp, n, sizeof *sp, cmp_span);
+    /* Spans sorted by direction, then start: a period closes at a span that starts after it ends,
+     * or at the next direction. */
+    double bytes = 0, lo = 0, hi = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i > 0 && (i == n || sp[i].key != sp[i - 1].key || sp[i].start > hi)) {
+            if (bytes / (hi - lo) > *rate) {
+                *rate = bytes / (hi - lo);
+                *key = sp[i - 1].key;
+            }
+            bytes = 0;
+        }
+        if (i == n)
+            break;
+        if (bytes == 0) {
+            lo = sp[i].start;
+            hi = sp[i].end;
+        } else if (sp[i].end > hi) {
+            hi = sp[i].end;
+        }
+        bytes += sp[i].bytes;
+    }
+    free(sp);
+    return *rate > 0 ? 0 : -1;
+}
+
+/* Keeps the segments fitted to flows that shared their NICs (each time divided by its degree) to
+ * the NIC bound: that fit assumes a fair split of each NIC, and the flows that got more than their
+ * share read as a faster network than any NIC carried. Returns 1 when it lowered a rate, else 0. */
+static int cap_at_bound(fc__segment *seg, size_t nseg, double bound)
+{
+    int capped = 0;
+    for (size_t s = 0; s < nseg; s++)
+        if (bound > 0 && 1 / seg[s].per_byte > bound) {
+            seg[s].per_byte = 1 / bound;
+            capped = 1;
+        }
+    return capped;
+}
+
 int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observation *ob, fc__profile **out,
                          char *note, size_t nnote)
 {
@@ -431,6 +508,14 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
     for (size_t s = 0; s < nseg; s++)
         nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0 ||
                  cap_at_nics(ob, m, keep, &seg[s], &capped) < 0;
+    double bound = 0;
+    uint64_t bound_key = 0;
+    if (!nolat && nseg > 0 && div != NULL) {
+        if ((rc = nic_bound(m, keep, &bound, &bound_key)) == FC_ENOMEM)
+            goto out;
+        cap_at_bound(seg, nseg, bound);
+    }
+    rc = FC_ENOMEM;
     if (nolat)
         nseg = 0;
     if (nseg > 0) {
@@ -454,6 +539,14 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
     for (size_t s = 0; s < nseg; s++)
         nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0 ||
                  cap_at_nics(ob, m, keep, &seg[s], &capped) < 0;
+    int bounded = 0;
+    bound = 0;
+    if (!nolat && nseg > 0 && div != NULL) {
+        if ((rc = nic_bound(m, keep, &bound, &bound_key)) == FC_ENOMEM)
+            goto out;
+        bounded = cap_at_bound(seg, nseg, bound);
+    }
+    rc = FC_ENOMEM;
     if (nseg == 0 || nolat) {
         snprintf(note, nnote,
                  "not self-calibrated: %zu of %zu inter-node flows are network flows under a platform fitted "
@@ -497,10 +590,18 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
     const fc__segment *big = &p->inter[p->ninter - 1];
     p->has_maxrate = 1;
     p->maxrate = (fc__maxrate){big->latency, 1 / big->per_byte, 1 / big->per_byte, 0, 0};
+    char how[320] = "";
+    if (div != NULL && bounded)
+        snprintf(how, sizeof how,
+                 ", each time divided by the flows sharing its NIC (too few ran alone), the rate capped at the "
+                 "most a NIC direction carried while busy (%.4g MB/s, %s %s)",
+                 bound / 1e6, m->nodes[bound_key / 2], bound_key % 2 ? "in" : "out");
+    else if (div != NULL)
+        snprintf(how, sizeof how, ", each time divided by the flows sharing its NIC (too few ran alone)");
     snprintf(note, nnote,
-             "self-calibrated: inter-node latency and bandwidth from %zu network flows (of %zu)%s%s, intra-node "
+             "self-calibrated: inter-node latency and bandwidth from %zu network flows (of %zu)%s%s%s, intra-node "
              "from %zu messages; flow cuts fitted for %zu (kind, k), assumed for %zu",
-             used, m->ninter, capped ? ", the rate capped at the fastest NIC's" : "",
+             used, m->ninter, how, capped && !bounded ? ", the rate capped at the fastest NIC's" : "",
              assumed_lat ? ", the latency assumed (one message size shows none)" : "", nintra, fitted, assumed);
     *out = p;
     p = NULL;
