@@ -151,6 +151,12 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a);
 
 /* ---- what the flows' times are made of (report/observation.c) ---------------------------------- */
 
+/* Whether the error statistics count inter-node flow i (an index of a->match->flows): its class
+ * makes it judged (observe.h) and it is a point-to-point message. A collective's messages have
+ * inferred times: its calls are compared apart (errors_collective). 0 without an observation. */
+int fc__report_judged(const fc__analysis *a, size_t i);
+/* How many flows fc__report_judged counts. */
+size_t fc__report_njudged(const fc__analysis *a);
 /* The "observation" member of the JSON document, ending with ",\n"; nothing without one. */
 void fc__report_json_observation(FILE *f, const fc__analysis *a);
 /* ", \"observation\": {...}" for inter-node flow id; nothing without an observation. */
