@@ -96,6 +96,10 @@ grep -q "^  MPI_Alltoall .* 1 calls, .*48.0 MiB between nodes.*(pairwise)" "$scr
 grep -q "of which coll\." "$scratch/a2a.txt" || fail_later "a2a: traffic matrix lacks the collectives' column"
 grep -q "^== predicted versus observed" "$scratch/a2a.txt" || fail_later "a2a: no predictions"
 grep -q "^collective calls (1 predicted" "$scratch/a2a.txt" || fail_later "a2a: no predictions of the collective call"
+# The ranks enter from 10 to 17 us and the call is observed from 10 to 5000 us: the skew the models
+# are given is 7 / 4990 = 0.14 % of it, and 4983 us follow the last entry.
+grep -q "^entry skew: *0\.1% of the observed time .* of the 0\.004983 s after the last rank entered" "$scratch/a2a.txt" ||
+    fail_later "a2a: the entry skew's share of the observed time"
 "$flowcut" analyze --format csv --model none "$scratch/a2a" | awk -F, 'NR > 1 && $11 == 0 && $17 == "MPI_Alltoall" { b += $6 } END { exit b != 48 * 1048576 }' ||
     fail_later "a2a: CSV inter-node bytes of MPI_Alltoall"
 "$flowcut" remap "$scratch/a2a" >"$scratch/a2a.remap" 2>&1 || fail_later "a2a: remap exit $? ($(head -c 300 "$scratch/a2a.remap"))"
