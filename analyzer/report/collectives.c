@@ -65,10 +65,11 @@ void fc__report_json_collectives(FILE *f, const fc__analysis *a)
     for (size_t i = 0; i < ncalls; i++) {
         const fc__coll_call *cl = &c->calls[i];
         const fc__coll_member *mem = c->members + cl->first;
-        double enter = INFINITY, longest = 0, sum = 0;
+        double enter = INFINITY, last = -INFINITY, longest = 0, sum = 0;
         for (size_t j = 0; j < cl->nmem; j++) {
             double d = mem[j].exit - mem[j].enter;
             enter = fmin(enter, mem[j].enter);
+            last = fmax(last, mem[j].enter);
             longest = fmax(longest, d);
             sum += d;
         }
@@ -79,6 +80,8 @@ void fc__report_json_collectives(FILE *f, const fc__analysis *a)
                    ", \"inter_node_bytes\": %" PRIu64 ", \"enter\": ",
                 cl->p, cl->nmem, cl->n, cl->nflows, cl->inter_bytes);
         json_num(f, cl->nmem ? enter : NAN);
+        fputs(", \"entry_skew_s\": ", f);
+        json_num(f, cl->nmem ? last - enter : NAN);
         fputs(", \"observed_max_s\": ", f);
         json_num(f, longest);
         fputs(", \"observed_mean_s\": ", f);

@@ -78,12 +78,17 @@ int fc__report_judged(const fc__analysis *a, size_t i)
     return o != NULL && i < o->n && i < a->match->ninter && o->judged[i] && !a->match->flows[i].coll;
 }
 
-size_t fc__report_njudged(const fc__analysis *a)
+size_t fc__report_count_judged(const fc__match *m, const fc__observation *o)
 {
     size_t n = 0;
-    for (size_t i = 0; a->obs != NULL && i < a->obs->n; i++)
-        n += (size_t)fc__report_judged(a, i);
+    for (size_t i = 0; o != NULL && i < o->n && i < m->ninter; i++)
+        n += o->judged[i] && !m->flows[i].coll;
     return n;
+}
+
+size_t fc__report_njudged(const fc__analysis *a)
+{
+    return a->obs != NULL ? a->njudged : 0;
 }
 
 void fc__report_json_observation(FILE *f, const fc__analysis *a)

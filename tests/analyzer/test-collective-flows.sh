@@ -87,6 +87,7 @@ for model, e in j["errors"].items():
 # every model predicts it, and the statistics over the one call are that call's error.
 c = j["collectives"]["calls"][0]
 assert abs(c["observed_s"] - 4990e-6) < 1e-12, c
+assert abs(c["entry_skew_s"] - 7e-6) < 1e-12, c
 for model, e in j["errors_collective"].items():
     err = abs(c["predicted"][model] - c["observed_s"]) / c["observed_s"] * 100
     assert e["calls"] == 1 and abs(e["mean_abs_pct"] - err) < 1e-3 and abs(e["max_abs_pct"] - err) < 1e-3, (model, e, err)
