@@ -30,7 +30,7 @@ const char *fc__report_errors_withheld(const fc__analysis *a, char *buf, size_t 
     if (o == NULL || a->match->ninter == 0)
         return NULL;
     if (nj == 0 && o->njudged > 0)
-        snprintf(buf, n, "no point-to-point %s to judge the models on: the collective calls are compared per call",
+        snprintf(buf, n, "no point-to-point %s to judge the models on (the collective calls are compared per call)",
                  o->all ? "flow" : "network flow");
     else if (nj == 0)
         snprintf(buf, n, "no %s to judge the models on", o->all ? "flow" : "network flow");
