@@ -343,6 +343,7 @@ int fc__analyze(const fc__analyze_opts *o)
                       .colls = colls,
                       .cpred = cpred,
                       .obs = obs,
+                      .njudged = fc__report_count_judged(m, obs),
                       .sweep = sweep_stored};
     if (json)
         rc = fc__report_json(out, &a);

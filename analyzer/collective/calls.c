@@ -693,6 +693,23 @@ static void wait_states(fc__colls *c, fc__coll_call *cl)
                 cl->wait_s += w;
             }
             break;
+        case FC_EV_MPI_Neighbor_allgather: case FC_EV_MPI_Neighbor_allgatherv: case FC_EV_MPI_Neighbor_alltoall:
+        case FC_EV_MPI_Neighbor_alltoallv: case FC_EV_MPI_Neighbor_alltoallw: {
+            /* An N-to-N wait among the neighbours only: a member needs the data of each of its
+             * sources, so it waits until the last of them enters (MPI_PROC_NULL sends nothing). */
+            double lastin = -INFINITY;
+            for (uint32_t k = 0; mb->nbrs != NULL && k < mb->nbrs->indeg; k++) {
+                uint32_t s = mb->nbrs->src[k];
+                if (s < cl->nmem && mem[s].me == s)
+                    lastin = fmax(lastin, mem[s].enter);
+            }
+            w = fmin(lastin - mb->enter, in);
+            if (w > 0) {
+                c->wait_nxn[mb->rank] += w;
+                cl->wait_s += w;
+            }
+            break;
+        }
         default:
             break;
         }

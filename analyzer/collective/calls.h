@@ -81,8 +81,9 @@ typedef struct fc__colls {
     /* Collective wait states per world rank (Scalasca's): a member of an N-to-N call (barrier,
      * all-reduce, all-gather, all-to-all, reduce-scatter) waits until the last member enters;
      * a non-root of a broadcast or scatter waits until the root enters (Late Broadcast); the root
-     * of a reduce or gather waits until the first other member enters (Early Reduce). Each wait
-     * is at most the member's time in the call. */
+     * of a reduce or gather waits until the first other member enters (Early Reduce); a member of
+     * a neighbourhood collective waits until the last of its sources enters (in wait_nxn). Each
+     * wait is at most the member's time in the call. */
     double *wait_nxn, *late_bcast, *early_reduce;
     fc__coll_settings settings;  /* the algorithms the run forced */
     uint32_t unsupported;        /* algorithm variables the expansion cannot model */

@@ -781,7 +781,7 @@ int fc__prediction_judge(fc__prediction *pr, const fc__match *m, const fc__inter
     for (unsigned q = 0; q < pr->nmodels; q++) {
         n = 0;
         for (size_t i = 0; i < m->ninter; i++)
-            if (judged[i]) {
+            if (judged[i] && !m->flows[i].coll) { /* a collective's steps: fc__prediction_run */
                 obs[n] = m->flows[i].observed;
                 pv[n] = pr->pred[q][i];
                 ids[n++] = m->flows[i].id;

@@ -100,6 +100,16 @@ typedef struct fc__xcomm {
     uint32_t group, group_b;        /* OTF2 groups (group_b: the other side of an inter-communicator) */
 } fc__xcomm;
 
+/* A cartesian topology of an OTF2 comm (CartTopology, its CartDimensions and each member's
+ * CartCoordinate), as the trace's neighbour lists give it (fc__otf2_build_comms). */
+typedef struct fc__xtopo {
+    uint32_t comm;       /* OTF2 comm */
+    uint32_t ndims;
+    uint32_t *size;      /* per dimension (owned) */
+    uint8_t *periodic;   /* per dimension (owned) */
+    uint32_t first_dim;  /* OTF2 CartDimension of dimension 0; the others follow */
+} fc__xtopo;
+
 /* A calling-context node: (region, source location, parent) and its depth (a root is 1). */
 typedef struct fc__xcc {
     uint32_t region, scl, parent, depth;
@@ -145,6 +155,8 @@ typedef struct fc__exporter {
     size_t ncomms, ccap;
     uint32_t **comm_of;  /* per rank file: comm id -> OTF2 comm, UINT32_MAX when unknown */
     size_t *ncomm_of;
+    fc__xtopo *topos;    /* the cartesian topologies, by OTF2 comm */
+    size_t ntopos, tcap;
     uint32_t **cc_of;    /* per rank file: site id -> calling context, UINT32_MAX when none */
     size_t *ncc_of;
     uint32_t world;
@@ -243,6 +255,21 @@ typedef struct fc__comm {
 typedef struct fc__occ {
     uint32_t region, scl, parent;
 } fc__occ;
+typedef struct fc__ocartdim {
+    int defined;
+    uint32_t size;
+    int periodic;
+} fc__ocartdim;
+/* A CartTopology and the CartCoordinates of its comm's ranks (coord[rank * ndims + d], have[rank]
+ * when given). */
+typedef struct fc__ocart {
+    int defined;
+    uint32_t comm, ndims;
+    uint32_t *dims;          /* CartDimension references (owned) */
+    uint32_t *coord;         /* owned, room for ncoord ranks */
+    uint8_t *have;
+    size_t ncoord;
+} fc__ocart;
 typedef struct fc__oscl {
     uint32_t file, line;
 } fc__oscl;
@@ -267,6 +294,10 @@ typedef struct fc__importer {
     size_t ncomms;
     fc__occ *ccs;
     size_t ncc;
+    fc__ocartdim *cdims;
+    size_t ncdims;
+    fc__ocart *carts;
+    size_t ncarts;
     fc__oscl *scls;
     size_t nscls;
     uint8_t *cc_used; /* per calling context: 1 when a call of the rank being written has it as site */

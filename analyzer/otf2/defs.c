@@ -216,6 +216,163 @@ static int comm_index(fc__exporter *x, const fc_comm *c, int64_t ordinal_key, ui
     return 0;
 }
 
+/* ---- cartesian topologies ------------------------------------------------------------------------ */
+
+/* The comm rank of world rank w in comm c, or -1. */
+static int64_t comm_rank(const fc__xcomm *c, int64_t w)
+{
+    for (uint32_t i = 0; i < c->nlocal; i++)
+        if (c->local[i] == w)
+            return i;
+    return -1;
+}
+
+/* Member me's neighbour in dimension d of t, shifted by dir (+1 or -1), as MPI_Cart_shift gives it:
+ * a comm rank, or -1 for MPI_PROC_NULL. MPI numbers a cartesian communicator's ranks in row-major
+ * order of their coordinates. */
+static int64_t cart_shift(const fc__xtopo *t, uint32_t me, uint32_t d, int dir)
+{
+    uint64_t stride = 1;
+    for (uint32_t e = d + 1; e < t->ndims; e++)
+        stride *= t->size[e];
+    uint64_t c = (me / stride) % t->size[d];
+    int64_t n = (int64_t)c + dir;
+    if (n < 0 || n >= (int64_t)t->size[d]) {
+        if (!t->periodic[d])
+            return -1;
+        n = (n + t->size[d]) % t->size[d];
+    }
+    return (int64_t)me + (n - (int64_t)c) * (int64_t)stride;
+}
+
+/* The dimensions of cartesian communicator c from the neighbour lists of its comm rank 0, whose
+ * coordinates are all 0 (tp: per dimension the source, then the destination of MPI_Cart_shift by
+ * 1, as world ranks). In MPI's row-major numbering dimension d's stride is the product of the
+ * later dimensions' sizes: rank 0's destination in d is comm rank stride(d) (MPI_PROC_NULL for a
+ * dimension of one coordinate, rank 0 itself when that one is periodic), its source
+ * (size(d) - 1) stride(d) when d is periodic, MPI_PROC_NULL otherwise; a non-periodic
+ * dimension's size is then the stride of the nearest earlier dimension with a destination (the
+ * members when none) over its own. Returns 0, or -1 when the lists describe no grid of c's
+ * members. */
+static int cart_dims(const fc__xcomm *c, const fc__topo *tp, fc__xtopo *t)
+{
+    uint64_t p = c->nlocal, *stride = calloc(t->ndims, sizeof *stride);
+    int rc = -1;
+    if (stride == NULL)
+        return -1;
+    for (uint32_t d = 0; d < t->ndims; d++) {
+        int64_t src = tp->src[2 * d] == FC_PEER_NULL ? -1 : comm_rank(c, tp->src[2 * d]);
+        int64_t dst = tp->src[2 * d + 1] == FC_PEER_NULL ? -1 : comm_rank(c, tp->src[2 * d + 1]);
+        t->periodic[d] = src >= 0;
+        if (dst <= 0) { /* one coordinate: no neighbour, or itself when periodic */
+            if (src != dst || (tp->src[2 * d] == FC_PEER_NULL) != (tp->src[2 * d + 1] == FC_PEER_NULL))
+                goto out;
+            t->size[d] = 1;
+        } else {
+            stride[d] = (uint64_t)dst;
+            if (src >= 0) {
+                if ((uint64_t)src % stride[d] != 0)
+                    goto out;
+                t->size[d] = (uint32_t)((uint64_t)src / stride[d] + 1);
+            } else
+                t->size[d] = 0; /* below */
+        }
+    }
+    uint64_t s = 1;
+    for (uint32_t d = t->ndims; d-- > 0;) {
+        if (stride[d] == 0)
+            continue;
+        if (stride[d] != s)
+            goto out;
+        if (t->size[d] == 0) {
+            uint64_t up = p;
+            for (uint32_t e = d; e-- > 0;)
+                if (stride[e] != 0) {
+                    up = stride[e];
+                    break;
+                }
+            if (up % s != 0 || up / s < 2)
+                goto out;
+            t->size[d] = (uint32_t)(up / s);
+        }
+        s *= t->size[d];
+    }
+    rc = s == p ? 0 : -1;
+out:
+    free(stride);
+    return rc;
+}
+
+/* Whether member me's recorded lists are those of t's grid. */
+static int cart_agrees(const fc__xcomm *c, const fc__xtopo *t, uint32_t me, const fc__topo *tp)
+{
+    if (tp->kind != FC_TOPO_CART || tp->indeg != 2 * t->ndims || tp->outdeg != 2 * t->ndims)
+        return 0;
+    for (uint32_t d = 0; d < t->ndims; d++)
+        for (int k = 0; k < 2; k++) {
+            int64_t want = cart_shift(t, me, d, k ? 1 : -1);
+            int64_t w = want < 0 ? FC_PEER_NULL : (int64_t)c->local[want];
+            if (tp->src[2 * d + k] != w || tp->dst[2 * d + k] != w)
+                return 0;
+        }
+    return 1;
+}
+
+/* The cartesian topologies of the trace's communicators, each found from its comm rank 0's lists
+ * and kept when every member present agrees. Graph and distributed-graph topologies have no OTF2
+ * definition: they are not exported. */
+static int build_topos(fc__exporter *x)
+{
+    size_t n = fc_trace_nranks(x->t);
+    uint32_t next_dim = 0;
+    for (size_t i = 0; i < n; i++) {
+        const fc_rank *r = fc_trace_rank(x->t, i);
+        for (size_t j = 0; j < r->ncomms; j++) {
+            const fc_comm *fc = &r->comms[j];
+            const fc__topo *tp = fc__rank_topo(r, fc->id);
+            uint32_t oc = fc->id < x->ncomm_of[i] ? x->comm_of[i][fc->id] : UINT32_MAX;
+            if (tp == NULL || tp->kind != FC_TOPO_CART || oc == UINT32_MAX || oc < 2 || x->comms[oc].inter ||
+                x->comms[oc].nlocal == 0 || x->comms[oc].local[0] != r->info.rank || tp->indeg == 0 ||
+                tp->indeg % 2 != 0 || tp->indeg > 2 * 255 || tp->outdeg != tp->indeg)
+                continue;
+            int dup = 0;
+            for (size_t k = 0; k < x->ntopos; k++)
+                dup |= x->topos[k].comm == oc;
+            if (dup)
+                continue;
+            fc__xtopo t = {.comm = oc, .ndims = tp->indeg / 2};
+            t.size = calloc(t.ndims, sizeof *t.size);
+            t.periodic = calloc(t.ndims, 1);
+            if (t.size == NULL || t.periodic == NULL ||
+                fc__grow((void **)&x->topos, &x->ntopos, &x->tcap, sizeof *x->topos) < 0) {
+                free(t.size), free(t.periodic);
+                return fc__err(FC_ENOMEM, "out of memory");
+            }
+            int ok = cart_dims(&x->comms[oc], tp, &t) == 0;
+            /* Every member present must agree with the grid. */
+            for (size_t q = 0; ok && q < n; q++) {
+                const fc_rank *rq = fc_trace_rank(x->t, q);
+                for (size_t jq = 0; jq < rq->ncomms; jq++) {
+                    uint64_t id = rq->comms[jq].id;
+                    if (id >= x->ncomm_of[q] || x->comm_of[q][id] != oc)
+                        continue;
+                    const fc__topo *tq = fc__rank_topo(rq, id);
+                    int64_t me = comm_rank(&x->comms[oc], rq->info.rank);
+                    ok &= tq != NULL && me >= 0 && cart_agrees(&x->comms[oc], &t, (uint32_t)me, tq);
+                }
+            }
+            if (!ok) {
+                free(t.size), free(t.periodic);
+                continue;
+            }
+            t.first_dim = next_dim;
+            next_dim += t.ndims;
+            x->topos[x->ntopos++] = t;
+        }
+    }
+    return 0;
+}
+
 int fc__otf2_build_comms(fc__exporter *x)
 {
     size_t n = fc_trace_nranks(x->t);
@@ -264,7 +421,7 @@ int fc__otf2_build_comms(fc__exporter *x)
         }
     }
     x->st.comms = x->ncomms;
-    return 0;
+    return build_topos(x);
 out:
     return rc;
 }
@@ -443,6 +600,14 @@ static int collect_strings(fc__exporter *x)
         snprintf(buf, sizeof buf, "Comm %zu", i);
         rc = fc__intern_id(&x->strings, buf, &id);
     }
+    for (size_t i = 0; i < x->ntopos && rc >= 0; i++) {
+        snprintf(buf, sizeof buf, "Comm %" PRIu32 " cartesian", x->topos[i].comm);
+        rc = fc__intern_id(&x->strings, buf, &id);
+        for (uint32_t d = 0; d < x->topos[i].ndims && rc >= 0; d++) {
+            snprintf(buf, sizeof buf, "Comm %" PRIu32 " dimension %" PRIu32, x->topos[i].comm, d);
+            rc = fc__intern_id(&x->strings, buf, &id);
+        }
+    }
     if (x->folded && rc >= 0 && (rc = fc__intern_id(&x->strings, FC_OTF2_POLLS_ATTR, &id)) >= 0)
         rc = fc__intern_id(&x->strings, FC_OTF2_POLLS_ATTR_DESC, &id);
     return rc < 0 ? fc__err(FC_ENOMEM, "out of memory") : 0;
@@ -502,6 +667,31 @@ static int write_groups_and_comms(fc__exporter *x, OTF2_GlobalDefWriter *g)
         } else {
             GTRY(OTF2_GlobalDefWriter_WriteComm(g, (uint32_t)i, name, c->group, OTF2_UNDEFINED_COMM,
                                                 OTF2_COMM_FLAG_NONE))
+        }
+    }
+    /* The cartesian topologies: dimensions, the topology, each member's coordinates (row-major
+     * in its comm rank, as MPI numbers them). */
+    for (size_t i = 0; i < x->ntopos; i++) {
+        const fc__xtopo *t = &x->topos[i];
+        OTF2_CartDimensionRef dims[255];
+        uint32_t coord[255];
+        for (uint32_t d = 0; d < t->ndims; d++) {
+            snprintf(buf, sizeof buf, "Comm %" PRIu32 " dimension %" PRIu32, t->comm, d);
+            dims[d] = t->first_dim + d;
+            GTRY(OTF2_GlobalDefWriter_WriteCartDimension(g, dims[d], fc__otf2_str(x, buf), t->size[d],
+                                                         t->periodic[d] ? OTF2_CART_PERIODIC_TRUE
+                                                                        : OTF2_CART_PERIODIC_FALSE));
+        }
+        snprintf(buf, sizeof buf, "Comm %" PRIu32 " cartesian", t->comm);
+        GTRY(OTF2_GlobalDefWriter_WriteCartTopology(g, (uint32_t)i, fc__otf2_str(x, buf), t->comm, (uint8_t)t->ndims,
+                                                    dims));
+        for (uint32_t me = 0; me < x->comms[t->comm].nlocal; me++) {
+            uint32_t rest = me;
+            for (uint32_t d = t->ndims; d-- > 0;) {
+                coord[d] = rest % t->size[d];
+                rest /= t->size[d];
+            }
+            GTRY(OTF2_GlobalDefWriter_WriteCartCoordinate(g, (uint32_t)i, me, (uint8_t)t->ndims, coord));
         }
     }
 #undef GTRY

@@ -594,6 +594,9 @@ out:
         free((void *)x.comms[0].local); /* the world list built by build_comms */
     free(x.comm_of), free(x.ncomm_of), free(x.cc_of), free(x.ncc_of);
     free(x.rank_events), free(x.rank_threads), free(x.rank_node);
+    for (size_t i = 0; i < x.ntopos; i++)
+        free(x.topos[i].size), free(x.topos[i].periodic);
+    free(x.topos);
     free(x.comms), free(x.cc), free(x.req), free(x.scl_file), free(x.scl_line);
     fc__intern_free(&x.strings), fc__intern_free(&x.fnames), fc__intern_free(&x.scls), fc__intern_free(&x.cckeys);
     fc__intern_free(&x.nodes);

@@ -195,6 +195,64 @@ static OTF2_CallbackCode on_comm(void *d, OTF2_CommRef self, OTF2_StringRef name
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode on_cartdim(void *d, OTF2_CartDimensionRef self, OTF2_StringRef name, uint32_t size,
+                                    OTF2_CartPeriodicity periodic)
+{
+    fc__importer *im = d;
+    (void)name;
+    ROOM(im, cdims, ncdims, self);
+    im->cdims[self] = (fc__ocartdim){1, size, periodic == OTF2_CART_PERIODIC_TRUE};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_carttopo(void *d, OTF2_CartTopologyRef self, OTF2_StringRef name, OTF2_CommRef comm,
+                                     uint8_t ndims, const OTF2_CartDimensionRef *dims)
+{
+    fc__importer *im = d;
+    (void)name;
+    ROOM(im, carts, ncarts, self);
+    fc__ocart *t = &im->carts[self];
+    free(t->dims), free(t->coord), free(t->have);
+    memset(t, 0, sizeof *t);
+    if ((t->dims = malloc((ndims ? ndims : 1) * sizeof *t->dims)) == NULL) {
+        im->nomem = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    for (uint8_t k = 0; k < ndims; k++)
+        t->dims[k] = dims[k];
+    t->defined = 1, t->comm = comm, t->ndims = ndims;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_cartcoord(void *d, OTF2_CartTopologyRef topo, uint32_t rank, uint8_t ndims,
+                                      const uint32_t *coord)
+{
+    fc__importer *im = d;
+    fc__ocart *t = topo < im->ncarts ? &im->carts[topo] : NULL;
+    if (t == NULL || !t->defined || ndims != t->ndims || rank >= MAX_REF)
+        return OTF2_CALLBACK_SUCCESS; /* not of a topology defined: the topology is then left out */
+    if (rank >= t->ncoord) {
+        size_t n = t->ncoord ? t->ncoord : 16;
+        while (n <= rank)
+            n *= 2;
+        uint32_t *c = realloc(t->coord, n * (ndims ? ndims : 1) * sizeof *c);
+        uint8_t *h = c ? realloc(t->have, n) : NULL;
+        if (c != NULL)
+            t->coord = c;
+        if (h == NULL) {
+            im->nomem = 1;
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        memset(h + t->ncoord, 0, n - t->ncoord);
+        t->have = h;
+        t->ncoord = n;
+    }
+    for (uint8_t k = 0; k < ndims; k++)
+        t->coord[(size_t)rank * ndims + k] = coord[k];
+    t->have[rank] = 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode on_cc(void *d, OTF2_CallingContextRef self, OTF2_RegionRef region,
                                OTF2_SourceCodeLocationRef scl, OTF2_CallingContextRef parent)
 {
@@ -343,6 +401,9 @@ static OTF2_GlobalDefReaderCallbacks *def_callbacks(void)
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
+    OTF2_GlobalDefReaderCallbacks_SetCartDimensionCallback(cb, on_cartdim);
+    OTF2_GlobalDefReaderCallbacks_SetCartTopologyCallback(cb, on_carttopo);
+    OTF2_GlobalDefReaderCallbacks_SetCartCoordinateCallback(cb, on_cartcoord);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, on_cc);
     OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(cb, on_scl);
     return cb;
@@ -472,6 +533,126 @@ static int write_sites(fc__importer *im, fc_writer *w)
     return rc;
 }
 
+/* ---- cartesian topologies ------------------------------------------------------------------------ */
+
+/* The comm group of cartesian topology t when t can be given to the rank files: its comm is an
+ * intra-communicator of the import, its dimensions are defined and multiply to the comm's size,
+ * and every rank's coordinates are given and are MPI's row-major numbering of the comm ranks
+ * (MPI_Cart_create's). NULL otherwise: the topology is left out. */
+static const fc__ogroup *cart_group(const fc__importer *im, const fc__ocart *t)
+{
+    const fc__comm *c = t->comm < im->ncomms ? &im->comms[t->comm] : NULL;
+    const fc__ogroup *g = c != NULL && c->defined && c->group < im->nogroups ? &im->ogroups[c->group] : NULL;
+    if (!t->defined || t->ndims == 0 || g == NULL || c->native < 0 || !g->defined ||
+        g->type != OTF2_GROUP_TYPE_COMM_GROUP || t->ncoord < g->n)
+        return NULL;
+    uint64_t prod = 1;
+    for (uint32_t k = 0; k < t->ndims; k++) {
+        if (t->dims[k] >= im->ncdims || !im->cdims[t->dims[k]].defined || im->cdims[t->dims[k]].size == 0)
+            return NULL;
+        prod *= im->cdims[t->dims[k]].size;
+        if (prod > g->n)
+            return NULL;
+    }
+    if (prod != g->n)
+        return NULL;
+    for (uint32_t me = 0; me < g->n; me++) {
+        uint32_t rest = me;
+        if (!t->have[me])
+            return NULL;
+        for (uint32_t k = t->ndims; k-- > 0;) {
+            uint32_t size = im->cdims[t->dims[k]].size;
+            if (t->coord[(size_t)me * t->ndims + k] != rest % size)
+                return NULL;
+            rest /= size;
+        }
+    }
+    return g;
+}
+
+typedef struct bytes {
+    unsigned char *p;
+    size_t n, cap;
+} bytes;
+
+static int put_uv(bytes *b, uint64_t v)
+{
+    if (b->n + 10 > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 256;
+        unsigned char *p = realloc(b->p, cap);
+        if (p == NULL)
+            return FC_ENOMEM;
+        b->p = p, b->cap = cap;
+    }
+    b->n += fc_put_uvarint(b->p + b->n, v);
+    return 0;
+}
+
+/* Rank r's COMMS block: its n communicators mine[] and, after them (format 2.6), the cartesian
+ * topologies of those that have one: per dimension the source, then the destination of
+ * MPI_Cart_shift by 1, as world ranks, for both lists. Without a topology the block is
+ * fc_writer_comms'. */
+static int write_comms(const fc__importer *im, fc_writer *w, uint32_t r, const fc_comm *mine, size_t n)
+{
+    bytes b = {0};
+    size_t ntopo = 0;
+    int rc = 0;
+    for (size_t i = 0; i < im->ncarts; i++)
+        if (cart_group(im, &im->carts[i]) != NULL)
+            for (size_t k = 0; k < n; k++)
+                ntopo += mine[k].id == (uint64_t)im->comms[im->carts[i].comm].native && mine[k].ordinal != -2;
+    if (ntopo == 0)
+        return fc_writer_comms(w, mine, n);
+    rc |= put_uv(&b, n);
+    for (size_t i = 0; i < n; i++) {
+        rc |= put_uv(&b, mine[i].id);
+        rc |= put_uv(&b, mine[i].flags);
+        rc |= put_uv(&b, mine[i].local_size);
+        for (uint32_t k = 0; k < mine[i].local_size; k++)
+            rc |= put_uv(&b, mine[i].local[k]);
+        rc |= put_uv(&b, mine[i].remote_size);
+        for (uint32_t k = 0; k < mine[i].remote_size; k++)
+            rc |= put_uv(&b, mine[i].remote[k]);
+        rc |= put_uv(&b, fc_zigzag(mine[i].ordinal));
+    }
+    rc |= put_uv(&b, ntopo);
+    for (size_t i = 0; i < im->ncarts; i++) {
+        const fc__ocart *t = &im->carts[i];
+        const fc__ogroup *g = cart_group(im, t);
+        uint64_t id = g ? (uint64_t)im->comms[t->comm].native : 0;
+        int in = 0;
+        for (size_t k = 0; g != NULL && k < n; k++)
+            in |= mine[k].id == id && mine[k].ordinal != -2;
+        if (!in)
+            continue;
+        uint32_t me = 0;
+        while (me < g->n && g->m[me] != r)
+            me++;
+        rc |= put_uv(&b, id);
+        rc |= put_uv(&b, FC_TOPO_CART);
+        for (int list = 0; list < 2; list++) {
+            rc |= put_uv(&b, 2 * (uint64_t)t->ndims);
+            uint64_t stride = g->n;
+            for (uint32_t d = 0; d < t->ndims; d++) {
+                const fc__ocartdim *dim = &im->cdims[t->dims[d]];
+                stride /= dim->size;
+                int64_t c = (int64_t)t->coord[(size_t)me * t->ndims + d];
+                for (int dir = -1; dir <= 1; dir += 2) {
+                    int64_t q = c + dir, nb = FC_PEER_NULL;
+                    if (dim->periodic)
+                        q = (q + dim->size) % dim->size;
+                    if (q >= 0 && q < (int64_t)dim->size)
+                        nb = (int64_t)g->m[(int64_t)me + (q - c) * (int64_t)stride];
+                    rc |= put_uv(&b, fc_zigzag(nb));
+                }
+            }
+        }
+    }
+    rc = rc ? fc__err(FC_ENOMEM, "out of memory") : fc_writer_block(w, FC_BLK_COMMS, 0, b.p, b.n);
+    free(b.p);
+    return rc;
+}
+
 /* Reads the events of one location and writes them as the EVENTS blocks of its thread. */
 static int write_rank(fc__importer *im, OTF2_Reader *rd, OTF2_EvtReaderCallbacks *cb, const char *dir, uint32_t r,
                       size_t g, const ncomm *nc, size_t nnc)
@@ -516,7 +697,7 @@ static int write_rank(fc__importer *im, OTF2_Reader *rd, OTF2_EvtReaderCallbacks
     if ((rc = fc_writer_open(path, r, im->world, 0, 0, 0, &w)) < 0 ||
         (im->coll_env != NULL && (rc = fc_writer_rank_coll_env(w, im->coll_env, im->coll_env_len)) < 0) ||
         (rc = fc_writer_rank(w, &info)) < 0 ||
-        (rc = fc_writer_comms(w, mine, n)) < 0)
+        (rc = write_comms(im, w, r, mine, n)) < 0)
         goto out;
     if (im->ncc > 0)
         memset(im->cc_used, 0, im->ncc);
@@ -546,6 +727,9 @@ static void importer_free(fc__importer *im)
     free(im->coll_env);
     free(im->hosts);
     free(im->strings), free(im->nodes), free(im->groups), free(im->locs), free(im->regions);
+    for (size_t i = 0; i < im->ncarts; i++)
+        free(im->carts[i].dims), free(im->carts[i].coord), free(im->carts[i].have);
+    free(im->carts), free(im->cdims);
     free(im->ogroups), free(im->comms), free(im->ccs), free(im->scls), free(im->cc_used);
     fc__intern_free(&im->stacks);
 }

@@ -88,9 +88,11 @@ static void replay_clear(fc__replay *rp)
     memset(rp, 0, sizeof *rp);
 }
 
-/* The replay of call cl alone, its members numbered 0 .. nmem-1 (member index order), node[j] the
- * node of member j. */
-static int build_call(const fc__colls *c, const fc__coll_call *cl, const uint32_t *node, fc__replay *rp, cbuild *b,
+/* The replay of call cl alone, its members numbered 0 .. nmem-1 (member index order), mnode[j] the
+ * node MPICH took member j to be on, which its algorithm follows, as the analysis expanded it
+ * (calls.h; the trace's nodes, where the replay places the members, may differ: ranks that share
+ * a host name are one node to MPICH whatever the trace calls their nodes). */
+static int build_call(const fc__colls *c, const fc__coll_call *cl, const uint32_t *mnode, fc__replay *rp, cbuild *b,
                       double *t0)
 {
     const fc__coll_member *mem = c->members + cl->first;
@@ -104,7 +106,7 @@ static int build_call(const fc__colls *c, const fc__coll_call *cl, const uint32_
         *t0 = fmin(*t0, mem[j].enter);
     b->n = 0;
     fc__coll_nodes nd;
-    if (fc__coll_nodes_build(cl->p, node, &nd) < 0)
+    if (fc__coll_nodes_build(cl->p, mnode, &nd) < 0)
         return FC_ENOMEM;
     for (size_t j = 0; j < cl->nmem; j++) {
         fc__coll_sink sink = {.post = cb_post, .wait = cb_wait, .ctx = b};
@@ -113,7 +115,7 @@ static int build_call(const fc__colls *c, const fc__coll_call *cl, const uint32_
         b->me = (uint32_t)j;
         b->ord = 0;
         /* Members are all present (cl->nmem == cl->p), so member index j is replay rank j. */
-        fc__coll_layout lay = {.node = node, .nodes = &nd, .settings = &c->settings, .to = mem[j].to, .from = mem[j].from,
+        fc__coll_layout lay = {.node = mnode, .nodes = &nd, .settings = &c->settings, .to = mem[j].to, .from = mem[j].from,
                               .inter = cl->inter, .nbrs = mem[j].nbrs, .received = mem[j].bytes2, .op = cl->op,
                               .irregular = cl->irregular};
         int rc = fc__coll_expand_in(cl->kind, cl->alg, cl->p, mem[j].me, cl->root, cl->n, mem[j].bytes, &lay, &sink);
@@ -168,7 +170,7 @@ int fc__coll_predict(const fc__colls *c, const fc__match *m, const fc__predictio
     int rc = FC_ENOMEM;
     cbuild b;
     fc__replay rp;
-    uint32_t *node = NULL;
+    uint32_t *node = NULL, *mnode = NULL;
     double *o = NULL, *q = NULL;
     memset(&b, 0, sizeof b);
     memset(&rp, 0, sizeof rp);
@@ -181,6 +183,7 @@ int fc__coll_predict(const fc__colls *c, const fc__match *m, const fc__predictio
     cp->nmodels = p->nmodels;
     memcpy(cp->model, p->model, sizeof cp->model);
     if ((cp->obs = malloc(n * sizeof *cp->obs)) == NULL || (node = malloc((c->world + 1) * sizeof *node)) == NULL ||
+        (mnode = malloc((c->world + 1) * sizeof *mnode)) == NULL ||
         (o = malloc(n * sizeof *o)) == NULL || (q = malloc(n * sizeof *q)) == NULL)
         goto out;
     for (unsigned j = 0; j < p->nmodels; j++)
@@ -197,9 +200,10 @@ int fc__coll_predict(const fc__colls *c, const fc__match *m, const fc__predictio
         double t0, last = -INFINITY;
         for (size_t k = 0; k < cl->nmem; k++) {
             node[k] = m->rank_node[mem[k].rank];
+            mnode[k] = c->mpich_node != NULL ? c->mpich_node[cl->ranks[k]] : node[k];
             last = fmax(last, mem[k].exit);
         }
-        if ((rc = build_call(c, cl, node, &rp, &b, &t0)) < 0)
+        if ((rc = build_call(c, cl, mnode, &rp, &b, &t0)) < 0)
             goto out;
         cp->obs[i] = last - t0;
         for (unsigned j = 0; j < p->nmodels; j++) {
@@ -236,6 +240,7 @@ out:
     fc__coll_pred_free(cp);
     free(b.v);
     free(node);
+    free(mnode);
     free(o);
     free(q);
     return rc;

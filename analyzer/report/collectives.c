@@ -65,10 +65,11 @@ void fc__report_json_collectives(FILE *f, const fc__analysis *a)
     for (size_t i = 0; i < ncalls; i++) {
         const fc__coll_call *cl = &c->calls[i];
         const fc__coll_member *mem = c->members + cl->first;
-        double enter = INFINITY, longest = 0, sum = 0;
+        double enter = INFINITY, last = -INFINITY, longest = 0, sum = 0;
         for (size_t j = 0; j < cl->nmem; j++) {
             double d = mem[j].exit - mem[j].enter;
             enter = fmin(enter, mem[j].enter);
+            last = fmax(last, mem[j].enter);
             longest = fmax(longest, d);
             sum += d;
         }
@@ -79,6 +80,8 @@ void fc__report_json_collectives(FILE *f, const fc__analysis *a)
                    ", \"inter_node_bytes\": %" PRIu64 ", \"enter\": ",
                 cl->p, cl->nmem, cl->n, cl->nflows, cl->inter_bytes);
         json_num(f, cl->nmem ? enter : NAN);
+        fputs(", \"entry_skew_s\": ", f);
+        json_num(f, cl->nmem ? last - enter : NAN);
         fputs(", \"observed_max_s\": ", f);
         json_num(f, longest);
         fputs(", \"observed_mean_s\": ", f);
@@ -220,6 +223,31 @@ int fc__report_text_coll_prediction(FILE *f, const fc__analysis *a)
         const fc__errors *e = &cp->err[j];
         fprintf(f, "%-10s %6zu %11.1f%% %11.1f%% %9.1f%% %9.1f%%\n", fc__model_name(cp->model[j]), e->n,
                 e->mean_abs_pct, e->global_pct, e->p95_abs_pct, e->max_abs_pct);
+    }
+    /* How much of the observed time the models are given: every replay starts each member at
+     * its observed entry, so the members' entry skew (first to last entry) is in the prediction
+     * as observed; what the models predict is the time after the last member entered. */
+    double skew = 0, obs = 0, after[FC_NMODELS] = {0};
+    for (size_t i = 0; i < c->ncalls; i++) {
+        const fc__coll_call *cl = &c->calls[i];
+        const fc__coll_member *mem = c->members + cl->first;
+        if (isnan(cp->obs[i]) || !(cp->obs[i] > 0) || cl->nmem == 0)
+            continue;
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t j = 0; j < cl->nmem; j++)
+            lo = fmin(lo, mem[j].enter), hi = fmax(hi, mem[j].enter);
+        skew += hi - lo;
+        obs += cp->obs[i];
+        for (unsigned j = 0; j < cp->nmodels; j++)
+            after[j] += fmax(0, cp->pred[j][i] - (hi - lo));
+    }
+    if (obs > 0) {
+        fprintf(f, "entry skew:      %.1f%% of the observed time (the ranks' entries are given to every model); of the "
+                   "%.6f s after the last rank entered, predicted:",
+                100 * skew / obs, obs - skew);
+        for (unsigned j = 0; j < cp->nmodels; j++)
+            fprintf(f, " %s %.1f%%", fc__model_name(cp->model[j]), obs > skew ? 100 * after[j] / (obs - skew) : 0.0);
+        putc('\n', f);
     }
     site_sum *v = calloc(c->ncalls + 1, sizeof *v);
     size_t n = 0;

@@ -121,12 +121,16 @@ static const char *no_error_figure(const fc__analysis *a, char *buf, size_t len)
     const fc__observation *o = a->obs;
     if (a->pred == NULL || a->pred->nmodels == 0 || a->match->ninter == 0 || o == NULL)
         return NULL;
-    if (o->njudged == 0)
+    size_t nj = fc__report_njudged(a);
+    if (nj == 0 && o->njudged > 0)
+        snprintf(buf, len, "no point-to-point %s to judge the models on (the collective calls are compared per "
+                 "call): no error figure (JSON and CSV hold every flow's predictions)", o->all ? "flow" : "network flow");
+    else if (nj == 0)
         snprintf(buf, len, "no %s to judge the models on: no error figure (--flows all counts every class but "
                  "below-wire; JSON and CSV hold every flow's predictions)", o->all ? "flow" : "network flow");
-    else if (!o->all && o->njudged < FC_SELFCAL_MIN_FLOWS)
+    else if (!o->all && nj < FC_SELFCAL_MIN_FLOWS)
         snprintf(buf, len, "too few network flows (%zu) to judge the models on: no error figure (--flows all counts "
-                 "every class but below-wire; JSON and CSV hold every flow's predictions)", o->njudged);
+                 "every class but below-wire; JSON and CSV hold every flow's predictions)", nj);
     else
         return NULL;
     return buf;

@@ -68,7 +68,27 @@ void fc__report_json_flow_observation(FILE *f, const fc__analysis *a, uint64_t i
         json_num(f, b->busy);
     else
         fputs("null", f);
-    fprintf(f, ", \"clock\": %s, \"judged\": %s}", b->clock ? "true" : "false", o->judged[id] ? "true" : "false");
+    fprintf(f, ", \"clock\": %s, \"judged\": %s}", b->clock ? "true" : "false",
+            fc__report_judged(a, id) ? "true" : "false");
+}
+
+int fc__report_judged(const fc__analysis *a, size_t i)
+{
+    const fc__observation *o = a->obs;
+    return o != NULL && i < o->n && i < a->match->ninter && o->judged[i] && !a->match->flows[i].coll;
+}
+
+size_t fc__report_count_judged(const fc__match *m, const fc__observation *o)
+{
+    size_t n = 0;
+    for (size_t i = 0; o != NULL && i < o->n && i < m->ninter; i++)
+        n += o->judged[i] && !m->flows[i].coll;
+    return n;
+}
+
+size_t fc__report_njudged(const fc__analysis *a)
+{
+    return a->obs != NULL ? a->njudged : 0;
 }
 
 void fc__report_json_observation(FILE *f, const fc__analysis *a)
@@ -80,7 +100,7 @@ void fc__report_json_observation(FILE *f, const fc__analysis *a)
     }
     fprintf(f, "  \"observation\": {\"flows\": %zu, \"judged\": %zu, \"statistics_over\": \"%s\", \"platform\": %s, "
                "\"platform_note\": ",
-            o->n, o->njudged, o->all ? "all" : "network", o->have_platform ? "true" : "false");
+            o->n, fc__report_njudged(a), o->all ? "all" : "network", o->have_platform ? "true" : "false");
     fc__json_str(f, o->platform_note[0] ? o->platform_note : NULL);
     fputs(", \"classes\": {", f);
     for (unsigned c = 0; c < FC_OBS_NCLASSES; c++) {
@@ -160,10 +180,15 @@ void fc__report_text_observation(FILE *f, const fc__analysis *a)
     else if (o->platform_note[0])
         fprintf(f, "no platform:     %s; the classes are those under the platform it fitted\n", o->platform_note);
     uint64_t net = o->count[FC_OBS_NETWORK];
+    size_t coll = o->njudged - fc__report_njudged(a);
     if (o->all)
-        fprintf(f, "judged:          %zu flows of every class but below-wire (--flows all)\n", o->njudged);
+        fprintf(f, "judged:          %zu flows of every class but below-wire (--flows all)", fc__report_njudged(a));
     else
-        fprintf(f, "judged:          the %" PRIu64 " network flows (--flows all for every class)\n", net);
+        fprintf(f, "judged:          the %zu network flows (--flows all for every class)",
+                fc__report_njudged(a));
+    if (coll)
+        fprintf(f, "; %zu more are collectives' steps, compared per collective call", coll);
+    putc('\n', f);
     if (net < FC_SELFCAL_MIN_FLOWS)
         fprintf(f, "too few network flows (%" PRIu64 ") to judge the models: this trace's times are set by "
                    "waiting, oversubscription or latency, not by the network\n",

@@ -26,14 +26,18 @@ static const char *node_name(const fc__match *m, uint32_t node)
 const char *fc__report_errors_withheld(const fc__analysis *a, char *buf, size_t n)
 {
     const fc__observation *o = a->obs;
+    size_t nj = fc__report_njudged(a);
     if (o == NULL || a->match->ninter == 0)
         return NULL;
-    if (o->njudged == 0)
+    if (nj == 0 && o->njudged > 0)
+        snprintf(buf, n, "no point-to-point %s to judge the models on (the collective calls are compared per call)",
+                 o->all ? "flow" : "network flow");
+    else if (nj == 0)
         snprintf(buf, n, "no %s to judge the models on", o->all ? "flow" : "network flow");
-    else if (!o->all && o->njudged < FC_SELFCAL_MIN_FLOWS)
+    else if (!o->all && nj < FC_SELFCAL_MIN_FLOWS)
         /* The observation says these times are not the network's: a figure over one or two flows
          * would read as a verdict on the models all the same. */
-        snprintf(buf, n, "too few network flows (%zu) to judge the models on", o->njudged);
+        snprintf(buf, n, "too few network flows (%zu) to judge the models on", nj);
     else
         return NULL;
     return buf;
@@ -253,8 +257,9 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
                 e->n ? worst : "-");
     }
     if (a->obs != NULL)
-        fprintf(f, "(each figure over the %zu %s of %zu inter-node flows; predictions are made for every flow)\n",
-                a->obs->njudged, a->obs->all ? "flows of every class but below-wire" : "network flows", m->ninter);
+        fprintf(f, "(each figure over the %zu %s%s of %zu inter-node flows; predictions are made for every flow)\n",
+                fc__report_njudged(a), a->obs->all ? "flows of every class but below-wire" : "network flows",
+                fc__report_njudged(a) < a->obs->njudged ? " between point-to-point messages" : "", m->ninter);
     unsigned lead = lead_model(pr);
     ranked *r = malloc((m->ninter ? m->ninter : 1) * sizeof *r);
     if (r == NULL)
@@ -263,7 +268,7 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a)
     /* As the error statistics: the flows they count. */
     for (size_t i = 0; i < m->ninter; i++)
         if (!m->flows[i].coll && m->flows[i].observed > 0 && isfinite(pr->pred[lead][i]) &&
-            (a->obs == NULL || a->obs->judged[i])) /* as the error statistics */
+            (a->obs == NULL || fc__report_judged(a, i))) /* as the error statistics */
             r[nr++] = (ranked){i, fabs(pr->pred[lead][i] - m->flows[i].observed) / m->flows[i].observed};
     if (nr == 0 && m->ninter > 0) {
         /* Every inter-node flow is a collective's step, whose time is inferred: the calls are

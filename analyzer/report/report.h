@@ -43,6 +43,7 @@ typedef struct fc__analysis {
     const fc__colls *colls;   /* the collective calls, whose flows match->flows holds, or NULL */
     const fc__coll_pred *cpred; /* the models' durations of those calls, or NULL */
     const fc__observation *obs; /* what each flow's time is made of (observe.h), or NULL for none */
+    size_t njudged;           /* with obs: the flows fc__report_judged counts (fc__report_count_judged) */
     /* Sweeps match->flows[0 .. match->ninter) again into ops (the JSON document's intervals),
      * returning 0 or the first error: set by the pipeline that made the analysis (analysis/), so
      * that the writers consume results and never run a stage themselves. */
@@ -151,6 +152,15 @@ int fc__report_text_prediction(FILE *f, const fc__analysis *a);
 
 /* ---- what the flows' times are made of (report/observation.c) ---------------------------------- */
 
+/* Whether the error statistics count inter-node flow i (an index of a->match->flows): its class
+ * makes it judged (observe.h) and it is a point-to-point message. A collective's messages have
+ * inferred times: its calls are compared apart (errors_collective). 0 without an observation. */
+int fc__report_judged(const fc__analysis *a, size_t i);
+/* How many flows fc__report_judged counts: a->njudged with an observation, else 0. */
+size_t fc__report_njudged(const fc__analysis *a);
+/* The count a pipeline sets in fc__analysis.njudged: the flows of m that o judges and that are
+ * point-to-point messages, in one pass (the reports ask for it once per interval). */
+size_t fc__report_count_judged(const fc__match *m, const fc__observation *o);
 /* The "observation" member of the JSON document, ending with ",\n"; nothing without one. */
 void fc__report_json_observation(FILE *f, const fc__analysis *a);
 /* ", \"observation\": {...}" for inter-node flow id; nothing without an observation. */

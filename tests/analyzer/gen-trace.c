@@ -7,7 +7,7 @@
  *   node R NAME                  node (and host) name of rank R
  *   host R NAME                  host name of rank R, when it differs from its node's (after node)
  *   affinity R LIST              the CPUs rank R may run on, e.g. 0-1 (none recorded otherwise)
- *   ev R KIND T0 T1 PEER TAG BYTES OBJ [status] [site=ID] [b2=N]
+ *   ev R KIND T0 T1 PEER TAG BYTES OBJ [status] [site=ID] [b2=N] [comm=ID]
  *                                one event of rank R: KIND as `flowcut dump` names it, T0 and T1 in
  *                                microseconds of the rank's clock, OBJ a request handle (0x.. ok),
  *                                `status` to set FC_EVF_STATUS, ID a call site, N the bytes2 field
@@ -22,6 +22,11 @@
  *   arg TEXT                     one more argument of every rank's program (after program; up
  *                                to 4): the rest of the line
  *   module PATH                  the module of every call site instead of /nonexistent/libapp.so
+ *   topo R KIND IN OUT           rank R's neighbours in communicator 2, a copy of MPI_COMM_WORLD
+ *                                (same members, ordinal 1) with a virtual topology: KIND cart,
+ *                                graph or distgraph, IN and OUT comma lists of world ranks (null
+ *                                for MPI_PROC_NULL, - for an empty list); events name the
+ *                                communicator with comm=2
  * Every rank gets an MPI_Init at local 0..1 us first, MPI_COMM_WORLD as comm 0, no clock blocks
  * (so aligned time = local time and the origin is 0). At most 4095 events per rank. Exits 1 with a
  * message on any error. */
@@ -41,6 +46,9 @@ typedef struct grank {
     fc_event *ev; /* MAXE of them, allocated for the ranks that have events */
     size_t n;
     int partial;
+    int topo;                       /* FC_TOPO_*, 0: no communicator 2 */
+    int64_t nbr[2][MAXR];           /* in and out neighbours */
+    unsigned deg[2];
     fc_site sites[8];
     fc_frame frames[8];
     size_t nsites;
@@ -63,10 +71,64 @@ static void die(int line, const char *what)
     exit(1);
 }
 
+/* A comma list of world ranks (null: MPI_PROC_NULL; -: empty) into v; returns its length. */
+static unsigned parse_list(int line, char *text, int64_t *v, unsigned world)
+{
+    unsigned k = 0;
+    if (strcmp(text, "-") == 0)
+        return 0;
+    for (char *tok = strtok(text, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        char *end;
+        long x = strtol(tok, &end, 10);
+        if (k == MAXR)
+            die(line, "too many neighbours");
+        if (strcmp(tok, "null") == 0)
+            v[k++] = FC_PEER_NULL;
+        else if (*end != '\0' || x < 0 || x >= (long)world)
+            die(line, "a neighbour is a world rank or null");
+        else
+            v[k++] = x;
+    }
+    return k;
+}
+
+static void put_uv(unsigned char *b, size_t *len, uint64_t v)
+{
+    *len += fc_put_uvarint(b + *len, v);
+}
+
+/* The COMMS block of rank i: MPI_COMM_WORLD and, with a topology, communicator 2. */
+static int write_comms(fc_writer *w, unsigned i, unsigned n)
+{
+    static unsigned char b[16 * (4 * MAXR + 16)];
+    size_t len = 0;
+    put_uv(b, &len, rk[i].topo ? 2 : 1);
+    for (uint64_t id = 0; id < (rk[i].topo ? 3u : 1u); id += 2) {
+        put_uv(b, &len, id);
+        put_uv(b, &len, 0);
+        put_uv(b, &len, n);
+        for (unsigned k = 0; k < n; k++)
+            put_uv(b, &len, k);
+        put_uv(b, &len, 0);
+        put_uv(b, &len, fc_zigzag(id ? 1 : 0));
+    }
+    if (rk[i].topo) {
+        put_uv(b, &len, 1);
+        put_uv(b, &len, 2);
+        put_uv(b, &len, (uint64_t)rk[i].topo);
+        for (int d = 0; d < 2; d++) {
+            put_uv(b, &len, rk[i].deg[d]);
+            for (unsigned k = 0; k < rk[i].deg[d]; k++)
+                put_uv(b, &len, fc_zigzag(rk[i].nbr[d][k]));
+        }
+    }
+    return fc_writer_block(w, FC_BLK_COMMS, 0, b, len);
+}
+
 int main(int argc, char **argv)
 {
-    char buf[512], kind[64], extra[3][64];
-    unsigned n = 0, members[MAXR];
+    char buf[512], kind[64], extra[4][64];
+    unsigned n = 0;
     int line = 0;
     if (argc != 2) {
         fprintf(stderr, "usage: gen-trace DIR < SPEC\n");
@@ -113,6 +175,18 @@ int main(int argc, char **argv)
             nargs++;
         } else if (strncmp(buf, "module ", 7) == 0) {
             rest_of_line(buf, 7, module_path, sizeof module_path);
+        } else if (strncmp(buf, "topo ", 5) == 0) {
+            char in[256], out[256];
+            if (sscanf(buf, "topo %u %63s %255s %255s", &r, name, in, out) != 4 || r >= n)
+                die(line, "expected: topo R KIND IN OUT");
+            rk[r].topo = strcmp(name, "cart") == 0        ? FC_TOPO_CART
+                         : strcmp(name, "graph") == 0     ? FC_TOPO_GRAPH
+                         : strcmp(name, "distgraph") == 0 ? FC_TOPO_DIST_GRAPH
+                                                          : 0;
+            if (rk[r].topo == 0)
+                die(line, "a topology is cart, graph or distgraph");
+            rk[r].deg[0] = parse_list(line, in, rk[r].nbr[0], n);
+            rk[r].deg[1] = parse_list(line, out, rk[r].nbr[1], n);
         } else if (sscanf(buf, "partial %u", &r) == 1) {
             if (r >= n)
                 die(line, "rank out of range");
@@ -124,8 +198,8 @@ int main(int argc, char **argv)
             rk[r].frames[q] = (fc_frame){.module = 0, .offset = obj};
             rk[r].sites[q] = (fc_site){.id = bytes, .depth = 1, .frames = &rk[r].frames[q]};
         } else {
-            int k = sscanf(buf, "ev %u %63s %lf %lf %lld %lld %llu %lli %63s %63s %63s", &r, kind, &t0, &t1, &peer,
-                           &tag, &bytes, (long long *)&obj, extra[0], extra[1], extra[2]);
+            int k = sscanf(buf, "ev %u %63s %lf %lf %lld %lld %llu %lli %63s %63s %63s %63s", &r, kind, &t0, &t1, &peer,
+                           &tag, &bytes, (long long *)&obj, extra[0], extra[1], extra[2], extra[3]);
             if (k < 8 || r >= n || rk[r].n + 1 >= MAXE)
                 die(line, "expected: ev R KIND T0 T1 PEER TAG BYTES OBJ [status] [site=ID]");
             int kn = fc_event_kind_from_name(kind);
@@ -150,18 +224,17 @@ int main(int argc, char **argv)
                     e->site = id;
                 else if (sscanf(extra[x], "b2=%llu", &id) == 1)
                     e->bytes2 = id;
+                else if (sscanf(extra[x], "comm=%llu", &id) == 1)
+                    e->comm = id;
                 else
-                    die(line, "extra fields are status, site=ID and b2=N");
+                    die(line, "extra fields are status, site=ID, b2=N and comm=ID");
             }
         }
     }
-    for (unsigned i = 0; i < n; i++)
-        members[i] = i;
     for (unsigned i = 0; i < n; i++) {
         char path[4200], fname[64];
         fc_writer *w;
         fc_rank_info info;
-        fc_comm world = {.id = 0, .local_size = n, .local = members, .ordinal = 0};
         static fc_event all[MAXE + 1];
         fc_module module = {.id = 0, .base = 0x400000, .size = 0x100000, .path = module_path, .build_id = ""};
         const char *args[5] = {program, argbuf[0], argbuf[1], argbuf[2], argbuf[3]};
@@ -192,7 +265,7 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/%s", argv[1], fname);
         if (fc_writer_open(path, i, n, 0, 1, 0, &w) < 0 ||
             (rk[i].nenv && fc_writer_rank_coll_env(w, rk[i].env, rk[i].nenv) < 0) || fc_writer_rank(w, &info) < 0 ||
-            fc_writer_comms(w, &world, 1) < 0 ||
+            write_comms(w, i, n) < 0 ||
             (rk[i].nsites && (fc_writer_modules(w, &module, 1) < 0 || fc_writer_sites(w, rk[i].sites, rk[i].nsites) < 0)) ||
             fc_writer_events(w, 0, all, rk[i].n + 1) < 0 ||
             (!rk[i].partial && fc_writer_end(w, 0, 0, 0, 0) < 0) || fc_writer_close(w) < 0) {

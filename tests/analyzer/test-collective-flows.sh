@@ -77,10 +77,17 @@ assert abs(j["collectives"]["calls"][0]["wait_s"] - 28e-6) < 1e-12, j["collectiv
 assert j["totals"]["outgoing"]["flow_s"] > 0, j["totals"]
 assert j["warnings"] == [], j["warnings"]
 assert j["platform"] is not None and "flowcut" in j["errors"], j["errors"]
+# The flow errors are over point-to-point messages (docs/json-schema.md): there are none here, so
+# every model compares no flow and gives no figure, though the 48 steps are network flows.
+assert j["observation"]["classes"]["network"]["flows"] == 48, j["observation"]["classes"]
+assert j["observation"]["judged"] == 0 and not any(f["observation"]["judged"] for f in j["flows"])
+for model, e in j["errors"].items():
+    assert e["flows"] == 0 and e["mean_abs_pct"] is None and "collective calls" in e["withheld"], (model, e)
 # The call's observed duration runs from the first entry (rank 0, 10 us) to the last exit (5000 us);
 # every model predicts it, and the statistics over the one call are that call's error.
 c = j["collectives"]["calls"][0]
 assert abs(c["observed_s"] - 4990e-6) < 1e-12, c
+assert abs(c["entry_skew_s"] - 7e-6) < 1e-12, c
 for model, e in j["errors_collective"].items():
     err = abs(c["predicted"][model] - c["observed_s"]) / c["observed_s"] * 100
     assert e["calls"] == 1 and abs(e["mean_abs_pct"] - err) < 1e-3 and abs(e["max_abs_pct"] - err) < 1e-3, (model, e, err)
@@ -90,6 +97,10 @@ grep -q "^  MPI_Alltoall .* 1 calls, .*48.0 MiB between nodes.*(pairwise)" "$scr
 grep -q "of which coll\." "$scratch/a2a.txt" || fail_later "a2a: traffic matrix lacks the collectives' column"
 grep -q "^== predicted versus observed" "$scratch/a2a.txt" || fail_later "a2a: no predictions"
 grep -q "^collective calls (1 predicted" "$scratch/a2a.txt" || fail_later "a2a: no predictions of the collective call"
+# The ranks enter from 10 to 17 us and the call is observed from 10 to 5000 us: the skew the models
+# are given is 7 / 4990 = 0.14 % of it, and 4983 us follow the last entry.
+grep -q "^entry skew: *0\.1% of the observed time .* of the 0\.004983 s after the last rank entered" "$scratch/a2a.txt" ||
+    fail_later "a2a: the entry skew's share of the observed time"
 "$flowcut" analyze --format csv --model none "$scratch/a2a" | awk -F, 'NR > 1 && $11 == 0 && $17 == "MPI_Alltoall" { b += $6 } END { exit b != 48 * 1048576 }' ||
     fail_later "a2a: CSV inter-node bytes of MPI_Alltoall"
 "$flowcut" remap "$scratch/a2a" >"$scratch/a2a.remap" 2>&1 || fail_later "a2a: remap exit $? ($(head -c 300 "$scratch/a2a.remap"))"
@@ -255,6 +266,114 @@ j = json.load(open(sys.argv[1]))
 assert max(f["end"] for f in j["flows"]) <= 500e-6 + 1e-12 and min(f["start"] for f in j["flows"]) >= 10e-6 - 1e-12
 assert max(f["end"] for f in j["flows"]) > 11e-6 + 1e-9, "the window ends at the completion, not the post"
 EOF
+
+# ---- the flow errors count point-to-point messages only: the all-to-all above, 2 s long (its 48
+# steps are network flows under the platform the trace calibrates for itself), then three 1 MiB
+# messages between nodes of 400 ms each, 0 > 2, 2 > 4, 4 > 6: every model's errors are over those
+# 3 flows of the 51 between nodes, with --flows network and --flows all alike.
+{
+    echo "ranks 8"
+    for r in 0 1 2 3 4 5 6 7; do
+        echo "node $r n$((r / 2))"
+        echo "ev $r MPI_Alltoall $((10 + r)) 2000000 -1 0 $((8 * MIB)) 0 b2=$((8 * MIB))"
+        k=$((r / 2))
+        # rank 2k receives from 2k - 2 (message k - 1), then sends to 2k + 2 (message k)
+        [ $((r % 2)) = 0 ] && [ $k -ge 1 ] &&
+            echo "ev $r MPI_Recv $((2100000 + (k - 1) * 500000)) $((2500000 + (k - 1) * 500000)) $((r - 2)) 7 $MIB 0 status"
+        [ $((r % 2)) = 0 ] && [ $k -le 2 ] &&
+            echo "ev $r MPI_Send $((2100000 + k * 500000)) $((2500000 + k * 500000)) $((r + 2)) 7 $MIB 0"
+        echo "ev $r MPI_Finalize 4000000 4000001 -1 0 0 0"
+    done
+} | gen p2perrors
+for fl in network all; do
+    "$flowcut" analyze --format json --flows $fl -o "$scratch/p2perrors-$fl.json" "$scratch/p2perrors" \
+        2>"$scratch/p2perrors.err" || { fail_later "p2perrors: exit $? ($(cat "$scratch/p2perrors.err"))"; continue; }
+    "$PY" - "$scratch/p2perrors-$fl.json" <<'PYEOF' || fail_later "p2perrors ($fl): errors over the point-to-point flows"
+import json, sys
+j = json.load(open(sys.argv[1]))
+p2p = [f for f in j["flows"] if f["collective"] is None]
+assert len(p2p) == 3 and len(j["flows"]) == 51, (len(p2p), len(j["flows"]))
+# The steps are network flows too: counting them would give 51.
+assert j["observation"]["classes"]["network"]["flows"] == 51, j["observation"]["classes"]
+assert j["observation"]["judged"] == 3, j["observation"]
+assert [f["id"] for f in j["flows"] if f["observation"]["judged"]] == [f["id"] for f in p2p]
+for model, e in j["errors"].items():
+    assert e["flows"] == 3 and e["withheld"] is None and e["worst_flow"] in [f["id"] for f in p2p], (model, e)
+PYEOF
+done
+"$flowcut" analyze "$scratch/p2perrors" >"$scratch/p2perrors.txt" 2>&1 || fail_later "p2perrors: text exit $?"
+grep -q "^(each figure over the 3 network flows between point-to-point messages of 51 inter-node flows" "$scratch/p2perrors.txt" ||
+    fail_later "p2perrors: the text report's errors are not over the 3 point-to-point flows"
+
+# ---- the prediction of a call replays the messages MPICH sends, which follow the nodes MPICH sees
+# (its host names), not the trace's: 8 ranks on the trace's 4 nodes but one host, so that MPICH's
+# ch4 device sees one node, and a 1000-byte MPI_Bcast from rank 0 (composition alpha: one leader,
+# which hands the buffer to the 7 others at once). Every rank enters at 10 us. Under the linear
+# model of a profile whose inter-node messages take 10 us + 1 ns a byte and intra-node ones 1 us +
+# 0.1 ns a byte, the call lasts as long as its slowest message: 10 + 1 = 11 us. (The 4-node
+# composition would pass the buffer along the leaders' binomial tree 0 > 4 > 6, then 6 > 7:
+# 10 + 1 + 10 + 1 + 1 + 0.1 = 23.1 us.)
+{
+    echo "ranks 8"
+    for r in 0 1 2 3 4 5 6 7; do
+        echo "node $r n$((r / 2))"
+        echo "host $r onehost"
+        echo "ev $r MPI_Bcast 10 5000 0 0 1000 0 b2=1000"
+        echo "ev $r MPI_Finalize 6000 6001 -1 0 0 0"
+    done
+} | gen onehost
+cat >"$scratch/onehost.profile" <<'PEOF'
+flowcut-profile 1.1
+source calibrate
+nodes 4
+ranks-per-node 2
+eager-threshold 32768
+inter 0 inf 1e-05 1e-09 0.01
+intra 0 inf 1e-06 1e-10 0.01
+PEOF
+"$flowcut" analyze --platform "$scratch/onehost.profile" --model linear --format json -o "$scratch/onehost.json" \
+    "$scratch/onehost" 2>"$scratch/onehost.err" || fail_later "onehost: exit $? ($(cat "$scratch/onehost.err"))"
+"$PY" - "$scratch/onehost.json" <<'PYEOF' || fail_later "onehost: the replay of the call follows MPICH's nodes"
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["collectives"]["calls"][0]
+assert c["algorithm"] == "composition_alpha" and c["messages"] == 7, c
+assert sorted((f["src_rank"], f["dst_rank"]) for f in j["flows"] + j["intra"]) == [(0, r) for r in range(1, 8)]
+assert abs(c["predicted"]["linear"] - 11e-6) < 1e-12, c["predicted"]
+PYEOF
+
+# ---- a neighbourhood exchange waits among the neighbours only: MPI_Neighbor_alltoall on a 1-D
+# cartesian communicator of 4 ranks, not periodic (rank r's sources and destinations r - 1 and
+# r + 1, MPI_PROC_NULL past the ends), 2 ranks a node, entered at 10, 20, 50, 15 us. A rank waits
+# for the last of its sources to enter: rank 0 for rank 1 (20 - 10 = 10 us; a wait for every
+# member would be 50 - 10 = 40), rank 1 for rank 2 (50 - 20 = 30), rank 2 for nobody (its sources
+# 1 and 3 entered before it), rank 3 for rank 2 (50 - 15 = 35): 75 us in the call.
+{
+    echo "ranks 4"
+    echo "env 0 MPIR_CVAR_NOLOCAL=1"
+    set -- 10 20 50 15
+    for r in 0 1 2 3; do
+        echo "node $r n$((r / 2))"
+        lo=$((r - 1)) hi=$((r + 1))
+        [ $lo -ge 0 ] || lo=null
+        [ $hi -le 3 ] || hi=null
+        echo "topo $r cart $lo,$hi $lo,$hi"
+        echo "ev $r MPI_Neighbor_alltoall $1 5000 -1 0 2000 0 b2=2000 comm=2"
+        echo "ev $r MPI_Finalize 6000 6001 -1 0 0 0"
+        shift
+    done
+} | gen neighbor
+"$flowcut" analyze --format json --model none -o "$scratch/neighbor.json" "$scratch/neighbor" 2>"$scratch/neighbor.err" ||
+    fail_later "neighbor: exit $? ($(cat "$scratch/neighbor.err"))"
+"$PY" - "$scratch/neighbor.json" <<'PYEOF' || fail_later "neighbor: wait among the neighbours"
+import json, sys
+j = json.load(open(sys.argv[1]))
+w = j["wait_states"]["wait_nxn_s"]
+want = [10e-6, 30e-6, 0, 35e-6]
+assert all(abs(a - b) < 1e-12 for a, b in zip(w, want)), w
+calls = [c for c in j["collectives"]["calls"] if c["collective"] == "MPI_Neighbor_alltoall"]
+assert len(calls) == 1 and calls[0]["present"] == 4 and abs(calls[0]["wait_s"] - 75e-6) < 1e-12, calls
+PYEOF
 
 [ "$failures" -eq 0 ] && echo "collectives: every case passed"
 finish
