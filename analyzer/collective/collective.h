@@ -109,6 +109,14 @@ const char *fc__coll_alg_name(unsigned alg);
 /* 1 for the FC_EV_* kinds of collectives (blocking and non-blocking), else 0. */
 int fc__coll_is_coll(unsigned kind);
 
+/* The persistent collectives (MPI-4's MPI_Bcast_init ..., the neighbourhood ones' _init): the
+ * non-blocking kind whose messages each of their Starts has, else 0. MPICH 4.0.2 builds a
+ * persistent collective with its non-blocking form's schedule (MPIR_<Coll>_init_impl calls
+ * MPIR_I<coll>_sched_impl, is_persistent set), chosen by the same table (MPIR_Csel_search on the
+ * I<coll> signature) and the same MPIR_CVAR_I<COLL>_*_ALGORITHM, without a ch4 composition; each
+ * MPI_Start runs that schedule once. */
+unsigned fc__coll_persistent(unsigned kind);
+
 /* 1 for the communicator constructors that synchronise their parent communicator (MPI_Comm_free
  * is local in MPICH; MPI_Comm_create_group involves its group only; the inter-communicator
  * constructors are left out), else 0. */
