@@ -120,4 +120,11 @@ for e in errors:
     print("FAIL: " + e)
 sys.exit(1 if errors else 0)
 PY
+# The remap replay expands the same instances: on each rank the MPI_Cart_create (a barrier of
+# MPI_COMM_WORLD), the final MPI_Allreduce and 3 Starts an iteration, 8 x (2 + 3 x 6) = 160.
+line_profile "$work/line.prof" 1e-05 1e-08 1e-06 1e-09 1e8
+"$flowcut" remap --platform "$work/line.prof" "$work/trace" >"$work/remap" 2>&1 ||
+    fail "remap: $(head -c 300 "$work/remap")"
+grep -q '^replay: [0-9]* messages paired, 160 collective calls expanded,' "$work/remap" ||
+    fail "remap: $(grep '^replay:' "$work/remap" | head -1), want 160 collective calls expanded"
 echo "persistcoll: each Start of psolver's persistent collectives expanded over its window"
