@@ -135,10 +135,11 @@ static int inter_kind(uint32_t k)
 }
 
 /* Members (world ranks) of a communicator, *a the size of an inter-communicator's low group (0 for
- * an intra-communicator); NULL for an unknown id, or an inter-communicator with a call kind the
- * expansion has no algorithm for (counted in c->inter_records), or FC_ENOMEM (*rc set). */
-static const uint32_t *members_of(gather *g, const fc_rank *r, uint64_t id, uint64_t key, uint32_t k, uint32_t *p,
-                                  uint32_t *a, int *rc)
+ * an intra-communicator); NULL for an unknown id, or an inter-communicator with a call kind k the
+ * expansion has no algorithm for (counted in c->inter_records under the record's kind rk), or
+ * FC_ENOMEM (*rc set). */
+static const uint32_t *members_of(gather *g, const fc_rank *r, uint64_t id, uint64_t key, uint32_t k, uint32_t rk,
+                                  uint32_t *p, uint32_t *a, int *rc)
 {
     fc__colls *c = g->c;
     const fc_comm *cm = fc_rank_comm(r, id);
@@ -151,7 +152,7 @@ static const uint32_t *members_of(gather *g, const fc_rank *r, uint64_t id, uint
     }
     if (cm->flags & FC_COMMF_INTER) {
         if (fc__coll_is_ctor(k) || !inter_kind(k)) {
-            c->inter_records[k]++;
+            c->inter_records[rk]++;
             return NULL;
         }
         return inter_members(g, cm, key, p, a, rc);
@@ -202,7 +203,7 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
     uint32_t base = fc__coll_persistent(k), xk = base ? base : k;
     uint64_t key = rec->ev.comm < nkeys ? keys[rec->ev.comm] : fc__comm_key(r, rec->ev.comm), seq;
     int rc = 0;
-    const uint32_t *mem = members_of(g, r, rec->ev.comm, key, xk, &p, &a, &rc);
+    const uint32_t *mem = members_of(g, r, rec->ev.comm, key, xk, k, &p, &a, &rc);
     if (mem == NULL)
         return rc;
     if (p < 2 || p > c->world)

@@ -299,8 +299,9 @@ int fc__coll_nbrs_of(const struct fc_rank *r, uint64_t comm, const uint32_t *mem
  *   Reduce_scatter(_block)  a non-commutative operation: "noncommutative" (recursive halving in
  *              the other order: partners at distance 1, 2, 4 ..., halves of what is left) when the
  *              size is a power of two and the blocks are equal; recursive doubling otherwise
- *              (expanded for a power-of-two size only: the forwarding MPICH adds for the members
- *              without a partner is not modelled)
+ *              (on a size that is not a power of two, the members whose partner does not exist
+ *              get the data from a member of their subtree that has it, by recursive halving
+ *              inside the subtree, as MPICH forwards it; blocks taken as equal)
  *   The non-blocking forms follow the same rules. An algorithm the run forces stands. */
 
 /* The algorithm lay->op (FC_EVF_USER_OP, FC_EVF_NONCOMMUTATIVE) makes MPICH take for kind on p
@@ -309,8 +310,7 @@ unsigned fc__coll_select_op(unsigned kind, uint32_t p, uint64_t n, const fc__col
 
 /* Member me's part of a reduction whose operation is not commutative, where its messages differ
  * from a commutative one's (the rooted binomial Reduce, the Reduce_scatter algorithms above):
- * 0, the sink's error, or FC_EUNSUPPORTED (recursive doubling on a size that is not a power of
- * two); 1 elsewhere, where the commutative expansion stands. */
+ * 0 or the sink's error; 1 elsewhere, where the commutative expansion stands. */
 int fc__coll_expand_noncommutative(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
                                    const fc__coll_sink *sink);
 
