@@ -4,6 +4,8 @@
  *     polled with MPI_Test while the rank smooths its own field;
  *   - the residual, MPI_Allreduce_init of 2 doubles (sum and sum of squares), started with
  *     MPI_Startall and completed with MPI_Wait;
+ *   - a redistribution, MPI_Alltoallv_init of uneven blocks (1 + (s + 2 d) % 5 doubles from rank
+ *     s to rank d), started with MPI_Start and waited for;
  *   - a boundary exchange of C doubles with the two neighbours of a periodic ring,
  *     MPI_Neighbor_alltoall_init on a cartesian communicator, started and waited for;
  *   - and a point-to-point halo of H doubles with the same neighbours (MPI_Irecv, MPI_Isend,
@@ -24,6 +26,12 @@
 static double tval(int from, int to, int k, int it)
 {
     return from * 1000.0 + to + 0.5 * k + it;
+}
+
+/* The number of doubles rank s sends to rank d in the redistribution. */
+static int vcount(int s, int d)
+{
+    return 1 + (s + 2 * d) % 5;
 }
 
 /* The value at position k of the boundary (dir 0: sent to the left, 1: to the right) or halo. */
@@ -64,7 +72,18 @@ int main(int argc, char **argv)
     double *u = malloc(nt * sizeof *u), *t = malloc(nt * sizeof *t);
     double *w = calloc((size_t)nh + 2 * (size_t)nh, sizeof *w); /* left ghost, own, right ghost */
     double *bs = malloc(2 * (size_t)nc * sizeof *bs), *br = malloc(2 * (size_t)nc * sizeof *br);
-    if (!u || !t || !w || !bs || !br) {
+    int *vsc = malloc(4 * (size_t)np * sizeof *vsc), *vsd = vsc + np, *vrc = vsd + np, *vrd = vrc + np;
+    if (vsc != NULL)
+        for (int j = 0, so = 0, ro = 0; j < np; j++) {
+            vsc[j] = vcount(me, j);
+            vrc[j] = vcount(j, me);
+            vsd[j] = so;
+            vrd[j] = ro;
+            so += vsc[j];
+            ro += vrc[j];
+        }
+    double *vs = malloc(5 * (size_t)np * sizeof *vs), *vr = malloc(5 * (size_t)np * sizeof *vr);
+    if (!u || !t || !w || !bs || !br || !vsc || !vs || !vr) {
         fprintf(stderr, "psolver: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -74,10 +93,11 @@ int main(int argc, char **argv)
 
     /* The persistent collectives, set up once. */
     double part[2], sum[2];
-    MPI_Request a2a, red, nbr;
+    MPI_Request a2a, red, nbr, a2av;
     MPI_Alltoall_init(u, b, MPI_DOUBLE, t, b, MPI_DOUBLE, MPI_COMM_WORLD, MPI_INFO_NULL, &a2a);
     MPI_Allreduce_init(part, sum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &red);
     MPI_Neighbor_alltoall_init(bs, nc, MPI_DOUBLE, br, nc, MPI_DOUBLE, ring, MPI_INFO_NULL, &nbr);
+    MPI_Alltoallv_init(vs, vsc, vsd, MPI_DOUBLE, vr, vrc, vrd, MPI_DOUBLE, MPI_COMM_WORLD, MPI_INFO_NULL, &a2av);
 
     long bad = 0;
     for (int it = 0; it < iters; it++) {
@@ -131,6 +151,16 @@ int main(int argc, char **argv)
         for (int q = 0; q < 2; q++)
             bad += fabs(sum[q] - want[q]) > 1e-9 * fabs(want[q]);
 
+        /* The redistribution: rank me's part of the transposed data, in uneven blocks. */
+        for (int j = 0; j < np; j++)
+            for (int k = 0; k < vsc[j]; k++)
+                vs[vsd[j] + k] = tval(me, j, k, it) + 0.125;
+        MPI_Start(&a2av);
+        MPI_Wait(&a2av, MPI_STATUS_IGNORE);
+        for (int j = 0; j < np; j++)
+            for (int k = 0; k < vrc[j]; k++)
+                bad += vr[vrd[j] + k] != tval(j, me, k, it) + 0.125;
+
         /* The boundary exchange: block 0 goes to the left neighbour, block 1 to the right; the
          * left neighbour's block comes into slot 0, the right one's into slot 1. */
         for (int k = 0; k < nc; k++) {
@@ -145,6 +175,7 @@ int main(int argc, char **argv)
     MPI_Request_free(&a2a);
     MPI_Request_free(&red);
     MPI_Request_free(&nbr);
+    MPI_Request_free(&a2av);
     MPI_Comm_free(&ring);
 
     long all = 0;
@@ -160,6 +191,9 @@ int main(int argc, char **argv)
     free(w);
     free(bs);
     free(br);
+    free(vsc);
+    free(vs);
+    free(vr);
     MPI_Finalize();
     return all == 0 ? 0 : 1;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test-tracer-persistcoll.sh: the MPI-4 persistent collectives of examples/psolver (MPI_Alltoall_init
 # started with MPI_Start and polled with MPI_Test, MPI_Allreduce_init started with MPI_Startall,
-# MPI_Neighbor_alltoall_init on a periodic ring, beside a point-to-point halo) on 8 ranks that the
+# MPI_Alltoallv_init of uneven blocks, MPI_Neighbor_alltoall_init on a periodic ring, beside a
+# point-to-point halo) on 8 ranks that the
 # tracer places on 4 nodes of 2, as test-tracer-collectives.sh does. The output is the same traced
 # and untraced; the trace holds each init once and each Start once an iteration; and the analysis
 # makes each Start one call of the collective, over the member's Start-to-completion window,
@@ -33,7 +34,7 @@ from collections import defaultdict
 P, B, C, ITERS = 8, 512, 64, 6
 node = lambda r: r // 2
 errors = []
-INIT = {"MPI_Alltoall_init", "MPI_Allreduce_init", "MPI_Neighbor_alltoall_init"}
+INIT = {"MPI_Alltoall_init", "MPI_Allreduce_init", "MPI_Alltoallv_init", "MPI_Neighbor_alltoall_init"}
 
 # The records, rank by rank in time order: each init once, its request started once an
 # iteration, and each Start's window from the Start's entry (MPI_Start, or the MPI_Startall its
@@ -76,10 +77,14 @@ def inter(edges):
 #   all-to-all of 4096 bytes a peer: "scattered", each rank straight to every other;
 #   all-reduce of 2 doubles (16 bytes, <= 2048): recursive doubling, partners r ^ 1, r ^ 2, r ^ 4
 #     (on the blocking MPI_Allreduce, ch4's node-aware composition would run instead);
+#   all-to-all v: "scattered", rank s straight to rank d with 1 + (s + 2 d) % 5 doubles (the
+#     tracer's COUNTS of the init, which each Start carries);
 #   neighbour all-to-all: each rank to its left and right neighbour of the ring, C doubles each.
 want = {
     "MPI_Alltoall_init": ("scattered", inter([(s, d, 8 * B) for s in range(P) for d in range(P) if s != d])),
     "MPI_Allreduce_init": ("recursive_doubling", inter([(r, r ^ (1 << k), 16) for r in range(P) for k in range(3)])),
+    "MPI_Alltoallv_init": ("scattered",
+                           inter([(s, d, 8 * (1 + (s + 2 * d) % 5)) for s in range(P) for d in range(P) if s != d])),
     "MPI_Neighbor_alltoall_init": ("linear", inter([(r, (r + d) % P, 8 * C) for r in range(P) for d in (1, P - 1)])),
 }
 assert want["MPI_Alltoall_init"][1] == P * (P - 2) * 8 * B  # (8 - 2) blocks to other nodes a rank
@@ -121,10 +126,10 @@ for e in errors:
 sys.exit(1 if errors else 0)
 PY
 # The remap replay expands the same instances: on each rank the MPI_Cart_create (a barrier of
-# MPI_COMM_WORLD), the final MPI_Allreduce and 3 Starts an iteration, 8 x (2 + 3 x 6) = 160.
+# MPI_COMM_WORLD), the final MPI_Allreduce and 4 Starts an iteration, 8 x (2 + 4 x 6) = 208.
 line_profile "$work/line.prof" 1e-05 1e-08 1e-06 1e-09 1e8
 "$flowcut" remap --platform "$work/line.prof" "$work/trace" >"$work/remap" 2>&1 ||
     fail "remap: $(head -c 300 "$work/remap")"
-grep -q '^replay: [0-9]* messages paired, 160 collective calls expanded,' "$work/remap" ||
-    fail "remap: $(grep '^replay:' "$work/remap" | head -1), want 160 collective calls expanded"
+grep -q '^replay: [0-9]* messages paired, 208 collective calls expanded,' "$work/remap" ||
+    fail "remap: $(grep '^replay:' "$work/remap" | head -1), want 208 collective calls expanded"
 echo "persistcoll: each Start of psolver's persistent collectives expanded over its window"
