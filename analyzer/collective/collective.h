@@ -257,8 +257,10 @@ int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uin
  *              group's first member and one to the other's, then each scatters in its group
  * The groups' own steps are MPIR's intra-communicator algorithms; MPIR's barrier is node-aware
  * when a group's members share nodes. MPI_Ibarrier: bcast as MPI_Barrier, each group's barrier the
- * non-blocking recursive doubling (the dissemination pattern) on any placement; FC__CA_AUTO for
- * the other non-blocking forms: not expanded. */
+ * non-blocking recursive doubling (the dissemination pattern) on any placement; MPI_Ibcast:
+ * remote_send_local_bcast, the receiving group's broadcast rooted at the index the root has in
+ * its own group (MPIR_Ibcast_inter_sched_flat passes it on); FC__CA_AUTO for the other
+ * non-blocking forms: not expanded. */
 unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t root, uint64_t n);
 
 /* The instance size n of fc__coll_expand that one member's record gives (bytes it sends, bytes2 it

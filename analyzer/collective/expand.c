@@ -774,6 +774,21 @@ static int inter(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t
     }
     case FC_EV_MPI_Bcast:
         return inter_bcast(e, root_here, me, root, g0, gn, r0, n, lay);
+    case FC_EV_MPI_Ibcast:
+        /* MPIR_Ibcast_inter_sched_flat: the root sends to the other group's member 0, and that
+         * group broadcasts by MPIR_Ibcast_intra_sched_auto (the blocking thresholds), rooted at
+         * the member whose index is the root's in its own group, as MPICH 4.0.2 passes it. */
+        if (root_here) {
+            if (me != root)
+                return 0;
+            TRY(snd(e, r0, n));
+            return wt(e);
+        }
+        if (me == g0) {
+            TRY(rcv(e, root, n));
+            TRY(wt(e));
+        }
+        return in_group(e, g0, gn, FC_EV_MPI_Bcast, lr, (root - (root < a ? 0 : a)) % gn, n, lay);
     case FC_EV_MPI_Allreduce:
         /* MPIR_Allreduce_inter_reduce_exchange_bcast: each group reduces to its member 0, the two
          * exchange their results, each broadcasts the other's in its group. */
@@ -966,6 +981,7 @@ unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t r
     case FC_EV_MPI_Ibarrier:
         return FC__CA_INTER_BCAST;
     case FC_EV_MPI_Bcast:
+    case FC_EV_MPI_Ibcast:
         return FC__CA_REMOTE_SEND_LOCAL_BCAST;
     case FC_EV_MPI_Allreduce:
         return FC__CA_REDUCE_EXCHANGE_BCAST;

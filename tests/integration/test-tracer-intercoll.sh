@@ -1,6 +1,6 @@
 #!/bin/sh
 # test-tracer-intercoll.sh: collectives on an inter-communicator (intercoll.c: MPI_Bcast,
-# MPI_Allreduce, MPI_Alltoall, MPI_Barrier and MPI_Ibarrier between the even and odd ranks of 4,
+# MPI_Allreduce, MPI_Alltoall, MPI_Barrier, MPI_Ibcast and MPI_Ibarrier between the even and odd ranks of 4,
 # ranks 0 and 1 on node n0, 2 and 3 on n1), traced and analysed: each becomes the messages of
 # MPICH's inter-communicator algorithm for it, whose inter-node bytes are worked out below by hand,
 # and none is named in the warnings as left out. The groups are {0, 2} (the low one: its first member has the
@@ -15,6 +15,8 @@
 #   MPI_Barrier (bcast): each group's barrier is MPICH's node-aware one (its 2 members on one host):
 #     2 > 0 (0 bytes), 0 > 2 (1 byte), 3 > 1, 1 > 3 likewise; then 1 byte 0 > 1 (inside n0), 1 > 3,
 #     and back 1 > 0, 0 > 2: 6 flows, 4 bytes.
+#   MPI_Ibcast, the same 512 bytes from rank 0 (remote_send_local_bcast, MPIR_Ibcast_inter_sched_flat:
+#     rank 1's group broadcasts from its member 0): 1 > 3, 512 bytes, 1 flow between nodes.
 #   MPI_Ibarrier (bcast, MPIR_Ibarrier_inter_sched_bcast): each group's barrier is the non-blocking
 #     recursive doubling, whatever the nodes: 0 > 2, 2 > 0, 1 > 3, 3 > 1 of 0 bytes; then the same
 #     1-byte broadcasts: 6 flows, 2 bytes.
@@ -32,7 +34,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 want = {"MPI_Bcast": ("remote_send_local_bcast", 512, 1), "MPI_Allreduce": ("reduce_exchange_bcast", 32, 4),
         "MPI_Alltoall": ("pairwise_exchange", 16, 4), "MPI_Barrier": ("bcast", 4, 6),
-        "MPI_Ibarrier": ("bcast", 2, 6)}
+        "MPI_Ibarrier": ("bcast", 2, 6), "MPI_Ibcast": ("remote_send_local_bcast", 512, 1)}
 for coll, (alg, nbytes, nflows) in want.items():
     fl = [f for f in j["flows"] if f["collective"] == coll]
     assert {f["algorithm"] for f in fl} == {alg}, (coll, {f["algorithm"] for f in fl})
@@ -42,4 +44,4 @@ inter = [w for w in j["warnings"] if "on an inter-communicator" in w]
 assert not inter, inter
 assert "MPI_Reduce" in {c["collective"] for c in j["collectives"]["calls"]}
 PY
-echo "inter-communicator collectives: MPICH's algorithms' bytes, the non-blocking barrier's too"
+echo "inter-communicator collectives: MPICH's algorithms' bytes, the non-blocking barrier's and broadcast's too"

@@ -623,7 +623,8 @@ static void test_inter_algorithms(void **state)
     assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1024), FC__CA_LINEAR);
     assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 682), FC__CA_LOCAL_GATHER_REMOTE_SEND);
     assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 683), FC__CA_LINEAR);
-    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibcast, 3, 2, 0, 8), FC__CA_AUTO);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Iallreduce, 3, 2, 0, 8), FC__CA_AUTO);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibcast, 3, 2, 0, 8), FC__CA_REMOTE_SEND_LOCAL_BCAST);
     assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibarrier, 3, 2, 0, 0), FC__CA_INTER_BCAST);
 }
 
