@@ -1,9 +1,9 @@
 /* intercoll.c: collectives on an inter-communicator between the even and the odd ranks of the
  * world, as coupled codes exchange boundary data between two solvers: a broadcast from the first
  * even rank to the odd group, an all-reduce and an all-to-all across the groups, a barrier, the
- * broadcast again non-blocking, and a non-blocking barrier. Each rank checks what it received; rank 0 prints "intercoll ok" and the
- * program exits 0, or the number of wrong values and exits 1. Needs an even number of ranks, at
- * least 2. */
+ * broadcast again non-blocking, and a non-blocking barrier. Each rank checks what it received;
+ * rank 0 prints "intercoll ok" and the program exits 0, or the number of wrong values and exits 1.
+ * Needs an even number of ranks, at least 2. */
 #include <mpi.h>
 #include <stdio.h>
 
