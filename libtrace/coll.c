@@ -125,11 +125,16 @@ static void counts(fc__thread *t, const fc__call *c, int64_t n, const side *to, 
     }
 }
 
+/* The request of a non-blocking collective, noted as such (req.c), or of a persistent one, which
+ * is only initialised here (its Starts post it). */
 static uint64_t req_obj(const fc__call *c, const MPI_Request *req)
 {
     if (req == NULL || c->rc != MPI_SUCCESS)
         return 0;
-    fc__wrap_nbc_posted(*req);
+    if ((c->kind >= FC_EV_MPI_Barrier_init && c->kind <= FC_EV_MPI_Scan_init) || c->kind == FC_EV_MPI_Exscan_init)
+        fc__wrap_pcoll_init(*req);
+    else
+        fc__wrap_nbc_posted(*req);
     return FC__HANDLE(*req);
 }
 
@@ -381,8 +386,12 @@ void fc__rec_reduce_scatter_block(fc__thread *t, const fc__call *c, MPI_Comm com
 
 static uint64_t nbr_obj(const fc__call *c, const MPI_Request *req, int persistent)
 {
-    if (persistent)
-        return req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
+    if (persistent) {
+        if (req == NULL || c->rc != MPI_SUCCESS)
+            return 0;
+        fc__wrap_pcoll_init(*req);
+        return FC__HANDLE(*req);
+    }
     return req_obj(c, req);
 }
 

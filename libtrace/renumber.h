@@ -79,39 +79,6 @@ __attribute__((visibility("hidden"))) void fc__renumber_missed(void);
     "MPI_Isendrecv_replace_c", \
     "MPI_Psend_init", \
     "MPI_Precv_init", \
-    "MPI_Barrier_init", \
-    "MPI_Bcast_init", \
-    "MPI_Bcast_init_c", \
-    "MPI_Reduce_init", \
-    "MPI_Reduce_init_c", \
-    "MPI_Allreduce_init", \
-    "MPI_Allreduce_init_c", \
-    "MPI_Gather_init", \
-    "MPI_Gather_init_c", \
-    "MPI_Scatter_init", \
-    "MPI_Scatter_init_c", \
-    "MPI_Allgather_init", \
-    "MPI_Allgather_init_c", \
-    "MPI_Alltoall_init", \
-    "MPI_Alltoall_init_c", \
-    "MPI_Scan_init", \
-    "MPI_Scan_init_c", \
-    "MPI_Exscan_init", \
-    "MPI_Exscan_init_c", \
-    "MPI_Gatherv_init", \
-    "MPI_Gatherv_init_c", \
-    "MPI_Scatterv_init", \
-    "MPI_Scatterv_init_c", \
-    "MPI_Allgatherv_init", \
-    "MPI_Allgatherv_init_c", \
-    "MPI_Alltoallv_init", \
-    "MPI_Alltoallv_init_c", \
-    "MPI_Alltoallw_init", \
-    "MPI_Alltoallw_init_c", \
-    "MPI_Reduce_scatter_init", \
-    "MPI_Reduce_scatter_init_c", \
-    "MPI_Reduce_scatter_block_init", \
-    "MPI_Reduce_scatter_block_init_c", \
     "MPI_Session_init", \
     "mpi_comm_rank_f08_", \
     "mpi_comm_size_f08_", \

@@ -119,6 +119,40 @@ static int nbc_take(MPI_Request req)
     return 0;
 }
 
+/* ---- persistent collectives -------------------------------------------------------------------
+ * Their requests, noted at init, so that each Start notes the request as a pending collective
+ * (its completion then reports no envelope either: MPICH leaves the status alone, and the
+ * tracer's own status would show the last message's). Per thread and bounded as above: a request
+ * initialised on one thread and started on another, or past the slots, keeps its status. */
+#define PCOLL_SLOTS 32
+static __thread MPI_Request pcoll[PCOLL_SLOTS] FC__TLS;
+static __thread unsigned pcoll_n FC__TLS;
+
+void fc__wrap_pcoll_init(MPI_Request req)
+{
+    for (unsigned i = 0; i < PCOLL_SLOTS; i++)
+        if (i >= pcoll_n || pcoll[i] == MPI_REQUEST_NULL) {
+            pcoll[i] = req;
+            if (i >= pcoll_n)
+                pcoll_n = i + 1;
+            return;
+        }
+}
+
+/* Notes req as a pending collective when it is a persistent collective's; forgets it when
+ * freeing (MPI may give its handle to another request). */
+static void pcoll_use(MPI_Request req, int freeing)
+{
+    for (unsigned i = 0; i < pcoll_n; i++)
+        if (pcoll[i] == req && req != MPI_REQUEST_NULL) {
+            if (freeing)
+                pcoll[i] = MPI_REQUEST_NULL;
+            else
+                fc__wrap_nbc_posted(req);
+            return;
+        }
+}
+
 /* ---- starting and freeing ----------------------------------------------------------------------
  */
 
@@ -126,6 +160,8 @@ static int nbc_take(MPI_Request req)
 void fc__rec_start(fc__thread *t, const fc__call *c, const MPI_Request *req)
 {
     fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, req ? FC__HANDLE(*req) : 0, 0, 0);
+    if (pcoll_n && req != NULL && c->rc == MPI_SUCCESS)
+        pcoll_use(*req, 0);
 }
 
 /* MPI_Startall: bytes2 = the count, then one START record per request (persistent requests keep
@@ -135,14 +171,19 @@ void fc__rec_startall(fc__thread *t, const fc__call *c, int count, const MPI_Req
     fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, 0, count > 0 ? (uint64_t)count : 0);
     if (c->rc != MPI_SUCCESS || reqs == NULL)
         return;
-    for (int i = 0; i < count; i++)
+    for (int i = 0; i < count; i++) {
         fc__rec_sub(t, c, FC_EV_START, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(reqs[i]), 0);
+        if (pcoll_n)
+            pcoll_use(reqs[i], 0);
+    }
 }
 
 /* MPI_Request_free and MPI_Cancel: obj = the request (as it was before the call). */
 void fc__rec_req(fc__thread *t, const fc__call *c, MPI_Request req)
 {
     fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), 0, 0);
+    if (pcoll_n && c->kind == FC_EV_MPI_Request_free)
+        pcoll_use(req, 1);
 }
 
 /* ---- completion --------------------------------------------------------------------------------

@@ -41,6 +41,14 @@ typedef struct gather {
     size_t nbcap;       /* of c->nbr_lists */
     struct { uint64_t comm; const fc__coll_nbrs *nb; } *rnb; /* this rank's lists by comm_id */
     size_t nrnb, rnbcap;
+    /* This rank's persistent collectives: the init record of each request and its COUNTS (runs
+     * with raw = SIZE_MAX, in truns[run0 .. run0 + nrun)), which each Start of it copies. */
+    struct tmpl { fc_record rec; size_t run0, nrun; } *tm;
+    size_t ntm, tmcap;
+    struct run *truns;
+    size_t ntruns, truncap;
+    size_t tlast;       /* the template of the record just read, or SIZE_MAX: where COUNTS belong */
+    int64_t startall_t0, startall_t1; /* the MPI_Startall whose START records follow */
 } gather;
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -127,10 +135,11 @@ static int inter_kind(uint32_t k)
 }
 
 /* Members (world ranks) of a communicator, *a the size of an inter-communicator's low group (0 for
- * an intra-communicator); NULL for an unknown id, or an inter-communicator with a call kind the
- * expansion has no algorithm for (counted in c->inter_records), or FC_ENOMEM (*rc set). */
-static const uint32_t *members_of(gather *g, const fc_rank *r, uint64_t id, uint64_t key, uint32_t k, uint32_t *p,
-                                  uint32_t *a, int *rc)
+ * an intra-communicator); NULL for an unknown id, or an inter-communicator with a call kind k the
+ * expansion has no algorithm for (counted in c->inter_records under the record's kind rk), or
+ * FC_ENOMEM (*rc set). */
+static const uint32_t *members_of(gather *g, const fc_rank *r, uint64_t id, uint64_t key, uint32_t k, uint32_t rk,
+                                  uint32_t *p, uint32_t *a, int *rc)
 {
     fc__colls *c = g->c;
     const fc_comm *cm = fc_rank_comm(r, id);
@@ -143,7 +152,7 @@ static const uint32_t *members_of(gather *g, const fc_rank *r, uint64_t id, uint
     }
     if (cm->flags & FC_COMMF_INTER) {
         if (fc__coll_is_ctor(k) || !inter_kind(k)) {
-            c->inter_records[k]++;
+            c->inter_records[rk]++;
             return NULL;
         }
         return inter_members(g, cm, key, p, a, rc);
@@ -189,9 +198,12 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
 {
     fc__colls *c = g->c;
     uint32_t p, a, k = rec->ev.kind;
+    /* A Start of a persistent collective (the record is its init's) has its non-blocking
+     * form's messages. */
+    uint32_t base = fc__coll_persistent(k), xk = base ? base : k;
     uint64_t key = rec->ev.comm < nkeys ? keys[rec->ev.comm] : fc__comm_key(r, rec->ev.comm), seq;
     int rc = 0;
-    const uint32_t *mem = members_of(g, r, rec->ev.comm, key, k, &p, &a, &rc);
+    const uint32_t *mem = members_of(g, r, rec->ev.comm, key, xk, k, &p, &a, &rc);
     if (mem == NULL)
         return rc;
     if (p < 2 || p > c->world)
@@ -211,7 +223,7 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
     if (me == UINT32_MAX)
         return 0;
     const fc__coll_nbrs *nb = NULL;
-    if (fc__coll_is_neighbor(k) && (nb = nbrs_of(g, r, rec->ev.comm, mem, p, &rc)) == NULL)
+    if (fc__coll_is_neighbor(xk) && (nb = nbrs_of(g, r, rec->ev.comm, mem, p, &rc)) == NULL)
         return rc; /* no topology: the call cannot be expanded */
     if (rec->peer == FC_PEER_ROOT)
         root = me; /* the root of an inter-communicator collective passes MPI_ROOT */
@@ -222,7 +234,7 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
         fc__coll_call *cl = &c->calls[c->ncalls];
         memset(cl, 0, sizeof *cl);
         cl->record_kind = k;
-        cl->kind = fc__coll_is_ctor(k) ? FC_EV_MPI_Barrier : k;
+        cl->kind = fc__coll_is_ctor(k) ? FC_EV_MPI_Barrier : xk;
         cl->p = p;
         cl->inter = a;
         cl->ranks = mem;
@@ -244,9 +256,10 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
                               .m = {.rank = r->info.rank, .me = me, .enter = secs(g, rec->t0),
                                     .exit = secs(g, rec->t1), .site = rec->ev.site, .bytes = rec->ev.bytes,
                                     .bytes2 = rec->ev.bytes2, .nbrs = nb}};
-    /* A non-blocking collective lasts until the call that completes its request. */
-    if (rec->req != 0 && ((k >= FC_EV_MPI_Ibarrier && k <= FC_EV_MPI_Iexscan) || k == FC_EV_MPI_Comm_idup ||
-                          (k >= FC_EV_MPI_Ineighbor_allgather && k <= FC_EV_MPI_Ineighbor_alltoallw))) {
+    /* A non-blocking collective, or a Start of a persistent one, lasts until the call that
+     * completes its request. */
+    if (rec->req != 0 && ((xk >= FC_EV_MPI_Ibarrier && xk <= FC_EV_MPI_Iexscan) || k == FC_EV_MPI_Comm_idup ||
+                          (xk >= FC_EV_MPI_Ineighbor_allgather && xk <= FC_EV_MPI_Ineighbor_alltoallw))) {
         if (fc__grow((void **)&g->pend, &g->npend, &g->pcap, sizeof *g->pend) < 0)
             return FC_ENOMEM;
         g->pend[g->npend].req = rec->req;
@@ -257,6 +270,44 @@ static int on_call(gather *g, const fc_rank *r, const uint64_t *keys, size_t nke
     return 0;
 }
 
+/* Keeps the init record of a persistent collective; its COUNTS follow. Request ids are unique
+ * within the rank (reader.h), so one template per id. */
+static int remember(gather *g, const fc_record *rec)
+{
+    if (fc__grow((void **)&g->tm, &g->ntm, &g->tmcap, sizeof *g->tm) < 0)
+        return FC_ENOMEM;
+    g->tm[g->ntm] = (struct tmpl){.rec = *rec, .run0 = g->ntruns, .nrun = 0};
+    g->tlast = g->ntm++;
+    return 0;
+}
+
+/* A Start of request req (MPI_Start, or a START of MPI_Startall, whose times are the call's): when
+ * it is a persistent collective's, one instance of it, with the init's record and COUNTS. */
+static int start(gather *g, const fc_rank *r, const uint64_t *keys, size_t nkeys, uint64_t req, int64_t t0,
+                 int64_t t1)
+{
+    size_t i = g->ntm;
+    while (i > 0 && g->tm[i - 1].rec.req != req)
+        i--;
+    if (i == 0)
+        return 0; /* a point-to-point request */
+    const struct tmpl *tp = &g->tm[i - 1];
+    fc_record rec = tp->rec;
+    rec.t0 = t0;
+    rec.t1 = t1;
+    size_t before = g->nraws;
+    int rc = on_call(g, r, keys, nkeys, &rec);
+    if (rc < 0 || g->nraws == before)
+        return rc;
+    for (size_t q = 0; q < tp->nrun; q++) {
+        if (fc__grow((void **)&g->runs, &g->nruns, &g->runcap, sizeof *g->runs) < 0)
+            return FC_ENOMEM;
+        g->runs[g->nruns] = g->truns[tp->run0 + q];
+        g->runs[g->nruns++].raw = before;
+    }
+    return 0;
+}
+
 static int read_rank(gather *g, fc_trace *t, size_t i)
 {
     const fc_rank *r = fc_trace_rank(t, i);
@@ -264,7 +315,8 @@ static int read_rank(gather *g, fc_trace *t, size_t i)
     size_t nkeys = 0;
     fc_cursor *cur = NULL;
     fc_record rec;
-    g->nseqs = g->npend = g->nrnb = 0;
+    g->nseqs = g->npend = g->nrnb = g->ntm = g->ntruns = 0;
+    g->tlast = SIZE_MAX;
     int rc = fc__comm_keys(r, &keys, &nkeys);
     if (rc == 0)
         rc = fc_cursor_open(t, i, &cur);
@@ -274,7 +326,15 @@ static int read_rank(gather *g, fc_trace *t, size_t i)
         rc = 0;
         if (k == FC_EV_COUNTS) {
             /* The bytes per peer of the v or w collective just read (format 2.4). */
-            if (g->last != SIZE_MAX && rec.ev.peer >= 0) {
+            if (g->tlast != SIZE_MAX && rec.ev.peer >= 0) {
+                if (fc__grow((void **)&g->truns, &g->ntruns, &g->truncap, sizeof *g->truns) < 0) {
+                    rc = FC_ENOMEM;
+                    break;
+                }
+                g->truns[g->ntruns++] = (struct run){.raw = SIZE_MAX, .first = rec.ev.peer, .n = rec.ev.obj,
+                                                     .to = rec.ev.bytes, .from = rec.ev.bytes2};
+                g->tm[g->tlast].nrun++;
+            } else if (g->last != SIZE_MAX && rec.ev.peer >= 0) {
                 if (fc__grow((void **)&g->runs, &g->nruns, &g->runcap, sizeof *g->runs) < 0) {
                     rc = FC_ENOMEM;
                     break;
@@ -284,7 +344,22 @@ static int read_rank(gather *g, fc_trace *t, size_t i)
             }
             continue;
         }
-        g->last = SIZE_MAX;
+        g->last = g->tlast = SIZE_MAX;
+        if (fc__coll_persistent(k) && rec.req != 0 && !(rec.ev.flags & FC_EVF_ERROR)) {
+            rc = remember(g, &rec);
+            continue;
+        }
+        if (k == FC_EV_MPI_Startall) {
+            g->startall_t0 = rec.t0;
+            g->startall_t1 = rec.t1;
+            continue;
+        }
+        if ((k == FC_EV_MPI_Start || k == FC_EV_START) && rec.req != 0) {
+            if (!(rec.ev.flags & FC_EVF_ERROR))
+                rc = start(g, r, keys, nkeys, rec.req, k == FC_EV_START ? g->startall_t0 : rec.t0,
+                           k == FC_EV_START ? g->startall_t1 : rec.t1);
+            continue;
+        }
         if (k == FC_EV_COMPLETE && rec.req != 0) {
             for (size_t q = 0; q < g->npend; q++)
                 if (g->pend[q].req == rec.req) {
@@ -374,7 +449,8 @@ static int place_members(gather *g)
         qsort(c->members + cl->first, cl->nmem, sizeof *c->members, cmp_member);
         for (size_t j = 0; j < cl->nmem; j++) {
             const fc__coll_member *mb = &c->members[cl->first + j];
-            uint64_t n = fc__coll_size(cl->record_kind, mb->bytes, mb->bytes2, cl->p);
+            uint64_t n = fc__coll_size(fc__coll_persistent(cl->record_kind) ? cl->kind : cl->record_kind, mb->bytes,
+                                       mb->bytes2, cl->p);
             if (n > cl->n)
                 cl->n = n;
             cl->irregular |= mb->bytes2 != c->members[cl->first].bytes2;
@@ -842,6 +918,8 @@ out:
     free(g.pend);
     free(g.runs);
     free(g.rnb);
+    free(g.tm);
+    free(g.truns);
     free(x.v);
     free(x.off);
     free(x.nsteps);

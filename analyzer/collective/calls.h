@@ -4,7 +4,8 @@
  *
  * Timing (it is inferred, not observed: MPI does not show a collective's inner messages). Each
  * member's observed window [entry, exit] (a non-blocking collective's: its post's entry to the
- * exit of the call that completed it) is split evenly among the member's steps (the waits of its
+ * exit of the call that completed it; a persistent one's: each Start's entry to the completion of
+ * that Start) is split evenly among the member's steps (the waits of its
  * part of the algorithm). A step starts no earlier than the member's previous step ended, and no
  * earlier than the steps that send it its inputs started; a later start pushes the member's
  * following steps later, and every step ends by the member's exit, its last step exactly there.
@@ -38,8 +39,9 @@ typedef struct fc__coll_member {
 
 /* One collective call (an instance: the same call on every member). */
 typedef struct fc__coll_call {
-    uint32_t kind;        /* FC_EV_* (MPI_Barrier for a communicator constructor) */
-    uint32_t record_kind; /* FC_EV_* of the records (the constructor's own kind) */
+    uint32_t kind;        /* FC_EV_* whose messages it has: MPI_Barrier for a communicator
+                           * constructor, the non-blocking form for a Start of a persistent one */
+    uint32_t record_kind; /* FC_EV_* of the records (the constructor's own kind, the _init's) */
     uint8_t alg;          /* FC__CA_* */
     uint8_t irregular;    /* Reduce_scatter: the members' blocks differ */
     uint32_t op;          /* a reduction's FC_EVF_USER_OP and FC_EVF_NONCOMMUTATIVE, from its records */

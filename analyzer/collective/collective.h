@@ -109,6 +109,14 @@ const char *fc__coll_alg_name(unsigned alg);
 /* 1 for the FC_EV_* kinds of collectives (blocking and non-blocking), else 0. */
 int fc__coll_is_coll(unsigned kind);
 
+/* The persistent collectives (MPI-4's MPI_Bcast_init ..., the neighbourhood ones' _init): the
+ * non-blocking kind whose messages each of their Starts has, else 0. MPICH 4.0.2 builds a
+ * persistent collective with its non-blocking form's schedule (MPIR_<Coll>_init_impl calls
+ * MPIR_I<coll>_sched_impl, is_persistent set), chosen by the same table (MPIR_Csel_search on the
+ * I<coll> signature) and the same MPIR_CVAR_I<COLL>_*_ALGORITHM, without a ch4 composition; each
+ * MPI_Start runs that schedule once. */
+unsigned fc__coll_persistent(unsigned kind);
+
 /* 1 for the communicator constructors that synchronise their parent communicator (MPI_Comm_free
  * is local in MPICH; MPI_Comm_create_group involves its group only; the inter-communicator
  * constructors are left out), else 0. */
@@ -248,7 +256,11 @@ int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uin
  *   Reduce_scatter(_block)  remote_reduce_local_scatter: a local_reduce_remote_send to the low
  *              group's first member and one to the other's, then each scatters in its group
  * The groups' own steps are MPIR's intra-communicator algorithms; MPIR's barrier is node-aware
- * when a group's members share nodes. FC__CA_AUTO for the non-blocking forms: not expanded. */
+ * when a group's members share nodes. MPI_Ibarrier: bcast as MPI_Barrier, each group's barrier the
+ * non-blocking recursive doubling (the dissemination pattern) on any placement; MPI_Ibcast:
+ * remote_send_local_bcast, the receiving group's broadcast rooted at the index the root has in
+ * its own group (MPIR_Ibcast_inter_sched_flat passes it on); FC__CA_AUTO for the other
+ * non-blocking forms: not expanded. */
 unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t root, uint64_t n);
 
 /* The instance size n of fc__coll_expand that one member's record gives (bytes it sends, bytes2 it
@@ -291,8 +303,9 @@ int fc__coll_nbrs_of(const struct fc_rank *r, uint64_t comm, const uint32_t *mem
  *   Reduce_scatter(_block)  a non-commutative operation: "noncommutative" (recursive halving in
  *              the other order: partners at distance 1, 2, 4 ..., halves of what is left) when the
  *              size is a power of two and the blocks are equal; recursive doubling otherwise
- *              (expanded for a power-of-two size only: the forwarding MPICH adds for the members
- *              without a partner is not modelled)
+ *              (on a size that is not a power of two, the members whose partner does not exist
+ *              get the data from a member of their subtree that has it, by recursive halving
+ *              inside the subtree, as MPICH forwards it; blocks taken as equal)
  *   The non-blocking forms follow the same rules. An algorithm the run forces stands. */
 
 /* The algorithm lay->op (FC_EVF_USER_OP, FC_EVF_NONCOMMUTATIVE) makes MPICH take for kind on p
@@ -301,8 +314,7 @@ unsigned fc__coll_select_op(unsigned kind, uint32_t p, uint64_t n, const fc__col
 
 /* Member me's part of a reduction whose operation is not commutative, where its messages differ
  * from a commutative one's (the rooted binomial Reduce, the Reduce_scatter algorithms above):
- * 0, the sink's error, or FC_EUNSUPPORTED (recursive doubling on a size that is not a power of
- * two); 1 elsewhere, where the commutative expansion stands. */
+ * 0 or the sink's error; 1 elsewhere, where the commutative expansion stands. */
 int fc__coll_expand_noncommutative(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
                                    const fc__coll_sink *sink);
 

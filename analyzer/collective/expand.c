@@ -761,8 +761,34 @@ static int inter(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t
         TRY(in_group(e, g0, gn, FC_EV_MPI_Barrier, lr, 0, 0, lay));
         TRY(inter_bcast(e, low, me, low ? g0 : r0, g0, gn, r0, 1, lay));
         return inter_bcast(e, !low, me, low ? r0 : g0, g0, gn, r0, 1, lay);
+    case FC_EV_MPI_Ibarrier: {
+        /* MPIR_Ibarrier_inter_sched_bcast: the same, with each group's barrier its
+         * MPIR_Ibarrier_intra_sched_auto (recursive doubling: the dissemination pattern, 0-byte
+         * messages, on any placement), and the broadcasts MPIR_Ibcast_inter_sched_flat from
+         * member 0 (the root sends to the other group's member 0, which broadcasts in its group
+         * by MPIR_Ibcast_intra_sched_auto, binomial for 1 byte). */
+        em g = {.s = e->s, .p = gn, .base = g0};
+        TRY(flat(&g, FC_EV_MPI_Ibarrier, FC__CA_K_DISSEMINATION, lr, 0, 0, 0, NULL, NULL));
+        TRY(inter_bcast(e, low, me, low ? g0 : r0, g0, gn, r0, 1, lay));
+        return inter_bcast(e, !low, me, low ? r0 : g0, g0, gn, r0, 1, lay);
+    }
     case FC_EV_MPI_Bcast:
         return inter_bcast(e, root_here, me, root, g0, gn, r0, n, lay);
+    case FC_EV_MPI_Ibcast:
+        /* MPIR_Ibcast_inter_sched_flat: the root sends to the other group's member 0, and that
+         * group broadcasts by MPIR_Ibcast_intra_sched_auto (the blocking thresholds), rooted at
+         * the member whose index is the root's in its own group, as MPICH 4.0.2 passes it. */
+        if (root_here) {
+            if (me != root)
+                return 0;
+            TRY(snd(e, r0, n));
+            return wt(e);
+        }
+        if (me == g0) {
+            TRY(rcv(e, root, n));
+            TRY(wt(e));
+        }
+        return in_group(e, g0, gn, FC_EV_MPI_Bcast, lr, (root - (root < a ? 0 : a)) % gn, n, lay);
     case FC_EV_MPI_Allreduce:
         /* MPIR_Allreduce_inter_reduce_exchange_bcast: each group reduces to its member 0, the two
          * exchange their results, each broadcasts the other's in its group. */
@@ -952,8 +978,10 @@ unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t r
     uint64_t leaves = root < a ? b : a;
     switch (kind) {
     case FC_EV_MPI_Barrier:
+    case FC_EV_MPI_Ibarrier:
         return FC__CA_INTER_BCAST;
     case FC_EV_MPI_Bcast:
+    case FC_EV_MPI_Ibcast:
         return FC__CA_REMOTE_SEND_LOCAL_BCAST;
     case FC_EV_MPI_Allreduce:
         return FC__CA_REDUCE_EXCHANGE_BCAST;

@@ -59,6 +59,56 @@ static int one(const fc__coll_sink *k, int send, uint32_t peer, uint64_t b)
     return rc == 0 ? k->wait(k->ctx) : rc;
 }
 
+/* MPIC_Sendrecv with a partner whose part differs in size: out sent, in received, then a wait. */
+static int xchg2(const fc__coll_sink *k, uint32_t peer, uint64_t out, uint64_t in)
+{
+    int rc = k->post(k->ctx, 1, peer, out);
+    if (rc == 0)
+        rc = k->post(k->ctx, 0, peer, in);
+    return rc == 0 ? k->wait(k->ctx) : rc;
+}
+
+/* The blocks of p members of blk bytes each outside the subtree [root, root + mask) (clipped to
+ * the members): what MPICH's recursive doubling moves for a subtree (its derived datatypes'
+ * two block runs, before and after the subtree). */
+static uint64_t outside(uint32_t p, uint32_t root, uint32_t mask, uint64_t blk)
+{
+    uint32_t in = root >= p ? 0 : p - root < mask ? p - root : mask;
+    return (uint64_t)(p - in) * blk;
+}
+
+/* Reduce_scatter(_block) by recursive doubling on any size (MPIR_Reduce_scatter_intra_recursive_
+ * doubling, and the schedule of the non-blocking form): at each mask, member me exchanges with
+ * me ^ mask when that member exists, sending the blocks outside its own subtree and receiving
+ * those outside its partner's; where the partner's subtree runs past the last member, the
+ * members of me's subtree that got data pass what they received on to those that did not, by
+ * recursive halving inside the subtree (the non-power-of-two part). Blocks are n / p each. */
+static int rd_any(const fc__coll_sink *sink, uint32_t p, uint32_t me, uint64_t n)
+{
+    uint64_t blk = n / p;
+    int rc = 0;
+    unsigned i = 0;
+    for (uint32_t mask = 1; mask < p && rc == 0; mask <<= 1, i++) {
+        uint32_t dst = me ^ mask, dst_root = dst >> i << i, my_root = me >> i << i;
+        uint64_t recvb = outside(p, dst_root, mask, blk);
+        if (dst < p)
+            rc = xchg2(sink, dst, outside(p, my_root, mask, blk), recvb);
+        if (rc != 0 || (uint64_t)dst_root + mask <= p)
+            continue;
+        int64_t done = (int64_t)p - my_root - mask; /* members of the subtree that have the data */
+        unsigned k = i;
+        for (uint32_t tm = mask >> 1; tm && rc == 0; tm >>= 1, k--) {
+            uint32_t d = me ^ tm;
+            int64_t edge = (int64_t)(me >> k << k) + done;
+            if (d > me && me < edge && d >= edge && d < p)
+                rc = one(sink, 1, d, recvb);
+            else if (d < me && d < edge && me >= edge)
+                rc = one(sink, 0, d, recvb);
+        }
+    }
+    return rc;
+}
+
 int fc__coll_expand_noncommutative(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
                                    const fc__coll_sink *sink)
 {
@@ -87,6 +137,8 @@ int fc__coll_expand_noncommutative(unsigned kind, unsigned alg, uint32_t p, uint
     case FC_EV_MPI_Ireduce_scatter:
     case FC_EV_MPI_Reduce_scatter_block:
     case FC_EV_MPI_Ireduce_scatter_block:
+        if (alg == FC__CA_RECURSIVE_DOUBLING && !is_pof2(p))
+            return rd_any(sink, p, me, n);
         if (!is_pof2(p))
             return FC_EUNSUPPORTED;
         if (alg == FC__CA_NONCOMMUTATIVE) {

@@ -25,6 +25,17 @@ int fc__coll_is_coll(unsigned kind)
     return (kind >= FC_EV_MPI_Barrier && kind <= FC_EV_MPI_Iexscan) || fc__coll_is_neighbor(kind);
 }
 
+unsigned fc__coll_persistent(unsigned kind)
+{
+    if (kind >= FC_EV_MPI_Barrier_init && kind <= FC_EV_MPI_Scan_init)
+        return kind - (FC_EV_MPI_Barrier_init - FC_EV_MPI_Ibarrier);
+    if (kind == FC_EV_MPI_Exscan_init)
+        return FC_EV_MPI_Iexscan;
+    if (kind >= FC_EV_MPI_Neighbor_allgather_init && kind <= FC_EV_MPI_Neighbor_alltoallw_init)
+        return kind - (FC_EV_MPI_Neighbor_allgather_init - FC_EV_MPI_Ineighbor_allgather);
+    return 0;
+}
+
 int fc__coll_is_ctor(unsigned kind)
 {
     /* MPI_Comm_create_group is collective over its group only, not the parent: left out. */

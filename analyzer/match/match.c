@@ -365,7 +365,8 @@ static int on_record(matcher *mt, rstate *s, const fc_record *rec)
          * a trace without any is not read again for them. */
         res->coll_records += (k >= FC_EV_MPI_Barrier && k <= FC_EV_MPI_Iexscan) ||
                              (k >= FC_EV_MPI_Comm_dup && k <= FC_EV_MPI_Cart_sub) ||
-                             (k >= FC_EV_MPI_Neighbor_allgather && k <= FC_EV_MPI_Ineighbor_alltoallw);
+                             (k >= FC_EV_MPI_Neighbor_allgather && k <= FC_EV_MPI_Scan_init) ||
+                             k == FC_EV_MPI_Exscan_init;
         break;
     }
     if (rc < 0)

@@ -158,6 +158,8 @@ typedef struct builder {
     uint32_t *world;          /* scratch of the world size */
     uint64_t *ckeys;          /* global key of each communicator id of the rank (fc__comm_keys) */
     size_t nckeys;
+    fc_record *ptm;           /* this rank's persistent collectives: their init records */
+    size_t nptm, ptmcap;
 } builder;
 
 /* Makes rank r the one being read: its communicator keys are computed once here, not per record. */
@@ -165,6 +167,7 @@ static int set_rank(builder *b, const fc_rank *r)
 {
     b->r = r;
     b->rank = r->info.rank;
+    b->nptm = 0;
     free(b->ckeys);
     b->ckeys = NULL;
     return fc__comm_keys(r, &b->ckeys, &b->nckeys);
@@ -304,7 +307,34 @@ static int coll_where(builder *b, const fc_record *rec, uint64_t *key, uint64_t 
     return *me == UINT32_MAX ? 0 : 1;
 }
 
-/* Expands one collective (or constructor, as a barrier of its parent) record into ops. */
+/* Keeps the init record of a persistent collective: each Start of its request is an instance
+ * of it (collective.h, fc__coll_persistent). Request ids are unique within the rank. */
+static int pcoll_keep(builder *b, const fc_record *rec)
+{
+    if (fc__grow((void **)&b->ptm, &b->nptm, &b->ptmcap, sizeof *b->ptm) < 0)
+        return FC_ENOMEM;
+    b->ptm[b->nptm++] = *rec;
+    return 0;
+}
+
+/* The init record of persistent collective req, NULL for another request. */
+static const fc_record *pcoll_of(const builder *b, uint64_t req)
+{
+    for (size_t i = b->nptm; req != 0 && i > 0; i--)
+        if (b->ptm[i - 1].req == req)
+            return &b->ptm[i - 1];
+    return NULL;
+}
+
+/* The kind whose messages a record's collective has: a persistent one's non-blocking form. */
+static unsigned coll_kind(unsigned k)
+{
+    unsigned base = fc__coll_persistent(k);
+    return base ? base : k;
+}
+
+/* Expands one collective (or constructor, as a barrier of its parent) record, or a Start of a
+ * persistent collective (its init record), into ops. */
 static int do_coll(builder *b, const fc_record *rec)
 {
     uint64_t key, seq;
@@ -312,7 +342,7 @@ static int do_coll(builder *b, const fc_record *rec)
     int rc = coll_where(b, rec, &key, &seq, &p, &me, &root);
     if (rc <= 0)
         return rc;
-    uint32_t k = rec->ev.kind;
+    uint32_t k = coll_kind(rec->ev.kind);
     ient *e = imap_find(b->im, key, seq, 0);
     uint64_t n = e ? e->n : fc__coll_size(k, rec->ev.bytes, rec->ev.bytes2, p);
     fc__coll_sink sink = {.post = coll_post, .wait = coll_wait, .ctx = b};
@@ -344,20 +374,31 @@ static int coll_sizes(builder *b, fc_trace *t, size_t i)
     int rc = fc_cursor_open(t, i, &c);
     while (rc == 0 && (rc = fc_cursor_next(c, &rec)) > 0) {
         uint32_t k = rec.ev.kind;
-        if (!(fc__coll_is_coll(k) || fc__coll_is_ctor(k)) || (rec.ev.flags & FC_EVF_ERROR)) {
-            rc = 0;
+        const fc_record *use = &rec;
+        rc = 0;
+        if (rec.ev.flags & FC_EVF_ERROR)
+            continue;
+        if (fc__coll_persistent(k) && rec.req != 0) {
+            rc = pcoll_keep(b, &rec);
+            continue;
+        }
+        if (k == FC_EV_MPI_Start || k == FC_EV_START) {
+            if ((use = pcoll_of(b, rec.req)) == NULL)
+                continue;
+            k = coll_kind(use->ev.kind);
+        } else if (!(fc__coll_is_coll(k) || fc__coll_is_ctor(k))) {
             continue;
         }
         uint64_t key, seq;
         uint32_t p, me, root;
-        if ((rc = coll_where(b, &rec, &key, &seq, &p, &me, &root)) <= 0)
+        if ((rc = coll_where(b, use, &key, &seq, &p, &me, &root)) <= 0)
             continue;
         ient *e = imap_find(b->im, key, seq, 1);
         if (e == NULL) {
             rc = FC_ENOMEM;
             break;
         }
-        uint64_t n = fc__coll_size(k, rec.ev.bytes, rec.ev.bytes2, p);
+        uint64_t n = fc__coll_size(k, use->ev.bytes, use->ev.bytes2, p);
         if (n > e->n)
             e->n = n;
         rc = 0;
@@ -465,8 +506,10 @@ static int on_call(builder *b, const fc_record *rec, long *sr_send)
         if (peer == FC_PEER_NULL)
             b->tm[rec->req].used = 0;
         return 0;
-    case FC_EV_MPI_Start:
-        return start_req(b, rec->req);
+    case FC_EV_MPI_Start: {
+        const fc_record *pc = pcoll_of(b, rec->req);
+        return pc != NULL ? do_coll(b, pc) : start_req(b, rec->req);
+    }
     case FC_EV_MPI_Wait: case FC_EV_MPI_Waitall: case FC_EV_MPI_Waitany: case FC_EV_MPI_Waitsome:
     case FC_EV_MPI_Test: case FC_EV_MPI_Testall: case FC_EV_MPI_Testany: case FC_EV_MPI_Testsome:
         if ((rc = wait_on(b, NULL, 0)) == 0) {
@@ -478,6 +521,8 @@ static int on_call(builder *b, const fc_record *rec, long *sr_send)
     default:
         if (fc__coll_is_coll(k) || fc__coll_is_ctor(k))
             return do_coll(b, rec);
+        if (fc__coll_persistent(k) && rec->req != 0)
+            return pcoll_keep(b, rec);
         return 0;
     }
 }
@@ -501,7 +546,8 @@ static int scan_rank(builder *b, fc_trace *t, size_t i, int64_t *start_ns, int64
             continue;
         }
         if (k == FC_EV_START) {
-            rc = start_req(b, rec.req);
+            const fc_record *pc = pcoll_of(b, rec.req);
+            rc = pc != NULL ? do_coll(b, pc) : start_req(b, rec.req);
             continue;
         }
         if (sr_send >= 0) { /* a Sendrecv without its receive half (MPI_PROC_NULL source) */
@@ -740,6 +786,7 @@ out_rc:
     free(b.rk);
     free(b.reqop);
     free(b.tm);
+    free(b.ptm);
     free(b.cnode);
     free(b.mpich_node);
     free(b.cs);

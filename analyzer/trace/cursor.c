@@ -215,6 +215,13 @@ static int req_role(unsigned kind)
     case FC_EV_MPI_Neighbor_alltoall_init: case FC_EV_MPI_Neighbor_alltoallv_init:
     case FC_EV_MPI_Neighbor_alltoallw_init:
         return REQ_PINIT;
+    case FC_EV_MPI_Barrier_init: case FC_EV_MPI_Bcast_init: case FC_EV_MPI_Reduce_init:
+    case FC_EV_MPI_Allreduce_init: case FC_EV_MPI_Gather_init: case FC_EV_MPI_Gatherv_init:
+    case FC_EV_MPI_Scatter_init: case FC_EV_MPI_Scatterv_init: case FC_EV_MPI_Allgather_init:
+    case FC_EV_MPI_Allgatherv_init: case FC_EV_MPI_Alltoall_init: case FC_EV_MPI_Alltoallv_init:
+    case FC_EV_MPI_Alltoallw_init: case FC_EV_MPI_Reduce_scatter_init: case FC_EV_MPI_Reduce_scatter_block_init:
+    case FC_EV_MPI_Scan_init: case FC_EV_MPI_Exscan_init:
+        return REQ_PINIT;
     case FC_EV_MPI_Start: case FC_EV_START: case FC_EV_MPI_Wait: case FC_EV_MPI_Test: case FC_EV_MPI_Cancel:
         return REQ_USE;
     case FC_EV_COMPLETE:

@@ -32,8 +32,9 @@
  * SLOT; 2.3 the sub-record kinds POLLS (folded runs of polls that found nothing) and TRACER_WAIT
  * (the tracer's own waits); 2.4 COUNTS sub-records (the bytes per peer of the v and w
  * collectives); 2.5 the RESCUE file beside the rank file, which older readers never open; 2.6 the
- * neighbourhood collectives' event kinds and the topologies after a COMMS block's entries; older
- * readers skip the new fields and kinds. FC_FORMAT_MINOR grows with additive changes (new block
+ * neighbourhood collectives' event kinds and the topologies after a COMMS block's entries; 2.7 the persistent
+ * collectives' event kinds (MPI_Barrier_init ... MPI_Exscan_init); older readers skip the new
+ * fields and kinds. FC_FORMAT_MINOR grows with additive changes (new block
  * kinds, new event kinds, new fields appended to a record, new flags, new files beside the rank
  * file), which old readers skip or read compatibly. Block kinds, event kinds, field
  * keys and flags are append-only: a number, once given, keeps its meaning forever.
@@ -60,7 +61,7 @@ extern "C" {
 #define FC_MAGIC_LEN 8
 #define FC_BOM 0x0A0B0C0Du /* written little-endian: 0D 0C 0B 0A; a reader seeing 0A 0B 0C 0D knows */
 #define FC_FORMAT_MAJOR 2
-#define FC_FORMAT_MINOR 6
+#define FC_FORMAT_MINOR 7
 #define FC_FILE_HEADER_SIZE 64
 #define FC_TRACE_FILE_FMT "rank-%06d.fct" /* name of a rank's file inside the trace directory */
 
@@ -382,6 +383,11 @@ enum {
  *     block). The runs follow the call in rank order and cover the group; comm is 0 and the
  *     time is the call's exit. A call whose ranks all get the same in both directions has none:
  *     its totals divided by the group's size give them.
+ * The persistent collectives (2.6: MPI_Neighbor_*_init; 2.7: MPI_Barrier_init ... MPI_Scan_init,
+ * 104 to 119, and MPI_Exscan_init, 125, past the sub-records) carry the fields of their
+ * non-blocking forms, with obj = the persistent request; they move nothing themselves: each
+ * MPI_Start (or START of an MPI_Startall) of that request is one instance of the collective, which
+ * lasts until the COMPLETE of the request.
  * Classes: P2P (point-to-point), COLL (collective), COMM (communicator), REQ (requests, waits,
  * tests), PROBE, ENV (init, finalize), SUB (sub-record, or a record of the tracer's own). */
 #define FC_EVENT_KINDS(X)                                                                          \
@@ -488,11 +494,28 @@ enum {
     X(MPI_Neighbor_alltoall_init, 101, COLL)                                                      \
     X(MPI_Neighbor_alltoallv_init, 102, COLL)                                                     \
     X(MPI_Neighbor_alltoallw_init, 103, COLL)                                                     \
+    X(MPI_Barrier_init, 104, COLL)                                                                \
+    X(MPI_Bcast_init, 105, COLL)                                                                  \
+    X(MPI_Reduce_init, 106, COLL)                                                                 \
+    X(MPI_Allreduce_init, 107, COLL)                                                              \
+    X(MPI_Gather_init, 108, COLL)                                                                 \
+    X(MPI_Gatherv_init, 109, COLL)                                                                \
+    X(MPI_Scatter_init, 110, COLL)                                                                \
+    X(MPI_Scatterv_init, 111, COLL)                                                               \
+    X(MPI_Allgather_init, 112, COLL)                                                              \
+    X(MPI_Allgatherv_init, 113, COLL)                                                             \
+    X(MPI_Alltoall_init, 114, COLL)                                                               \
+    X(MPI_Alltoallv_init, 115, COLL)                                                              \
+    X(MPI_Alltoallw_init, 116, COLL)                                                              \
+    X(MPI_Reduce_scatter_init, 117, COLL)                                                         \
+    X(MPI_Reduce_scatter_block_init, 118, COLL)                                                   \
+    X(MPI_Scan_init, 119, COLL)                                                                   \
     X(COMPLETE, 120, SUB)                                                                         \
     X(START, 121, SUB)                                                                            \
     X(POLLS, 122, SUB)                                                                            \
     X(TRACER_WAIT, 123, SUB)                                                                      \
-    X(COUNTS, 124, SUB)
+    X(COUNTS, 124, SUB)                                                                           \
+    X(MPI_Exscan_init, 125, COLL)
 
 enum fc_event_kind {
 #define FC__X(name, num, cls) FC_EV_##name = num,

@@ -53,7 +53,7 @@ static int write_files(void **state)
 
     memset(e, 0, sizeof e);
     e[0] = (fc_event){.kind = FC_EV_MPI_Send, .t0 = 1000, .t1 = 1100, .peer = 1, .tag = 5, .bytes = 64};
-    e[1] = (fc_event){.kind = 110, .t0 = 2000, .t1 = 2500, .peer = 9, .tag = 9, .bytes = 999, .obj = 77};
+    e[1] = (fc_event){.kind = 126, .t0 = 2000, .t1 = 2500, .peer = 9, .tag = 9, .bytes = 999, .obj = 77};
     e[2] = (fc_event){.kind = FC_EV_MPI_Send, .t0 = 3000, .t1 = 3050, .peer = 1, .tag = 5, .bytes = 128};
     e[3] = (fc_event){.kind = FC_EV_MPI_Recv, .t0 = 4000, .t1 = 4200, .peer = 1, .tag = 6, .bytes = 32};
     e[4] = (fc_event){.kind = FC_EV_MPI_Recv, .t0 = 5000, .t1 = 5001, .peer = 1, .tag = 6, .bytes = 32};

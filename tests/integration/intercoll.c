@@ -1,9 +1,9 @@
 /* intercoll.c: collectives on an inter-communicator between the even and the odd ranks of the
  * world, as coupled codes exchange boundary data between two solvers: a broadcast from the first
- * even rank to the odd group, an all-reduce and an all-to-all across the groups, a barrier and a
- * non-blocking barrier. Each rank checks what it received; rank 0 prints "intercoll ok" and the
- * program exits 0, or the number of wrong values and exits 1. Needs an even number of ranks, at
- * least 2. */
+ * even rank to the odd group, an all-reduce and an all-to-all across the groups, a barrier, the
+ * broadcast again non-blocking, and a non-blocking barrier. Each rank checks what it received;
+ * rank 0 prints "intercoll ok" and the program exits 0, or the number of wrong values and exits 1.
+ * Needs an even number of ranks, at least 2. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -43,8 +43,15 @@ int main(int argc, char **argv)
     for (int j = 0; j < np / 2; j++)
         bad += in[j] != (2 * j + 1 - color) * 100 + local;
     MPI_Barrier(inter);
-    /* A non-blocking barrier across the groups, completed by a wait. */
+    /* The same broadcast, non-blocking, completed by a wait. */
     MPI_Request rq;
+    for (int i = 0; color && i < 64; i++)
+        v[i] = -1.0;
+    MPI_Ibcast(v, 64, MPI_DOUBLE, root, inter, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    for (int i = 0; color && i < 64; i++)
+        bad += v[i] != i + 0.5;
+    /* A non-blocking barrier across the groups, completed by a wait. */
     MPI_Ibarrier(inter, &rq);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     MPI_Comm_free(&inter);

@@ -623,7 +623,9 @@ static void test_inter_algorithms(void **state)
     assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1024), FC__CA_LINEAR);
     assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 682), FC__CA_LOCAL_GATHER_REMOTE_SEND);
     assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 683), FC__CA_LINEAR);
-    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibcast, 3, 2, 0, 8), FC__CA_AUTO);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Iallreduce, 3, 2, 0, 8), FC__CA_AUTO);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibcast, 3, 2, 0, 8), FC__CA_REMOTE_SEND_LOCAL_BCAST);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibarrier, 3, 2, 0, 0), FC__CA_INTER_BCAST);
 }
 
 /* MPICH 4.0.2's table, on both sides of each threshold. */
@@ -803,11 +805,41 @@ static void test_noncommutative(void **state)
     for (unsigned k = 0; k < 3; k++)
         assert_true(m[5].v[2 * k].peer == partner[k] && m[5].v[2 * k].bytes == 4096u >> k && m[5].v[2 * k].step == k);
     assert_paired(m, 8);
-    /* Recursive doubling on 6 is not modelled. */
-    fc__coll_sink s = {.post = on_post, .wait = on_wait, .ctx = &m[0]};
-    assert_int_equal(
-        fc__coll_expand_in(FC_EV_MPI_Reduce_scatter_block, FC__CA_RECURSIVE_DOUBLING, 6, 0, 0, 600, 600, &nc, &s),
-        FC_EUNSUPPORTED);
+    /* Recursive doubling on 6 members, 600 bytes (blocks of 100), worked out from MPICH's
+     * MPIR_Reduce_scatter_intra_recursive_doubling. Mask 1: pairs 0-1, 2-3, 4-5, each sending the 5
+     * blocks outside its own. Mask 2: 0-2 and 1-3 swap the 4 blocks outside their pairs; 4 and 5
+     * have no partner (6, 7). Mask 4: 0-4 and 1-5: 0 sends the 2 blocks outside {0..3}, 4 sends
+     * the 4 outside {4, 5}; 2 and 3 have no partner, and since {4..7} runs past member 5, the
+     * subtree {0..3} forwards: 2 of its members (6 - 0 - 4) have the data, 0 sends its 400 bytes
+     * to 2 and 1 to 3. */
+    struct { uint32_t me, step, peer; int send; uint64_t bytes; } want[] = {
+        {0, 0, 1, 1, 500}, {0, 0, 1, 0, 500}, {0, 1, 2, 1, 400}, {0, 1, 2, 0, 400},
+        {0, 2, 4, 1, 200}, {0, 2, 4, 0, 400}, {0, 3, 2, 1, 400},
+        {2, 0, 3, 1, 500}, {2, 0, 3, 0, 500}, {2, 1, 0, 1, 400}, {2, 1, 0, 0, 400}, {2, 2, 0, 0, 400},
+        {4, 0, 5, 1, 500}, {4, 0, 5, 0, 500}, {4, 1, 0, 1, 400}, {4, 1, 0, 0, 200},
+    };
+    size_t count[6] = {7, 0, 5, 0, 4, 0};
+    for (uint32_t me = 0; me < 6; me++) {
+        memset(&m[me], 0, sizeof m[me]);
+        fc__coll_sink s = {.post = on_post, .wait = on_wait, .ctx = &m[me]};
+        assert_int_equal(
+            fc__coll_expand_in(FC_EV_MPI_Reduce_scatter_block, FC__CA_RECURSIVE_DOUBLING, 6, me, 0, 600, 600, &nc, &s),
+            0);
+    }
+    for (uint32_t me = 0; me < 6; me += 2)
+        assert_int_equal(m[me].n, count[me]);
+    for (size_t i = 0, at = 0; i < sizeof want / sizeof *want; i++, at++) {
+        if (i > 0 && want[i].me != want[i - 1].me)
+            at = 0;
+        const msg *g = &m[want[i].me].v[at];
+        assert_true(g->step == want[i].step && g->peer == want[i].peer && g->send == want[i].send &&
+                    g->bytes == want[i].bytes);
+    }
+    /* Members 1, 3 and 5 mirror 0, 2 and 4; every send has its receive. */
+    assert_int_equal(m[1].n, 7);
+    assert_int_equal(m[3].n, 5);
+    assert_int_equal(m[5].n, 4);
+    assert_paired(m, 6);
 }
 
 int main(void)
