@@ -836,8 +836,8 @@ int fc__otf2_isolate = 1;
 
 /* Runs convert_archive in a child process when fc__otf2_isolate is set. OTF2's reader does not
  * check all it reads: a damaged archive can make it read memory it never filled or corrupt the
- * heap (tests/fuzz/open/README). In a child, such a crash ends the child only, and the caller gets
- * one error naming the archive. The child sends back its return code and message through a pipe
+ * heap (docs/results.md, "Fuzzing"). In a child, such a crash ends the child only, and the caller
+ * gets one error naming the archive. The child sends back its return code and message through a pipe
  * and leaves with _exit, so that nothing of the parent's (buffered output, atexit handlers) runs
  * twice. Where fork or pipe fail, the conversion runs in this process. */
 static int convert_isolated(fc__importer *im, const char *dir)

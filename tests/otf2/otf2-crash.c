@@ -1,6 +1,6 @@
 /* tests/otf2/otf2-crash.c: preloaded by test-otf2-corrupt.sh in place of OTF2's
  * OTF2_Reader_ReadAllGlobalDefinitions, it dies of SIGSEGV as the library itself can on a damaged
- * archive (tests/fuzz/open/README): what the import must survive is a crash inside the library,
+ * archive (docs/results.md, "Fuzzing"): what the import must survive is a crash inside the library,
  * which no archive on disk reproduces every time. */
 #include <signal.h>
 #include <otf2/otf2.h>
