@@ -253,11 +253,11 @@ static inline uint64_t ld64(const unsigned char *p)
         nb += put_uv(body + nb, (v));                                                                \
     } while (0)
 
-/* Encodes a chunk in columns (format.h, EVENTS), writing the bytes fc_event_encode_cols (event.h)
- * writes, straight from the records: each is compared with the previous record of its kind in the
- * chunk as the two lie in memory (bytes, bytes2, obj, peer, tag, comm and site are 40 contiguous
- * bytes of fc__rec), a record that repeats them all (a ping-pong's are all alike but for their
- * times) takes three bytes plus its times, and one that does not has its differing fields
+/* Encodes a chunk in format 3 columns (format.h, EVENTS), writing the bytes fc_event_encode_cols
+ * (event.h) writes, straight from the records: each is compared with the previous record of its
+ * kind in the chunk as the two lie in memory (bytes, bytes2, obj, peer, tag, comm and site are 40
+ * contiguous bytes of fc__rec), a record that repeats them all (a ping-pong's are all alike but
+ * for their times) takes one byte plus its times, and one that does not has its differing fields
  * written without first being converted into an fc_event. codec is not needed: the previous
  * record of each kind is the codec's state. */
 size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc__clock_conv *conv,
@@ -282,8 +282,14 @@ size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc_
      * codec starts with every field 0. */
     static const fc__rec zero;
     const fc__rec *lastrec[FC_EV_MAX_];
-    for (unsigned k = 0; k < FC_EV_MAX_; k++)
+    /* The gap and the duration of the previous record of each kind, which predict the next's
+     * (format 3 columns): 0 at the chunk's start, as in the decoder's codec. */
+    uint64_t kgap[FC_EV_MAX_], kdur[FC_EV_MAX_];
+    for (unsigned k = 0; k < FC_EV_MAX_; k++) {
         lastrec[k] = &zero;
+        kgap[k] = 0;
+        kdur[k] = 0;
+    }
     for (uint32_t i = 0; i < n; i++) {
         const fc__rec *x = &r[i];
         unsigned kind = x->kind < FC_EV_MAX_ ? x->kind : FC_EV_MAX_ - 1;
@@ -300,12 +306,16 @@ size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc_
         uint64_t differ = (ld64(xa) ^ ld64(la)) | (ld64(xa + 8) ^ ld64(la + 8)) | (ld64(xa + 16) ^ ld64(la + 16)) |
                           (ld64(xa + 24) ^ ld64(la + 24)) | (ld64(xa + 32) ^ ld64(la + 32)) |
                           (uint64_t)(x->flags ^ last->flags);
-        rp[0] = (unsigned char)kind;
-        if (FC__LIKELY(differ == 0)) {
+        if (FC__LIKELY(differ == 0 && kind < 0x7f)) {
+            rp[0] = (unsigned char)(FC_EVENT_REPEAT | kind);
+            rp += 1;
+        } else if (differ == 0) {
+            rp[0] = (unsigned char)kind;
             rp[1] = 1; /* the length of a body that is an empty mask */
             rp[2] = 0;
             rp += 3;
         } else {
+            rp[0] = (unsigned char)kind;
             /* As fc_event_encode_cols: peer, tag, bytes, obj and bytes2 as zigzagged differences
              * of their 64-bit values (peer and tag sign-extended), comm, site and flags as
              * values. The body is at most 81 bytes, so its length takes one byte. */
@@ -332,9 +342,13 @@ size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc_
             rp[1] = (unsigned char)nb;
             rp += 2 + nb;
         }
-        /* The gap counts from the previous record's exit (event.h). */
-        gp += put_uv(gp, fc_zigzag((int64_t)(t0 - prev1)));
-        dp += put_uv(dp, t1 - t0);
+        /* The gap counts from the previous record's exit (event.h); both it and the duration as
+         * differences to the kind's previous ones. */
+        uint64_t gap = t0 - prev1, dur = t1 - t0;
+        gp += put_uv(gp, fc__event_delta(gap, kgap[kind]));
+        dp += put_uv(dp, fc__event_delta(dur, kdur[kind]));
+        kgap[kind] = gap;
+        kdur[kind] = dur;
         prev0 = t0;
         prev1 = t1;
     }
