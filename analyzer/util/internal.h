@@ -138,13 +138,9 @@ static inline void fc__codec_rewind(fc_event_codec *c, uint64_t base_ns)
 {
     memset(c, 0, offsetof(fc_event_codec, last));
     memset(&c->last[0], 0, sizeof c->last[0]);
-    c->kgap[0] = 0;
-    /* A kind's gap is set only with its last record, whose kind is then set. */
     for (unsigned k = 1; k < FC_EV_MAX_; k++)
-        if (c->last[k].kind != 0) {
+        if (c->last[k].kind != 0)
             memset(&c->last[k], 0, sizeof c->last[k]);
-            c->kgap[k] = 0;
-        }
     c->prev_t0 = base_ns;
     c->prev_t1 = base_ns;
 }

@@ -41,7 +41,6 @@ typedef struct fc_event_codec {
     const unsigned char *dur, *dend; /* decoder, columns: next duration and end of the chunk */
     const unsigned char *rend;       /* decoder, columns: end of the record column */
     fc_event last[FC_EV_MAX_];
-    uint64_t kgap[FC_EV_MAX_]; /* format 3 columns: the last gap of each kind, which predicts its next */
 } fc_event_codec;
 
 static inline void fc_event_codec_reset(fc_event_codec *c, uint64_t base_ns)
@@ -110,10 +109,12 @@ static inline size_t fc_event_encode(fc_event_codec *c, const fc_event *ev, unsi
  * The tracer writes each chunk as three columns (format.h, EVENTS): the records without their
  * times, then one gap per record, then one duration per record. Timing noise is what does not
  * compress; kept apart from the regular part, it no longer breaks zlib's matches over the records.
- * Format 3 (FC_EVENT_COLS3_MARK) stores each gap and duration as its difference to the previous
- * record of the same kind's, and a record whose fields all repeat as one byte: a chunk of a loop
- * is then about a third of its format 2 size before compression, which costs the writer thread in
- * proportion to that size, and compresses as well.
+ * Format 3 (FC_EVENT_COLS3_MARK) stores each duration as its difference to the previous record of
+ * the same kind's, and a record whose fields all repeat as one byte: a chunk of a ping-pong is
+ * then about 60% of its format 2 size before compression, which costs the writer thread in
+ * proportion to that size, and compresses as well. The gaps stay as they are: a kind's gap
+ * depends on the record before it (the first COMPLETE of a Waitall lies before the call's exit,
+ * the next ones at the same instant), so that a kind's previous gap predicts it badly.
  * Usage: point rec at out + FC_EVENT_COLS_DIR, gap and dur at scratch of FC_EVENT_COLS_TIME bytes a
  * record each (mark 0 for format 3, FC_EVENT_COLS_MARK for format 2), call fc_event_encode_cols for
  * each record, then fc_event_cols_finish(o, out). */
@@ -195,10 +196,8 @@ static inline void fc_event_encode_cols(fc_event_codec *c, const fc_event *ev, f
         } else {
             o->nrec += 2 + n;
         }
-        unsigned k = ev->kind & (FC_EV_MAX_ - 1);
-        o->ngap += fc_put_uvarint(o->gap + o->ngap, fc__event_delta(gap, c->kgap[k]));
+        o->ngap += fc_put_uvarint(o->gap + o->ngap, fc_zigzag((int64_t)gap));
         o->ndur += fc_put_uvarint(o->dur + o->ndur, fc__event_delta(dur, last->t1 - last->t0));
-        c->kgap[k] = gap;
     }
     c->prev_t0 = ev->t0;
     c->prev_t1 = ev->t1;
@@ -238,7 +237,7 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
     (checked ? fc_get_uvarint(pp, lim, out) : fc__get_uvarint_unchecked(pp, out))
     const unsigned char *q = *p, *rend = end;
     const unsigned char *g = c->gap, *gend = c->gend, *d = c->dur, *dend = c->dend;
-    uint64_t len, dt, dur, v, gapv = 0;
+    uint64_t len, dt, dur, v;
     /* 1 rows, 2 columns of format 2, 3 columns of format 3 (0: the chunk's first record). */
     int cols = c->cols;
     if (cols >= 2) {
@@ -298,13 +297,8 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
         }
         if (g > gend || FC__GET(&d, dend, &dur) < 0)
             return NULL;
-        if (cols == 3) {
-            /* Differences to the gap and the duration of the kind's previous record (0 at the
-             * chunk's start), wrapping as the encoder's do. */
-            gap = (int64_t)((uint64_t)gap + c->kgap[kind]);
+        if (cols == 3) /* the difference to the kind's previous duration (0 at the chunk's start) */
             dur = (uint64_t)fc_unzigzag(dur) + (c->last[kind].t1 - c->last[kind].t0);
-        }
-        gapv = (uint64_t)gap;
         t0 = c->prev_t1 + (uint64_t)gap;
     }
     /* The fields are decoded in place, into the kind's last record; a copy of it taken first puts
@@ -326,7 +320,6 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
         if (checked) /* unchecked records are in columns, where prev_t0 is not read */
             c->prev_t0 = t0;
         e->t1 = c->prev_t1 = t0 + dur;
-        c->kgap[kind] = gapv;
         c->gap = g;
         c->dur = d;
     }
@@ -391,7 +384,6 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
         e->t1 = t0 + dur;
         c->prev_t0 = e->t0;
         c->prev_t1 = e->t1;
-        c->kgap[kind] = gapv;
         c->gap = g;
         c->dur = d;
     }

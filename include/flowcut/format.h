@@ -34,7 +34,7 @@
  * collectives); 2.5 the RESCUE file beside the rank file, which older readers never open; 2.6 the
  * neighbourhood collectives' event kinds and the topologies after a COMMS block's entries; older
  * readers skip the new fields and kinds; 3.0 EVENTS chunks in format 3 columns (FC_EVENT_COLS3_MARK:
- * times as differences to the previous record of the same kind's, repeated records in one byte),
+ * durations as differences to the previous record of the same kind's, repeated records in one byte),
  * which a 2.x reader cannot read (3.x readers read 2.x and 1.x files). FC_FORMAT_MINOR grows with additive changes (new block
  * kinds, new event kinds, new fields appended to a record, new flags, new files beside the rank
  * file), which old readers skip or read compatibly. Block kinds, event kinds, field
@@ -305,15 +305,14 @@ enum { FC_RSC_FREE = 0, FC_RSC_FILLING = 1, FC_RSC_QUEUED = 2, FC_RSC_WRITING = 
  *                  byte & 0x7f (kinds below 0x7f) whose fields all take the values of the previous
  *                  record of that kind in the chunk (0 at chunk start), as an empty mask would;
  *                  other records are laid out as in format 2;
- *   gaps:          svarints, the record's gap (t0 minus the previous record's t1, base_ns for the
- *                  first) minus the gap of the previous record of the same kind in the chunk (0
- *                  when it is the first of its kind);
+ *   gaps:          as in format 2;
  *   durations:     svarints, the record's t1 - t0 minus that of the previous record of the same
- *                  kind in the chunk (0 when it is the first of its kind).
- *   Differences wrap modulo 2^64. A loop's calls of one kind take about the same time each: their
- *   differences fit in a byte or two where the times themselves take two or three, and a chunk
- *   of a loop is about half its format 2 size before compression, which costs the tracer's
- *   writer thread in proportion, and no larger after it.
+ *                  kind in the chunk (0 when it is the first of its kind), wrapping modulo 2^64.
+ *   A loop's calls of one kind take about the same time each: their differences fit in a byte
+ *   where the durations take two or three, and a ping-pong's chunk is about 60% of its format 2
+ *   size before compression, which costs the tracer's writer thread in proportion, and no larger
+ *   after it. A kind's previous gap predicts its next badly (the first COMPLETE of a Waitall lies
+ *   before the call's exit, the next ones at the same instant), so gaps stay as they are.
  *
  * Times are nanoseconds of the rank's event clock (monotonic; the CLOCK blocks map it to rank 0's).
  * Field meanings:

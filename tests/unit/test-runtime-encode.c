@@ -209,8 +209,8 @@ static void columns_by_hand(void **state)
 
 /* Four records in format 3 columns written byte by byte from format.h's description: a Send (peer
  * 3, tag 5, 8 bytes) at t = 1000..1010, the same Send at 1030..1041, a Recv (peer 3, tag 5, 8
- * bytes) at 1050..2050 and the same Send at 2070..2080. The repeated Sends are one byte each; gaps
- * and durations are differences to the previous record of the same kind's (0 for the first). */
+ * bytes) at 1050..2050 and the same Send at 2070..2080. The repeated Sends are one byte each;
+ * durations are differences to the previous record of the same kind's (0 for the first). */
 static void columns3_by_hand(void **state)
 {
     (void)state;
@@ -227,8 +227,8 @@ static void columns3_by_hand(void **state)
     memcpy(buf + k, rec, sizeof rec);
     k += sizeof rec;
     fc_put_u32(buf + 1, (uint32_t)sizeof rec);
-    /* Gaps 0, 20, 9, 20 less the kind's previous gap (Send 0, 20; Recv 0): 0, 20, 9, 0. */
-    const unsigned char gaps[] = {0, 40, 18, 0};
+    /* Gaps 0, 20, 9, 20 from the previous record's exit, zigzagged, as in format 2. */
+    const unsigned char gaps[] = {0, 40, 18, 40};
     fc_put_u32(buf + 5, (uint32_t)sizeof gaps);
     memcpy(buf + k, gaps, sizeof gaps);
     k += sizeof gaps;
