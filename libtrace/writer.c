@@ -26,9 +26,7 @@
 /* Level 1 by default, written by ISA-L's igzip (level 1, dynamic Huffman blocks), whose zlib
  * streams the reader inflates as any other. The writer thread's CPU per event is taken from the
  * application wherever every core runs a busy-polling rank, and the time columns of a chunk are
- * noise that no matcher finds matches in, so the cost per byte decides: format 3 columns
- * (fc__encode_chunk) give it fewer bytes than format 2's, durations as differences to the previous
- * record of the kind's and repeated records in one byte. Under callgrind, on the
+ * noise that no matcher finds matches in, so the cost per byte decides. Under callgrind, on the
  * chunks of a 0-byte ping-pong and of nbrate: igzip level 1 about 12 instructions per raw byte for
  * 2-5% more bytes than libdeflate level 1, which takes 25-30 (zlib level 1: 410 instructions an
  * event of about 6 raw bytes; Z_HUFFMAN_ONLY 500; zstd level 1, 25 a byte for 10% more bytes;
@@ -255,11 +253,11 @@ static inline uint64_t ld64(const unsigned char *p)
         nb += put_uv(body + nb, (v));                                                                \
     } while (0)
 
-/* Encodes a chunk in format 3 columns (format.h, EVENTS), writing the bytes fc_event_encode_cols
- * (event.h) writes, straight from the records: each is compared with the previous record of its
- * kind in the chunk as the two lie in memory (bytes, bytes2, obj, peer, tag, comm and site are 40
- * contiguous bytes of fc__rec), a record that repeats them all (a ping-pong's are all alike but
- * for their times) takes one byte plus its times, and one that does not has its differing fields
+/* Encodes a chunk in columns (format.h, EVENTS), writing the bytes fc_event_encode_cols (event.h)
+ * writes, straight from the records: each is compared with the previous record of its kind in the
+ * chunk as the two lie in memory (bytes, bytes2, obj, peer, tag, comm and site are 40 contiguous
+ * bytes of fc__rec), a record that repeats them all (a ping-pong's are all alike but for their
+ * times) takes three bytes plus its times, and one that does not has its differing fields
  * written without first being converted into an fc_event. codec is not needed: the previous
  * record of each kind is the codec's state. */
 size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc__clock_conv *conv,
@@ -284,13 +282,8 @@ size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc_
      * codec starts with every field 0. */
     static const fc__rec zero;
     const fc__rec *lastrec[FC_EV_MAX_];
-    /* The duration of the previous record of each kind, which predicts the next's (format 3
-     * columns): 0 at the chunk's start, as in the decoder's codec. */
-    uint64_t kdur[FC_EV_MAX_];
-    for (unsigned k = 0; k < FC_EV_MAX_; k++) {
+    for (unsigned k = 0; k < FC_EV_MAX_; k++)
         lastrec[k] = &zero;
-        kdur[k] = 0;
-    }
     for (uint32_t i = 0; i < n; i++) {
         const fc__rec *x = &r[i];
         unsigned kind = x->kind < FC_EV_MAX_ ? x->kind : FC_EV_MAX_ - 1;
@@ -307,16 +300,12 @@ size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc_
         uint64_t differ = (ld64(xa) ^ ld64(la)) | (ld64(xa + 8) ^ ld64(la + 8)) | (ld64(xa + 16) ^ ld64(la + 16)) |
                           (ld64(xa + 24) ^ ld64(la + 24)) | (ld64(xa + 32) ^ ld64(la + 32)) |
                           (uint64_t)(x->flags ^ last->flags);
-        if (FC__LIKELY(differ == 0 && kind < 0x7f)) {
-            rp[0] = (unsigned char)(FC_EVENT_REPEAT | kind);
-            rp += 1;
-        } else if (differ == 0) {
-            rp[0] = (unsigned char)kind;
+        rp[0] = (unsigned char)kind;
+        if (FC__LIKELY(differ == 0)) {
             rp[1] = 1; /* the length of a body that is an empty mask */
             rp[2] = 0;
             rp += 3;
         } else {
-            rp[0] = (unsigned char)kind;
             /* As fc_event_encode_cols: peer, tag, bytes, obj and bytes2 as zigzagged differences
              * of their 64-bit values (peer and tag sign-extended), comm, site and flags as
              * values. The body is at most 81 bytes, so its length takes one byte. */
@@ -343,12 +332,9 @@ size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc_
             rp[1] = (unsigned char)nb;
             rp += 2 + nb;
         }
-        /* The gap counts from the previous record's exit (event.h); the duration as its difference
-         * to the kind's previous one. */
-        uint64_t dur = t1 - t0;
+        /* The gap counts from the previous record's exit (event.h). */
         gp += put_uv(gp, fc_zigzag((int64_t)(t0 - prev1)));
-        dp += put_uv(dp, fc__event_delta(dur, kdur[kind]));
-        kdur[kind] = dur;
+        dp += put_uv(dp, t1 - t0);
         prev0 = t0;
         prev1 = t1;
     }

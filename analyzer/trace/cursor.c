@@ -376,7 +376,7 @@ static __attribute__((noinline)) const fc_event *decode_checked(fc_event_codec *
 static void set_safe(stream *s)
 {
     const fc_event_codec *k = s->codec;
-    if (k->cols >= 2 && k->rend - s->raw >= FC__EVENT_COLS_REC_MAX && k->dend - s->raw >= 10) {
+    if (k->cols == 2 && k->rend - s->raw >= FC__EVENT_COLS_REC_MAX && k->dend - s->raw >= 10) {
         s->rsafe = k->rend - FC__EVENT_COLS_REC_MAX;
         s->dsafe = k->dend - 10;
     }

@@ -359,7 +359,7 @@ static int preview_enough(const unsigned char *head, size_t got, size_t want)
     if (fc__chunk_header(&p, end, &thread, &count, &base) < 0 || count == 0)
         return 1;
     size_t at = (size_t)(p - head);
-    if (got - at < FC_EVENT_COLS_DIR || (*p != FC_EVENT_COLS_MARK && *p != FC_EVENT_COLS3_MARK))
+    if (got - at < FC_EVENT_COLS_DIR || *p != FC_EVENT_COLS_MARK)
         return 0;
     uint64_t rl = fc_get_u32(p + 1), gl = fc_get_u32(p + 5);
     return rl + gl > want - at - FC_EVENT_COLS_DIR;
@@ -400,9 +400,8 @@ static int preview_events(fc__rank *r, fc__blk *b, const unsigned char *payload,
     }
     const unsigned char *p = head, *end = head + n;
     uint64_t thread, count, base;
-    /* A record takes at least 3 bytes (format 3 columns: a repeated record, a gap and a duration
-     * of one byte each); more threads than MAX_THREADS is taken for corruption. */
-    if (fc__chunk_header(&p, end, &thread, &count, &base) < 0 || thread >= MAX_THREADS || count > b->raw / 3)
+    /* A record takes at least 4 bytes; more threads than MAX_THREADS is taken for corruption. */
+    if (fc__chunk_header(&p, end, &thread, &count, &base) < 0 || thread >= MAX_THREADS || count > b->raw / 4)
         return CORRUPT(w, "EVENTS chunk header is malformed");
     b->thread = (uint32_t)thread;
     b->count = (uint32_t)count;
@@ -488,10 +487,10 @@ static int dispatch(fc_trace *t, fc__rank *r, uint32_t kind, fc__blk *b, const u
         return 0;
     }
     if (kind < FC_BLK_RANK || kind > FC_BLK_WARN) {
-        /* Only a newer minor version adds block kinds. In a file of this reader's version or an
+        /* Only a newer minor version adds block kinds. In a file of this reader's minor or an
          * older one, an unknown kind is a damaged header (the crc covers the payload only):
          * skipping it would lose the block without a word. */
-        if (r->pub.info.major < FC_FORMAT_MAJOR || r->pub.info.minor <= FC_FORMAT_MINOR) {
+        if (r->pub.info.minor <= FC_FORMAT_MINOR) {
             char what[80];
             snprintf(what, sizeof what, "unknown block kind %u in a format %u.%u file", kind, r->pub.info.major,
                      r->pub.info.minor);

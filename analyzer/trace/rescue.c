@@ -85,8 +85,7 @@ int fc__rescue_read(fc__arena *a, const char *rank_file, uint32_t rank, uint32_t
     uint32_t rsize = fc_get_u32(f + 20), per = fc_get_u32(f + 24), nch = fc_get_u32(f + 28);
     uint64_t tick0 = fc_get_u64(f + 32), ns0 = fc_get_u64(f + 40), mult = fc_get_u64(f + 48);
     uint64_t recs_off = fc_get_u64(f + 56);
-    /* The rescue file's layout is the same from format 2.5 on: the records in memory, not encoded. */
-    if (memcmp(f, FC_RESCUE_MAGIC, 8) != 0 || fc_get_u32(f + 8) != FC_BOM || fc_get_u16(f + 12) < 2 || fc_get_u16(f + 12) > FC_FORMAT_MAJOR ||
+    if (memcmp(f, FC_RESCUE_MAGIC, 8) != 0 || fc_get_u32(f + 8) != FC_BOM || fc_get_u16(f + 12) != FC_FORMAT_MAJOR ||
         fc_get_u32(f + 16) != rank || rsize != FC_RESCUE_RECORD_SIZE || per == 0 || per > (1u << 20) ||
         nch == 0 || nch > MAX_CHUNKS || recs_off < FC_RESCUE_HEADER_SIZE + (uint64_t)nch * FC_RESCUE_CHUNK_SIZE ||
         recs_off > size || (uint64_t)nch * per * rsize > size - recs_off)

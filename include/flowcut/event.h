@@ -105,31 +105,19 @@ static inline size_t fc_event_encode(fc_event_codec *c, const fc_event *ev, unsi
     return 2 + n;
 }
 
-/* ---- chunks in columns (formats 2 and 3) -------------------------------------------------------
+/* ---- format 2: chunks in columns --------------------------------------------------------------
  * The tracer writes each chunk as three columns (format.h, EVENTS): the records without their
  * times, then one gap per record, then one duration per record. Timing noise is what does not
  * compress; kept apart from the regular part, it no longer breaks zlib's matches over the records.
- * Format 3 (FC_EVENT_COLS3_MARK) stores each duration as its difference to the previous record of
- * the same kind's, and a record whose fields all repeat as one byte: a chunk of a ping-pong is
- * then about 60% of its format 2 size before compression, which costs the writer thread in
- * proportion to that size, and compresses as well. The gaps stay as they are: a kind's gap
- * depends on the record before it (the first COMPLETE of a Waitall lies before the call's exit,
- * the next ones at the same instant), so that a kind's previous gap predicts it badly.
  * Usage: point rec at out + FC_EVENT_COLS_DIR, gap and dur at scratch of FC_EVENT_COLS_TIME bytes a
- * record each (mark 0 for format 3, FC_EVENT_COLS_MARK for format 2), call fc_event_encode_cols for
- * each record, then fc_event_cols_finish(o, out). */
-#define FC_EVENT_COLS_MARK 0xffu  /* first byte of a chunk in format 2 columns: no record kind has it */
-#define FC_EVENT_COLS3_MARK 0xfeu /* first byte of a chunk in format 3 columns: nor this */
-#define FC_EVENT_COLS_DIR 9       /* the mark, u32 record column length, u32 gap column length */
-#define FC_EVENT_COLS_TIME 10     /* most bytes of one gap or one duration */
-/* In format 3 columns, a record byte with this bit set is a whole record: kind (the low 7 bits)
- * and fields as the previous record of that kind in the chunk, no length and no mask. */
-#define FC_EVENT_REPEAT 0x80u
+ * record each, call fc_event_encode_cols for each record, then fc_event_cols_finish(o, out). */
+#define FC_EVENT_COLS_MARK 0xffu /* first byte of a chunk in columns: no record kind has it */
+#define FC_EVENT_COLS_DIR 9      /* the mark, u32 record column length, u32 gap column length */
+#define FC_EVENT_COLS_TIME 10    /* most bytes of one gap or one duration */
 
 typedef struct fc_event_cols {
     unsigned char *rec, *gap, *dur; /* where the columns are written (set by the caller) */
     size_t nrec, ngap, ndur;        /* bytes written to each (0 at the start of a chunk) */
-    unsigned mark;                  /* 0 (format 3) or FC_EVENT_COLS_MARK (format 2) */
 } fc_event_cols;
 
 /* Signed difference of two field values, wrapping, as a uvarint-ready zigzag. */
@@ -182,23 +170,11 @@ static inline void fc_event_encode_cols(fc_event_codec *c, const fc_event *ev, f
     body[0] = (unsigned char)mask;
     out[0] = (unsigned char)ev->kind;
     out[1] = (unsigned char)n; /* n <= 81 < 0x80: a one-byte uvarint */
+    o->nrec += 2 + n;
     /* The gap counts from the previous record's exit, not its entry: the time spent inside MPI,
      * the irregular part, is then stored once (as the duration) instead of twice. */
-    uint64_t gap = ev->t0 - c->prev_t1, dur = ev->t1 - ev->t0;
-    if (o->mark == FC_EVENT_COLS_MARK) {
-        o->nrec += 2 + n;
-        o->ngap += fc_put_uvarint(o->gap + o->ngap, fc_zigzag((int64_t)gap));
-        o->ndur += fc_put_uvarint(o->dur + o->ndur, dur);
-    } else {
-        if (mask == 0 && ev->kind < 0x7f) {
-            out[0] = (unsigned char)(FC_EVENT_REPEAT | ev->kind);
-            o->nrec += 1;
-        } else {
-            o->nrec += 2 + n;
-        }
-        o->ngap += fc_put_uvarint(o->gap + o->ngap, fc_zigzag((int64_t)gap));
-        o->ndur += fc_put_uvarint(o->dur + o->ndur, fc__event_delta(dur, last->t1 - last->t0));
-    }
+    o->ngap += fc_put_uvarint(o->gap + o->ngap, fc_zigzag((int64_t)(ev->t0 - c->prev_t1)));
+    o->ndur += fc_put_uvarint(o->dur + o->ndur, ev->t1 - ev->t0);
     c->prev_t0 = ev->t0;
     c->prev_t1 = ev->t1;
     *last = *ev;
@@ -210,7 +186,7 @@ static inline size_t fc_event_cols_finish(const fc_event_cols *o, unsigned char 
 {
     if (o->nrec == 0)
         return 0;
-    out[0] = (unsigned char)(o->mark == FC_EVENT_COLS_MARK ? FC_EVENT_COLS_MARK : FC_EVENT_COLS3_MARK);
+    out[0] = FC_EVENT_COLS_MARK;
     fc_put_u32(out + 1, (uint32_t)o->nrec);
     fc_put_u32(out + 5, (uint32_t)o->ngap);
     unsigned char *t = out + FC_EVENT_COLS_DIR + o->nrec;
@@ -238,14 +214,12 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
     const unsigned char *q = *p, *rend = end;
     const unsigned char *g = c->gap, *gend = c->gend, *d = c->dur, *dend = c->dend;
     uint64_t len, dt, dur, v;
-    /* 1 rows, 2 columns of format 2, 3 columns of format 3 (0: the chunk's first record). */
-    int cols = c->cols;
-    if (cols >= 2) {
+    int cols = checked ? c->cols : 2;
+    if (cols == 2) {
         rend = c->rend;
     } else if (cols == 0) {
         cols = 1;
-        if (q < end && (*q == FC_EVENT_COLS_MARK || *q == FC_EVENT_COLS3_MARK)) {
-            cols = *q == FC_EVENT_COLS_MARK ? 2 : 3;
+        if (q < end && *q == FC_EVENT_COLS_MARK) {
             if (end - q < FC_EVENT_COLS_DIR)
                 return NULL;
             uint64_t rl = fc_get_u32(q + 1), gl = fc_get_u32(q + 5);
@@ -256,27 +230,19 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
             g = rend;
             gend = d = rend + gl;
             dend = end;
+            cols = 2;
         }
     }
     if (checked && q >= rend) /* unchecked, the record column goes on past q */
         return NULL;
     unsigned kind = *q++;
-    const unsigned char *bend;
-    unsigned mask;
-    if (cols == 3 && kind >= FC_EVENT_REPEAT) {
-        /* A record that repeats its kind's previous fields: this byte alone. */
-        kind &= FC_EV_MAX_ - 1;
-        bend = q;
-        mask = 0;
-    } else {
-        /* Marked rare, which lays the decoding out in one line. */
-        if (__builtin_expect(kind >= FC_EV_MAX_ || FC__GET(&q, rend, &len) < 0 || len < 1 ||
-                                 len > (uint64_t)(rend - q),
-                             0))
-            return NULL;
-        bend = q + len;
-        mask = *q++;
-    }
+    /* Marked rare, which lays the decoding out in one line. */
+    if (__builtin_expect(kind >= FC_EV_MAX_ || FC__GET(&q, rend, &len) < 0 || len < 1 ||
+                             len > (uint64_t)(rend - q),
+                         0))
+        return NULL;
+    const unsigned char *bend = q + len;
+    unsigned mask = *q++;
     /* Values are read up to the end of their column rather than of their record (or, for a gap,
      * up to the end of the duration column that follows the gaps): with more bytes at hand,
      * fc_get_uvarint reads a long value at once. A value that runs past its record or column is
@@ -297,8 +263,6 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
         }
         if (g > gend || FC__GET(&d, dend, &dur) < 0)
             return NULL;
-        if (cols == 3) /* the difference to the kind's previous duration (0 at the chunk's start) */
-            dur = (uint64_t)fc_unzigzag(dur) + (c->last[kind].t1 - c->last[kind].t0);
         t0 = c->prev_t1 + (uint64_t)gap;
     }
     /* The fields are decoded in place, into the kind's last record; a copy of it taken first puts
@@ -346,7 +310,7 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
         }                                                                                          \
         e->field = (type)((uint64_t)e->field + (uint64_t)sv);                                      \
     }
-        if (cols >= 2) {
+        if (cols == 2) {
             int64_t sv;
             FC__DELTA(FC_EVM_PEER, peer, int64_t)
             FC__DELTA(FC_EVM_TAG, tag, int64_t)
@@ -398,7 +362,7 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
      * without undo (a reader that counts the records of a chunk, as the cursor does), *p stays
      * at the end of the record column after the last one: a record read from there fails all
      * the same as from the end of the chunk. */
-    *p = (checked || undo) && cols >= 2 && bend == rend ? dend : bend;
+    *p = (checked || undo) && cols == 2 && bend == rend ? dend : bend;
     return e;
 }
 
@@ -410,7 +374,7 @@ fc__event_decode(fc_event_codec *c, const unsigned char **p, const unsigned char
  * limits it sets once per chunk (set_safe in analyzer/cursor.c), which must stay equivalent. */
 static inline int fc__event_unchecked(const fc_event_codec *c, const unsigned char *p)
 {
-    return c->cols >= 2 && c->rend - p >= FC__EVENT_COLS_REC_MAX && c->dend - c->dur >= 10;
+    return c->cols == 2 && c->rend - p >= FC__EVENT_COLS_REC_MAX && c->dend - c->dur >= 10;
 }
 
 /* Decodes one record from [*p, end) and advances *p past it. Returns the record, held in c (its

@@ -33,9 +33,7 @@
  * (the tracer's own waits); 2.4 COUNTS sub-records (the bytes per peer of the v and w
  * collectives); 2.5 the RESCUE file beside the rank file, which older readers never open; 2.6 the
  * neighbourhood collectives' event kinds and the topologies after a COMMS block's entries; older
- * readers skip the new fields and kinds; 3.0 EVENTS chunks in format 3 columns (FC_EVENT_COLS3_MARK:
- * durations as differences to the previous record of the same kind's, repeated records in one byte),
- * which a 2.x reader cannot read (3.x readers read 2.x and 1.x files). FC_FORMAT_MINOR grows with additive changes (new block
+ * readers skip the new fields and kinds. FC_FORMAT_MINOR grows with additive changes (new block
  * kinds, new event kinds, new fields appended to a record, new flags, new files beside the rank
  * file), which old readers skip or read compatibly. Block kinds, event kinds, field
  * keys and flags are append-only: a number, once given, keeps its meaning forever.
@@ -61,8 +59,8 @@ extern "C" {
 #define FC_MAGIC "FLOWCUT\x1a" /* 8 bytes; the \x1a stops `type` on the terminals that honour it */
 #define FC_MAGIC_LEN 8
 #define FC_BOM 0x0A0B0C0Du /* written little-endian: 0D 0C 0B 0A; a reader seeing 0A 0B 0C 0D knows */
-#define FC_FORMAT_MAJOR 3
-#define FC_FORMAT_MINOR 0
+#define FC_FORMAT_MAJOR 2
+#define FC_FORMAT_MINOR 6
 #define FC_FILE_HEADER_SIZE 64
 #define FC_TRACE_FILE_FMT "rank-%06d.fct" /* name of a rank's file inside the trace directory */
 
@@ -270,10 +268,8 @@ enum { FC_RSC_FREE = 0, FC_RSC_FILLING = 1, FC_RSC_QUEUED = 2, FC_RSC_WRITING = 
  * Raw payload: uvarint thread (0 for the thread that initialised MPI, then 1, 2 ... in order of
  * their first MPI call), uvarint count (records in this chunk), uvarint base_ns (event clock from
  * which the first record's times count), then the `count` records, in rows or (from format 2) in
- * columns; the first byte after base_ns tells which: FC_EVENT_COLS3_MARK (0xfe, never a kind) for
- * format 3 columns, FC_EVENT_COLS_MARK (0xff) for format 2 columns, a kind for rows. Readers of
- * format 3 read all three; files of format 2 hold rows or format 2 columns, files of format 1 rows
- * only. The tracer and fc_writer_events write format 3 columns.
+ * columns; the first byte after base_ns tells which: FC_EVENT_COLS_MARK (0xff, never a kind)
+ * for columns, a kind for rows. Readers of format 2 read both; files of format 1 hold rows only.
  *
  * Rows (format 1 and 2): `count` records, each
  *   u8 kind        FC_EV_*
@@ -298,21 +294,6 @@ enum { FC_RSC_FREE = 0, FC_RSC_FILLING = 1, FC_RSC_QUEUED = 2, FC_RSC_WRITING = 
  *   The i-th gap and duration belong to the i-th record. t0 never decreases within a chunk.
  *   Apart, the irregular times no longer break zlib's matches over the regular records, and
  *   counting the gap from the previous exit stores the time spent in MPI once instead of twice.
- *
- * Columns (format 3): u8 0xfe, u32 rec_len, u32 gap_len, then the three columns of format 2 with
- * these differences:
- *   records:       a byte with its high bit set (FC_EVENT_REPEAT) is a whole record of kind
- *                  byte & 0x7f (kinds below 0x7f) whose fields all take the values of the previous
- *                  record of that kind in the chunk (0 at chunk start), as an empty mask would;
- *                  other records are laid out as in format 2;
- *   gaps:          as in format 2;
- *   durations:     svarints, the record's t1 - t0 minus that of the previous record of the same
- *                  kind in the chunk (0 when it is the first of its kind), wrapping modulo 2^64.
- *   A loop's calls of one kind take about the same time each: their differences fit in a byte
- *   where the durations take two or three, and a ping-pong's chunk is about 60% of its format 2
- *   size before compression, which costs the tracer's writer thread in proportion, and no larger
- *   after it. A kind's previous gap predicts its next badly (the first COMPLETE of a Waitall lies
- *   before the call's exit, the next ones at the same instant), so gaps stay as they are.
  *
  * Times are nanoseconds of the rank's event clock (monotonic; the CLOCK blocks map it to rank 0's).
  * Field meanings:

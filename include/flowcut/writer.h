@@ -35,7 +35,7 @@ int fc_writer_sites(fc_writer *w, const fc_site *s, size_t n);
 int fc_writer_comms(fc_writer *w, const fc_comm *c, size_t n);
 int fc_writer_clock(fc_writer *w, const fc_clock *c, size_t n);
 /* Writes one EVENTS block of thread with n events (n >= 1), encoded in columns as the tracer
- * writes them (fc_event_encode_cols, format 3 columns) from base_ns = ev[0].t0. Events must be in non-decreasing t0 and have kinds below FC_EV_MAX_
+ * writes them (fc_event_encode_cols, format 2) from base_ns = ev[0].t0. Events must be in non-decreasing t0 and have kinds below FC_EV_MAX_
  * (FC_EINVAL otherwise); ev[].thread is ignored. */
 int fc_writer_events(fc_writer *w, uint32_t thread, const fc_event *ev, size_t n);
 /* Writes a WARN block with text (one line). */

@@ -1,9 +1,9 @@
-/* tests/format/test-format-older.c: this reader reads the files of every older format version as
- * they were written: format 1 (EVENTS chunks in rows) and format 2 (chunks in format 2 columns:
- * times as they are, every record with its length and mask), beside format 3 (this version's
- * columns, fc_writer_events). Each file holds the same events, laid out by hand through event.h's
- * encoders and the version patched into the file header; the cursor must give back the events
- * written. And in a file of an older version, an unknown block kind is damage, as in this one's. */
+/* tests/format/test-format-older.c: this reader reads the files of older format versions as they
+ * were written: format 1 (EVENTS chunks in rows), an older minor of format 2 with chunks in rows or
+ * in columns, beside this version's (fc_writer_events). Each file holds the same events, laid out
+ * through event.h's encoders and the version patched into the file header; the cursor must give
+ * back the events written. And in a file of an older version, an unknown block kind is damage, as
+ * in one of this version's. */
 #include <sys/stat.h>
 #include "fmt-util.h"
 
@@ -22,9 +22,9 @@ static void make_events(void)
     }
 }
 
-/* Writes dir/rank-000000.fct at version major.minor with one EVENTS chunk laid out as layout says
- * (0 rows, 2 format 2 columns, 3 format 3 columns), and, when unknown is set, a block of kind 200
- * first. Returns the offset of that block. */
+/* Writes dir/rank-000000.fct at version major.minor with one EVENTS chunk in rows (layout 0) or in
+ * columns (layout 2), and, when unknown is set, a block of kind 200 first. Returns the offset of
+ * that block. */
 static uint64_t write_file(const char *dir, unsigned major, unsigned minor, int layout, int unknown)
 {
     char path[4300];
@@ -43,8 +43,7 @@ static uint64_t write_file(const char *dir, unsigned major, unsigned minor, int 
         for (int i = 0; i < N; i++)
             n += fc_event_encode(c, &ev[i], payload + n);
     } else {
-        fc_event_cols o = {.rec = payload + n + FC_EVENT_COLS_DIR, .gap = gaps, .dur = durs,
-                           .mark = layout == 2 ? FC_EVENT_COLS_MARK : 0};
+        fc_event_cols o = {.rec = payload + n + FC_EVENT_COLS_DIR, .gap = gaps, .dur = durs};
         for (int i = 0; i < N; i++)
             fc_event_encode_cols(c, &ev[i], &o);
         n += fc_event_cols_finish(&o, payload + n);
@@ -101,25 +100,18 @@ static void test_format1_rows(void **state)
     check_reads(in_scratch("v1"), 1, 0);
 }
 
-static void test_format2_columns(void **state)
+static void test_format20_columns(void **state)
 {
     (void)state;
-    write_file(in_scratch("v26"), 2, 6, 2, 0);
-    check_reads(in_scratch("v26"), 2, 6);
+    write_file(in_scratch("v20"), 2, 0, 2, 0);
+    check_reads(in_scratch("v20"), 2, 0);
 }
 
-static void test_format2_rows(void **state)
+static void test_format20_rows(void **state)
 {
     (void)state;
-    write_file(in_scratch("v26rows"), 2, 6, 0, 0);
-    check_reads(in_scratch("v26rows"), 2, 6);
-}
-
-static void test_format3_columns(void **state)
-{
-    (void)state;
-    write_file(in_scratch("v3"), FC_FORMAT_MAJOR, FC_FORMAT_MINOR, 3, 0);
-    check_reads(in_scratch("v3"), FC_FORMAT_MAJOR, FC_FORMAT_MINOR);
+    write_file(in_scratch("v20rows"), 2, 0, 0, 0);
+    check_reads(in_scratch("v20rows"), 2, 0);
 }
 
 /* fc_writer_events writes this version's columns, which read back the same. */
@@ -138,18 +130,17 @@ static void test_writer_events(void **state)
     check_reads(dir, FC_FORMAT_MAJOR, FC_FORMAT_MINOR);
 }
 
-/* Version 2.6 has no block kind 200: damage there, as in this version's files, though 6 is above
- * this version's minor. */
-static void test_unknown_kind_in_older_major_is_refused(void **state)
+/* Version 1.0 has no block kind 200: damage there, as in this version's files. */
+static void test_unknown_kind_in_older_version_is_refused(void **state)
 {
     (void)state;
     char path[4300], msg[4400], *out, *err;
-    uint64_t at = write_file(in_scratch("v26u"), 2, 6, 2, 1);
-    rank_file(path, sizeof path, in_scratch("v26u"), 0);
-    snprintf(msg, sizeof msg, "%s: offset %llu: unknown block kind 200 in a format 2.6 file\n", path,
+    uint64_t at = write_file(in_scratch("v1u"), 1, 0, 0, 1);
+    rank_file(path, sizeof path, in_scratch("v1u"), 0);
+    snprintf(msg, sizeof msg, "%s: offset %llu: unknown block kind 200 in a format 1.0 file\n", path,
              (unsigned long long)at);
     int st = run_flowcut(&out, &err, "dump '%s'", path);
-    assert_msg(st == 1, "unknown kind in a 2.6 file: exit %d, '%s'", st, err);
+    assert_msg(st == 1, "unknown kind in a 1.0 file: exit %d, '%s'", st, err);
     assert_contains(err, msg);
     free(out);
     free(err);
@@ -174,11 +165,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format1_rows),
-        cmocka_unit_test(test_format2_columns),
-        cmocka_unit_test(test_format2_rows),
-        cmocka_unit_test(test_format3_columns),
+        cmocka_unit_test(test_format20_columns),
+        cmocka_unit_test(test_format20_rows),
         cmocka_unit_test(test_writer_events),
-        cmocka_unit_test(test_unknown_kind_in_older_major_is_refused),
+        cmocka_unit_test(test_unknown_kind_in_older_version_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

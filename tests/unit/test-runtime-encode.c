@@ -207,69 +207,6 @@ static void columns_by_hand(void **state)
     assert_ptr_equal(p, buf);
 }
 
-/* Four records in format 3 columns written byte by byte from format.h's description: a Send (peer
- * 3, tag 5, 8 bytes) at t = 1000..1010, the same Send at 1030..1041, a Recv (peer 3, tag 5, 8
- * bytes) at 1050..2050 and the same Send at 2070..2080. The repeated Sends are one byte each;
- * durations are differences to the previous record of the same kind's (0 for the first). */
-static void columns3_by_hand(void **state)
-{
-    (void)state;
-    unsigned char buf[64] = {0};
-    size_t k = 0;
-    buf[k++] = 0xfe;
-    k += 8;
-    const unsigned char rec[] = {
-        FC_EV_MPI_Send, 4, 0x0b, 6, 10, 16,   /* +3 +5 +8 zigzagged */
-        0x80 | FC_EV_MPI_Send,                /* repeats the Send */
-        FC_EV_MPI_Recv, 4, 0x0b, 6, 10, 16,   /* the first Recv: against zeros */
-        0x80 | FC_EV_MPI_Send,
-    };
-    memcpy(buf + k, rec, sizeof rec);
-    k += sizeof rec;
-    fc_put_u32(buf + 1, (uint32_t)sizeof rec);
-    /* Gaps 0, 20, 9, 20 from the previous record's exit, zigzagged, as in format 2. */
-    const unsigned char gaps[] = {0, 40, 18, 40};
-    fc_put_u32(buf + 5, (uint32_t)sizeof gaps);
-    memcpy(buf + k, gaps, sizeof gaps);
-    k += sizeof gaps;
-    /* Durations 10, 11, 1000, 10 less the kind's previous one (Send 0, 10, 11; Recv 0): 10, 1,
-     * 1000, -1, zigzagged 20, 2, 2000 (0xd0 0x0f), 1. */
-    const unsigned char durs[] = {20, 2, 0xd0, 0x0f, 1};
-    memcpy(buf + k, durs, sizeof durs);
-    k += sizeof durs;
-    const unsigned char *p = buf, *end = buf + k;
-    const uint64_t t0[4] = {1000, 1030, 1050, 2070}, t1[4] = {1010, 1041, 2050, 2080};
-    const unsigned kinds[4] = {FC_EV_MPI_Send, FC_EV_MPI_Send, FC_EV_MPI_Recv, FC_EV_MPI_Send};
-    fc_event_codec_reset(&dec, 1000);
-    for (int i = 0; i < 4; i++) {
-        fc_event ev = {0};
-        assert_int_equal(fc_event_decode(&dec, &p, end, &ev), 0);
-        assert_int_equal(ev.kind, kinds[i]);
-        assert_int_equal(ev.t0, t0[i]);
-        assert_int_equal(ev.t1, t1[i]);
-        assert_true(ev.peer == 3 && ev.tag == 5 && ev.bytes == 8 && ev.obj == 0 && ev.flags == 0);
-    }
-    assert_ptr_equal(p, end);
-    /* The encoder writes the same bytes. */
-    unsigned char out[64], tg[64], td[64];
-    fc_event_codec_reset(&enc, 1000);
-    fc_event_cols o = {.rec = out + FC_EVENT_COLS_DIR, .gap = tg, .dur = td};
-    for (int i = 0; i < 4; i++) {
-        fc_event ev = {.kind = kinds[i], .t0 = t0[i], .t1 = t1[i], .peer = 3, .tag = 5, .bytes = 8};
-        fc_event_encode_cols(&enc, &ev, &o);
-    }
-    assert_int_equal(fc_event_cols_finish(&o, out), k);
-    assert_memory_equal(out, buf, k);
-    /* A repeated record is a whole record only in format 3: the same column under format 2's mark
-     * is refused at the byte 0x84 (no kind), not misread. */
-    buf[0] = 0xff;
-    p = buf;
-    fc_event_codec_reset(&dec, 1000);
-    fc_event ev = {0};
-    assert_int_equal(fc_event_decode(&dec, &p, end, &ev), 0);
-    assert_int_equal(fc_event_decode(&dec, &p, end, &ev), -1);
-}
-
 /* The same records encoded in rows (format 1, fc_event_encode) and in columns decode alike. */
 static void rows_and_columns(void **state)
 {
@@ -280,7 +217,7 @@ static void rows_and_columns(void **state)
         {.kind = FC_EV_COMPLETE, .t0 = 9000, .t1 = 9000, .peer = 2, .obj = 0xac000001, .flags = FC_EVF_STATUS},
         {.kind = FC_EV_MPI_Isend, .t0 = 9000, .t1 = 9001, .peer = 1, .tag = 9, .bytes = 32, .obj = 0xac000000},
     };
-    unsigned char rows[512], cols[512], cols2[512], tgap[64], tdur[64];
+    unsigned char rows[512], cols[512], tgap[64], tdur[64];
     size_t nr = 0;
     fc_event_codec_reset(&enc, 500);
     for (int i = 0; i < 4; i++)
@@ -290,17 +227,9 @@ static void rows_and_columns(void **state)
     for (int i = 0; i < 4; i++)
         fc_event_encode_cols(&enc, &in[i], &o);
     size_t nc = fc_event_cols_finish(&o, cols);
-    /* And in format 2 columns, which files of format 2 hold. */
-    fc_event_codec_reset(&enc, 500);
-    fc_event_cols o2 = {.rec = cols2 + FC_EVENT_COLS_DIR, .gap = tgap, .dur = tdur, .mark = FC_EVENT_COLS_MARK};
-    for (int i = 0; i < 4; i++)
-        fc_event_encode_cols(&enc, &in[i], &o2);
-    size_t nc2 = fc_event_cols_finish(&o2, cols2);
-    assert_int_equal(cols[0], FC_EVENT_COLS3_MARK);
-    assert_int_equal(cols2[0], FC_EVENT_COLS_MARK);
-    const unsigned char *bufs[3] = {rows, cols, cols2};
-    size_t lens[3] = {nr, nc, nc2};
-    for (int b = 0; b < 3; b++) {
+    const unsigned char *bufs[2] = {rows, cols};
+    size_t lens[2] = {nr, nc};
+    for (int b = 0; b < 2; b++) {
         const unsigned char *p = bufs[b], *end = bufs[b] + lens[b];
         fc_event_codec_reset(&dec, 500);
         for (int i = 0; i < 4; i++) {
@@ -364,7 +293,6 @@ int main(void)
         cmocka_unit_test(clamps),
         cmocka_unit_test(same_as_shared),
         cmocka_unit_test(columns_by_hand),
-        cmocka_unit_test(columns3_by_hand),
         cmocka_unit_test(rows_and_columns),
         cmocka_unit_test(columns_damaged),
     };
