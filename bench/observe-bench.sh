@@ -54,19 +54,10 @@ else
     work=$(mktemp -d /tmp/observe-bench.XXXXXX) || exit 1
     trap 'rm -rf "$work"' EXIT
 fi
-mkdir -p /run/flowcut-cluster
-# hold CMD...: runs CMD on a cluster of its own under the lock, taken down after.
-hold() {
-    flock -w 900 /run/flowcut-cluster/test.lock bash -c '
-        c=$1; r=$2; shift 2
-        "$c" up --nodes 4 --rate "$r" >/dev/null || exit 1
-        "$@"; s=$?
-        "$c" down >/dev/null 2>&1
-        exit $s' hold "$cluster" "$rate" "$@"
-}
+. "$(dirname "$0")/lib-hold.sh"
 if [ -z "$prof" ]; then
     prof=$work/quick.prof
-    hold timeout 280 "$flowcut" calibrate --quick --max-size 4M -o "$prof" -- "$flowcut" cluster mpiexec -n 8 \
+    hold "$rate" timeout 280 "$flowcut" calibrate --quick --max-size 4M -o "$prof" -- "$flowcut" cluster mpiexec -n 8 \
         >"$work/calibrate.out" 2>&1 || { tail -n 5 "$work/calibrate.out" >&2; echo "observe-bench: calibration failed" >&2; exit 1; }
 fi
 printf 'node0\nnode0\nnode1\nnode1\nnode2\nnode2\nnode3\nnode3\n' >"$work/hosts"
@@ -74,7 +65,7 @@ echo "== halowait $steps steps of $bytes B, sends staggered 40 ms a rank, $rate,
 grep -E '^inter .* inf ' "$prof" | awk '{ printf "  calibrated: %.2f MB/s for large messages\n", 1e-6 / $5 }'
 for i in $(seq 1 "$runs"); do
     rm -rf "$work/trace$i"
-    hold timeout 280 "$flowcut" run -o "$work/trace$i" -- "$flowcut" cluster mpiexec -f "$work/hosts" -n 8 \
+    hold "$rate" timeout 280 "$flowcut" run -o "$work/trace$i" -- "$flowcut" cluster mpiexec -f "$work/hosts" -n 8 \
         "$b/examples/halowait" "$steps" "$bytes" 2000 40000 "$work/t$i" >"$work/run$i.out" 2>&1 &&
         grep -q '^halowait: verified$' "$work/run$i.out" || { cat "$work/run$i.out" >&2; echo "observe-bench: run $i failed" >&2; exit 1; }
     "$flowcut" analyze --format json --platform "$prof" -o "$work/run$i.json" "$work/trace$i" ||

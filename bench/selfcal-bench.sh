@@ -50,16 +50,7 @@ else
     work=$(mktemp -d /tmp/selfcal-bench.XXXXXX) || exit 1
     trap 'rm -rf "$work"' EXIT
 fi
-mkdir -p /run/flowcut-cluster
-# hold RATE CMD...: runs CMD on a cluster of its own at RATE under the lock, taken down after.
-hold() {
-    flock -w 900 /run/flowcut-cluster/test.lock bash -c '
-        c=$1; r=$2; shift 2
-        "$c" up --nodes 4 --rate "$r" >/dev/null || exit 1
-        "$@"; s=$?
-        "$c" down >/dev/null 2>&1
-        exit $s' hold "$cluster" "$@"
-}
+. "$(dirname "$0")/lib-hold.sh"
 printf 'node0\nnode0\nnode1\nnode1\nnode2\nnode2\nnode3\nnode3\n' >"$work/halo.hosts"
 printf 'node0\nnode1\n' >"$work/pp.hosts"
 for rate in $rates; do
