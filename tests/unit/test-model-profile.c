@@ -40,6 +40,29 @@ static void put(const char *text)
     fclose(f);
 }
 
+/* Writes p as a profile file, checks that the text holds each of the NULL-ended strings, and
+ * reads the file back: the profile read, for the caller to free. */
+static fc__profile *rewrite(const fc__profile *p, ...)
+{
+    char *t = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&t, &n);
+    assert_non_null(m);
+    assert_int_equal(fc__profile_write(m, p), 0);
+    fclose(m);
+    va_list ap;
+    va_start(ap, p);
+    for (const char *want = va_arg(ap, const char *); want != NULL; want = va_arg(ap, const char *))
+        if (strstr(t, want) == NULL)
+            fail_msg("no \"%s\" in the written profile:\n%s", want, t);
+    va_end(ap);
+    put(t);
+    free(t);
+    fc__profile *r = NULL;
+    assert_int_equal(fc__profile_read(path, &r), 0);
+    return r;
+}
+
 /* A profile written by hand, as a user would: two inter segments, one intra, cuts, max-rate, and
  * the IMB model of minor version 1. */
 static const char *hand =
@@ -224,17 +247,9 @@ static void test_latejoin(void **state)
     assert_float_equal(p->latejoin_g, 0.375, 0);
     assert_int_equal(p->latejoin_kmax, 8);
     assert_float_equal(p->latejoin_eps, 0.05, 0);
-    char *t = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&t, &n);
-    assert_int_equal(fc__profile_write(m, p), 0);
-    fclose(m);
-    assert_non_null(strstr(t, "\nlate-joiner 0.375 8 0.05\n"));
-    put(t);
-    assert_int_equal(fc__profile_read(path, &r), 0);
+    r = rewrite(p, "\nlate-joiner 0.375 8 0.05\n", NULL);
     assert_int_equal(r->has_latejoin, 1);
     assert_float_equal(r->latejoin_g, 0.375, 0);
-    free(t);
     fc__profile_free(p);
     fc__profile_free(r);
     expect_fail("flowcut-profile 1.2\nlate-joiner -1 8 0\n", FC_ECORRUPT, "line 2");
@@ -256,17 +271,9 @@ static void test_connection(void **state)
     assert_int_equal(p->conn_serial, 1);
     assert_float_equal(p->conn_wait, 0.875, 0);
     assert_float_equal(p->conn_eps, 0.05, 0);
-    char *t = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&t, &n);
-    assert_int_equal(fc__profile_write(m, p), 0);
-    fclose(m);
-    assert_non_null(strstr(t, "\nconnection serial 0.875 0.05\n"));
-    put(t);
-    assert_int_equal(fc__profile_read(path, &r), 0);
+    r = rewrite(p, "\nconnection serial 0.875 0.05\n", NULL);
     assert_int_equal(r->has_conn, 1);
     assert_int_equal(r->conn_serial, 1);
-    free(t);
     fc__profile_free(p);
     fc__profile_free(r);
     put("flowcut-profile 1.3\nconnection parallel 0 0\n");
@@ -298,18 +305,9 @@ static void test_connection_ends(void **state)
     assert_float_equal(p->conn_ends_eps, 0.02, 0);
     assert_int_equal(fc__profile_conn_ordered(p), 1);
     assert_int_equal(fc__profile_conn_one_at_a_time(p), 0);
-    char *t = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&t, &n);
-    assert_int_equal(fc__profile_write(m, p), 0);
-    fclose(m);
-    assert_non_null(strstr(t, "flowcut-profile 1.5\n"));
-    assert_non_null(strstr(t, "\nconnection-ends 0.625 0.02\n"));
-    put(t);
-    assert_int_equal(fc__profile_read(path, &r), 0);
+    r = rewrite(p, "flowcut-profile 1.5\n", "\nconnection-ends 0.625 0.02\n", NULL);
     assert_int_equal(r->has_conn_ends, 1);
     assert_float_equal(r->conn_ends, 0.625, 0);
-    free(t);
     fc__profile_free(p);
     fc__profile_free(r);
     /* Below 1/2 the serial connection stands; a parallel one is never ordered. */
@@ -357,18 +355,9 @@ static void test_opposite(void **state)
     assert_float_equal(fc__profile_opposite(p, 1, 1), 1, 0);
     assert_float_equal(fc__profile_opposite(p, 1, 2.5), 2, 1e-15);  /* 1 + 2 * 1.5 / 3 */
     assert_float_equal(fc__profile_opposite(p, 1, 30), 3, 0);
-    char *t = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&t, &n);
-    assert_int_equal(fc__profile_write(m, p), 0);
-    fclose(m);
-    assert_non_null(strstr(t, "flowcut-profile 1.5\n"));
-    assert_non_null(strstr(t, "\nopposite 1 3 1 0.02\nopposite 4 15 3 0.05\n"));
-    put(t);
-    assert_int_equal(fc__profile_read(path, &r), 0);
+    r = rewrite(p, "flowcut-profile 1.5\n", "\nopposite 1 3 1 0.02\nopposite 4 15 3 0.05\n", NULL);
     assert_int_equal(r->nopp, 2);
     assert_float_equal(fc__profile_opposite(r, 0, 2), 7, 1e-15);
-    free(t);
     fc__profile_free(p);
     fc__profile_free(r);
     expect_fail("flowcut-profile 1.4\nopposite 0 1 1 0\n", FC_ECORRUPT, "line 2: opposite: K");
