@@ -20,6 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <isa-l/igzip_lib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <libdeflate.h>
 #include <zlib.h>
 
@@ -219,10 +222,14 @@ _Static_assert(offsetof(fc__rec, bytes2) == offsetof(fc__rec, bytes) + 8 &&
                    offsetof(fc__rec, peer) == offsetof(fc__rec, bytes) + 24 &&
                    offsetof(fc__rec, tag) == offsetof(fc__rec, bytes) + 28 &&
                    offsetof(fc__rec, comm) == offsetof(fc__rec, bytes) + 32 &&
-                   offsetof(fc__rec, site) == offsetof(fc__rec, bytes) + 36,
-               "fc__encode_chunk compares these fields as 40 contiguous bytes");
+                   offsetof(fc__rec, site) == offsetof(fc__rec, bytes) + 36 &&
+                   offsetof(fc__rec, kind) == offsetof(fc__rec, bytes) + 40 &&
+                   offsetof(fc__rec, flags) == offsetof(fc__rec, bytes) + 42 &&
+                   offsetof(fc__rec, reserved) == offsetof(fc__rec, bytes) + 44 && sizeof(fc__rec) == offsetof(fc__rec, bytes) + 48,
+               "differing_bytes compares these fields as 48 contiguous bytes");
 
-/* A uvarint, with the one- and two-byte cases (most gaps and durations) taken without a loop. */
+/* A uvarint, with the cases of one to three bytes (gaps and durations below 2 ms) taken without a
+ * loop. */
 static inline size_t put_uv(unsigned char *p, uint64_t v)
 {
     if (v < 0x80) {
@@ -234,15 +241,79 @@ static inline size_t put_uv(unsigned char *p, uint64_t v)
         p[1] = (unsigned char)(v >> 7);
         return 2;
     }
+    if (v < 0x200000) {
+        p[0] = (unsigned char)(v | 0x80);
+        p[1] = (unsigned char)((v >> 7) | 0x80);
+        p[2] = (unsigned char)(v >> 14);
+        return 3;
+    }
     return fc_put_uvarint(p, v);
 }
 
-/* The 8 bytes at p, whatever their types. */
-static inline uint64_t ld64(const unsigned char *p)
+/* The map of fc__ticks_ns as one multiply and one add: ns = (t * mult + add) >> 32, where add folds
+ * ns0, tick0 and the rounding half in. For t >= tick0 this is fc__ticks_ns's value exactly: both are
+ * floor((ns0 * 2^32 + (t - tick0) * mult + 2^31) / 2^32), ns0 * 2^32 being a multiple of the divisor,
+ * and the 128-bit sum wraps to the same bits whatever the sign of add. Below tick0 (times read
+ * before the calibration) fc__ticks_ns rounds a tie the other way, so those take it instead. */
+typedef struct tick_map {
+    uint64_t tick0, mult;
+    unsigned __int128 add;
+} tick_map;
+
+static inline tick_map tick_map_of(const fc__clock_conv *c)
 {
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
+    tick_map m = {c->tick0, c->mult,
+                  ((unsigned __int128)c->ns0 << 32) - (unsigned __int128)c->tick0 * c->mult + ((unsigned __int128)1 << 31)};
+    return m;
+}
+
+static inline uint64_t tick_map_ns(const tick_map *m, uint64_t t)
+{
+    return (uint64_t)(((unsigned __int128)t * m->mult + m->add) >> 32);
+}
+
+/* The bytes in which x differs from last among the 48 from bytes to reserved (bytes, bytes2, obj,
+ * peer, tag, comm, site, kind, flags), as bits 0-47: three 16-byte comparisons where SSE2 is, one
+ * byte at a time elsewhere. */
+#define DIFF_BYTES 0xff
+#define DIFF_BYTES2 0xff00
+#define DIFF_OBJ 0xff0000
+#define DIFF_PEER 0xf000000
+#define DIFF_TAG 0xf0000000
+#define DIFF_COMM 0xf00000000
+#define DIFF_SITE 0xf000000000
+#define DIFF_FLAGS 0xc0000000000
+static inline uint64_t differing_bytes(const fc__rec *x, const fc__rec *last)
+{
+    const unsigned char *xa = (const unsigned char *)&x->bytes, *la = (const unsigned char *)&last->bytes;
+#ifdef __SSE2__
+    uint64_t e0 = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)xa), _mm_loadu_si128((const __m128i *)la)));
+    uint64_t e1 = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(xa + 16)), _mm_loadu_si128((const __m128i *)(la + 16))));
+    uint64_t e2 = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(xa + 32)), _mm_loadu_si128((const __m128i *)(la + 32))));
+    return (e0 | e1 << 16 | e2 << 32) ^ 0xffffffffffff;
+#else
+    uint64_t d = 0;
+    for (unsigned i = 0; i < 48; i++)
+        d |= (uint64_t)(xa[i] != la[i]) << i;
+    return d;
+#endif
+}
+
+/* Whether x repeats last in those 48 bytes: differing_bytes with one mask instead of three. */
+static inline int same_fields(const fc__rec *x, const fc__rec *last)
+{
+#ifdef __SSE2__
+    const unsigned char *xa = (const unsigned char *)&x->bytes, *la = (const unsigned char *)&last->bytes;
+    __m128i e0 = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)xa), _mm_loadu_si128((const __m128i *)la));
+    __m128i e1 = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(xa + 16)), _mm_loadu_si128((const __m128i *)(la + 16)));
+    __m128i e2 = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(xa + 32)), _mm_loadu_si128((const __m128i *)(la + 32)));
+    return _mm_movemask_epi8(_mm_and_si128(_mm_and_si128(e0, e1), e2)) == 0xffff;
+#else
+    return differing_bytes(x, last) == 0;
+#endif
 }
 
 /* A field that differs from the previous record's of the kind: its bit in the mask and its value
@@ -250,21 +321,58 @@ static inline uint64_t ld64(const unsigned char *p)
 #define PUT_FIELD(bit, v)                                                                          \
     do {                                                                                           \
         mask |= (bit);                                                                             \
-        nb += put_uv(body + nb, (v));                                                                \
+        nb += put_uv(body + nb, (v));                                                              \
     } while (0)
+
+/* The record column's bytes for x against last, the previous record of its kind, which it does not
+ * repeat (as fc_event_encode_cols: peer, tag, bytes, obj and bytes2 as zigzagged differences of
+ * their 64-bit values, peer and tag sign-extended, comm, site and flags as values; a kind or
+ * reserved word that differs alone gives an empty mask). The body is at most 81 bytes, so its
+ * length takes one byte. */
+static inline unsigned char *put_record(unsigned char *rp, unsigned kind, const fc__rec *x, const fc__rec *last)
+{
+    uint64_t d = differing_bytes(x, last);
+    unsigned char *body = rp + 2;
+    size_t nb = 1;
+    unsigned mask = 0;
+    if (d & DIFF_PEER)
+        PUT_FIELD(FC_EVM_PEER, fc__event_delta((uint64_t)(int64_t)x->peer, (uint64_t)(int64_t)last->peer));
+    if (d & DIFF_TAG)
+        PUT_FIELD(FC_EVM_TAG, fc__event_delta((uint64_t)(int64_t)x->tag, (uint64_t)(int64_t)last->tag));
+    if (d & DIFF_COMM)
+        PUT_FIELD(FC_EVM_COMM, x->comm);
+    if (d & DIFF_BYTES)
+        PUT_FIELD(FC_EVM_BYTES, fc__event_delta(x->bytes, last->bytes));
+    if (d & DIFF_OBJ)
+        PUT_FIELD(FC_EVM_OBJ, fc__event_delta(x->obj, last->obj));
+    if (d & DIFF_SITE)
+        PUT_FIELD(FC_EVM_SITE, x->site);
+    if (d & DIFF_FLAGS)
+        PUT_FIELD(FC_EVM_FLAGS, x->flags);
+    if (d & DIFF_BYTES2)
+        PUT_FIELD(FC_EVM_BYTES2, fc__event_delta(x->bytes2, last->bytes2));
+    rp[0] = (unsigned char)kind;
+    body[0] = (unsigned char)mask;
+    rp[1] = (unsigned char)nb;
+    return rp + 2 + nb;
+}
 
 /* Encodes a chunk in columns (format.h, EVENTS), writing the bytes fc_event_encode_cols (event.h)
  * writes, straight from the records: each is compared with the previous record of its kind in the
- * chunk as the two lie in memory (bytes, bytes2, obj, peer, tag, comm and site are 40 contiguous
- * bytes of fc__rec), a record that repeats them all (a ping-pong's are all alike but for their
- * times) takes three bytes plus its times, and one that does not has its differing fields
- * written without first being converted into an fc_event. codec is not needed: the previous
- * record of each kind is the codec's state. */
+ * chunk as the two lie in memory (bytes, bytes2, obj, peer, tag, comm, site, kind, flags and the
+ * reserved word are 48 contiguous bytes of fc__rec), a record that repeats them all (a
+ * ping-pong's are all alike but for their times) takes three bytes plus its times, and one that
+ * does not has its differing fields written without first being converted into an fc_event.
+ * codec is not needed: the previous record of each kind is the codec's state. */
 size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc__clock_conv *conv,
                         fc_event_codec *codec, unsigned char *out, unsigned char *scratch)
 {
     (void)codec;
-    uint64_t base = n ? fc__ticks_ns(conv, r[0].t0) : 0;
+    /* A local copy: the bytes stored below could alias *conv, which would then be read again for
+     * every record. */
+    const fc__clock_conv cv = *conv;
+    const tick_map map = tick_map_of(&cv);
+    uint64_t base = n ? fc__ticks_ns(&cv, r[0].t0) : 0;
     size_t len = 0;
     len += fc_put_uvarint(out + len, thread);
     len += fc_put_uvarint(out + len, n);
@@ -275,9 +383,6 @@ size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc_
                        .dur = scratch + (size_t)n * FC_EVENT_COLS_TIME};
     unsigned char *rp = o.rec, *gp = o.gap, *dp = o.dur;
     uint64_t prev0 = base, prev1 = base;
-    /* A local copy: the bytes stored below could alias *conv, which would then be read again for
-     * every record. */
-    const fc__clock_conv cv = *conv;
     /* The previous record of each kind: at the chunk's start the zero record, as the decoder's
      * codec starts with every field 0. */
     static const fc__rec zero;
@@ -289,48 +394,27 @@ size_t fc__encode_chunk(const fc__rec *r, uint32_t n, uint32_t thread, const fc_
         unsigned kind = x->kind < FC_EV_MAX_ ? x->kind : FC_EV_MAX_ - 1;
         const fc__rec *last = lastrec[kind];
         lastrec[kind] = x;
-        /* t0 must not decrease inside a chunk; a TSC read on another core can be a few ticks
-         * behind, so clamp rather than store time running backwards. */
-        uint64_t t0 = fc__ticks_ns(&cv, x->t0), t1 = fc__ticks_ns(&cv, x->t1);
-        if (t0 < prev0)
-            t0 = prev0;
-        if (t1 < t0)
-            t1 = t0;
-        const unsigned char *xa = (const unsigned char *)&x->bytes, *la = (const unsigned char *)&last->bytes;
-        uint64_t differ = (ld64(xa) ^ ld64(la)) | (ld64(xa + 8) ^ ld64(la + 8)) | (ld64(xa + 16) ^ ld64(la + 16)) |
-                          (ld64(xa + 24) ^ ld64(la + 24)) | (ld64(xa + 32) ^ ld64(la + 32)) |
-                          (uint64_t)(x->flags ^ last->flags);
-        rp[0] = (unsigned char)kind;
-        if (FC__LIKELY(differ == 0)) {
+        /* t1 below t0 (a TSC read on another core can be a few ticks behind) is stored as t0, and
+         * t0 below the previous record's as that one: time does not run backwards inside a chunk.
+         * The map does not decrease, so clamping t1 in ticks first gives the same nanoseconds, and
+         * leaves t0 the only one to check against tick0. */
+        uint64_t u0 = x->t0, u1 = x->t1 < u0 ? u0 : x->t1, t0, t1;
+        if (FC__LIKELY(u0 >= map.tick0)) {
+            t0 = tick_map_ns(&map, u0);
+            t1 = tick_map_ns(&map, u1);
+        } else {
+            t0 = fc__ticks_ns(&cv, u0);
+            t1 = fc__ticks_ns(&cv, u1);
+        }
+        t0 = t0 < prev0 ? prev0 : t0;
+        t1 = t1 < t0 ? t0 : t1;
+        if (FC__LIKELY(same_fields(x, last))) {
+            rp[0] = (unsigned char)kind;
             rp[1] = 1; /* the length of a body that is an empty mask */
             rp[2] = 0;
             rp += 3;
         } else {
-            /* As fc_event_encode_cols: peer, tag, bytes, obj and bytes2 as zigzagged differences
-             * of their 64-bit values (peer and tag sign-extended), comm, site and flags as
-             * values. The body is at most 81 bytes, so its length takes one byte. */
-            unsigned char *body = rp + 2;
-            size_t nb = 1;
-            unsigned mask = 0;
-            if (x->peer != last->peer)
-                PUT_FIELD(FC_EVM_PEER, fc__event_delta((uint64_t)(int64_t)x->peer, (uint64_t)(int64_t)last->peer));
-            if (x->tag != last->tag)
-                PUT_FIELD(FC_EVM_TAG, fc__event_delta((uint64_t)(int64_t)x->tag, (uint64_t)(int64_t)last->tag));
-            if (x->comm != last->comm)
-                PUT_FIELD(FC_EVM_COMM, x->comm);
-            if (x->bytes != last->bytes)
-                PUT_FIELD(FC_EVM_BYTES, fc__event_delta(x->bytes, last->bytes));
-            if (x->obj != last->obj)
-                PUT_FIELD(FC_EVM_OBJ, fc__event_delta(x->obj, last->obj));
-            if (x->site != last->site)
-                PUT_FIELD(FC_EVM_SITE, x->site);
-            if (x->flags != last->flags)
-                PUT_FIELD(FC_EVM_FLAGS, x->flags);
-            if (x->bytes2 != last->bytes2)
-                PUT_FIELD(FC_EVM_BYTES2, fc__event_delta(x->bytes2, last->bytes2));
-            body[0] = (unsigned char)mask;
-            rp[1] = (unsigned char)nb;
-            rp += 2 + nb;
+            rp = put_record(rp, kind, x, last);
         }
         /* The gap counts from the previous record's exit (event.h). */
         gp += put_uv(gp, fc_zigzag((int64_t)(t0 - prev1)));

@@ -164,6 +164,73 @@ static void same_as_shared(void **state)
     free(times);
 }
 
+
+/* The encoder's times are fc__ticks_ns's (runtime.h), the map every other time of the trace goes
+ * through, to the nanosecond: over calibrations of 1 to 5 GHz TSCs and of clock_gettime, a map
+ * whose every other tick lands on a tie of the rounding (1.5 ns a tick), ticks from before the
+ * calibration point to 2^50 ticks (days) after it, records that repeat (no field but the times
+ * written) and records that differ. Expected times are fc__ticks_ns's, clamped as the format
+ * says (t0 never behind the previous record's, t1 never behind its own t0). */
+static void times_are_the_clock_map(void **state)
+{
+    (void)state;
+    enum { N = 4000 };
+    fc__rec *r = calloc(N, sizeof *r);
+    unsigned char *out = malloc(fc__events_bound(N)), *scratch = malloc(fc__events_scratch(N));
+    uint64_t seed = 12345;
+#define RND() (seed = seed * 6364136223846793005ull + 1442695040888963407ull, seed >> 11)
+    for (int cal = 0; cal < 40; cal++) {
+        fc__clock_conv c;
+        uint64_t tick0 = (RND() & ((1ull << 52) - 1)) + (1ull << 40), ns0 = RND() & ((1ull << 50) - 1);
+        if (cal == 0) {
+            c.tick0 = 0, c.ns0 = 0, c.mult = 1ull << 32; /* clock_gettime: ticks are nanoseconds */
+        } else if (cal == 1) {
+            c.tick0 = tick0, c.ns0 = ns0, c.mult = 3ull << 31; /* odd tick offsets are exact ties */
+        } else {
+            uint64_t hz = 1000000000ull + RND() % 4000000000ull;
+            fc__clock_conv_from(&c, tick0, ns0, tick0 + hz / 200, ns0 + 5000000);
+        }
+        /* Half of the chunks start before the calibration point; steps from a tick to 2^26 ticks,
+         * and one jump of up to 2^50. */
+        uint64_t t = c.tick0 - (cal % 2 ? RND() % 100000 : 0);
+        for (int i = 0; i < N; i++) {
+            fc__rec x = i ? r[i - 1] : mk(FC_EV_MPI_Send, 0, 0, 1, 7, 0, 800, 1);
+            if (RND() % 3 == 0)
+                x.tag = (int)(RND() % 5);
+            t += i == N / 2 ? RND() & ((1ull << 50) - 1) : RND() % (RND() % 2 ? 3 : 1ull << 26);
+            x.t0 = t;
+            x.t1 = t + RND() % (RND() % 2 ? 4 : 1ull << 24);
+            if (RND() % 50 == 0) /* another core's TSC, a few ticks behind */
+                x.t1 = x.t0 - RND() % 4, x.t0 -= RND() % 8;
+            r[i] = x;
+        }
+        size_t n = fc__encode_chunk(r, N, 0, &c, &enc, out, scratch);
+        const unsigned char *p = out, *end = out + n;
+        uint64_t thread, count, base;
+        assert_int_equal(fc_get_uvarint(&p, end, &thread), 0);
+        assert_int_equal(fc_get_uvarint(&p, end, &count), 0);
+        assert_int_equal(fc_get_uvarint(&p, end, &base), 0);
+        assert_true(base == fc__ticks_ns(&c, r[0].t0));
+        fc_event_codec_reset(&dec, base);
+        uint64_t prev0 = base;
+        for (int i = 0; i < N; i++) {
+            fc_event ev = {0};
+            assert_int_equal(fc_event_decode(&dec, &p, end, &ev), 0);
+            uint64_t w0 = fc__ticks_ns(&c, r[i].t0), w1 = fc__ticks_ns(&c, r[i].t1);
+            w0 = w0 < prev0 ? prev0 : w0;
+            w1 = w1 < w0 ? w0 : w1;
+            prev0 = w0;
+            if (ev.t0 != w0 || ev.t1 != w1)
+                fail_msg("calibration %d record %d: %llu %llu, want %llu %llu", cal, i, (unsigned long long)ev.t0,
+                         (unsigned long long)ev.t1, (unsigned long long)w0, (unsigned long long)w1);
+        }
+    }
+#undef RND
+    free(r);
+    free(out);
+    free(scratch);
+}
+
 /* Two records in columns written byte by byte from format.h's description, so that the layout
  * itself (not only encoder and decoder agreeing) is checked: a Send (peer 3, tag 5, 8 bytes) at
  * t = 1000..1010 and a Send to peer 1, tag 6, 16 bytes at t = 1030..1032. */
@@ -292,6 +359,7 @@ int main(void)
         cmocka_unit_test(round_trip),
         cmocka_unit_test(clamps),
         cmocka_unit_test(same_as_shared),
+        cmocka_unit_test(times_are_the_clock_map),
         cmocka_unit_test(columns_by_hand),
         cmocka_unit_test(rows_and_columns),
         cmocka_unit_test(columns_damaged),
