@@ -127,7 +127,8 @@ unsigned fc__coll_persistent(unsigned kind);
 int fc__coll_is_ctor(unsigned kind);
 
 /* The run's settings that change the selection: per collective kind, the algorithm a
- * MPIR_CVAR_<COLL>_INTRA_ALGORITHM forces, FC__CA_AUTO where none does. Zeroed means MPICH's
+ * MPIR_CVAR_<COLL>_INTRA_ALGORITHM forces (and on an inter-communicator, one a
+ * MPIR_CVAR_<COLL>_INTER_ALGORITHM forces), FC__CA_AUTO where none does. Zeroed means MPICH's
  * defaults. */
 typedef struct fc__coll_settings {
     uint8_t force[FC_EV_MAX_];
@@ -146,7 +147,9 @@ typedef struct fc__coll_settings {
  * the selection, and FC_EUNSUPPORTED when it forces an algorithm the expansion does not model
  * (MPICH's "nb", "smp", "tree", "recexch", ...) or replaces MPICH's selection tables
  * (MPIR_CVAR_*COLL_SELECTION_TUNING_JSON_FILE): s is left as it was, so MPICH's default selection
- * stands in for it and the caller says so. MPIR_CVAR_DEVICE_COLLECTIVES and
+ * stands in for it and the caller says so. MPIR_CVAR_<COLL>_INTER_ALGORITHM forces one of the
+ * collective's inter-communicator algorithms (fc__coll_inter_has; "auto" and the non-blocking
+ * forms' "sched_auto" give the choice back). MPIR_CVAR_DEVICE_COLLECTIVES and
  * MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE (booleans) turn the ch4 compositions off or on. */
 int fc__coll_setting(fc__coll_settings *s, const char *name, const char *value);
 

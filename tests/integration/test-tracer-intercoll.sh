@@ -152,4 +152,31 @@ for e in errors:
     print("FAIL: " + e)
 sys.exit(1 if errors else 0)
 PY
-echo "inter-communicator collectives: MPICH's algorithms' bytes, blocking, non-blocking and persistent"
+# The same run with MPIR_CVAR_IGATHER_INTER_ALGORITHM=sched_long and
+# MPIR_CVAR_ISCATTER_INTER_ALGORITHM=sched_linear (values of MPICH 4.0.2's variables): both
+# gathers are long, the 64-byte one now 3 > 0 (64) between nodes and 1 > 0 inside n0, and both
+# scatters linear, the 64-byte one 1 > 2 (64) and 1 > 0: 2 flows, 4160 bytes each. The barrier's
+# MPIR_CVAR_BARRIER_INTER_ALGORITHM=nb (MPICH's blocking-over-non-blocking path, not modelled) is
+# named in the warnings, and the default bcast stands in for it.
+timeout "$FC_TEST_TIMEOUT" "$MPIEXEC" -genv LD_PRELOAD "$libflowcut" -genv FLOWCUT_DIR "$work/f" \
+    -genv MPIR_CVAR_IGATHER_INTER_ALGORITHM sched_long -genv MPIR_CVAR_ISCATTER_INTER_ALGORITHM sched_linear \
+    -genv MPIR_CVAR_BARRIER_INTER_ALGORITHM nb \
+    -n 2 -env FLOWCUT_NODE n0 "$prog" : -n 2 -env FLOWCUT_NODE n1 "$prog" >"$work/out" 2>&1 ||
+    fail "intercoll traced with forced algorithms: $(cat "$work/out")"
+grep -q "^intercoll ok$" "$work/out" || fail "intercoll did not verify with forced algorithms: $(cat "$work/out")"
+"$flowcut" analyze --format json --model none -o "$work/f.json" "$work/f" 2>"$work/err" || fail "analyze: $(cat "$work/err")"
+"$PYTHON3" - "$work/f.json" <<'PY' || fail "the forced inter-communicator algorithms"
+import json, sys
+from collections import defaultdict
+j = json.load(open(sys.argv[1]))
+got = defaultdict(lambda: [0, 0])
+for f in j["flows"]:
+    if f["collective"] in ("MPI_Igather", "MPI_Iscatter", "MPI_Barrier") and f["src_node"] != f["dst_node"]:
+        got[(f["collective"], f["algorithm"])][0] += f["bytes"]
+        got[(f["collective"], f["algorithm"])][1] += 1
+want = {("MPI_Igather", "long"): [4160, 2], ("MPI_Iscatter", "linear"): [4160, 2], ("MPI_Barrier", "bcast"): [4, 6]}
+assert dict(got) == want, dict(got)
+w = [x for x in j["warnings"] if "MPIR_CVAR_BARRIER_INTER_ALGORITHM" in x and "does not model" in x]
+assert len(w) == 1, j["warnings"]
+PY
+echo "inter-communicator collectives: MPICH's algorithms' bytes, blocking, non-blocking and persistent, forced ones too"
