@@ -572,7 +572,8 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
         return FC_ENOMEM;
     fc__coll_layout lay = {.node = x->node, .nodes = &nd, .settings = &c->settings, .inter = cl->inter,
                            .op = cl->op, .irregular = cl->irregular};
-    cl->alg = (uint8_t)(cl->inter ? fc__coll_select_inter(cl->kind, cl->inter, cl->p - cl->inter, cl->root, cl->n, &c->settings)
+    cl->alg = (uint8_t)(cl->inter ? fc__coll_select_inter(cl->kind, cl->inter, cl->p - cl->inter, cl->root, cl->n,
+                                                          &c->settings)
                                   : fc__coll_select_in(cl->kind, cl->p, cl->n, &lay));
     for (size_t j = 0; j < cl->nmem; j++) {
         fc__coll_sink sink = {.post = ex_post, .wait = ex_wait, .ctx = x};

@@ -265,6 +265,7 @@ int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uin
  *              to the other's, then each first member broadcasts the other group's blocks
  *   Reduce_scatter(_block)  remote_reduce_local_scatter: a local_reduce_remote_send to the low
  *              group's first member and one to the other's, then each scatters in its group
+ *              (linearly; binomially for Reduce_scatter_block)
  * The groups' own steps are MPIR's intra-communicator algorithms; MPIR's barrier is node-aware
  * when a group's members share nodes.
  * The non-blocking ones are MPICH's MPIR_I<coll>_inter_sched_* schedules (the table's choice, the

@@ -1169,7 +1169,8 @@ static int inter(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t
         /* MPIR_Reduce_scatter_inter_remote_reduce_local_scatter: the other group reduces to its
          * member 0, which sends the result to the low group's member 0, then the low group does
          * the same towards the other's member 0 (local_reduce_remote_send, n bytes), and each
-         * member 0 scatters the result in its group (linear, a block of n / size each). */
+         * member 0 scatters the result in its group, a block of n / size each: linearly
+         * (MPIR_Scatterv) for Reduce_scatter, binomially (MPIR_Scatter) for Reduce_scatter_block. */
         for (int phase = 0; phase < 2; phase++) {
             int receiving = (phase == 0) == low;
             if (receiving) {
@@ -1185,6 +1186,8 @@ static int inter(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t
                 }
             }
         }
+        if (kind == FC_EV_MPI_Reduce_scatter_block)
+            return in_group(e, g0, gn, FC_EV_MPI_Scatter, lr, 0, n / gn, lay);
         if (gn < 2)
             return 0;
         if (lr == 0) {

@@ -798,8 +798,9 @@ static void test_inter_nonblocking(void **state)
  * nodes 2, 3, 2, 3. The non-blocking group reduce is MPICH's "smp" schedule (composition beta):
  * in A, 3 > 1 (its node's leader), 1 > 0 (the leaders), 2 > 0 (the root's node); in B likewise
  * 7 > 5, 5 > 4, 6 > 4, numbered from B's first member. The blocking Allreduce's group reduce is
- * MPIR's binomial tree whatever the nodes: 1 > 0, 3 > 2, 2 > 0. */
-static void test_inter_nonblocking_smp(void **state)
+ * MPIR's binomial tree whatever the nodes: 1 > 0, 3 > 2, 2 > 0. The blocking Reduce_scatter's
+ * reduces are the same; their scatters below. */
+static void test_inter_groups_sharing_nodes(void **state)
 {
     (void)state;
     static const uint32_t node[8] = {0, 1, 0, 1, 2, 3, 2, 3};
@@ -813,6 +814,14 @@ static void test_inter_nonblocking_smp(void **state)
     expand_inter_each(FC_EV_MPI_Allreduce, 8, 4, 0, 8, NULL, NULL, NULL, node, m, &alg);
     assert_int_equal(alg, FC__CA_REDUCE_EXCHANGE_BCAST);
     assert_true(edge(m, 3, 2) == 8 && edge(m, 3, 1) == 0 && edge(m, 7, 6) == 8);
+    /* Reduce_scatter_block of 64 bytes scatters its 16-byte blocks binomially in each group of 4
+     * (MPIR_Scatter): 0 > 2 two blocks, 0 > 1 and 2 > 3 one; Reduce_scatter linearly
+     * (MPIR_Scatterv): 0 > 1, 0 > 2, 0 > 3 one block each. */
+    expand_inter_each(FC_EV_MPI_Reduce_scatter_block, 8, 4, 0, 64, NULL, NULL, NULL, node, m, &alg);
+    assert_true(edge(m, 0, 2) == 32 && edge(m, 0, 1) == 16 && edge(m, 2, 3) == 16 && edge(m, 0, 3) == 0);
+    assert_true(edge(m, 4, 6) == 32 && edge(m, 6, 7) == 16);
+    expand_inter_each(FC_EV_MPI_Reduce_scatter, 8, 4, 0, 64, NULL, NULL, NULL, node, m, &alg);
+    assert_true(edge(m, 0, 2) == 16 && edge(m, 0, 1) == 16 && edge(m, 0, 3) == 16 && edge(m, 2, 3) == 0);
 }
 
 /* MPICH 4.0.2's table, on both sides of each threshold. */
@@ -1045,7 +1054,7 @@ int main(void)
         cmocka_unit_test(test_scan_composition),
         cmocka_unit_test(test_inter_algorithms),
         cmocka_unit_test(test_inter_nonblocking),
-        cmocka_unit_test(test_inter_nonblocking_smp),
+        cmocka_unit_test(test_inter_groups_sharing_nodes),
         cmocka_unit_test(test_nonblocking_smp),
         cmocka_unit_test(test_neighbor_linear),
         cmocka_unit_test(test_noncommutative),
