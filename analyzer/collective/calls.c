@@ -128,10 +128,10 @@ static const uint32_t *inter_members(gather *g, const fc_comm *cm, uint64_t key,
     return v;
 }
 
-/* 1 for the blocking collectives whose inter-communicator algorithm the expansion has. */
+/* 1 for the collectives whose inter-communicator algorithm the expansion has. */
 static int inter_kind(uint32_t k)
 {
-    return fc__coll_select_inter(k, 1, 1, 0, 0) != FC__CA_AUTO;
+    return fc__coll_select_inter(k, 1, 1, 0, 0, NULL) != FC__CA_AUTO;
 }
 
 /* Members (world ranks) of a communicator, *a the size of an inter-communicator's low group (0 for
@@ -572,7 +572,8 @@ static int expand_call(fc__colls *c, fc__coll_call *cl, const fc__match *m, expa
         return FC_ENOMEM;
     fc__coll_layout lay = {.node = x->node, .nodes = &nd, .settings = &c->settings, .inter = cl->inter,
                            .op = cl->op, .irregular = cl->irregular};
-    cl->alg = (uint8_t)(cl->inter ? fc__coll_select_inter(cl->kind, cl->inter, cl->p - cl->inter, cl->root, cl->n)
+    cl->alg = (uint8_t)(cl->inter ? fc__coll_select_inter(cl->kind, cl->inter, cl->p - cl->inter, cl->root, cl->n,
+                                                          &c->settings)
                                   : fc__coll_select_in(cl->kind, cl->p, cl->n, &lay));
     for (size_t j = 0; j < cl->nmem; j++) {
         fc__coll_sink sink = {.post = ex_post, .wait = ex_wait, .ctx = x};

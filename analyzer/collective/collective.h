@@ -94,7 +94,11 @@
     X(PAIRWISE_EXCHANGE, "pairwise_exchange")                                                     \
     X(REMOTE_GATHER_LOCAL_BCAST, "remote_gather_local_bcast")                                     \
     X(REMOTE_REDUCE_LOCAL_SCATTER, "remote_reduce_local_scatter")                                 \
-    X(NONCOMMUTATIVE, "noncommutative")
+    X(NONCOMMUTATIVE, "noncommutative")                                                           \
+    X(INTER_SHORT, "short")                                                                       \
+    X(INTER_LONG, "long")                                                                         \
+    X(REMOTE_REDUCE_LOCAL_BCAST, "remote_reduce_local_bcast")                                     \
+    X(REMOTE_REDUCE_LOCAL_SCATTERV, "remote_reduce_local_scatterv")
 
 enum fc__coll_alg {
 #define FC__X(name, text) FC__CA_##name,
@@ -123,10 +127,12 @@ unsigned fc__coll_persistent(unsigned kind);
 int fc__coll_is_ctor(unsigned kind);
 
 /* The run's settings that change the selection: per collective kind, the algorithm a
- * MPIR_CVAR_<COLL>_INTRA_ALGORITHM forces, FC__CA_AUTO where none does. Zeroed means MPICH's
+ * MPIR_CVAR_<COLL>_INTRA_ALGORITHM forces (and on an inter-communicator, one a
+ * MPIR_CVAR_<COLL>_INTER_ALGORITHM forces), FC__CA_AUTO where none does. Zeroed means MPICH's
  * defaults. */
 typedef struct fc__coll_settings {
     uint8_t force[FC_EV_MAX_];
+    uint8_t force_inter[FC_EV_MAX_]; /* the same from MPIR_CVAR_<COLL>_INTER_ALGORITHM */
     uint8_t no_device[FC_EV_MAX_]; /* 1: MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE (or the global one) is off */
     /* Which ranks MPICH takes as sharing a node: all those of a host, unless MPIR_CVAR_NOLOCAL
      * makes every rank its own node, or MPIR_CVAR_NUM_CLIQUES splits each host's ranks into that
@@ -141,7 +147,9 @@ typedef struct fc__coll_settings {
  * the selection, and FC_EUNSUPPORTED when it forces an algorithm the expansion does not model
  * (MPICH's "nb", "smp", "tree", "recexch", ...) or replaces MPICH's selection tables
  * (MPIR_CVAR_*COLL_SELECTION_TUNING_JSON_FILE): s is left as it was, so MPICH's default selection
- * stands in for it and the caller says so. MPIR_CVAR_DEVICE_COLLECTIVES and
+ * stands in for it and the caller says so. MPIR_CVAR_<COLL>_INTER_ALGORITHM forces one of the
+ * collective's inter-communicator algorithms (fc__coll_inter_has; "auto" and the non-blocking
+ * forms' "sched_auto" give the choice back). MPIR_CVAR_DEVICE_COLLECTIVES and
  * MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE (booleans) turn the ch4 compositions off or on. */
 int fc__coll_setting(fc__coll_settings *s, const char *name, const char *value);
 
@@ -232,9 +240,11 @@ unsigned fc__coll_select_in(unsigned kind, uint32_t p, uint64_t n, const fc__col
 int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,
                        uint64_t own, const fc__coll_layout *lay, const fc__coll_sink *sink);
 
-/* The algorithm MPICH's MPIR layer runs for a blocking collective of kind on an inter-communicator
- * of groups of a (the low one) and b members, with the root at member index root (a + b members
- * as fc__coll_layout.inter numbers them; anything when rootless) and size n:
+/* The algorithm MPICH's MPIR layer runs for a collective of kind on an inter-communicator of
+ * groups of a (the low one) and b members, with the root at member index root (a + b members as
+ * fc__coll_layout.inter numbers them; anything when rootless) and size n, under settings s (NULL:
+ * the defaults; a MPIR_CVAR_<COLL>_INTER_ALGORITHM naming one of kind's algorithms forces it).
+ * The blocking ones (coll_selection.json, "comm_type=inter"):
  *   Barrier    bcast: a barrier in each group, then 1 byte from the low group's first member to the
  *              other group (received by its first member, broadcast in the group) and back
  *   Bcast      remote_send_local_bcast: the root to the other group's first member, which
@@ -255,13 +265,43 @@ int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uin
  *              to the other's, then each first member broadcasts the other group's blocks
  *   Reduce_scatter(_block)  remote_reduce_local_scatter: a local_reduce_remote_send to the low
  *              group's first member and one to the other's, then each scatters in its group
+ *              (linearly; binomially for Reduce_scatter_block)
  * The groups' own steps are MPIR's intra-communicator algorithms; MPIR's barrier is node-aware
- * when a group's members share nodes. MPI_Ibarrier: bcast as MPI_Barrier, each group's barrier the
- * non-blocking recursive doubling (the dissemination pattern) on any placement; MPI_Ibcast:
- * remote_send_local_bcast, the receiving group's broadcast rooted at the index the root has in
- * its own group (MPIR_Ibcast_inter_sched_flat passes it on); FC__CA_AUTO for the other
- * non-blocking forms: not expanded. */
-unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t root, uint64_t n);
+ * when a group's members share nodes.
+ * The non-blocking ones are MPICH's MPIR_I<coll>_inter_sched_* schedules (the table's choice, the
+ * same as MPIR_I<coll>_inter_sched_auto), whose steps inside a group are the hand-written
+ * MPIR_I<coll>_intra_sched_auto: on a group whose members share nodes Ibcast and Ireduce take the
+ * "smp" schedules (the messages of the compositions), otherwise MPIR's non-blocking thresholds;
+ * Igather and Iscatter inside a group are binomial, Ibarrier recursive doubling (the
+ * dissemination pattern) on any placement:
+ *   Ibarrier   bcast, as Barrier with those group barriers
+ *   Ibcast     remote_send_local_bcast (MPIR_Ibcast_inter_sched_flat): the receiving group's
+ *              broadcast is rooted at the index the root has in its own group, as MPICH 4.0.2
+ *              passes it on
+ *   Ireduce    local_reduce_remote_send, as Reduce
+ *   Iallreduce remote_reduce_local_bcast: an inter reduce from the other group to the low group's
+ *              first member, then one from the low group to the other's, then each first member
+ *              broadcasts in its group (the bytes of Allreduce's reduce_exchange_bcast)
+ *   Igather    short (the leaf group's blocks together below 2048 bytes): a gather in the leaf
+ *              group, its first member sends them all to the root; long otherwise: the root
+ *              posts a receive from every member of the other group at once
+ *   Iscatter   remote_send_local_scatter (below 2048 bytes, as Scatter's); linear otherwise: the
+ *              root posts a send to every member of the other group at once
+ *   Igatherv, Iscatterv  linear, as the blocking ones (empty blocks skipped)
+ *   Iallgather local_gather_remote_bcast, as Allgather
+ *   Iallgatherv  remote_gather_local_bcast: both linear gathervs posted together, then each first
+ *              member broadcasts the other group's blocks in its group
+ *   Ialltoall(v, w)  pairwise_exchange, as Alltoall (the v and w forms skip empty blocks)
+ *   Ireduce_scatter(_block)  remote_reduce_local_scatterv: the two inter reduces of Iallreduce,
+ *              then each first member sends every other member its block at once
+ *              (Ireduce_scatter) or scatters the blocks binomially (Ireduce_scatter_block)
+ * FC__CA_AUTO for a kind without an inter-communicator expansion. */
+unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t root, uint64_t n,
+                               const fc__coll_settings *s);
+
+/* 1 when alg is one of the algorithms fc__coll_select_inter can give kind (what a
+ * MPIR_CVAR_<COLL>_INTER_ALGORITHM may force), else 0. */
+int fc__coll_inter_has(unsigned kind, unsigned alg);
 
 /* The instance size n of fc__coll_expand that one member's record gives (bytes it sends, bytes2 it
  * receives); the members' records may differ (a root's and a leaf's), so callers take the largest. */

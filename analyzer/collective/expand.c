@@ -10,12 +10,12 @@
 
 /* The emitting state of one member: what it posts goes to the sink with member indices. An
  * algorithm runs on p members numbered 0 .. p-1: the communicator's, or a part of it (the leaders
- * of the nodes, the members of one node) whose index i is the communicator's map[i]. */
+ * of the nodes, the members of one node) whose index i is the communicator's base + map[i]. */
 typedef struct em {
     const fc__coll_sink *s;
     uint32_t p;
     const uint32_t *map; /* NULL: the communicator's members base .. base + p - 1 */
-    uint32_t base;
+    uint32_t base;       /* where the part's numbering starts: one group of an inter-communicator */
 } em;
 
 #define TRY(x)                                                                                     \
@@ -27,7 +27,7 @@ typedef struct em {
 
 static uint32_t who(const em *e, uint32_t peer)
 {
-    return e->map ? e->map[peer % e->p] : e->base + peer % e->p;
+    return e->base + (e->map ? e->map[peer % e->p] : peer % e->p);
 }
 
 static int snd(const em *e, uint32_t peer, uint64_t b)
@@ -561,7 +561,7 @@ static int node_reduce(const em *e, const fc__coll_nodes *d, uint32_t k, uint32_
 static int among_leaders(const em *e, const fc__coll_nodes *d, unsigned kind, uint32_t me, uint32_t root, uint64_t n,
                          const fc__coll_settings *s)
 {
-    em sub = {.s = e->s, .p = d->nn, .map = d->leader};
+    em sub = {.s = e->s, .p = d->nn, .map = d->leader, .base = e->base};
     return flat(&sub, kind, fc__coll_select(kind, d->nn, n, s), me, root, n, n, NULL, NULL);
 }
 
@@ -668,7 +668,7 @@ static int composition(const em *e, unsigned kind, unsigned alg, uint32_t me, ui
          * MPIR_Iscan_intra_sched_smp is the same without the flag. */
         uint32_t first = d.start[mine], cnt = d.start[mine + 1] - first, last = d.member[first + cnt - 1];
         if (cnt > 1) {
-            em sub = {.s = e->s, .p = cnt, .map = d.member + first};
+            em sub = {.s = e->s, .p = cnt, .map = d.member + first, .base = e->base};
             STEP(flat(&sub, kind, FC__CA_RECURSIVE_DOUBLING, me - d.member[first], 0, n, n, NULL, NULL));
             if (me == last) {
                 STEP(snd(e, ld, n));
@@ -745,6 +745,272 @@ static int inter_bcast(const em *e, int sending, uint32_t me, uint32_t root, uin
     return in_group(e, g0, gn, FC_EV_MPI_Bcast, me - g0, 0, n, lay);
 }
 
+/* The non-blocking forms' steps inside one group (members base .. base + size - 1): MPICH's
+ * hand-written MPIR_I<coll>_intra_sched_auto on the inter-communicator's local_comm, which no
+ * MPIR_CVAR_* changes. On a group whose members share nodes (a "parent" communicator) Ibcast and
+ * Ireduce (a commutative operation) take the "smp" schedules, whose messages are those of the
+ * compositions (fc__coll_select_in); otherwise MPIR's non-blocking thresholds, and Igather and
+ * Iscatter are binomial. */
+static int in_group_nb(const em *e, uint32_t base, uint32_t size, unsigned kind, uint32_t me, uint32_t root,
+                       uint64_t n, const fc__coll_layout *lay)
+{
+    if (size < 2)
+        return 0;
+    em g = {.s = e->s, .p = size, .base = base};
+    fc__coll_layout sub = {.node = lay->node != NULL ? lay->node + base : NULL, .op = lay->op};
+    unsigned alg = fc__coll_select_in(kind, size, n, &sub);
+    if (alg == FC__CA_COMPOSITION_ALPHA || alg == FC__CA_COMPOSITION_BETA)
+        return composition(&g, kind, alg, me, root, n, &sub);
+    return flat(&g, kind, alg, me, root, n, n, NULL, NULL);
+}
+
+/* MPIR_Ireduce_inter_sched_local_reduce_remote_send as the inter-communicator algorithms that
+ * reduce towards the other group run it: the root receives n bytes from the other group's
+ * member 0 (a wait follows); the other group reduces to its member 0 (in_group_nb), which sends
+ * the result to the root (a wait follows). receiving: my group holds the root, at member root. */
+static int nb_reduce(const em *e, int receiving, uint32_t me, uint32_t root, uint32_t g0, uint32_t gn, uint32_t r0,
+                     uint64_t n, const fc__coll_layout *lay)
+{
+    if (receiving) {
+        if (me != root)
+            return 0;
+        TRY(rcv(e, r0, n));
+        return wt(e);
+    }
+    TRY(in_group_nb(e, g0, gn, FC_EV_MPI_Ireduce, me - g0, 0, n, lay));
+    if (me != g0)
+        return 0;
+    TRY(snd(e, root, n));
+    return wt(e);
+}
+
+/* The non-blocking collectives on an inter-communicator (collective.h, fc__coll_select_inter):
+ * MPICH's MPIR_I<coll>_inter_sched_* schedules, each MPIR_Sched_barrier a wait; a schedule's end
+ * is a wait too (the request completes when everything posted has). */
+static int inter_nb(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t root, uint64_t n, uint64_t own,
+                    const fc__coll_layout *lay)
+{
+    uint32_t p = e->p, a = lay->inter;
+    int low = me < a;
+    uint32_t g0 = low ? 0 : a, gn = low ? a : p - a; /* my group */
+    uint32_t r0 = low ? a : 0, rn = low ? p - a : a; /* the other */
+    uint32_t lr = me - g0;
+    int root_here = (root < a) == low;
+    switch (kind) {
+    case FC_EV_MPI_Ireduce:
+        /* MPIR_Ireduce_inter_sched_local_reduce_remote_send. */
+        return nb_reduce(e, root_here, me, root, g0, gn, r0, n, lay);
+    case FC_EV_MPI_Iallreduce:
+    case FC_EV_MPI_Ireduce_scatter:
+    case FC_EV_MPI_Ireduce_scatter_block:
+        /* MPIR_Iallreduce_inter_sched_remote_reduce_local_bcast and
+         * MPIR_Ireduce_scatter(_block)_inter_sched_remote_reduce_local_scatterv: an inter
+         * reduce of the whole n bytes from the other group to the low group's member 0, then one
+         * from the low group to the other's member 0 (no barrier between them, but the first
+         * one's own waits order them on each member 0), a barrier; then each member 0 spreads
+         * the result in its group: Iallreduce broadcasts it (MPIR_Ibcast_intra_sched_auto),
+         * Ireduce_scatter posts a send of its block to every other member at once (the linear
+         * MPIR_Iscatterv_intra_sched_auto, blocks taken as n / size), Ireduce_scatter_block
+         * scatters the blocks binomially (MPIR_Iscatter_intra_sched_auto). */
+        for (int phase = 0; phase < 2; phase++) {
+            int receiving = (phase == 0) == low;
+            TRY(nb_reduce(e, receiving, me, receiving ? g0 : r0, g0, gn, r0, n, lay));
+        }
+        if (kind == FC_EV_MPI_Iallreduce)
+            return in_group_nb(e, g0, gn, FC_EV_MPI_Ibcast, lr, 0, n, lay);
+        if (kind == FC_EV_MPI_Ireduce_scatter_block)
+            return in_group_nb(e, g0, gn, FC_EV_MPI_Iscatter, lr, 0, n / gn, lay);
+        if (gn < 2)
+            return 0;
+        if (lr == 0) {
+            for (uint32_t i = 1; i < gn; i++)
+                TRY(snd(e, g0 + i, n / gn));
+            return wt(e);
+        }
+        TRY(rcv(e, g0, 0));
+        return wt(e);
+    case FC_EV_MPI_Igather:
+        if (root_here) {
+            if (me != root)
+                return 0;
+            /* The root receives the other group's blocks from its member 0 (short), or posts a
+             * receive from each of its members at once (long, MPIR_Igather_inter_sched_long). */
+            if (alg == FC__CA_INTER_LONG) {
+                for (uint32_t i = 0; i < rn; i++)
+                    TRY(rcv(e, r0 + i, n));
+                return wt(e);
+            }
+            TRY(rcv(e, r0, n * rn));
+            return wt(e);
+        }
+        if (alg != FC__CA_INTER_LONG) {
+            /* MPIR_Igather_inter_sched_short: a binomial gather to member 0, which sends the
+             * group's blocks to the root. */
+            TRY(in_group_nb(e, g0, gn, FC_EV_MPI_Igather, lr, 0, n, lay));
+            if (lr != 0)
+                return 0;
+            n *= gn;
+        }
+        TRY(snd(e, root, n));
+        return wt(e);
+    case FC_EV_MPI_Iscatter:
+        if (root_here) {
+            if (me != root)
+                return 0;
+            /* MPIR_Iscatter_inter_sched_linear posts a send to each member of the other group at
+             * once; the short one sends them all to its member 0. */
+            if (alg == FC__CA_LINEAR) {
+                for (uint32_t i = 0; i < rn; i++)
+                    TRY(snd(e, r0 + i, n));
+                return wt(e);
+            }
+            TRY(snd(e, r0, n * rn));
+            return wt(e);
+        }
+        if (alg == FC__CA_LINEAR) {
+            TRY(rcv(e, root, n));
+            return wt(e);
+        }
+        /* MPIR_Iscatter_inter_sched_remote_send_local_scatter: member 0 receives every block,
+         * then scatters them binomially in the group. */
+        if (lr == 0) {
+            TRY(rcv(e, root, n * gn));
+            TRY(wt(e));
+        }
+        return in_group_nb(e, g0, gn, FC_EV_MPI_Iscatter, lr, 0, n, lay);
+    case FC_EV_MPI_Igatherv:
+        /* MPIR_Igatherv_allcomm_sched_linear: the root posts a receive from each member of the
+         * other group whose count is not zero, each of them a send of its block (when not
+         * empty); one wait at the schedule's end. */
+        if (root_here) {
+            if (me != root)
+                return 0;
+            int any = 0;
+            for (uint32_t i = 0; i < rn; i++)
+                if (lay->from == NULL || lay->from[i] > 0) {
+                    TRY(rcv(e, r0 + i, lay->from != NULL ? lay->from[i] : 0));
+                    any = 1;
+                }
+            return any ? wt(e) : 0;
+        }
+        if (own == 0)
+            return 0;
+        TRY(snd(e, root, own));
+        return wt(e);
+    case FC_EV_MPI_Iscatterv:
+        /* MPIR_Iscatterv_allcomm_sched_linear: the root posts a send to each member of the other
+         * group (its counts index that group), one wait at the end. */
+        if (root_here) {
+            if (me != root)
+                return 0;
+            for (uint32_t i = 0; i < rn; i++)
+                TRY(snd(e, r0 + i, lay->to ? lay->to[i] : own / rn));
+            return wt(e);
+        }
+        TRY(rcv(e, root, 0));
+        return wt(e);
+    case FC_EV_MPI_Iallgather: {
+        /* MPIR_Iallgather_inter_sched_local_gather_remote_bcast: a binomial gather of the
+         * group's blocks to member 0 and a barrier; then the low group's member 0 posts the send
+         * of its group's blocks to the other group's member 0 (MPIR_Ibcast_inter_sched_flat: no
+         * wait after the root's send) together with the receive of the other group's blocks,
+         * and broadcasts those in its group; the other group's member 0 receives the low
+         * group's blocks, broadcasts them in its group, then sends its own group's. */
+        uint64_t mine = n * gn, theirs = n * rn;
+        if (n == 0)
+            return 0;
+        TRY(in_group_nb(e, g0, gn, FC_EV_MPI_Igather, lr, 0, n, lay));
+        if (low) {
+            if (lr == 0) {
+                TRY(snd(e, r0, mine));
+                TRY(rcv(e, r0, theirs));
+                TRY(wt(e));
+            }
+            return in_group_nb(e, g0, gn, FC_EV_MPI_Ibcast, lr, 0, theirs, lay);
+        }
+        if (lr == 0) {
+            TRY(rcv(e, r0, theirs));
+            TRY(wt(e));
+        }
+        TRY(in_group_nb(e, g0, gn, FC_EV_MPI_Ibcast, lr, 0, theirs, lay));
+        if (lr != 0)
+            return 0;
+        TRY(snd(e, r0, mine));
+        return wt(e);
+    }
+    case FC_EV_MPI_Iallgatherv: {
+        /* MPIR_Iallgatherv_inter_sched_remote_gather_local_bcast: two linear gathervs with no
+         * barrier between them, so that each member posts its send to the other group's member
+         * 0 and (member 0) its receives from the other group's members at once; a barrier; then
+         * member 0 broadcasts the other group's blocks in its group (MPIR_Ibcast_intra_sched_auto
+         * of one element of an indexed type: their bytes together). */
+        uint64_t theirs = 0;
+        int any = 0;
+        for (uint32_t i = 0; i < rn; i++)
+            theirs += lay->from ? lay->from[i] : n;
+        for (int phase = 0; phase < 2; phase++) {
+            int receiving = (phase == 0) == low;
+            if (receiving && lr == 0) {
+                for (uint32_t i = 0; i < rn; i++)
+                    if (lay->from == NULL || lay->from[i] > 0) {
+                        TRY(rcv(e, r0 + i, lay->from != NULL ? lay->from[i] : n));
+                        any = 1;
+                    }
+            } else if (!receiving && own > 0) {
+                TRY(snd(e, r0, own));
+                any = 1;
+            }
+        }
+        if (any)
+            TRY(wt(e));
+        return in_group_nb(e, g0, gn, FC_EV_MPI_Ibcast, lr, 0, theirs, lay);
+    }
+    case FC_EV_MPI_Ialltoall:
+    case FC_EV_MPI_Ialltoallv:
+    case FC_EV_MPI_Ialltoallw: {
+        /* MPIR_Ialltoall(v, w)_inter_sched_pairwise_exchange: the blocking pattern, each step's
+         * send and receive followed by a barrier; the v and w forms skip an empty block. */
+        uint32_t mx = gn > rn ? gn : rn;
+        uint64_t each = rn ? own / rn : 0;
+        int v = kind != FC_EV_MPI_Ialltoall;
+        for (uint32_t i = 0; i < mx; i++) {
+            uint32_t dst = (lr + i) % mx, src = (lr + mx - i) % mx;
+            uint64_t out = dst < rn ? (lay->to ? lay->to[dst] : each) : 0;
+            uint64_t in = src < rn ? (lay->from ? lay->from[src] : each) : 0;
+            int any = 0;
+            if (dst < rn && !(v && out == 0)) {
+                TRY(snd(e, r0 + dst, out));
+                any = 1;
+            }
+            if (src < rn && !(v && in == 0)) {
+                TRY(rcv(e, r0 + src, in));
+                any = 1;
+            }
+            if (any)
+                TRY(wt(e));
+        }
+        return 0;
+    }
+    case FC_EV_MPI_Ibcast:
+        /* MPIR_Ibcast_inter_sched_flat: the root sends to the other group's member 0, and that
+         * group broadcasts (MPIR_Ibcast_intra_sched_auto) rooted at the member whose index is
+         * the root's in its own group, as MPICH 4.0.2 passes it on. */
+        if (root_here) {
+            if (me != root)
+                return 0;
+            TRY(snd(e, r0, n));
+            return wt(e);
+        }
+        if (me == g0) {
+            TRY(rcv(e, root, n));
+            TRY(wt(e));
+        }
+        return in_group_nb(e, g0, gn, FC_EV_MPI_Ibcast, lr, (root - (root < a ? 0 : a)) % gn, n, lay);
+    default:
+        return FC_EUNSUPPORTED;
+    }
+}
+
 static int inter(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t root, uint64_t n, uint64_t own,
                  const fc__coll_layout *lay)
 {
@@ -774,21 +1040,6 @@ static int inter(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t
     }
     case FC_EV_MPI_Bcast:
         return inter_bcast(e, root_here, me, root, g0, gn, r0, n, lay);
-    case FC_EV_MPI_Ibcast:
-        /* MPIR_Ibcast_inter_sched_flat: the root sends to the other group's member 0, and that
-         * group broadcasts by MPIR_Ibcast_intra_sched_auto (the blocking thresholds), rooted at
-         * the member whose index is the root's in its own group, as MPICH 4.0.2 passes it. */
-        if (root_here) {
-            if (me != root)
-                return 0;
-            TRY(snd(e, r0, n));
-            return wt(e);
-        }
-        if (me == g0) {
-            TRY(rcv(e, root, n));
-            TRY(wt(e));
-        }
-        return in_group(e, g0, gn, FC_EV_MPI_Bcast, lr, (root - (root < a ? 0 : a)) % gn, n, lay);
     case FC_EV_MPI_Allreduce:
         /* MPIR_Allreduce_inter_reduce_exchange_bcast: each group reduces to its member 0, the two
          * exchange their results, each broadcasts the other's in its group. */
@@ -918,7 +1169,8 @@ static int inter(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t
         /* MPIR_Reduce_scatter_inter_remote_reduce_local_scatter: the other group reduces to its
          * member 0, which sends the result to the low group's member 0, then the low group does
          * the same towards the other's member 0 (local_reduce_remote_send, n bytes), and each
-         * member 0 scatters the result in its group (linear, a block of n / size each). */
+         * member 0 scatters the result in its group, a block of n / size each: linearly
+         * (MPIR_Scatterv) for Reduce_scatter, binomially (MPIR_Scatter) for Reduce_scatter_block. */
         for (int phase = 0; phase < 2; phase++) {
             int receiving = (phase == 0) == low;
             if (receiving) {
@@ -934,6 +1186,8 @@ static int inter(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t
                 }
             }
         }
+        if (kind == FC_EV_MPI_Reduce_scatter_block)
+            return in_group(e, g0, gn, FC_EV_MPI_Scatter, lr, 0, n / gn, lay);
         if (gn < 2)
             return 0;
         if (lr == 0) {
@@ -968,14 +1222,17 @@ static int inter(const em *e, unsigned kind, unsigned alg, uint32_t me, uint32_t
         return 0;
     }
     default:
-        return FC_EUNSUPPORTED;
+        return inter_nb(e, kind, alg, me, root, n, own, lay);
     }
 }
 
-unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t root, uint64_t n)
+/* MPICH's default choice on an inter-communicator (coll_selection.json's "comm_type=inter", the
+ * same as the hand-written MPIR_I<coll>_inter_sched_auto). */
+static unsigned inter_default(unsigned kind, uint32_t a, uint32_t b, uint32_t root, uint64_t n)
 {
     /* Gather and Scatter switch on the bytes all the leaf group's members contribute. */
     uint64_t leaves = root < a ? b : a;
+    int small = n * leaves < 2048;
     switch (kind) {
     case FC_EV_MPI_Barrier:
     case FC_EV_MPI_Ibarrier:
@@ -985,29 +1242,62 @@ unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t r
         return FC__CA_REMOTE_SEND_LOCAL_BCAST;
     case FC_EV_MPI_Allreduce:
         return FC__CA_REDUCE_EXCHANGE_BCAST;
+    case FC_EV_MPI_Iallreduce:
+        return FC__CA_REMOTE_REDUCE_LOCAL_BCAST;
     case FC_EV_MPI_Reduce:
+    case FC_EV_MPI_Ireduce:
         return FC__CA_LOCAL_REDUCE_REMOTE_SEND;
     case FC_EV_MPI_Gather:
-        return n * leaves < 2048 ? FC__CA_LOCAL_GATHER_REMOTE_SEND : FC__CA_LINEAR;
+        return small ? FC__CA_LOCAL_GATHER_REMOTE_SEND : FC__CA_LINEAR;
+    case FC_EV_MPI_Igather:
+        return small ? FC__CA_INTER_SHORT : FC__CA_INTER_LONG;
     case FC_EV_MPI_Scatter:
-        return n * leaves < 2048 ? FC__CA_REMOTE_SEND_LOCAL_SCATTER : FC__CA_LINEAR;
+    case FC_EV_MPI_Iscatter:
+        return small ? FC__CA_REMOTE_SEND_LOCAL_SCATTER : FC__CA_LINEAR;
     case FC_EV_MPI_Allgather:
+    case FC_EV_MPI_Iallgather:
         return FC__CA_LOCAL_GATHER_REMOTE_BCAST;
     case FC_EV_MPI_Gatherv:
     case FC_EV_MPI_Scatterv:
+    case FC_EV_MPI_Igatherv:
+    case FC_EV_MPI_Iscatterv:
         return FC__CA_LINEAR;
     case FC_EV_MPI_Allgatherv:
+    case FC_EV_MPI_Iallgatherv:
         return FC__CA_REMOTE_GATHER_LOCAL_BCAST;
     case FC_EV_MPI_Reduce_scatter:
     case FC_EV_MPI_Reduce_scatter_block:
         return FC__CA_REMOTE_REDUCE_LOCAL_SCATTER;
+    case FC_EV_MPI_Ireduce_scatter:
+    case FC_EV_MPI_Ireduce_scatter_block:
+        return FC__CA_REMOTE_REDUCE_LOCAL_SCATTERV;
     case FC_EV_MPI_Alltoall:
     case FC_EV_MPI_Alltoallv:
     case FC_EV_MPI_Alltoallw:
+    case FC_EV_MPI_Ialltoall:
+    case FC_EV_MPI_Ialltoallv:
+    case FC_EV_MPI_Ialltoallw:
         return FC__CA_PAIRWISE_EXCHANGE;
     default:
         return FC__CA_AUTO;
     }
+}
+
+int fc__coll_inter_has(unsigned kind, unsigned alg)
+{
+    if (alg == FC__CA_AUTO)
+        return 0;
+    /* Gather and Scatter have two algorithms each, on either side of their threshold. */
+    return inter_default(kind, 1, 1, 0, 0) == alg || inter_default(kind, 1, 1, 0, 4096) == alg;
+}
+
+unsigned fc__coll_select_inter(unsigned kind, uint32_t a, uint32_t b, uint32_t root, uint64_t n,
+                               const fc__coll_settings *s)
+{
+    unsigned forced = s != NULL && kind < FC_EV_MAX_ ? s->force_inter[kind] : FC__CA_AUTO;
+    if (forced != FC__CA_AUTO && fc__coll_inter_has(kind, forced))
+        return forced;
+    return inter_default(kind, a, b, root, n);
 }
 
 int fc__coll_expand_in(unsigned kind, unsigned alg, uint32_t p, uint32_t me, uint32_t root, uint64_t n,

@@ -102,6 +102,8 @@ static unsigned alg_of(unsigned kind, const char *v)
             return FC__CA_SCATTERED;
         if (kind == FC_EV_MPI_Ibarrier && strcmp(v, "recursive_doubling") == 0)
             return FC__CA_K_DISSEMINATION;
+        if (kind == FC_EV_MPI_Ibcast && strcmp(v, "flat") == 0)
+            return FC__CA_REMOTE_SEND_LOCAL_BCAST; /* MPIR_Ibcast_inter_sched_flat */
     }
     for (unsigned a = 0; a < FC__CA_COUNT_; a++)
         if (strcmp(v, alg_names[a]) == 0)
@@ -135,9 +137,10 @@ static unsigned kind_named(const char *coll, size_t lc)
 
 int fc__coll_setting(fc__coll_settings *s, const char *name, const char *value)
 {
-    static const char pre[] = "MPIR_CVAR_", post[] = "_INTRA_ALGORITHM", dev[] = "_DEVICE_COLLECTIVE",
-                      json[] = "COLL_SELECTION_TUNING_JSON_FILE";
-    size_t n = strlen(name), lp = sizeof pre - 1, ls = sizeof post - 1, ld = sizeof dev - 1, lj = sizeof json - 1;
+    static const char pre[] = "MPIR_CVAR_", post[] = "_INTRA_ALGORITHM", inter[] = "_INTER_ALGORITHM",
+                      dev[] = "_DEVICE_COLLECTIVE", json[] = "COLL_SELECTION_TUNING_JSON_FILE";
+    size_t n = strlen(name), lp = sizeof pre - 1, ls = sizeof post - 1, li = sizeof inter - 1, ld = sizeof dev - 1,
+           lj = sizeof json - 1;
     if (n <= lp || strncmp(name, pre, lp) != 0)
         return 0;
     /* A tuning file of its own replaces the tables the selection follows. */
@@ -178,6 +181,23 @@ int fc__coll_setting(fc__coll_settings *s, const char *name, const char *value)
         if (k == 0 || b < 0)
             return 0;
         s->no_device[k] = (uint8_t)!b;
+        return 1;
+    }
+    if (n > lp + li && strcmp(name + n - li, inter) == 0) {
+        /* On an inter-communicator: "auto", and the non-blocking forms' "sched_auto" (MPICH's
+         * hand-written selection, the same choice as its table for inter-communicators), leave
+         * the choice to MPICH; a named algorithm stands when it is one of kind's. */
+        unsigned k = kind_named(name + lp, n - lp - li);
+        if (k == 0)
+            return 0;
+        if (strcmp(value, "auto") == 0 || (k != blocking(k) && strcmp(value, "sched_auto") == 0)) {
+            s->force_inter[k] = FC__CA_AUTO;
+            return 1;
+        }
+        unsigned a = alg_of(k, value);
+        if (a == FC__CA_COUNT_ || !fc__coll_inter_has(k, a))
+            return FC_EUNSUPPORTED;
+        s->force_inter[k] = (uint8_t)a;
         return 1;
     }
     if (n <= lp + ls || strcmp(name + n - ls, post) != 0)

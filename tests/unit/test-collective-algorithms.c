@@ -485,7 +485,7 @@ static void expand_inter_to(unsigned kind, uint32_t root, uint64_t n, const uint
 {
     static const uint32_t node[5] = {0, 1, 2, 3, 4};
     fc__coll_layout lay = {.node = node, .inter = 3, .to = to};
-    *alg = fc__coll_select_inter(kind, 3, 2, root, n);
+    *alg = fc__coll_select_inter(kind, 3, 2, root, n, NULL);
     for (uint32_t me = 0; me < 5; me++) {
         memset(&out[me], 0, sizeof out[me]);
         fc__coll_sink sk = {.post = on_post, .wait = on_wait, .ctx = &out[me]};
@@ -619,13 +619,209 @@ static void test_inter_algorithms(void **state)
     assert_true(edge(m, 4, 3) == 60 && edge(m, 3, 0) == 60 && edge(m, 0, 3) == 60 && edge(m, 0, 2) == 20);
     assert_true(edge(m, 3, 4) == 30 && edge(m, 2, 0) == 60);
     /* The thresholds: the leaf group's blocks together below 2048 bytes. */
-    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1023), FC__CA_LOCAL_GATHER_REMOTE_SEND);
-    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1024), FC__CA_LINEAR);
-    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 682), FC__CA_LOCAL_GATHER_REMOTE_SEND);
-    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 683), FC__CA_LINEAR);
-    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Iallreduce, 3, 2, 0, 8), FC__CA_AUTO);
-    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibcast, 3, 2, 0, 8), FC__CA_REMOTE_SEND_LOCAL_BCAST);
-    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibarrier, 3, 2, 0, 0), FC__CA_INTER_BCAST);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1023, NULL), FC__CA_LOCAL_GATHER_REMOTE_SEND);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 1024, NULL), FC__CA_LINEAR);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 682, NULL), FC__CA_LOCAL_GATHER_REMOTE_SEND);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 4, 683, NULL), FC__CA_LINEAR);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Iscan, 3, 2, 0, 8, NULL), FC__CA_AUTO);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibcast, 3, 2, 0, 8, NULL), FC__CA_REMOTE_SEND_LOCAL_BCAST);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Ibarrier, 3, 2, 0, 0, NULL), FC__CA_INTER_BCAST);
+}
+
+/* Every member's part on an inter-communicator whose low group is members 0 .. a - 1, with each
+ * member's own bytes, v-form counts (to[me], from[me]: NULL or rows indexing the other group) and
+ * the members' nodes. */
+static void expand_inter_each(unsigned kind, uint32_t p, uint32_t a, uint32_t root, uint64_t n, const uint64_t *own,
+                              const uint64_t *const *to, const uint64_t *const *from, const uint32_t *node,
+                              member *out, unsigned *alg)
+{
+    *alg = fc__coll_select_inter(kind, a, p - a, root, n, NULL);
+    for (uint32_t me = 0; me < p; me++) {
+        fc__coll_layout lay = {.node = node, .inter = a, .to = to ? to[me] : NULL, .from = from ? from[me] : NULL};
+        memset(&out[me], 0, sizeof out[me]);
+        fc__coll_sink sk = {.post = on_post, .wait = on_wait, .ctx = &out[me]};
+        assert_int_equal(fc__coll_expand_in(kind, *alg, p, me, root, n, own ? own[me] : n, &lay, &sk), 0);
+    }
+    assert_paired(out, p);
+}
+
+/* The position of member a's first post to (send) or from (receive) peer b, SIZE_MAX when none. */
+static size_t post_at(const member *m, uint32_t a, int send, uint32_t b)
+{
+    for (size_t i = 0; i < m[a].n; i++)
+        if (m[a].v[i].send == send && m[a].v[i].peer == b)
+            return i;
+    return SIZE_MAX;
+}
+
+/* MPICH 4.0.2's non-blocking inter-communicator schedules (MPIR_I*_inter_sched_*), by their code,
+ * on A = {0, 1, 2} (low) and B = {3, 4}, each member a node of its own (so that every group step
+ * is MPIR's flat schedule: binomial for these sizes):
+ *   Ireduce of 100 to 4: A reduces to 0 (1 > 0, 2 > 0), 0 > 4: 300.
+ *   Iallreduce of 8 (remote_reduce_local_bcast): B reduces to 3 (4 > 3), 3 > 0; then A reduces to
+ *   0 (1 > 0, 2 > 0), 0 > 3; 0 broadcasts in A (0 > 2, 0 > 1), 3 in B (3 > 4): 8 messages, 64
+ *   bytes, as the blocking reduce_exchange_bcast, but 0 posts its receive from 3 before its
+ *   group's reduce and sends to 3 after it, and 3 sends to 0 before it receives from 0.
+ *   Igather of 100-byte blocks to 0: B's 200 < 2048, short: 4 > 3 (100), 3 > 0 (200); of
+ *   1024-byte blocks, long: 3 > 0 and 4 > 0 (1024 each), both receives posted before 0's one wait.
+ *   Iscatter of 100-byte blocks from 4: A's 300 < 2048: 4 > 0 (300), then 0 > 2 and 0 > 1 (100
+ *   each): 500; of 1024-byte blocks, linear: 4 > 0, 4 > 1, 4 > 2 (1024 each) in one wait.
+ *   Igatherv to 0, 3 sending 30 and 4 nothing (the root's counts 30, 0): 3 > 0 only, 30 bytes.
+ *   Iscatterv from 4, counts 5, 6, 7 for A: 4 > 0, 4 > 1, 4 > 2: 18 bytes, one wait.
+ *   Iallgather of 10-byte blocks: 1 > 0, 2 > 0 (10 each), 4 > 3 (10); 0 > 3 (30) posted with 0's
+ *   receive 3 > 0 (20) in one step; 3 > 4 (30), 0 > 2 and 0 > 1 (20 each): 150.
+ *   Iallgatherv of A's blocks of 10, 11, 12 and B's of 20, 21 (no counts: a block is at most 12):
+ *   3 > 0 (20), 4 > 0 (21), 0 > 3 (10), 1 > 3 (11), 2 > 3 (12), with 0's receives and its send
+ *   in one step; then 0 broadcasts 2 x 12 in A (0 > 2, 0 > 1), 3 3 x 12 in B (3 > 4): 158.
+ *   Ialltoall, A sending 10 bytes to each of B's members and B 7 to each of A's: 102, as the
+ *   blocking one; Ialltoallv where 1 and 4 exchange nothing (A sending 50 bytes, B 35): 85 bytes,
+ *   and no post at all between 1 and 4.
+ *   Ireduce_scatter of 60: 4 > 3 (60), 3 > 0 (60), 1 > 0, 2 > 0 (60 each), 0 > 3 (60), then 0 >
+ *   1 and 0 > 2 (20 each, one wait) and 3 > 4 (30): 370; Ireduce_scatter_block the same bytes,
+ *   its scatter in A binomial (0 > 2, then 0 > 1: one wait more at 0). */
+static void test_inter_nonblocking(void **state)
+{
+    (void)state;
+    static const uint32_t own_node[5] = {0, 1, 2, 3, 4};
+    member m[8];
+    unsigned alg;
+    expand_inter_each(FC_EV_MPI_Ireduce, 5, 3, 4, 100, NULL, NULL, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_LOCAL_REDUCE_REMOTE_SEND);
+    assert_int_equal(sent_bytes(m, 5), 300);
+    assert_true(edge(m, 1, 0) == 100 && edge(m, 2, 0) == 100 && edge(m, 0, 4) == 100 && m[3].n == 0);
+
+    expand_inter_each(FC_EV_MPI_Iallreduce, 5, 3, 0, 8, NULL, NULL, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_REDUCE_LOCAL_BCAST);
+    assert_int_equal(sent_bytes(m, 5), 64);
+    assert_true(edge(m, 0, 3) == 8 && edge(m, 3, 0) == 8 && edge(m, 4, 3) == 8 && edge(m, 3, 4) == 8);
+    assert_true(edge(m, 0, 1) == 8 && edge(m, 0, 2) == 8 && edge(m, 1, 0) == 8 && edge(m, 2, 0) == 8);
+    assert_true(post_at(m, 0, 0, 3) < post_at(m, 0, 0, 1) && post_at(m, 0, 0, 2) < post_at(m, 0, 1, 3));
+    assert_true(post_at(m, 3, 1, 0) < post_at(m, 3, 0, 0));
+
+    expand_inter_each(FC_EV_MPI_Igather, 5, 3, 0, 100, NULL, NULL, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_INTER_SHORT);
+    assert_true(sent_bytes(m, 5) == 300 && edge(m, 4, 3) == 100 && edge(m, 3, 0) == 200);
+    expand_inter_each(FC_EV_MPI_Igather, 5, 3, 0, 1024, NULL, NULL, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_INTER_LONG);
+    assert_true(sent_bytes(m, 5) == 2048 && edge(m, 4, 0) == 1024 && edge(m, 3, 0) == 1024);
+    assert_true(m[0].n == 2 && m[0].v[1].step == 0 && m[0].waits == 1);
+
+    expand_inter_each(FC_EV_MPI_Iscatter, 5, 3, 4, 100, NULL, NULL, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_SEND_LOCAL_SCATTER);
+    assert_true(sent_bytes(m, 5) == 500 && edge(m, 4, 0) == 300 && edge(m, 0, 2) == 100 && edge(m, 0, 1) == 100);
+    expand_inter_each(FC_EV_MPI_Iscatter, 5, 3, 4, 1024, NULL, NULL, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_LINEAR);
+    assert_true(sent_bytes(m, 5) == 3072 && edge(m, 4, 1) == 1024 && m[3].n == 0 && m[4].waits == 1);
+
+    static const uint64_t gv_own[5] = {0, 0, 0, 30, 0}, gv_from0[2] = {30, 0};
+    const uint64_t *gv_from[5] = {gv_from0, NULL, NULL, NULL, NULL};
+    expand_inter_each(FC_EV_MPI_Igatherv, 5, 3, 0, 30, gv_own, NULL, gv_from, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_LINEAR);
+    assert_true(sent_bytes(m, 5) == 30 && edge(m, 3, 0) == 30 && m[0].n == 1 && m[4].n == 0);
+
+    static const uint64_t sv_own[5] = {0, 0, 0, 0, 18}, sv_to4[3] = {5, 6, 7};
+    const uint64_t *sv_to[5] = {NULL, NULL, NULL, NULL, sv_to4};
+    expand_inter_each(FC_EV_MPI_Iscatterv, 5, 3, 4, 7, sv_own, sv_to, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_LINEAR);
+    assert_true(sent_bytes(m, 5) == 18 && edge(m, 4, 0) == 5 && edge(m, 4, 1) == 6 && edge(m, 4, 2) == 7);
+    assert_int_equal(m[4].waits, 1);
+
+    expand_inter_each(FC_EV_MPI_Iallgather, 5, 3, 0, 10, NULL, NULL, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_LOCAL_GATHER_REMOTE_BCAST);
+    assert_true(sent_bytes(m, 5) == 150 && edge(m, 0, 3) == 30 && edge(m, 3, 4) == 30 && edge(m, 3, 0) == 20);
+    assert_true(edge(m, 0, 1) == 20 && edge(m, 0, 2) == 20 && edge(m, 1, 0) == 10 && edge(m, 4, 3) == 10);
+    assert_int_equal(m[0].v[post_at(m, 0, 1, 3)].step, m[0].v[post_at(m, 0, 0, 3)].step);
+
+    static const uint64_t agv[5] = {10, 11, 12, 20, 21};
+    expand_inter_each(FC_EV_MPI_Iallgatherv, 5, 3, 0, 12, agv, NULL, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_GATHER_LOCAL_BCAST);
+    assert_int_equal(sent_bytes(m, 5), 158);
+    assert_true(edge(m, 3, 0) == 20 && edge(m, 4, 0) == 21 && edge(m, 2, 3) == 12 && edge(m, 0, 1) == 24);
+    assert_true(edge(m, 3, 4) == 36 && m[0].v[post_at(m, 0, 1, 3)].step == 0);
+
+    static const uint64_t a2a[5] = {20, 20, 20, 21, 21};
+    expand_inter_each(FC_EV_MPI_Ialltoall, 5, 3, 0, 0, a2a, NULL, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_PAIRWISE_EXCHANGE);
+    assert_int_equal(sent_bytes(m, 5), 102);
+    /* Ialltoallv: A's rows index B, B's index A; 1 sends nothing to 4, 4 nothing to anyone in A
+     * but 7 bytes to 0 and 2. */
+    static const uint64_t v_a[3][2] = {{10, 10}, {10, 0}, {10, 10}}, v_b[2][3] = {{7, 7, 7}, {7, 0, 7}};
+    static const uint64_t fa[3][2] = {{7, 7}, {7, 0}, {7, 7}}, fb[2][3] = {{10, 10, 10}, {10, 0, 10}};
+    const uint64_t *vto[5] = {v_a[0], v_a[1], v_a[2], v_b[0], v_b[1]}, *vfrom[5] = {fa[0], fa[1], fa[2], fb[0], fb[1]};
+    static const uint64_t vown[5] = {20, 10, 20, 21, 14};
+    expand_inter_each(FC_EV_MPI_Ialltoallv, 5, 3, 0, 0, vown, vto, vfrom, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_PAIRWISE_EXCHANGE);
+    assert_int_equal(sent_bytes(m, 5), 85);
+    assert_true(post_at(m, 1, 1, 4) == SIZE_MAX && post_at(m, 1, 0, 4) == SIZE_MAX && post_at(m, 4, 1, 1) == SIZE_MAX);
+
+    expand_inter_each(FC_EV_MPI_Ireduce_scatter, 5, 3, 0, 60, NULL, NULL, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_REDUCE_LOCAL_SCATTERV);
+    assert_int_equal(sent_bytes(m, 5), 370);
+    assert_true(edge(m, 4, 3) == 60 && edge(m, 3, 0) == 60 && edge(m, 0, 3) == 60 && edge(m, 0, 2) == 20);
+    assert_true(edge(m, 3, 4) == 30 && edge(m, 2, 0) == 60);
+    assert_true(post_at(m, 0, 0, 3) < post_at(m, 0, 0, 1));
+    unsigned linear_waits = m[0].waits;
+    expand_inter_each(FC_EV_MPI_Ireduce_scatter_block, 5, 3, 0, 60, NULL, NULL, NULL, own_node, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_REDUCE_LOCAL_SCATTERV);
+    assert_int_equal(sent_bytes(m, 5), 370);
+    assert_true(edge(m, 0, 2) == 20 && edge(m, 0, 1) == 20 && edge(m, 3, 4) == 30);
+    assert_int_equal(m[0].waits, linear_waits + 1);
+
+    /* The thresholds, as the blocking Gather's and Scatter's: the leaf group's blocks together
+     * below 2048 bytes. */
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Igather, 3, 2, 0, 1023, NULL), FC__CA_INTER_SHORT);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Igather, 3, 2, 0, 1024, NULL), FC__CA_INTER_LONG);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Iscatter, 3, 2, 4, 682, NULL), FC__CA_REMOTE_SEND_LOCAL_SCATTER);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Iscatter, 3, 2, 4, 683, NULL), FC__CA_LINEAR);
+
+    /* MPIR_CVAR_<COLL>_INTER_ALGORITHM: a named algorithm of the collective's is forced, "auto"
+     * and "sched_auto" give the choice back, others are refused. */
+    fc__coll_settings s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_IGATHER_INTER_ALGORITHM", "sched_long"), 1);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Igather, 3, 2, 0, 10, &s), FC__CA_INTER_LONG);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_IGATHER_INTER_ALGORITHM", "sched_auto"), 1);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Igather, 3, 2, 0, 10, &s), FC__CA_INTER_SHORT);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_ISCATTER_INTER_ALGORITHM", "sched_linear"), 1);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Iscatter, 3, 2, 4, 10, &s), FC__CA_LINEAR);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_GATHER_INTER_ALGORITHM", "linear"), 1);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 10, &s), FC__CA_LINEAR);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_IBCAST_INTER_ALGORITHM", "sched_flat"), 1);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_IALLREDUCE_INTER_ALGORITHM", "sched_remote_reduce_local_bcast"), 1);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Iallreduce, 3, 2, 0, 8, &s), FC__CA_REMOTE_REDUCE_LOCAL_BCAST);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_GATHER_INTER_ALGORITHM", "nb"), FC_EUNSUPPORTED);
+    assert_int_equal(fc__coll_setting(&s, "MPIR_CVAR_IGATHER_INTER_ALGORITHM", "sched_linear"), FC_EUNSUPPORTED);
+    assert_int_equal(fc__coll_select_inter(FC_EV_MPI_Gather, 3, 2, 0, 10, &s), FC__CA_LINEAR);
+}
+
+/* Groups whose members share nodes: A = {0, 1, 2, 3} on nodes 0, 1, 0, 1 and B = {4, 5, 6, 7} on
+ * nodes 2, 3, 2, 3. The non-blocking group reduce is MPICH's "smp" schedule (composition beta):
+ * in A, 3 > 1 (its node's leader), 1 > 0 (the leaders), 2 > 0 (the root's node); in B likewise
+ * 7 > 5, 5 > 4, 6 > 4, numbered from B's first member. The blocking Allreduce's group reduce is
+ * MPIR's binomial tree whatever the nodes: 1 > 0, 3 > 2, 2 > 0. The blocking Reduce_scatter's
+ * reduces are the same; their scatters below. */
+static void test_inter_groups_sharing_nodes(void **state)
+{
+    (void)state;
+    static const uint32_t node[8] = {0, 1, 0, 1, 2, 3, 2, 3};
+    member m[8];
+    unsigned alg;
+    expand_inter_each(FC_EV_MPI_Iallreduce, 8, 4, 0, 8, NULL, NULL, NULL, node, m, &alg);
+    assert_int_equal(alg, FC__CA_REMOTE_REDUCE_LOCAL_BCAST);
+    assert_true(edge(m, 3, 1) == 8 && edge(m, 1, 0) == 8 && edge(m, 2, 0) == 8 && edge(m, 3, 2) == 0);
+    assert_true(edge(m, 7, 5) == 8 && edge(m, 5, 4) == 8 && edge(m, 6, 4) == 8 && edge(m, 7, 6) == 0);
+    assert_true(edge(m, 0, 4) == 8 && edge(m, 4, 0) == 8);
+    expand_inter_each(FC_EV_MPI_Allreduce, 8, 4, 0, 8, NULL, NULL, NULL, node, m, &alg);
+    assert_int_equal(alg, FC__CA_REDUCE_EXCHANGE_BCAST);
+    assert_true(edge(m, 3, 2) == 8 && edge(m, 3, 1) == 0 && edge(m, 7, 6) == 8);
+    /* Reduce_scatter_block of 64 bytes scatters its 16-byte blocks binomially in each group of 4
+     * (MPIR_Scatter): 0 > 2 two blocks, 0 > 1 and 2 > 3 one; Reduce_scatter linearly
+     * (MPIR_Scatterv): 0 > 1, 0 > 2, 0 > 3 one block each. */
+    expand_inter_each(FC_EV_MPI_Reduce_scatter_block, 8, 4, 0, 64, NULL, NULL, NULL, node, m, &alg);
+    assert_true(edge(m, 0, 2) == 32 && edge(m, 0, 1) == 16 && edge(m, 2, 3) == 16 && edge(m, 0, 3) == 0);
+    assert_true(edge(m, 4, 6) == 32 && edge(m, 6, 7) == 16);
+    expand_inter_each(FC_EV_MPI_Reduce_scatter, 8, 4, 0, 64, NULL, NULL, NULL, node, m, &alg);
+    assert_true(edge(m, 0, 2) == 16 && edge(m, 0, 1) == 16 && edge(m, 0, 3) == 16 && edge(m, 2, 3) == 0);
 }
 
 /* MPICH 4.0.2's table, on both sides of each threshold. */
@@ -857,6 +1053,8 @@ int main(void)
         cmocka_unit_test(test_ch4_compositions),
         cmocka_unit_test(test_scan_composition),
         cmocka_unit_test(test_inter_algorithms),
+        cmocka_unit_test(test_inter_nonblocking),
+        cmocka_unit_test(test_inter_groups_sharing_nodes),
         cmocka_unit_test(test_nonblocking_smp),
         cmocka_unit_test(test_neighbor_linear),
         cmocka_unit_test(test_noncommutative),
