@@ -303,11 +303,10 @@ static void convert(lstate *s, uint32_t reg, uint32_t cc, uint64_t t0, uint64_t 
         }
     }
     base.site = site;
-    /* A persistent collective's init: the request it creates is its Enter's attribute. An init
-     * without it (an archive of another writer) gets a request of its own that no Start names,
-     * so that it stays an init whose instances are unknown rather than becoming one itself. */
-    if (fc__otf2_persistent(base.kind))
-        base.obj = f != NULL && f->preq != 0 ? f->preq : UINT64_MAX - s->nout;
+    /* A persistent collective's init: the request it creates is its Enter's attribute (an archive
+     * of another writer names none: its Starts then start nothing the analysis knows). */
+    if (f != NULL && f->preq != 0 && fc__otf2_persistent(base.kind))
+        base.obj = f->preq;
     if (base.kind != 0) {
         put(s, &base);
         if ((base.kind == FC_EV_MPI_Irecv || base.kind == FC_EV_MPI_Imrecv || nbc_post(base.kind)) && base.obj &&

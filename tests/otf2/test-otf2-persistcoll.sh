@@ -9,7 +9,9 @@
 # collective calls as of the native trace (each Start one call over its Start-to-completion
 # window, the same algorithm and members) and the same flows, and the inter-node bytes of each
 # collective are those worked out here from the algorithms' definitions, as
-# tests/integration/test-tracer-persistcoll.sh works them out for the native trace.
+# tests/integration/test-tracer-persistcoll.sh works them out for the native trace. An archive of
+# another writer, without flowcut's request attribute at the inits, gives no persistent collective
+# calls and the same point-to-point flows.
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 . "$srcdir/lib-otf2.sh"
 
@@ -86,4 +88,34 @@ if errors:
     sys.exit(1)
 print("%d collective calls alike, each Start of the 4 persistent collectives one call" % len(native["calls"]))
 PY
-echo "persistcoll: $(cat "$t.order"), $archive, $(cat "$t.cmp"), $(cat "$t.calls")"
+# An archive of another writer names no request at an init: the export copied with OTF2's Python
+# bindings without the flowcut::request attributes. Its analysis reads no call of the persistent
+# collectives (none at an init either) and the same point-to-point flows.
+other=
+if [ -n "$PYTHON3_OTF2" ]; then
+    "$PYTHON3_OTF2" - "$t.otf2/traces.otf2" "$work/other" <<'PY' || fail "copy of the archive failed"
+import sys
+import otf2
+with otf2.reader.open(sys.argv[1]) as trace:
+    with otf2.writer.open(sys.argv[2], definitions=trace.definitions) as out:
+        for loc, ev in trace.events:
+            if ev.attributes:
+                ev.attributes = {a: v for a, v in ev.attributes.items() if a.name != "flowcut::request"} or None
+            out.event_writer_from_location(loc)(ev)
+PY
+    "$flowcut" analyze --format json --model none -o "$work/other.json" "$work/other/traces.otf2" 2>"$work/other.err" ||
+        fail "analyze of the archive without requests at the inits: $(cat "$work/other.err")"
+    "$PYTHON3" - "$t.native.json" "$work/other.json" <<'PY' >"$work/other.out" || fail "$(cat "$work/other.out")"
+import json, sys
+native, other = (json.load(open(f)) for f in sys.argv[1:3])
+kinds = sorted(s["collective"] for s in other["collectives"]["by_kind"])
+p2p = lambda d: sorted((f["src_rank"], f["dst_rank"], f["bytes"], f["tag"]) for f in d["flows"] if f["collective"] is None)
+if any(k.endswith("_init") for k in kinds) or p2p(native) != p2p(other) or not p2p(native):
+    print("FAIL: without requests at the inits: collectives %r, %d point-to-point flows (native %d)"
+          % (kinds, len(p2p(other)), len(p2p(native))))
+    sys.exit(1)
+print("without requests at the inits: no persistent collective call, the same %d point-to-point flows" % len(p2p(native)))
+PY
+    other=", $(cat "$work/other.out")"
+fi
+echo "persistcoll: $(cat "$t.order"), $archive, $(cat "$t.cmp"), $(cat "$t.calls")$other"
