@@ -33,6 +33,27 @@ typedef struct fc__otf2_stats {
     "calls this call stands for: the last of a run of polls that found nothing, the calls between "   \
     "the run's first and it folded into it (flowcut export --expand-polls writes each)"
 
+/* The Enter (CallingContextEnter) of a persistent collective's init (MPI_Allreduce_init, say)
+ * carries the attribute of this name, a UINT64: the id of the persistent request it creates, which
+ * the NonBlockingCollectiveRequest of each MPI_Start or MPI_Startall of it and the
+ * NonBlockingCollectiveComplete that ends that instance name. OTF2's records carry no request at
+ * the init. */
+#define FC_OTF2_REQUEST_ATTR "flowcut::request"
+#define FC_OTF2_REQUEST_ATTR_DESC                                                                      \
+    "the persistent request this MPI_*_init creates: each MPI_Start of it is one instance of the "   \
+    "collective, from its NonBlockingCollectiveRequest to its NonBlockingCollectiveComplete"
+/* The Enter of a v or w collective whose ranks get different byte counts (MPI_Alltoallv, its
+ * non-blocking and persistent forms, MPI_Gatherv at the root ...) carries the attribute of this
+ * name, a STRING: the tracer's COUNTS runs (format.h), "first:n:to:from" each, separated by
+ * spaces, in rank order. OTF2's collective records hold the totals only. */
+#define FC_OTF2_COUNTS_ATTR "flowcut::counts"
+#define FC_OTF2_COUNTS_ATTR_DESC                                                                       \
+    "bytes per peer of this v or w collective: runs first:n:to:from, ranks first .. first+n-1 of "  \
+    "the group each getting `to` bytes from this rank and sending it `from`"
+
+/* The attribute definitions of an export, by OTF2 reference. */
+enum { FC__OTF2_ATTR_POLLS, FC__OTF2_ATTR_REQUEST, FC__OTF2_ATTR_COUNTS, FC__OTF2_NATTRS };
+
 /* Writes trace t as the OTF2 archive OUTDIR/traces.otf2 (with OUTDIR/traces.def and
  * OUTDIR/traces/), creating outdir when it does not exist. Refuses (FC_EEXISTS) to overwrite an
  * archive already there. flags: FC_OTF2_* (unknown bits give FC_EINVAL). stats may be NULL.
@@ -74,8 +95,10 @@ const char *fc__otf2_message(void);
 OTF2_RegionRole fc__otf2_role(unsigned kind);
 /* The OTF2 collective operation of a collective or communicator kind, or -1 for other kinds. */
 int fc__otf2_collective(unsigned kind);
-/* 1 for the non-blocking collectives (MPI_Ibarrier ... MPI_Iexscan). */
+/* 1 for the non-blocking collectives (MPI_Ibarrier ... MPI_Iexscan, MPI_Ineighbor_*). */
 int fc__otf2_icoll(unsigned kind);
+/* 1 for the persistent collectives (MPI_Barrier_init ... MPI_Exscan_init, MPI_Neighbor_*_init). */
+int fc__otf2_persistent(unsigned kind);
 
 /* ---- internals of the export: otf2/defs.c builds and writes the definitions, otf2/export.c the
  * events; shared by those two files only. ---------------------------------------------------- */
@@ -116,7 +139,7 @@ typedef struct fc__xcc {
 } fc__xcc;
 
 /* A request of the rank being written, by request id: what its completion must say. */
-enum { FC__RQ_NONE, FC__RQ_SEND, FC__RQ_RECV, FC__RQ_ICOLL, FC__RQ_PSEND, FC__RQ_PRECV };
+enum { FC__RQ_NONE, FC__RQ_SEND, FC__RQ_RECV, FC__RQ_ICOLL, FC__RQ_PSEND, FC__RQ_PRECV, FC__RQ_PCOLL };
 typedef struct fc__xreq {
     uint8_t type;
     int op;
@@ -176,6 +199,9 @@ typedef struct fc__exporter {
      * defined only then). */
     OTF2_AttributeList *attrs;
     uint64_t folded;
+    unsigned attrs_used; /* bit FC__OTF2_ATTR_* set when an event carries that attribute */
+    char *counts;        /* the FC_OTF2_COUNTS_ATTR text being built */
+    size_t counts_cap;
     fc__xreq *req;
     size_t nreq;
     fc__otf2_stats st;
@@ -306,6 +332,9 @@ typedef struct fc__importer {
     fc__intern stacks;
     uint32_t world;
     int nomem;
+    /* The references + 1 of the attributes FC_OTF2_REQUEST_ATTR and FC_OTF2_COUNTS_ATTR, 0 when the
+     * archive does not define them (archives of other writers). */
+    uint32_t attr_request1, attr_counts1;
     char *coll_env;      /* FC__OTF2_COLL_ENV's entries, each ended by a NUL, or NULL */
     char *hosts;         /* FC__OTF2_HOSTS, its lines ended by NULs, or NULL */
     size_t hosts_len;

@@ -53,14 +53,41 @@ static const unsigned char kind_class[FC_EV_MAX_] = {
 
 int fc__otf2_icoll(unsigned kind)
 {
-    return kind >= FC_EV_MPI_Ibarrier && kind <= FC_EV_MPI_Iexscan;
+    return (kind >= FC_EV_MPI_Ibarrier && kind <= FC_EV_MPI_Iexscan) ||
+           (kind >= FC_EV_MPI_Ineighbor_allgather && kind <= FC_EV_MPI_Ineighbor_alltoallw);
+}
+
+/* The blocking form of a persistent collective (MPI_Allreduce_init -> MPI_Allreduce), by name:
+ * the persistent kinds are numbered apart from the others (format.h). 0 for other kinds. */
+static unsigned blocking_of_init(unsigned kind)
+{
+    const char *name = kind < FC_EV_MAX_ && kind_class[kind] == CLS_COLL ? fc_event_kind_name(kind) : NULL;
+    size_t n = name != NULL ? strlen(name) : 0;
+    char base[64];
+    if (n < 6 || n >= sizeof base || strcmp(name + n - 5, "_init") != 0)
+        return 0;
+    memcpy(base, name, n - 5);
+    base[n - 5] = '\0';
+    int k = fc_event_kind_from_name(base);
+    return k > 0 ? (unsigned)k : 0;
+}
+
+int fc__otf2_persistent(unsigned kind)
+{
+    unsigned b = blocking_of_init(kind);
+    return b != 0 && fc__otf2_collective(b) >= 0;
 }
 
 int fc__otf2_collective(unsigned kind)
 {
-    /* The blocking and non-blocking forms share an operation: fold the latter onto the former. */
-    if (fc__otf2_icoll(kind))
+    /* The blocking, non-blocking and persistent forms share an operation: fold the others onto
+     * the blocking one. */
+    if (kind >= FC_EV_MPI_Ibarrier && kind <= FC_EV_MPI_Iexscan)
         kind = kind - FC_EV_MPI_Ibarrier + FC_EV_MPI_Barrier;
+    else if (kind >= FC_EV_MPI_Ineighbor_allgather && kind <= FC_EV_MPI_Ineighbor_alltoallw)
+        kind = kind - FC_EV_MPI_Ineighbor_allgather + FC_EV_MPI_Neighbor_allgather;
+    else if (blocking_of_init(kind) != 0)
+        kind = blocking_of_init(kind);
     switch (kind) {
     case FC_EV_MPI_Barrier: return OTF2_COLLECTIVE_OP_BARRIER;
     case FC_EV_MPI_Bcast: return OTF2_COLLECTIVE_OP_BCAST;
@@ -79,6 +106,14 @@ int fc__otf2_collective(unsigned kind)
     case FC_EV_MPI_Reduce_scatter_block: return OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK;
     case FC_EV_MPI_Scan: return OTF2_COLLECTIVE_OP_SCAN;
     case FC_EV_MPI_Exscan: return OTF2_COLLECTIVE_OP_EXSCAN;
+    /* OTF2 has no neighbourhood operations: Score-P writes a neighbourhood collective as the
+     * operation of its plain counterpart on the topology's communicator, and so does the export;
+     * the region's name says which it is. */
+    case FC_EV_MPI_Neighbor_allgather: return OTF2_COLLECTIVE_OP_ALLGATHER;
+    case FC_EV_MPI_Neighbor_allgatherv: return OTF2_COLLECTIVE_OP_ALLGATHERV;
+    case FC_EV_MPI_Neighbor_alltoall: return OTF2_COLLECTIVE_OP_ALLTOALL;
+    case FC_EV_MPI_Neighbor_alltoallv: return OTF2_COLLECTIVE_OP_ALLTOALLV;
+    case FC_EV_MPI_Neighbor_alltoallw: return OTF2_COLLECTIVE_OP_ALLTOALLW;
     case FC_EV_MPI_Comm_free: return OTF2_COLLECTIVE_OP_DESTROY_HANDLE;
     default:
         return kind < FC_EV_MAX_ && kind_class[kind] == CLS_COMM ? OTF2_COLLECTIVE_OP_CREATE_HANDLE : -1;
@@ -574,6 +609,16 @@ int fc__otf2_build_sites(fc__exporter *x, unsigned flags)
 /* ---- global definitions -------------------------------------------------------------------------- */
 
 /* Interns every string the global definitions use, so that all String records come first. */
+/* The attributes an export may write, by reference (FC__OTF2_ATTR_*). */
+static const struct {
+    const char *name, *desc;
+    OTF2_Type type;
+} attr_defs[FC__OTF2_NATTRS] = {
+    [FC__OTF2_ATTR_POLLS] = {FC_OTF2_POLLS_ATTR, FC_OTF2_POLLS_ATTR_DESC, OTF2_TYPE_UINT64},
+    [FC__OTF2_ATTR_REQUEST] = {FC_OTF2_REQUEST_ATTR, FC_OTF2_REQUEST_ATTR_DESC, OTF2_TYPE_UINT64},
+    [FC__OTF2_ATTR_COUNTS] = {FC_OTF2_COUNTS_ATTR, FC_OTF2_COUNTS_ATTR_DESC, OTF2_TYPE_STRING},
+};
+
 static int collect_strings(fc__exporter *x)
 {
     static const char *const fixed[] = {"", "MPI", "flowcut", "machine", "node", "MPI_COMM_WORLD", "MPI_COMM_SELF",
@@ -608,8 +653,9 @@ static int collect_strings(fc__exporter *x)
             rc = fc__intern_id(&x->strings, buf, &id);
         }
     }
-    if (x->folded && rc >= 0 && (rc = fc__intern_id(&x->strings, FC_OTF2_POLLS_ATTR, &id)) >= 0)
-        rc = fc__intern_id(&x->strings, FC_OTF2_POLLS_ATTR_DESC, &id);
+    for (unsigned i = 0; i < FC__OTF2_NATTRS && rc >= 0; i++)
+        if (x->attrs_used >> i && (rc = fc__intern_id(&x->strings, attr_defs[i].name, &id)) >= 0)
+            rc = fc__intern_id(&x->strings, attr_defs[i].desc, &id);
     return rc < 0 ? fc__err(FC_ENOMEM, "out of memory") : 0;
 }
 
@@ -759,9 +805,11 @@ static int write_globals(fc__exporter *x)
         FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteSourceCodeLocation(g, (uint32_t)i, x->scl_file[i], x->scl_line[i]));
     for (size_t i = 0; i < x->ncc; i++)
         FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteCallingContext(g, (uint32_t)i, x->cc[i].region, x->cc[i].scl, x->cc[i].parent));
-    if (x->folded)
-        FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteAttribute(g, 0, fc__otf2_str(x, FC_OTF2_POLLS_ATTR),
-                                                         fc__otf2_str(x, FC_OTF2_POLLS_ATTR_DESC), OTF2_TYPE_UINT64));
+    /* Attribute references are dense from 0: those below the highest used are defined too. */
+    for (unsigned i = 0; i < FC__OTF2_NATTRS; i++)
+        if (x->attrs_used >> i)
+            FC__OTF2_TRY(OTF2_GlobalDefWriter_WriteAttribute(g, i, fc__otf2_str(x, attr_defs[i].name),
+                                                             fc__otf2_str(x, attr_defs[i].desc), attr_defs[i].type));
     return 0;
 }
 

@@ -79,7 +79,7 @@ static int write_completion(fc__exporter *x, fc__xthread *th, const fc_record *s
         if ((sub->ev.flags & FC_EVF_STATUS) && sub->ev.peer >= 0)
             FC__OTF2_TRY(OTF2_EvtWriter_MpiIrecv(th->w, NULL, ts(th, t), (uint32_t)sub->ev.peer, q->comm,
                                         (uint32_t)sub->ev.tag, sub->ev.bytes, sub->req));
-    } else if (q->type == FC__RQ_ICOLL) {
+    } else if (q->type == FC__RQ_ICOLL || q->type == FC__RQ_PCOLL) {
         FC__OTF2_TRY(OTF2_EvtWriter_NonBlockingCollectiveComplete(th->w, NULL, ts(th, t), (OTF2_CollectiveOp)q->op,
                                                          q->comm, q->root, q->bytes, q->bytes2, sub->req));
     }
@@ -88,7 +88,9 @@ static int write_completion(fc__exporter *x, fc__xthread *th, const fc_record *s
     return 0;
 }
 
-/* A persistent request started: Score-P writes the post of a fresh message at the Start. */
+/* A persistent request started: Score-P writes the post of a fresh message at the Start; a
+ * persistent collective's Start initiates one instance of it, as a non-blocking collective's call
+ * does. */
 static int write_start(fc__exporter *x, fc__xthread *th, uint64_t reqid, int64_t t)
 {
     fc__xreq *q;
@@ -100,6 +102,8 @@ static int write_start(fc__exporter *x, fc__xthread *th, uint64_t reqid, int64_t
                                     q->bytes, reqid));
     else if (q->type == FC__RQ_PRECV && q->peer != FC_PEER_NULL)
         FC__OTF2_TRY(OTF2_EvtWriter_MpiIrecvRequest(th->w, NULL, ts(th, t), reqid));
+    else if (q->type == FC__RQ_PCOLL)
+        FC__OTF2_TRY(OTF2_EvtWriter_NonBlockingCollectiveRequest(th->w, NULL, ts(th, t), reqid));
     return 0;
 }
 
@@ -138,6 +142,39 @@ static int leave_call(fc__exporter *x, fc__xthread *th, uint32_t cc, int64_t t)
     return 0;
 }
 
+/* Puts the COUNTS sub-records among subs into the attribute list as FC_OTF2_COUNTS_ATTR. */
+static int counts_attr(fc__exporter *x, const fc_record *subs, size_t nsubs)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < nsubs; i++) {
+        const fc_record *s = &subs[i];
+        if (s->ev.kind != FC_EV_COUNTS)
+            continue;
+        char run[100];
+        int n = snprintf(run, sizeof run, "%s%" PRId64 ":%" PRIu64 ":%" PRIu64 ":%" PRIu64, len ? " " : "",
+                         (int64_t)s->ev.peer, (uint64_t)s->ev.obj, (uint64_t)s->ev.bytes, (uint64_t)s->ev.bytes2);
+        if (len + (size_t)n + 1 > x->counts_cap) {
+            size_t cap = (len + (size_t)n + 1) * 2;
+            char *c = realloc(x->counts, cap);
+            if (c == NULL)
+                return fc__err(FC_ENOMEM, "out of memory");
+            x->counts = c, x->counts_cap = cap;
+        }
+        memcpy(x->counts + len, run, (size_t)n + 1);
+        len += (size_t)n;
+    }
+    if (len == 0)
+        return 0;
+    uint32_t id;
+    if (fc__intern_id(&x->strings, x->counts, &id) < 0)
+        return fc__err(FC_ENOMEM, "out of memory");
+    if (x->attrs == NULL && (x->attrs = OTF2_AttributeList_New()) == NULL)
+        return fc__err(FC_ENOMEM, "out of memory");
+    FC__OTF2_TRY(OTF2_AttributeList_AddStringRef(x->attrs, FC__OTF2_ATTR_COUNTS, id));
+    x->attrs_used |= 1u << FC__OTF2_ATTR_COUNTS;
+    return 0;
+}
+
 /* Writes one call: Enter, the MPI records in Score-P's order, Leave. */
 static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_record *c, const fc_record *subs, size_t nsubs)
 {
@@ -157,10 +194,21 @@ static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_reco
         t1 = x->fin_end;
     uint32_t site_cc = ev->site < x->ncc_of[ri] && x->cc_of[ri][ev->site] != UINT32_MAX ? x->cc_of[ri][ev->site]
                                                                                        : OTF2_UNDEFINED_CALLING_CONTEXT;
-    if ((rc = enter_call(x, th, k, site_cc, t0, &cc)) < 0)
-        return rc;
     int failed = ev->flags & FC_EVF_ERROR;
     int coll = fc__otf2_collective(k);
+    /* A persistent collective's init names its request, which OTF2's records give at its Starts
+     * and completions only. */
+    int pcoll = fc__otf2_persistent(k) && have_comm && !failed && c->req != 0;
+    if (pcoll) {
+        if (x->attrs == NULL && (x->attrs = OTF2_AttributeList_New()) == NULL)
+            return fc__err(FC_ENOMEM, "out of memory");
+        FC__OTF2_TRY(OTF2_AttributeList_AddUint64(x->attrs, FC__OTF2_ATTR_REQUEST, c->req));
+        x->attrs_used |= 1u << FC__OTF2_ATTR_REQUEST;
+    }
+    if (coll >= 0 && have_comm && !failed && (rc = counts_attr(x, subs, nsubs)) < 0)
+        return rc;
+    if ((rc = enter_call(x, th, k, site_cc, t0, &cc)) < 0)
+        return rc;
     switch (k) {
     case FC_EV_MPI_Send: case FC_EV_MPI_Bsend: case FC_EV_MPI_Ssend: case FC_EV_MPI_Rsend:
     case FC_EV_MPI_Sendrecv: case FC_EV_MPI_Sendrecv_replace:
@@ -192,11 +240,17 @@ static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_reco
     case FC_EV_MPI_Request_free:
         if ((rc = req_slot(x, c->req, &q)) < 0)
             return rc;
-        if (q != NULL && (q->type == FC__RQ_PSEND || q->type == FC__RQ_PRECV))
+        if (q != NULL && (q->type == FC__RQ_PSEND || q->type == FC__RQ_PRECV || q->type == FC__RQ_PCOLL))
             q->type = FC__RQ_NONE;
         break;
     default:
-        if (coll >= 0 && !fc__otf2_icoll(k) && have_comm && !failed)
+        if (pcoll) {
+            if ((rc = req_slot(x, c->req, &q)) < 0)
+                return rc;
+            *q = (fc__xreq){FC__RQ_PCOLL, coll, comm, 0, 0, ev->bytes, ev->bytes2,
+                            rooted(k) ? root_of(ev->peer) : OTF2_COLLECTIVE_ROOT_NONE};
+        }
+        if (coll >= 0 && !fc__otf2_icoll(k) && !fc__otf2_persistent(k) && have_comm && !failed)
             FC__OTF2_TRY(OTF2_EvtWriter_MpiCollectiveBegin(th->w, NULL, ts(th, t0)));
         if (fc__otf2_icoll(k) && have_comm && !failed && c->req != 0) {
             if ((rc = req_slot(x, c->req, &q)) < 0)
@@ -211,6 +265,8 @@ static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_reco
      * completion with a time of its own (FC_EVF_OWN_TIME, inside the call) is written then. */
     for (size_t i = 0; i < nsubs && rc == 0; i++) {
         const fc_record *s = &subs[i];
+        if (s->ev.kind == FC_EV_COUNTS)
+            continue; /* in the Enter's attributes */
         if (s->ev.kind == FC_EV_START)
             rc = write_start(x, th, s->req, t0);
         else if (s->req != 0)
@@ -231,7 +287,7 @@ static int write_call(fc__exporter *x, size_t ri, fc__xthread *th, const fc_reco
         *q = (fc__xreq){FC__RQ_RECV, 0, comm, ev->peer, ev->tag, ev->bytes, 0, 0};
         FC__OTF2_TRY(OTF2_EvtWriter_MpiIrecvRequest(th->w, NULL, ts(th, t1), c->req));
     }
-    if (coll >= 0 && !fc__otf2_icoll(k) && have_comm && !failed)
+    if (coll >= 0 && !fc__otf2_icoll(k) && !fc__otf2_persistent(k) && have_comm && !failed)
         FC__OTF2_TRY(OTF2_EvtWriter_MpiCollectiveEnd(th->w, NULL, ts(th, t1), (OTF2_CollectiveOp)coll, comm,
                                             rooted(k) ? root_of(ev->peer) : OTF2_COLLECTIVE_ROOT_NONE,
                                             ev->bytes, ev->bytes2));
@@ -269,8 +325,9 @@ static int write_polls(fc__exporter *x, size_t ri, fc__xthread *th, const fc_rec
     if (!x->expand_polls && n > 2) {
         if (x->attrs == NULL && (x->attrs = OTF2_AttributeList_New()) == NULL)
             return fc__err(FC_ENOMEM, "out of memory");
-        FC__OTF2_TRY(OTF2_AttributeList_AddUint64(x->attrs, 0, n - 1));
+        FC__OTF2_TRY(OTF2_AttributeList_AddUint64(x->attrs, FC__OTF2_ATTR_POLLS, n - 1));
         x->folded++;
+        x->attrs_used |= 1u << FC__OTF2_ATTR_POLLS;
     }
     int rc = write_call(x, ri, th, &c, NULL, 0);
     if (x->attrs != NULL) /* not left for another call when this one wrote nothing */
@@ -351,7 +408,7 @@ static int write_rank(fc__exporter *x, long ri, uint32_t rank)
                 goto out;
             continue;
         }
-        if (rec.ev.kind == FC_EV_COMPLETE || rec.ev.kind == FC_EV_START) {
+        if (rec.ev.kind == FC_EV_COMPLETE || rec.ev.kind == FC_EV_START || rec.ev.kind == FC_EV_COUNTS) {
             fc__pending *p = &h->p;
             if (!p->has)
                 continue; /* a sub-record without its call: the chunk with the call was lost */
@@ -577,6 +634,7 @@ int fc__otf2_export(fc_trace *t, const char *outdir, unsigned flags, fc__otf2_st
 out:
     if (x.attrs != NULL)
         OTF2_AttributeList_Delete(x.attrs);
+    free(x.counts);
     if (x.ar != NULL && OTF2_Archive_Close(x.ar) != OTF2_SUCCESS && rc == 0)
         rc = fc__err(FC_EIO, "%s: OTF2 writer: %s", outdir, fc__otf2_message());
     fc__otf2_loud();

@@ -23,6 +23,8 @@ typedef struct frame {
     uint32_t cc;  /* the calling context it was entered with, UINT32_MAX for a plain Enter */
     uint64_t t0;
     size_t first; /* its MPI events are ev[first .. nev) */
+    uint64_t preq;   /* FC_OTF2_REQUEST_ATTR of its Enter, 0 without */
+    uint32_t counts; /* FC_OTF2_COUNTS_ATTR of its Enter (a string), UINT32_MAX without */
 } frame;
 
 typedef struct sev {
@@ -163,9 +165,35 @@ static uint64_t stack_site(lstate *s)
     return s->nomem ? 0 : (uint64_t)im->ncc + 1 + id;
 }
 
+/* The COUNTS sub-records of FC_OTF2_COUNTS_ATTR's text (runs "first:n:to:from"), at time t; a
+ * malformed run ends them. */
+static void put_counts(lstate *s, const char *text, uint64_t t)
+{
+    const char *p = text;
+    while (*p) {
+        long long first;
+        unsigned long long n, to, from;
+        int used = 0;
+        if (sscanf(p, " %lld:%llu:%llu:%llu%n", &first, &n, &to, &from, &used) != 4 || first < 0)
+            return;
+        fc_event e = {.kind = FC_EV_COUNTS, .t0 = t, .t1 = t, .peer = first, .obj = n, .bytes = to, .bytes2 = from};
+        put(s, &e);
+        p += used;
+    }
+}
+
+/* 1 for the records whose fields a NonBlockingCollectiveComplete gives: the post of a non-blocking
+ * collective and the init of a persistent one. */
+static int nbc_post(unsigned kind)
+{
+    return fc__otf2_icoll(kind) || fc__otf2_persistent(kind);
+}
+
 /* Turns one MPI call (a region entered at t0 and left at t1, with the MPI events written inside it)
- * into flowcut records: the call itself, posts it made beyond its own, then its completions. */
-static void convert(lstate *s, uint32_t reg, uint32_t cc, uint64_t t0, uint64_t t1, const oev *ev, size_t n)
+ * into flowcut records: the call itself, posts it made beyond its own, then its completions. f is
+ * the call's frame (its Enter's attributes), NULL for MPI records outside any region. */
+static void convert(lstate *s, uint32_t reg, uint32_t cc, uint64_t t0, uint64_t t1, const oev *ev, size_t n,
+                    const frame *f)
 {
     fc__importer *im = s->im;
     int k = -1;
@@ -232,6 +260,14 @@ static void convert(lstate *s, uint32_t reg, uint32_t cc, uint64_t t0, uint64_t 
                 extra[nx++] = e;
             }
             break;
+        case OE_NBC_DONE: {
+            /* The fields of the collective come with its completion (OTF2 has none at the post):
+             * give them to the post, or to the init of a persistent one. */
+            sev *p = rmap_get(s, o->req);
+            if (p != NULL && nbc_post(p->e.kind))
+                p->e.comm = c.comm, p->e.peer = root_peer(o->root), p->e.bytes = o->bytes, p->e.bytes2 = o->bytes2;
+            goto completion;
+        }
         case OE_IRECV: {
             c.peer = o->peer, c.tag = o->tag, c.bytes = o->bytes, c.flags = FC_EVF_STATUS;
             /* The post learns its communicator, source and tag only now: give them to it, so that
@@ -241,7 +277,8 @@ static void convert(lstate *s, uint32_t reg, uint32_t cc, uint64_t t0, uint64_t 
                 p->e.comm = c.comm, p->e.peer = o->peer, p->e.tag = o->tag, p->e.flags = 0;
         }
             /* fall through */
-        case OE_ISEND_DONE: case OE_NBC_DONE: case OE_CANCELLED:
+        case OE_ISEND_DONE: case OE_CANCELLED:
+        completion:
             if (o->type == OE_CANCELLED)
                 c.flags = FC_EVF_CANCELLED;
             /* A completion written before the call's Leave keeps its own time (format 2.1). */
@@ -254,15 +291,30 @@ static void convert(lstate *s, uint32_t reg, uint32_t cc, uint64_t t0, uint64_t 
             base.comm = e.comm, base.peer = root_peer(o->root), base.bytes = o->bytes, base.bytes2 = o->bytes2;
             break;
         case OE_NBC_REQ:
-            base.obj = o->req;
+            /* MPI_Startall starts each request in a START sub-record. */
+            if (k == FC_EV_MPI_Startall) {
+                c.obj = o->req, c.kind = FC_EV_START, c.comm = 0;
+                if (nsub < 64)
+                    sub[nsub++] = c;
+            } else {
+                base.obj = o->req;
+            }
             break;
         }
     }
     base.site = site;
+    /* A persistent collective's init: the request it creates is its Enter's attribute (an archive
+     * of another writer names none: its Starts then start nothing the analysis knows). */
+    if (f != NULL && f->preq != 0 && fc__otf2_persistent(base.kind))
+        base.obj = f->preq;
     if (base.kind != 0) {
         put(s, &base);
-        if ((base.kind == FC_EV_MPI_Irecv || base.kind == FC_EV_MPI_Imrecv) && base.obj && !s->nomem)
+        if ((base.kind == FC_EV_MPI_Irecv || base.kind == FC_EV_MPI_Imrecv || nbc_post(base.kind)) && base.obj &&
+            !s->nomem)
             rmap_put(s, base.obj, s->nout - 1);
+        /* The bytes per peer of a v or w collective follow it, as the tracer writes them. */
+        if (f != NULL && f->counts != UINT32_MAX)
+            put_counts(s, fc__otf2_string_of(im, f->counts), t1);
     }
     for (size_t i = 0; i < nx; i++) {
         extra[i].site = site; /* a post the call made (MPI_Start's, say): from the call's site */
@@ -278,7 +330,7 @@ static void push_ev(lstate *s, uint64_t time, const oev *o)
 {
     if (s->nst == 0) {
         /* An MPI record outside any region: a call of its own, of no known function. */
-        convert(s, UINT32_MAX, UINT32_MAX, ns(s->im, time), ns(s->im, time), o, 1);
+        convert(s, UINT32_MAX, UINT32_MAX, ns(s->im, time), ns(s->im, time), o, 1, NULL);
         return;
     }
     if (fc__grow((void **)&s->ev, &s->nev, &s->evcap, sizeof *s->ev) < 0) {
@@ -289,14 +341,22 @@ static void push_ev(lstate *s, uint64_t time, const oev *o)
     s->ev[s->nev++].t = ns(s->im, time);
 }
 
-static void enter(lstate *s, uint64_t time, uint32_t region, uint32_t cc)
+static void enter(lstate *s, uint64_t time, uint32_t region, uint32_t cc, OTF2_AttributeList *a)
 {
+    const fc__importer *im = s->im;
+    uint64_t preq = 0;
+    OTF2_StringRef counts = UINT32_MAX;
     s->last = ns(s->im, time);
     if (fc__grow((void **)&s->st, &s->nst, &s->stcap, sizeof *s->st) < 0) {
         s->nomem = 1;
         return;
     }
-    s->st[s->nst++] = (frame){region, cc, s->last, s->nev};
+    if (a != NULL && im->attr_request1 && OTF2_AttributeList_GetUint64(a, im->attr_request1 - 1, &preq) != OTF2_SUCCESS)
+        preq = 0;
+    if (a != NULL && im->attr_counts1 &&
+        OTF2_AttributeList_GetStringRef(a, im->attr_counts1 - 1, &counts) != OTF2_SUCCESS)
+        counts = UINT32_MAX;
+    s->st[s->nst++] = (frame){region, cc, s->last, s->nev, preq, counts};
 }
 
 static void leave(lstate *s, uint64_t time)
@@ -307,7 +367,7 @@ static void leave(lstate *s, uint64_t time)
     frame *f = &s->st[--s->nst];
     if (s->nev > f->first || (f->region < s->im->nregions && s->im->regions[f->region].paradigm == OTF2_PARADIGM_MPI))
         convert(s, f->region, f->cc, f->t0, s->last, s->nev > f->first ? s->ev + f->first : s->ev,
-                s->nev - f->first);
+                s->nev - f->first, f);
     s->nev = f->first;
 }
 
@@ -325,8 +385,8 @@ static void leave(lstate *s, uint64_t time)
 
 CB_HEAD(on_enter, OTF2_RegionRef r)
 {
-    (void)l, (void)pos, (void)a;
-    enter(d, t, r, UINT32_MAX);
+    (void)l, (void)pos;
+    enter(d, t, r, UINT32_MAX, a);
     return ((lstate *)d)->nomem ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 CB_HEAD(on_leave, OTF2_RegionRef r)
@@ -338,8 +398,8 @@ CB_HEAD(on_leave, OTF2_RegionRef r)
 CB_HEAD(on_cc_enter, OTF2_CallingContextRef cc, uint32_t unwind)
 {
     lstate *s = d;
-    (void)l, (void)pos, (void)a, (void)unwind;
-    enter(s, t, cc < s->im->ncc ? s->im->ccs[cc].region : UINT32_MAX, cc < s->im->ncc ? cc : UINT32_MAX);
+    (void)l, (void)pos, (void)unwind;
+    enter(s, t, cc < s->im->ncc ? s->im->ccs[cc].region : UINT32_MAX, cc < s->im->ncc ? cc : UINT32_MAX, a);
     return s->nomem ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 CB_HEAD(on_cc_leave, OTF2_CallingContextRef cc)

@@ -101,6 +101,20 @@ const char *fc__otf2_string_of(const fc__importer *im, uint32_t ref)
     return ref < im->nstrings && im->strings[ref] ? im->strings[ref] : "";
 }
 
+/* The attributes of a flowcut export that the import reads back (the others are left alone). */
+static OTF2_CallbackCode on_attribute(void *d, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef desc,
+                                      OTF2_Type type)
+{
+    fc__importer *im = d;
+    (void)desc;
+    const char *n = fc__otf2_string_of(im, name);
+    if (strcmp(n, FC_OTF2_REQUEST_ATTR) == 0 && type == OTF2_TYPE_UINT64 && self < MAX_REF)
+        im->attr_request1 = self + 1;
+    else if (strcmp(n, FC_OTF2_COUNTS_ATTR) == 0 && type == OTF2_TYPE_STRING && self < MAX_REF)
+        im->attr_counts1 = self + 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode on_clock(void *d, uint64_t res, uint64_t off, uint64_t len, uint64_t real)
 {
     (void)off, (void)len, (void)real;
@@ -406,6 +420,7 @@ static OTF2_GlobalDefReaderCallbacks *def_callbacks(void)
     OTF2_GlobalDefReaderCallbacks_SetCartCoordinateCallback(cb, on_cartcoord);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, on_cc);
     OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(cb, on_scl);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
     return cb;
 }
 

@@ -9,6 +9,7 @@
 #include <flowcut/error.h>
 #include "util/internal.h"
 #include "report/report.h"
+#include "report/shared.h"
 
 static void json_num(FILE *f, double x)
 {

@@ -1,5 +1,5 @@
-/* analyzer/report/report.c: the JSON document of an analysis, and the helpers every report
- * shares (call-site texts, a flow's main conflict, the warnings). */
+/* analyzer/report/report.c: the JSON document of an analysis, and the helpers the writers above
+ * it share (a flow's main conflict, the warnings, flows in order of id). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -9,26 +9,6 @@
 #include "report/report.h"
 #include "conflict/sweep.h"
 #include "report/shared.h"
-
-static const char *const conflict_names[] = {
-#define FC__X(name, num, text) [num] = text,
-    FC_CONFLICT_KINDS(FC__X)
-#undef FC__X
-};
-
-const char *fc__conflict_name(uint32_t kind)
-{
-    size_t n = sizeof conflict_names / sizeof conflict_names[0];
-    return kind < n && conflict_names[kind] ? conflict_names[kind] : "unknown";
-}
-
-const char *fc__report_site(const fc__analysis *a, uint32_t rank, uint64_t site)
-{
-    if (a->syms == NULL || site == 0)
-        return NULL;
-    long i = fc_trace_find(a->trace, rank);
-    return i < 0 ? NULL : fc_symbols_site(a->syms, (size_t)i, site);
-}
 
 void fc__report_flow_main(const fc__analysis *a, uint64_t id, fc__label *main, double *conflict_s)
 {

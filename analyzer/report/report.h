@@ -96,14 +96,7 @@ void fc__json_stream_free(fc__json_stream *js);
 /* The collective calls the streamed documents describe (before their finish; NULL: none). */
 void fc__json_stream_colls(fc__json_stream *js, const fc__colls *colls);
 
-/* The name of an FC_CONFLICT_* kind ("none", "outgoing", "incoming", "mixed-in", "mixed-out"),
- * or "unknown". */
-const char *fc__conflict_name(uint32_t kind);
-
 /* ---- shared by report.c (JSON, CSV) and report/text.c ----------------------------------------- */
-
-/* The text of call site `site` of world rank `rank`, or NULL (site 0, no symbols, unknown id). */
-const char *fc__report_site(const fc__analysis *a, uint32_t rank, uint64_t site);
 
 /* The label inter-node flow id spent the most time under (the earliest on a tie; NONE with k = 1
  * for a flow never active) in *main, and its total time under a label other than NONE in

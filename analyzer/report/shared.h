@@ -1,4 +1,10 @@
-/* analyzer/report/shared.h: what the report writers share beyond report.h: the flows put in id order, node names, the end of a document. Private to analyzer/report/. */
+/* analyzer/report/shared.h: what the report writers share beyond report.h: the names of conflict
+ * kinds and call sites, the flows put in id order, node names, the end of a document. Private to
+ * analyzer/report/.
+ *
+ * The writers depend one way, each only on those before it: this header; observation.c;
+ * predictions.c and collectives.c; report.c (the JSON document, the warnings, the flows in order);
+ * then csv.c, text.c, html.c and chrome.c. info.c and remap.c stand apart. */
 #ifndef FLOWCUT_ANALYZER_REPORT_SHARED_H
 #define FLOWCUT_ANALYZER_REPORT_SHARED_H
 
@@ -9,6 +15,29 @@
 #include "util/numfmt.h"
 #include "report/report.h"
 #include "conflict/sweep.h"
+
+/* ---- names ------------------------------------------------------------------------------------ */
+
+/* The name of an FC_CONFLICT_* kind ("none", "outgoing", "incoming", "mixed-in", "mixed-out"),
+ * or "unknown". */
+static inline const char *fc__conflict_name(uint32_t kind)
+{
+    static const char *const names[] = {
+#define FC__X(name, num, text) [num] = text,
+        FC_CONFLICT_KINDS(FC__X)
+#undef FC__X
+    };
+    return kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "unknown";
+}
+
+/* The text of call site `site` of world rank `rank`, or NULL (site 0, no symbols, unknown id). */
+static inline const char *fc__report_site(const fc__analysis *a, uint32_t rank, uint64_t site)
+{
+    if (a->syms == NULL || site == 0)
+        return NULL;
+    long i = fc_trace_find(a->trace, rank);
+    return i < 0 ? NULL : fc_symbols_site(a->syms, (size_t)i, site);
+}
 
 /* ---- flows in order of id ------------------------------------------------------------------ */
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "util/internal.h"
 #include "report/report.h"
+#include "report/shared.h"
 #include "conflict/summary.h"
 
 /* Matrices wider than this many nodes do not fit a terminal: the traffic becomes a list. */

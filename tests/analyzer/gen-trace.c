@@ -4,8 +4,10 @@
  *
  * usage: gen-trace DIR < SPEC. SPEC lines (blank lines and # comments ignored):
  *   ranks N                      world size (first line)
- *   node R NAME                  node (and host) name of rank R
- *   host R NAME                  host name of rank R, when it differs from its node's (after node)
+ *   node R NAME                  node (and host) name of rank R: the rest of the line, spaces
+ *                                included (the format's names are any UTF-8 text without NUL)
+ *   host R NAME                  host name of rank R, when it differs from its node's (after
+ *                                node): the rest of the line
  *   affinity R LIST              the CPUs rank R may run on, e.g. 0-1 (none recorded otherwise)
  *   ev R KIND T0 T1 PEER TAG BYTES OBJ [status] [site=ID] [b2=N] [comm=ID]
  *                                one event of rank R: KIND as `flowcut dump` names it, T0 and T1 in
@@ -40,7 +42,7 @@
 #define MAXE 4096
 
 typedef struct grank {
-    char node[64], host[64], affinity[64];
+    char node[256], host[256], affinity[64];
     char env[512]; /* NAME=VALUE entries, each ended by a NUL */
     size_t nenv;
     fc_event *ev; /* MAXE of them, allocated for the ranks that have events */
@@ -69,6 +71,19 @@ static void die(int line, const char *what)
 {
     fprintf(stderr, "gen-trace: line %d: %s\n", line, what);
     exit(1);
+}
+
+/* The NAME of a "node R NAME" or "host R NAME" line (the rest of the line after R and the blanks
+ * that follow it) into out; a missing name, or one that does not fit, ends the program. */
+static void name_of_line(int line, const char *buf, int at, char *out, size_t len)
+{
+    size_t n = at > 0 ? strcspn(buf + at, "\r\n") : 0;
+    if (n == 0)
+        die(line, "a node or host name is missing");
+    if (n >= len)
+        die(line, "a node or host name is longer than 255 bytes");
+    memcpy(out, buf + at, n);
+    out[n] = '\0';
 }
 
 /* A comma list of world ranks (null: MPI_PROC_NULL; -: empty) into v; returns its length. */
@@ -140,6 +155,7 @@ int main(int argc, char **argv)
         long long peer, tag;
         unsigned long long bytes, obj;
         char name[64], name2[256];
+        int at = -1;
         line++;
         if (buf[0] == '#' || strspn(buf, " \t\r\n") == strlen(buf))
             continue;
@@ -148,20 +164,20 @@ int main(int argc, char **argv)
                 die(line, "bad rank count");
             for (unsigned i = 0; i < n; i++)
                 snprintf(rk[i].node, sizeof rk[i].node, "node%u", i);
-        } else if (sscanf(buf, "node %u %63s", &r, name) == 2) {
+        } else if (sscanf(buf, "node %u %n", &r, &at) == 1) {
             if (r >= n)
                 die(line, "rank out of range");
-            snprintf(rk[r].node, sizeof rk[r].node, "%s", name);
+            name_of_line(line, buf, at, rk[r].node, sizeof rk[r].node);
         } else if (sscanf(buf, "env %u %255s", &r, name2) == 2) {
             size_t l = strlen(name2) + 1;
             if (r >= n || rk[r].nenv + l > sizeof rk[r].env)
                 die(line, "rank out of range or too many env entries");
             memcpy(rk[r].env + rk[r].nenv, name2, l);
             rk[r].nenv += l;
-        } else if (sscanf(buf, "host %u %63s", &r, name) == 2) {
+        } else if (sscanf(buf, "host %u %n", &r, &at) == 1) {
             if (r >= n)
                 die(line, "rank out of range");
-            snprintf(rk[r].host, sizeof rk[r].host, "%s", name);
+            name_of_line(line, buf, at, rk[r].host, sizeof rk[r].host);
         } else if (sscanf(buf, "affinity %u %63s", &r, name) == 2) {
             if (r >= n)
                 die(line, "rank out of range");

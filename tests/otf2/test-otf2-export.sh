@@ -86,6 +86,9 @@ suffix=-rndv
 one bcast 8 -s 400000 -r 2
 suffix=
 one random30 4 -N 2 -c 8 -x 0.05 -r 1
+# MPI-4 persistent collectives (NonBlockingCollectiveRequest at each Start, flowcut::request at
+# the init, flowcut::counts for the uneven all-to-all v) beside a point-to-point halo.
+one psolver 8 -b 512 -c 64 -H 256 -i 6
 # A run with collective settings (the tracer's COLL_ENV): the archive carries them, so that the
 # import expands the reductions with the algorithm MPICH chose, not its default. MPIR_CVAR_NOLOCAL
 # makes every rank a node of its own to MPICH, which then runs MPIR's reduction on all 8 (on one
