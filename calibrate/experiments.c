@@ -361,8 +361,9 @@ static int same_direction(const cal_layout *L, int X, int k, int out, cal_flows 
 }
 
 /* The late joiner's share at node X, for k = 2 .. o->max_k flows out of X: k - 1 flows of
- * cut_size bytes start together, and the k-th, of cut_size / 4, starts when they have run for an
- * eighth of a lone flow's time t_out, long before they end. While all are in flight the newcomer
+ * cut_size bytes start together, and the k-th, of o->newcomer bytes (--newcomer; a quarter of
+ * cut_size by default), starts when they have run for an eighth of a lone flow's time t_out, long
+ * before they end. While all are in flight the newcomer
  * gets the fraction r of the NIC its lone time over its time gives (latency set apart); in a
  * weighted fair share where the old flows weigh 1 and the newcomer w, r = w / (k - 1 + w), so
  * w = (k - 1) r / (1 - r), and the profile's g, a newcomer joining n older flows weighing
@@ -371,7 +372,7 @@ static int latejoin(const cal_opts *o, const cal_layout *L, fc__profile *p, doub
                     size_t nn)
 {
     int X = L->nnodes - 1;
-    uint64_t small = o->cut_size / 4;
+    uint64_t small = o->newcomer;
     cal_flows f1;
     if (!same_direction(L, X, 1, 1, &f1))
         return 0;

@@ -4,7 +4,7 @@
 # byte), two flows out of or into one node share its link fairly (alpha near 1), and a node's
 # incoming and outgoing flows do not disturb each other (mixed alphas near 0), and the IMB
 # multi-mode ping-pong fitted with Hager & Wellein's model finds the link's bandwidth, its ranks
-# napping when they outnumber the CPUs. A bad --max-k is refused. Beyond the ranks per node (--max-k 8 by default), 8 flows
+# napping when they outnumber the CPUs. A bad --max-k, and a --newcomer larger than --cut-size, are refused. Beyond the ranks per node (--max-k 8 by default), 8 flows
 # out of or into one node share it fairly too (alpha near 7), and a flow joining flows already
 # under way gets less than its fair share (the late-joiner record). Two messages sent at once from
 # one rank to another end one after the other over MPICH's one connection per pair (the
@@ -26,6 +26,11 @@ msg=$(timeout 60 "$MPIEXEC" -n 1 "$cal" --max-k 1 -o "$prof" 2>&1)
 rc=$?
 [ $rc = 2 ] && [ "$msg" = "flowcut-calibrate: --max-k '1': expected a count from 2 to 32" ] && [ ! -e "$prof" ] ||
     fail_later "--max-k 1: exit $rc, message '$msg'"
+# A newcomer larger than the conflict's flows it joins: refused the same way.
+msg=$(timeout 60 "$MPIEXEC" -n 1 "$cal" --cut-size 64k --newcomer 1M -o "$prof" 2>&1)
+rc=$?
+[ $rc = 2 ] && [ "$msg" = "flowcut-calibrate: --newcomer 1048576: larger than the conflict size, 65536 bytes" ] &&
+    [ ! -e "$prof" ] || fail_later "--newcomer 1M with --cut-size 64k: exit $rc, message '$msg'"
 "$cluster" up --nodes 4 --rate 200mbit --duplex full || fail "cluster up"
 timeout 240 "$cluster" mpiexec -n 8 "$cal" --quick -o "$prof" --network "emulated 200mbit full duplex" ||
     fail "flowcut-calibrate did not run"
