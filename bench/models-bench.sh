@@ -433,3 +433,11 @@ for d in duplexes:
                 print("  %-5s %d a node %-10s mean |err| %5.1f%%  (%s)" % (d, per_node, m,
                       sum(r["mean"] for r in sel) / len(sel), ", ".join("%s %.1f%%" % (r["case"], r["mean"]) for r in sel)))
 PY
+# How near any model can come on these runs: one run's medians as another's, and the error of a model
+# exact in expectation (models-residuals.py, whose first lines these are).
+if [ "$runs" -ge 3 ]; then
+    for duplex in $duplexes; do
+        echo "== $duplex duplex: the random pattern's runs against each other =="
+        python3 "$src/bench/models-residuals.py" "$work/$duplex" | sed -n '1,/^messages of one pair/p' | sed '$d'
+    done
+fi

@@ -4,7 +4,8 @@ the runs a `models-bench.sh -o DIR` keeps (DIR/DUPLEX/random30, random30-2, ...:
 print-out `out` and flowcut analyze's `platform.json`). Prints, for one duplex mode:
 
   - the floor: each communication's median over the repetitions of one run, taken as the
-    prediction of another run's (mean absolute and global error, every pair of runs);
+    prediction of another run's (mean absolute and global error, every pair of runs), and the
+    error a model that knew each communication's expected median would still make;
   - the messages of one pair of ranks in flight together: how often the later one ended first,
     together with the earlier one (within 20 ms) or after it;
   - per node and NIC direction, the bytes of a repetition and the time from its first start until
@@ -49,6 +50,20 @@ for a, b in itertools.permutations(range(len(runs)), 2):
         so, sp = sum(med[b].values()), sum(med[a][k] for k in med[b])
         print("  %s as %s: mean %.1f %%, global %.1f %%" % (runs[a], runs[b], sum(errs) / len(errs),
                                                             abs(sp - so) / so * 100))
+# A model that predicted each communication's expected median exactly would still err by each run's
+# own deviation from it. With n runs, the mean of the other n - 1 runs' medians predicting the
+# left-out run errs by that deviation and the mean's own, whose variances add: 1 + 1 / (n - 1)
+# times a run's. Dividing its error by the square root of that estimates the exact model's error.
+if len(runs) >= 3:
+    loo = []
+    for j in range(len(runs)):
+        rest = [i for i in range(len(runs)) if i != j]
+        errs = [abs(sum(med[i][k] for i in rest) / len(rest) - med[j][k]) / med[j][k] * 100 for k in med[j]]
+        loo.append(sum(errs) / len(errs))
+    scale = (1 + 1 / (len(runs) - 1)) ** 0.5
+    print("  the other runs' mean as each run: mean %s %%; an exact model of the expected medians: "
+          "about %.1f %% (%.1f-%.1f)" % (", ".join("%.1f" % e for e in loo), sum(loo) / len(loo) / scale,
+                                         min(loo) / scale, max(loo) / scale))
 
 print("messages of one pair of ranks in flight together (later against earlier):")
 drains = collections.defaultdict(lambda: [0.0, 0.0, 0.0, 0])

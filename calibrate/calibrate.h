@@ -25,6 +25,7 @@ typedef struct cal_opts {
     int runs;             /* -r: whole measurements repeated, merged by their median */
     int max_k;            /* --max-k: most flows of a same-direction conflict and of the late
                              joiner's measurement */
+    uint64_t newcomer;    /* --newcomer: the late joiner's size (default cut_size / 4) */
     int quick;            /* --quick */
     int verbose;          /* -v: every measured point on stderr */
     int min_reps, max_reps; /* repetitions of one measurement, after the warm-up */

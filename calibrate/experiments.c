@@ -361,8 +361,9 @@ static int same_direction(const cal_layout *L, int X, int k, int out, cal_flows 
 }
 
 /* The late joiner's share at node X, for k = 2 .. o->max_k flows out of X: k - 1 flows of
- * cut_size bytes start together, and the k-th, of cut_size / 4, starts when they have run for an
- * eighth of a lone flow's time t_out, long before they end. While all are in flight the newcomer
+ * cut_size bytes start together, and the k-th, of o->newcomer bytes (--newcomer; a quarter of
+ * cut_size by default), starts when they have run for an eighth of a lone flow's time t_out, long
+ * before they end. While all are in flight the newcomer
  * gets the fraction r of the NIC its lone time over its time gives (latency set apart); in a
  * weighted fair share where the old flows weigh 1 and the newcomer w, r = w / (k - 1 + w), so
  * w = (k - 1) r / (1 - r), and the profile's g, a newcomer joining n older flows weighing
@@ -371,7 +372,7 @@ static int latejoin(const cal_opts *o, const cal_layout *L, fc__profile *p, doub
                     size_t nn)
 {
     int X = L->nnodes - 1;
-    uint64_t small = o->cut_size / 4;
+    uint64_t small = o->newcomer;
     cal_flows f1;
     if (!same_direction(L, X, 1, 1, &f1))
         return 0;
@@ -569,6 +570,27 @@ static int opposite(const cal_opts *o, const cal_layout *L, fc__profile *p, doub
     return 0;
 }
 
+/* The report's chain 0>1>2>3 (on the first four nodes): a flow into node 1 while another leaves
+ * it for node 2, whose other rank sends to node 3, every rank napping while it waits. No NIC
+ * direction carries two flows, so a full-duplex network should move each at its lone rate; the
+ * middle flow is in a mixed conflict at both its ends. Written to the notes only: the profile's
+ * mixed cuts are the model's figure, and this says what a longer chain costs on the network alone,
+ * apart from the CPUs that busy-polling programs share. */
+static void chain(const cal_opts *o, const cal_layout *L, double t_out, double t_in, char *notes, size_t nn)
+{
+    if (L->nnodes < 4)
+        return;
+    cal_flows f = {0};
+    for (int d = 0; d < 3; d++)
+        add_flow(&f, L->members[L->first[d] + (d > 0)], L->members[L->first[d + 1]]);
+    double t[CAL_MAXFLOWS], eps;
+    run_flows(o, &f, o->cut_size, t, &eps, NULL);
+    double lone = 0.5 * (t_out + t_in), worst = fmax(t[0], fmax(t[1], t[2]));
+    note(notes, nn, "chain 0>1>2>3: messages of %" PRIu64 " bytes started together, ranks napping: %.6g, %.6g, "
+         "%.6g s against %.6g-%.6g s alone (the longest %+.1f %% over their mean)", o->cut_size, t[0], t[1], t[2],
+         fmin(t_out, t_in), fmax(t_out, t_in), 100 * (worst / lone - 1));
+}
+
 /* Every elementary conflict at node X (the last node), for k = 2 .. o->max_k. */
 static int cuts(const cal_opts *o, const cal_layout *L, fc__profile *p, char *notes, size_t nn)
 {
@@ -629,7 +651,10 @@ static int cuts(const cal_opts *o, const cal_layout *L, fc__profile *p, char *no
         note(notes, nn, "no mixed cut: node 0 has too few ranks to play both ends");
         return 0;
     }
-    return conflict(o, p, &f, ref, ref_eps, lat, FC_CONFLICT_MIXED_IN, 0);
+    if ((rc = conflict(o, p, &f, ref, ref_eps, lat, FC_CONFLICT_MIXED_IN, 0)) != 0)
+        return rc;
+    chain(o, L, t_out, t_in, notes, nn);
+    return 0;
 }
 
 /* k ranks of one node sending to k of another, k = 1 .. rpn, four sizes: Gropp's series. */
@@ -716,6 +741,23 @@ static int maxrate(const cal_opts *o, const cal_layout *L, fc__profile *p, char 
         return 0;
     }
     p->has_maxrate = 1;
+    double s0 = fc__profile_time(p, 0, 0);
+    if (p->maxrate.s < s0) {
+        /* A message starts no sooner than an empty one arrives. The sizes' line puts the start-up
+         * below that, or below zero, where a shaped link lets its token bucket's burst through at
+         * once: the first bytes of every size cost no time, and the intercept is the start-up less
+         * the burst's time at the link's rate. The start-up is not in these times; the
+         * ping-pong's one-way time of an empty message is. */
+        p->maxrate.s = s0;
+        double sse = 0;
+        for (size_t i = 0; i < n; i++) {
+            double r = fc__gropp_time(&p->maxrate, ks[i], bytes[i]) / t[i] - 1;
+            sse += r * r;
+        }
+        p->maxrate.eps = sqrt(sse / (double)n);
+        note(notes, nn, "max-rate: the sizes' line starts below an empty message's one-way time (a shaped link "
+             "passes a flow's first bytes at once), which s takes: %.3g us", s0 * 1e6);
+    }
     note(notes, nn, "max-rate: k = 1..%d ranks of node %d send to as many of node %d, %zu sizes up to %" PRIu64
          " bytes; T = time until the last flow ends; s is a one-way start-up, not Gropp's round trip", kmax, P, Q,
          n / (size_t)kmax, o->cut_size);

@@ -39,6 +39,7 @@ static void usage(FILE *f)
           "  -v               print every measured point on stderr\n"
           "  --max-k K        conflicts and late joiners of up to K flows on one NIC, 2 to 32 (default 8;\n"
           "                   a rank then plays several flows when its node has fewer ranks)\n"
+          "  --newcomer BYTES size of the late joiner's newcomer (default a quarter of --cut-size, at most it)\n"
           "  --quick          a small run for tests: sizes to 1 MiB, fewer of them, eps 0.1\n"
           "  --help           this text\n",
           f);
@@ -65,11 +66,12 @@ static int parse_size(const char *s, uint64_t *out)
 /* Parses the options into o; returns 0, 1 for --help, or -1 with msg filled. */
 static int parse_args(int argc, char **argv, cal_opts *o, char *msg, size_t n)
 {
-    enum { OPT_MAX = 256, OPT_CUT, OPT_QUICK, OPT_NET, OPT_HELP, OPT_MAXK };
+    enum { OPT_MAX = 256, OPT_CUT, OPT_QUICK, OPT_NET, OPT_HELP, OPT_MAXK, OPT_NEWCOMER };
     static const struct option longs[] = {{"max-size", required_argument, NULL, OPT_MAX},
                                           {"cut-size", required_argument, NULL, OPT_CUT},
                                           {"quick", no_argument, NULL, OPT_QUICK},
                                           {"max-k", required_argument, NULL, OPT_MAXK},
+                                          {"newcomer", required_argument, NULL, OPT_NEWCOMER},
                                           {"network", required_argument, NULL, OPT_NET},
                                           {"help", no_argument, NULL, OPT_HELP},
                                           {NULL, 0, NULL, 0}};
@@ -106,6 +108,10 @@ static int parse_args(int argc, char **argv, cal_opts *o, char *msg, size_t n)
                 return snprintf(msg, n, "--cut-size '%s': expected a size from 1024 bytes to 1 GiB", optarg), -1;
             cut_given = 1;
             break;
+        case OPT_NEWCOMER:
+            if (parse_size(optarg, &o->newcomer) != 0 || o->newcomer < 1024)
+                return snprintf(msg, n, "--newcomer '%s': expected a size from 1024 bytes to 1 GiB", optarg), -1;
+            break;
         case 'v':
             o->verbose = 1;
             break;
@@ -139,6 +145,11 @@ static int parse_args(int argc, char **argv, cal_opts *o, char *msg, size_t n)
         o->cut_size = o->quick ? 1u << 20 : 4u << 20;
     if (o->cut_size > o->max_size)
         o->cut_size = o->max_size;
+    if (o->newcomer == 0)
+        o->newcomer = o->cut_size / 4;
+    if (o->newcomer > o->cut_size)
+        return snprintf(msg, n, "--newcomer %" PRIu64 ": larger than the conflict size, %" PRIu64 " bytes",
+                        o->newcomer, o->cut_size), -1;
     o->min_reps = o->quick ? 3 : 5;
     o->max_reps = o->quick ? 12 : 40;
     o->budget = o->quick ? 2.0 : 8.0;
