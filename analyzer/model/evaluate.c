@@ -519,7 +519,7 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
                   o->late_peer + o->no_progress < FC_OBS_MAJOR_SHARE * f->observed && (!over || f->rendezvous);
         ncand += keep[i];
         ncand_p2p += keep[i] && !f->coll;
-        ncoll += f->coll != 0;
+        ncoll += keep[i] && f->coll;
     }
     /* A collective's steps have inferred times (the expansion splits a rank's time in the call
      * evenly among its steps): the point-to-point flows, when there are enough of them, are what
@@ -569,13 +569,14 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
             keep[i] = ob->flow[i].cls == FC_OBS_NETWORK && !(p2p && m->flows[i].coll);
     }
     size_t nnet = 0, used = 0, ncoll_used = 0;
-    for (size_t i = 0; nseg > 0 && i < m->ninter; i++) {
+    for (size_t i = 0; nseg > 0 && i < m->ninter; i++)
         nnet += keep[i];
-        ncoll_used += keep[i] && m->flows[i].coll;
-    }
     nseg = 0;
     if (nnet >= FC_SELFCAL_MIN_FLOWS)
         used = fit_kept(m, keep, alone, degree, tim, both, bb, tt, seg, &nseg, &div);
+    /* The steps among the flows the segments were fitted to (those that ran alone, or all). */
+    for (size_t i = 0; nseg > 0 && i < m->ninter; i++)
+        ncoll_used += (div ? keep[i] : both[i]) && m->flows[i].coll && m->flows[i].observed > 0;
     capped = nolat = over = assumed_lat = 0;
     for (size_t i = 0; i < m->ninter; i++)
         over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
@@ -645,7 +646,7 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
     char whose[96] = "";
     if (ncoll_used > 0)
         snprintf(whose, sizeof whose, ", %zu of them collectives' steps, whose times are inferred", ncoll_used);
-    else if (ncoll > 0)
+    else if (p2p && ncoll > 0) /* steps the first fit would have taken */
         snprintf(whose, sizeof whose, ", point-to-point only (collectives' steps have inferred times)");
     snprintf(note, nnote,
              "self-calibrated: inter-node latency and bandwidth from %zu network flows (of %zu)%s%s%s%s, intra-node "
