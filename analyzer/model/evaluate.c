@@ -380,9 +380,9 @@ static double seg_latency(const fc__segment *seg, size_t nseg, uint64_t bytes)
  * flow keep[] names was active (fc__obs: the bytes that crossed the busier one over the flow's
  * time, less the latency of its size's segment among seg[0 .. nseg), which moves no byte): a rate
  * no NIC of the trace reached is not the network's. Without the latency taken off, a flow that ran
- * alone would read slower than its own rate, and cap the fit below it. A latency the fit assumed
- * (flows of one size) is no measurement: the caller then gives no segments. Returns 0 (*capped set
- * when it lowered the rate of *s), or -1 when no flow gives a rate. */
+ * alone would read slower than its own rate, and cap the fit below it (a latency the fit assumed
+ * is given as 0: check_segments). Returns 0 (*capped set when it lowered the rate of *s), or -1
+ * when no flow gives a rate. */
 static int cap_at_nics(const fc__observation *ob, const fc__match *m, const uint8_t *keep, const fc__segment *seg,
                        size_t nseg, fc__segment *s, int *capped)
 {
@@ -402,6 +402,31 @@ static int cap_at_nics(const fc__observation *ob, const fc__match *m, const uint
     if (1 / s->per_byte > rmax) {
         s->per_byte = 1 / rmax;
         *capped = 1;
+    }
+    return 0;
+}
+
+/* check_segment for each of seg[0 .. nseg) (the rendezvous one's fixed latency the eager one's),
+ * then cap_at_nics for each; lseg[] receives the segments with each latency that was assumed, not
+ * fitted, set to 0, for the caps: an assumed latency is no measurement of the time a flow moves no
+ * byte. Returns 0, or -1 when a segment has no latency (check_segment) or no flow gives a rate. */
+static int check_segments(const fc__observation *ob, const fc__match *m, const uint8_t *keep, const double *tim,
+                          const double *div, int over, double *vals, fc__segment *seg, size_t nseg,
+                          fc__segment *lseg, int *capped, int *assumed)
+{
+    for (size_t s = 0; s < nseg; s++) {
+        int a = 0;
+        if (check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, vals, &seg[s], capped, &a) < 0)
+            return -1;
+        *assumed |= a;
+        lseg[s] = seg[s];
+        if (a)
+            lseg[s].latency = 0;
+    }
+    for (size_t s = 0; s < nseg; s++) {
+        if (cap_at_nics(ob, m, keep, lseg, nseg, &seg[s], capped) < 0)
+            return -1;
+        lseg[s].per_byte = seg[s].per_byte;
     }
     return 0;
 }
@@ -429,8 +454,8 @@ static int cmp_span(const void *a, const void *b)
  * seg[0 .. nseg)) and its end, and flows active together share the direction's capacity however
  * TCP splits it, so no period moves more than the capacity over its length less the time before
  * the first of its flows could move a byte: each figure is at most the capacity, and the largest
- * is the most the trace proves. As for cap_at_nics, no segments are given when the latency is
- * assumed. Returns 0, -1 when no kept flow has a positive time, or FC_ENOMEM. */
+ * is the most the trace proves (an assumed latency given as 0, as for cap_at_nics). Returns 0, -1
+ * when no kept flow has a positive time, or FC_ENOMEM. */
 static int nic_bound(const fc__match *m, const uint8_t *keep, const fc__segment *seg, size_t nseg, double *rate,
                      uint64_t *key)
 {
@@ -539,13 +564,12 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
     for (size_t i = 0; i < m->ninter; i++)
         over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
                             (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
-    for (size_t s = 0; s < nseg; s++)
-        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0 ||
-                 cap_at_nics(ob, m, keep, seg, assumed_lat ? 0 : nseg, &seg[s], &capped) < 0;
+    fc__segment lseg[2];
+    nolat = check_segments(ob, m, keep, tim, div, over, bb, seg, nseg, lseg, &capped, &assumed_lat) < 0;
     double bound = 0;
     uint64_t bound_key = 0;
     if (!nolat && nseg > 0 && div != NULL) {
-        if ((rc = nic_bound(m, keep, seg, assumed_lat ? 0 : nseg, &bound, &bound_key)) == FC_ENOMEM)
+        if ((rc = nic_bound(m, keep, lseg, nseg, &bound, &bound_key)) == FC_ENOMEM)
             goto out;
         cap_at_bound(seg, nseg, bound);
     }
@@ -581,13 +605,11 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
     for (size_t i = 0; i < m->ninter; i++)
         over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
                             (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
-    for (size_t s = 0; s < nseg; s++)
-        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0 ||
-                 cap_at_nics(ob, m, keep, seg, assumed_lat ? 0 : nseg, &seg[s], &capped) < 0;
+    nolat = check_segments(ob, m, keep, tim, div, over, bb, seg, nseg, lseg, &capped, &assumed_lat) < 0;
     int bounded = 0;
     bound = 0;
     if (!nolat && nseg > 0 && div != NULL) {
-        if ((rc = nic_bound(m, keep, seg, assumed_lat ? 0 : nseg, &bound, &bound_key)) == FC_ENOMEM)
+        if ((rc = nic_bound(m, keep, lseg, nseg, &bound, &bound_key)) == FC_ENOMEM)
             goto out;
         bounded = cap_at_bound(seg, nseg, bound);
     }
