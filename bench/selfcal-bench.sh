@@ -3,14 +3,16 @@
 # against the link rate the emulated cluster sets (4 nodes x 2 ranks, full duplex, all 8
 # busy-polling ranks on the machine's cores). At each rate it traces, RUNS times:
 #   - halo: examples/halowait STEPS steps of BYTES (8 of 4 MB unless --steps, --bytes), sends
-#     staggered 40 ms a rank, hosts packed 2 a node: every node sends two flows and receives two at once, so no flow runs alone and the fit
-#     is the shared-NIC one (docs/analyze.md, self-calibration);
+#     staggered 40 ms a rank, hosts packed 2 a node: every node sends two flows and receives two at
+#     once, so no flow runs alone and the fit is the shared-NIC one (docs/analyze.md,
+#     self-calibration);
 #   - pingpong: examples/pingpong between node0 and node1 (1 kB to 4 MB, 3 round trips a size):
 #     every flow runs alone;
 #   - random30 (only at the rates of --random-rates, default 200mbit): examples/random30 packed
 #     onto the 4 nodes (-N 4 -x 0.5 -r 3), up to 10 flows on one NIC, ranks sleeping between polls.
-# and prints, per trace, the fitted large-message rate over the link's (rate / 8), and the note's
-# account of the fit; with -B OTHERBUILD also that build's fit of the same trace. It asserts nothing.
+# and prints, per trace, the fitted large-message rate over the link's (rate / 8), the note's
+# account of the fit, the network flows and each model's mean absolute error over them; with -B
+# OTHERBUILD also that build's fit of the same trace. It asserts nothing.
 #
 # Usage: selfcal-bench.sh [--rates "20mbit 30mbit"] [--random-rates "200mbit"] [--runs N] [--steps N]
 #                         [--bytes B] [-B OTHERBUILD] [-o DIR] BUILDDIR
@@ -123,4 +125,9 @@ for rate in rates:
                 "%.3f" % (r / 1e6) if r else "-", "%.3f" % (r / L) if r else "-",
                 "%.3f (%.3f)" % (o / 1e6, o / L) if o else "-"))
             print("    %s" % note)
+            j = json.load(open(base + ".json"))
+            errs = " ".join("%s %s" % (m, "%.1f %%" % e["mean_abs_pct"] if e["mean_abs_pct"] is not None else "-")
+                            for m, e in j["errors"].items())
+            print("    network flows %d of %d; mean |error| over them: %s" % (
+                j["observation"]["classes"]["network"]["flows"], len(j["flows"]), errs or "-"))
 EOF
