@@ -420,7 +420,8 @@ static int check_segments(const fc__observation *ob, const fc__match *m, const u
             return -1;
         *assumed |= a;
         lseg[s] = seg[s];
-        if (a)
+        /* The rendezvous segment may take the eager one's latency, assumed or not. */
+        if (a || (s > 0 && lseg[0].latency == 0 && seg[s].latency == seg[0].latency))
             lseg[s].latency = 0;
     }
     for (size_t s = 0; s < nseg; s++) {
@@ -516,6 +517,13 @@ static int cap_at_bound(fc__segment *seg, size_t nseg, double bound)
     return capped;
 }
 
+/* Whether either end of flow f ran on a machine with more ranks than cores. */
+static int flow_over(const fc__observation *ob, const fc__flow *f)
+{
+    return (f->src_rank < ob->world && ob->oversub[f->src_rank]) ||
+           (f->dst_rank < ob->world && ob->oversub[f->dst_rank]);
+}
+
 int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observation *ob, fc__profile **out,
                          char *note, size_t nnote)
 {
@@ -548,12 +556,35 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
     }
     /* A collective's steps have inferred times (the expansion splits a rank's time in the call
      * evenly among its steps): the point-to-point flows, when there are enough of them, are what
-     * the fit trusts; a trace whose traffic is all in collectives has only the steps. */
+     * the fit trusts; a trace whose traffic is all in collectives has only the steps. A step on a
+     * machine with more ranks than cores is never fitted: its time is a share of the call, and a
+     * rank's waits for a core count in it as much as the network, with no end of the step observed
+     * to tell them apart. */
     int p2p = ncand_p2p >= FC_SELFCAL_MIN_FLOWS;
-    if (p2p) {
-        ncand = ncand_p2p;
-        for (size_t i = 0; i < m->ninter; i++)
-            keep[i] = keep[i] && !m->flows[i].coll;
+    size_t ncoll_over = 0;
+    for (size_t i = 0; i < m->ninter; i++) {
+        int drop = m->flows[i].coll && (p2p || flow_over(ob, &m->flows[i]));
+        ncoll_over += keep[i] && drop && !p2p;
+        if (drop && keep[i]) {
+            keep[i] = 0;
+            ncand--;
+        }
+    }
+    if (ncand < FC_SELFCAL_MIN_FLOWS && ncoll_over > 0) {
+        const fc__obs_host *h = ob->hosts;
+        for (size_t k = 0; k < ob->nhosts; k++)
+            if (ob->hosts[k].cores > 0 && ob->hosts[k].ranks > ob->hosts[k].cores) {
+                h = &ob->hosts[k];
+                break;
+            }
+        snprintf(note, nnote,
+                 "not self-calibrated: %zu of the flows to fit are collectives' steps on machines with more ranks "
+                 "than cores (%s ran %" PRIu32 " ranks on %" PRIu32 " cores), whose times, shares of each call, hold "
+                 "the ranks' waits for a core as much as the network; models left out: give --platform (flowcut "
+                 "calibrate)",
+                 ncoll_over, h ? h->name : "?", h ? h->ranks : 0, h ? h->cores : 0);
+        rc = 0;
+        goto out;
     }
     fc__segment seg[2];
     size_t nseg = 0;
@@ -590,7 +621,8 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
             p2p = np >= FC_SELFCAL_MIN_FLOWS;
         }
         for (size_t i = 0; i < m->ninter; i++)
-            keep[i] = ob->flow[i].cls == FC_OBS_NETWORK && !(p2p && m->flows[i].coll);
+            keep[i] = ob->flow[i].cls == FC_OBS_NETWORK &&
+                      !(m->flows[i].coll && (p2p || flow_over(ob, &m->flows[i])));
     }
     size_t nnet = 0, used = 0, ncoll_used = 0;
     for (size_t i = 0; nseg > 0 && i < m->ninter; i++)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/analyzer/test-selfcal-collectives.sh: self-calibration and the models' predictions of
-# point-to-point flows on traces that mix them with an MPI_Alltoall, and on lone flows, against
+# point-to-point flows on traces that mix them with an MPI_Alltoall, and on lone flows, and on
+# traces all in collectives (on an oversubscribed machine: no rate fitted to the steps), against
 # figures worked out by hand. The network of every trace is 100 MB/s (1e-8 s per byte) with a
 # latency of 50 us, full duplex: a message of B bytes that has both directions of its NICs to itself
 # takes 50 + B / 100 us.
@@ -151,6 +152,44 @@ p = j["platform"]
 assert p is not None, j["observation"]["platform_note"]
 m = re.search(r"from (\d+) network flows \(of 48\), (\d+) of them collectives' steps, whose times are inferred", p["note"])
 assert m and m.group(1) == m.group(2), p["note"]
+EOF
+
+# ---- oversubscribed: the same kind of trace, all in collectives, but the 8 ranks ran on one
+# machine (host m) with 2 cores between them (affinity 0-1 each), as on the emulated cluster: 5
+# MPI_Alltoall calls of 1 MiB a peer, each 1 s long, 1.5 s apart, the ranks entering 3 ms apart.
+# 5 calls x 8 ranks x 6 blocks for other nodes = 240 steps between nodes, every one at or above the
+# eager threshold. A step's time is a share of its call, which the ranks' waits for a core fill as
+# much as the network: no rate is fitted to them, the note says the machine was oversubscribed, and
+# no step is called a network flow.
+{
+    echo "ranks 8"
+    for r in 0 1 2 3 4 5 6 7; do
+        echo "node $r n$((r / 2))"
+        echo "host $r m"
+        echo "affinity $r 0-1"
+    done
+    for r in 0 1 2 3 4 5 6 7; do
+        for k in 0 1 2 3 4; do
+            t=$((100000 + k * 1500000))
+            echo "ev $r MPI_Alltoall $((t + 10 + r * 3000)) $((t + 1000000 + r * 500)) -1 0 8388608 0 b2=8388608"
+        done
+        echo "ev $r MPI_Finalize 9000000 9000001 -1 0 0 0"
+    done
+} >"$work/over.spec"
+gen over
+"$PYTHON3" - "$work/over.json" <<'EOF' || fail_later "over: a rate fitted to, or a network flow made of, steps on an oversubscribed machine"
+import json, sys
+j = json.load(open(sys.argv[1]))
+steps = [f for f in j["flows"] if f["collective"] == "MPI_Alltoall"]
+assert len(steps) == len(j["flows"]) == 240, (len(steps), len(j["flows"]))
+assert j["platform"] is None, j["platform"]
+note = j["observation"]["platform_note"]
+assert note.startswith("not self-calibrated: 240 of the flows to fit are collectives' steps on machines with more "
+                       "ranks than cores (m ran 8 ranks on 2 cores)"), note
+assert note in j["warnings"], j["warnings"]
+assert j["observation"]["hosts"] == [{"name": "m", "ranks": 8, "nodes": 4, "cores": 2, "oversubscribed": True}]
+classes = {f["observation"]["class"] for f in j["flows"]}
+assert classes == {"oversubscribed"}, classes
 EOF
 
 [ "$failures" -eq 0 ] && echo "self-calibration and predictions: point-to-point flows beside a collective as worked out"
