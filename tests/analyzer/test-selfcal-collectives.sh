@@ -4,9 +4,9 @@
 # traces all in collectives (on an oversubscribed machine: no rate fitted to the steps), against
 # figures worked out by hand. The network of every trace is 100 MB/s (1e-8 s per byte) with a
 # latency of 50 us, full duplex: a message of B bytes that has both directions of its NICs to itself
-# takes 50 + B / 100 us.
-# Times in microseconds (gen-trace; aligned time = local time). Ranks r and r + 1 (r even) share node
-# n(r / 2); no affinity is recorded, so no machine counts as oversubscribed.
+# takes 50 + B / 100 us. Times in microseconds (gen-trace; aligned time = local time). Ranks r and
+# r + 1 (r even) share node n(r / 2); but in the last case no affinity is recorded, so no machine
+# counts as oversubscribed.
 set -u
 . "${FC_TEST_LIB:-$(dirname "$0")/../lib.sh}"
 need_command "$PYTHON3" "python3 is needed to parse the JSON"
