@@ -44,7 +44,8 @@ static int drain(fc__net *net, const fc__flow *f, double t0, double until, doubl
  * evenly inside a rank's time in the call, so some get less time than they need, even when the
  * call as a whole moved its bytes at the link's rate) would load the NICs after the call has
  * returned, and every point-to-point flow there would be judged against traffic the trace shows
- * over. Such a step gets no prediction (NAN). */
+ * over. Such a step's prediction is its window, where the trace places its end (its error is
+ * never counted: a step's time is inferred). */
 static int cut_collectives(fc__net *net, const fc__flow *f, double t0, const by_start *cut, size_t ncut,
                            size_t *next, double before, double *pred)
 {
@@ -53,8 +54,11 @@ static int cut_collectives(fc__net *net, const fc__flow *f, double t0, const by_
         size_t i = cut[*next].i;
         if ((rc = drain(net, f, t0, cut[*next].start, pred)) != 0)
             return rc;
-        if (isnan(pred[i]) && (rc = fc__net_cancel(net, i)) < 0)
-            return rc;
+        if (isnan(pred[i])) {
+            if ((rc = fc__net_cancel(net, i)) < 0)
+                return rc;
+            pred[i] = cut[*next].start - (f[i].start - t0);
+        }
     }
     return 0;
 }

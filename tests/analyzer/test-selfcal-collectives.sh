@@ -91,10 +91,10 @@ for f in p2p:
         assert abs(t - want) <= want * 1e-9, (model, f["id"], t, want)
 for model, e in j["errors"].items():
     assert e["flows"] == 12 and e["mean_abs_pct"] < 1e-6 and e["max_abs_pct"] < 1e-6, (model, e)
-# A step is never predicted past the end of its step: finished inside it, or without prediction.
+# A step is never predicted past the end of its step: finished inside it, or cut at its end.
 for f in steps:
     for model, t in f["predicted"].items():
-        assert t is None or t <= f["observed"] + 1e-9, (model, f["id"], t, f["observed"])
+        assert t is not None and t <= f["observed"] + 1e-9, (model, f["id"], t, f["observed"])
 EOF
 
 # ---- alone: eager flows of 10, 50 and 100 kB, each alone on the network (twice each, n0 -> n1
