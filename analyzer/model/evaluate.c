@@ -366,20 +366,35 @@ static int check_segment(const fc__match *m, const uint8_t *keep, const double *
     return 0;
 }
 
+/* The latency of the segment among seg[0 .. nseg) that holds a size, 0 when none does or it is not
+ * positive: the time at the start of a flow during which none of its bytes cross. */
+static double seg_latency(const fc__segment *seg, size_t nseg, uint64_t bytes)
+{
+    for (size_t q = 0; q < nseg; q++)
+        if (bytes >= seg[q].lo && bytes < seg[q].hi)
+            return seg[q].latency > 0 ? seg[q].latency : 0;
+    return 0;
+}
+
 /* Keeps a fitted segment's rate to the fastest any NIC direction was seen moving bytes while a
  * flow keep[] names was active (fc__obs: the bytes that crossed the busier one over the flow's
- * time): a rate no NIC of the trace reached is not the network's. Returns 0 (*capped set when it
- * lowered the rate), or -1 when no flow gives a rate. */
-static int cap_at_nics(const fc__observation *ob, const fc__match *m, const uint8_t *keep, fc__segment *s,
-                       int *capped)
+ * time, less the latency of its size's segment among seg[0 .. nseg), which moves no byte): a rate
+ * no NIC of the trace reached is not the network's. Without the latency taken off, a flow that ran
+ * alone would read slower than its own rate, and cap the fit below it (a latency the fit assumed
+ * is given as 0: check_segments). Returns 0 (*capped set when it lowered the rate of *s), or -1
+ * when no flow gives a rate. */
+static int cap_at_nics(const fc__observation *ob, const fc__match *m, const uint8_t *keep, const fc__segment *seg,
+                       size_t nseg, fc__segment *s, int *capped)
 {
     double rmax = 0;
     for (size_t i = 0; i < m->ninter; i++) {
         const fc__flow *f = &m->flows[i];
         if (!keep[i] || !(f->observed > 0))
             continue;
+        double lat = seg_latency(seg, nseg, f->bytes);
+        double busy = f->observed - lat > 0 ? f->observed - lat : f->observed;
         const fc__obs *o = &ob->flow[i];
-        double r = (o->src_out > o->dst_in ? o->src_out : o->dst_in) / f->observed;
+        double r = (o->src_out > o->dst_in ? o->src_out : o->dst_in) / busy;
         rmax = r > rmax ? r : rmax;
     }
     if (!(rmax > 0))
@@ -391,10 +406,37 @@ static int cap_at_nics(const fc__observation *ob, const fc__match *m, const uint
     return 0;
 }
 
+/* check_segment for each of seg[0 .. nseg) (the rendezvous one's fixed latency the eager one's),
+ * then cap_at_nics for each; lseg[] receives the segments with each latency that was assumed, not
+ * fitted, set to 0, for the caps: an assumed latency is no measurement of the time a flow moves no
+ * byte. Returns 0, or -1 when a segment has no latency (check_segment) or no flow gives a rate. */
+static int check_segments(const fc__observation *ob, const fc__match *m, const uint8_t *keep, const double *tim,
+                          const double *div, int over, double *vals, fc__segment *seg, size_t nseg,
+                          fc__segment *lseg, int *capped, int *assumed)
+{
+    for (size_t s = 0; s < nseg; s++) {
+        int a = 0;
+        if (check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, vals, &seg[s], capped, &a) < 0)
+            return -1;
+        *assumed |= a;
+        lseg[s] = seg[s];
+        /* The rendezvous segment may take the eager one's latency, assumed or not. */
+        if (a || (s > 0 && lseg[0].latency == 0 && seg[s].latency == seg[0].latency))
+            lseg[s].latency = 0;
+    }
+    for (size_t s = 0; s < nseg; s++) {
+        if (cap_at_nics(ob, m, keep, lseg, nseg, &seg[s], capped) < 0)
+            return -1;
+        lseg[s].per_byte = seg[s].per_byte;
+    }
+    return 0;
+}
+
 /* One NIC direction's share of a flow: the direction (node x 2 + 0 out, 1 in) and the flow's time. */
 typedef struct nic_span {
     uint64_t key;
     double start, end, bytes;
+    double data; /* the flow's first byte crosses no earlier: start + its segment's latency */
 } nic_span;
 
 static int cmp_span(const void *a, const void *b)
@@ -409,11 +451,14 @@ static int cmp_span(const void *a, const void *b)
  * keep[] names through it was active (the union of their [start, end]) falls into busy periods,
  * and each period's bytes (of the flows in it) over its length is a rate the direction carried;
  * *rate is the largest over the periods of every direction, *key that direction (node x 2 + 0 out,
- * 1 in). The bytes of a flow cross between its start and its end, and flows active together share
- * the direction's capacity however TCP splits it, so no period moves more than the capacity over
- * its length: each figure is at most the capacity, and the largest is the most the trace proves.
- * Returns 0, -1 when no kept flow has a positive time, or FC_ENOMEM. */
-static int nic_bound(const fc__match *m, const uint8_t *keep, double *rate, uint64_t *key)
+ * 1 in). The bytes of a flow cross between the end of its latency (its size's segment among
+ * seg[0 .. nseg)) and its end, and flows active together share the direction's capacity however
+ * TCP splits it, so no period moves more than the capacity over its length less the time before
+ * the first of its flows could move a byte: each figure is at most the capacity, and the largest
+ * is the most the trace proves (an assumed latency given as 0, as for cap_at_nics). Returns 0, -1
+ * when no kept flow has a positive time, or FC_ENOMEM. */
+static int nic_bound(const fc__match *m, const uint8_t *keep, const fc__segment *seg, size_t nseg, double *rate,
+                     uint64_t *key)
 {
     size_t n = 0;
     nic_span *sp = malloc((m->ninter ? 2 * m->ninter : 1) * sizeof *sp);
@@ -425,17 +470,19 @@ static int nic_bound(const fc__match *m, const uint8_t *keep, double *rate, uint
         const fc__flow *f = &m->flows[i];
         if (!keep[i] || !(f->end > f->start) || f->bytes == 0)
             continue;
-        sp[n++] = (nic_span){(uint64_t)f->src_node * 2, f->start, f->end, (double)f->bytes};
-        sp[n++] = (nic_span){(uint64_t)f->dst_node * 2 + 1, f->start, f->end, (double)f->bytes};
+        double data = f->start + seg_latency(seg, nseg, f->bytes);
+        sp[n++] = (nic_span){(uint64_t)f->src_node * 2, f->start, f->end, (double)f->bytes, data};
+        sp[n++] = (nic_span){(uint64_t)f->dst_node * 2 + 1, f->start, f->end, (double)f->bytes, data};
     }
     fc__sort(sp, n, sizeof *sp, cmp_span);
     /* Spans sorted by direction, then start: a period closes at a span that starts after it ends,
      * or at the next direction. */
-    double bytes = 0, lo = 0, hi = 0;
+    double bytes = 0, lo = 0, hi = 0, first = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i > 0 && (i == n || sp[i].key != sp[i - 1].key || sp[i].start > hi)) {
-            if (bytes / (hi - lo) > *rate) {
-                *rate = bytes / (hi - lo);
+            double len = hi - first > 0 ? hi - first : hi - lo;
+            if (bytes / len > *rate) {
+                *rate = bytes / len;
                 *key = sp[i - 1].key;
             }
             bytes = 0;
@@ -445,8 +492,10 @@ static int nic_bound(const fc__match *m, const uint8_t *keep, double *rate, uint
         if (bytes == 0) {
             lo = sp[i].start;
             hi = sp[i].end;
-        } else if (sp[i].end > hi) {
-            hi = sp[i].end;
+            first = sp[i].data;
+        } else {
+            hi = sp[i].end > hi ? sp[i].end : hi;
+            first = sp[i].data < first ? sp[i].data : first;
         }
         bytes += sp[i].bytes;
     }
@@ -468,6 +517,13 @@ static int cap_at_bound(fc__segment *seg, size_t nseg, double bound)
     return capped;
 }
 
+/* Whether either end of flow f ran on a machine with more ranks than cores. */
+static int flow_over(const fc__observation *ob, const fc__flow *f)
+{
+    return (f->src_rank < ob->world && ob->oversub[f->src_rank]) ||
+           (f->dst_rank < ob->world && ob->oversub[f->dst_rank]);
+}
+
 int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observation *ob, fc__profile **out,
                          char *note, size_t nnote)
 {
@@ -485,7 +541,7 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
     /* The first fit: flows whose ends both took part in most of their time, with that time; on a
      * machine with more ranks than cores only rendezvous ones, whose data time outweighs the
      * slices a descheduled rank loses on any network. */
-    size_t ncand = 0;
+    size_t ncand = 0, ncand_p2p = 0, ncoll = 0;
     for (size_t i = 0; i < m->ninter; i++) {
         const fc__flow *f = &m->flows[i];
         const fc__obs *o = &ob->flow[i];
@@ -495,6 +551,40 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
         keep[i] = !o->clock && f->observed > 0 && f->bytes > 0 &&
                   o->late_peer + o->no_progress < FC_OBS_MAJOR_SHARE * f->observed && (!over || f->rendezvous);
         ncand += keep[i];
+        ncand_p2p += keep[i] && !f->coll;
+        ncoll += keep[i] && f->coll;
+    }
+    /* A collective's steps have inferred times (the expansion splits a rank's time in the call
+     * evenly among its steps): the point-to-point flows, when there are enough of them, are what
+     * the fit trusts; a trace whose traffic is all in collectives has only the steps. A step on a
+     * machine with more ranks than cores is never fitted: its time is a share of the call, and a
+     * rank's waits for a core count in it as much as the network, with no end of the step observed
+     * to tell them apart. */
+    int p2p = ncand_p2p >= FC_SELFCAL_MIN_FLOWS;
+    size_t ncoll_over = 0;
+    for (size_t i = 0; i < m->ninter; i++) {
+        int drop = m->flows[i].coll && (p2p || flow_over(ob, &m->flows[i]));
+        ncoll_over += keep[i] && drop && !p2p;
+        if (drop && keep[i]) {
+            keep[i] = 0;
+            ncand--;
+        }
+    }
+    if (ncand < FC_SELFCAL_MIN_FLOWS && ncoll_over > 0) {
+        const fc__obs_host *h = ob->hosts;
+        for (size_t k = 0; k < ob->nhosts; k++)
+            if (ob->hosts[k].cores > 0 && ob->hosts[k].ranks > ob->hosts[k].cores) {
+                h = &ob->hosts[k];
+                break;
+            }
+        snprintf(note, nnote,
+                 "not self-calibrated: %zu of the flows to fit are collectives' steps on machines with more ranks "
+                 "than cores (%s ran %" PRIu32 " ranks on %" PRIu32 " cores), whose times, shares of each call, hold "
+                 "the ranks' waits for a core as much as the network; models left out: give --platform (flowcut "
+                 "calibrate)",
+                 ncoll_over, h ? h->name : "?", h ? h->ranks : 0, h ? h->cores : 0);
+        rc = 0;
+        goto out;
     }
     fc__segment seg[2];
     size_t nseg = 0;
@@ -505,13 +595,12 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
     for (size_t i = 0; i < m->ninter; i++)
         over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
                             (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
-    for (size_t s = 0; s < nseg; s++)
-        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0 ||
-                 cap_at_nics(ob, m, keep, &seg[s], &capped) < 0;
+    fc__segment lseg[2];
+    nolat = check_segments(ob, m, keep, tim, div, over, bb, seg, nseg, lseg, &capped, &assumed_lat) < 0;
     double bound = 0;
     uint64_t bound_key = 0;
     if (!nolat && nseg > 0 && div != NULL) {
-        if ((rc = nic_bound(m, keep, &bound, &bound_key)) == FC_ENOMEM)
+        if ((rc = nic_bound(m, keep, lseg, nseg, &bound, &bound_key)) == FC_ENOMEM)
             goto out;
         cap_at_bound(seg, nseg, bound);
     }
@@ -525,24 +614,34 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
         memcpy(p->inter, seg, nseg * sizeof *seg);
         p->ninter = nseg;
         fc__observe_classify(ob, m, p);
+        if (p2p) {
+            size_t np = 0;
+            for (size_t i = 0; i < m->ninter; i++)
+                np += ob->flow[i].cls == FC_OBS_NETWORK && !m->flows[i].coll;
+            p2p = np >= FC_SELFCAL_MIN_FLOWS;
+        }
         for (size_t i = 0; i < m->ninter; i++)
-            keep[i] = ob->flow[i].cls == FC_OBS_NETWORK;
+            keep[i] = ob->flow[i].cls == FC_OBS_NETWORK &&
+                      !(m->flows[i].coll && (p2p || flow_over(ob, &m->flows[i])));
     }
-    size_t nnet = nseg > 0 ? ob->count[FC_OBS_NETWORK] : 0, used = 0;
+    size_t nnet = 0, used = 0, ncoll_used = 0;
+    for (size_t i = 0; nseg > 0 && i < m->ninter; i++)
+        nnet += keep[i];
     nseg = 0;
     if (nnet >= FC_SELFCAL_MIN_FLOWS)
         used = fit_kept(m, keep, alone, degree, tim, both, bb, tt, seg, &nseg, &div);
+    /* The steps among the flows the segments were fitted to (those that ran alone, or all). */
+    for (size_t i = 0; nseg > 0 && i < m->ninter; i++)
+        ncoll_used += (div ? keep[i] : both[i]) && m->flows[i].coll && m->flows[i].observed > 0;
     capped = nolat = over = assumed_lat = 0;
     for (size_t i = 0; i < m->ninter; i++)
         over |= keep[i] && ((m->flows[i].src_rank < ob->world && ob->oversub[m->flows[i].src_rank]) ||
                             (m->flows[i].dst_rank < ob->world && ob->oversub[m->flows[i].dst_rank]));
-    for (size_t s = 0; s < nseg; s++)
-        nolat |= check_segment(m, keep, tim, div, over, s > 0 ? seg[0].latency : 0, bb, &seg[s], &capped, &assumed_lat) < 0 ||
-                 cap_at_nics(ob, m, keep, &seg[s], &capped) < 0;
+    nolat = check_segments(ob, m, keep, tim, div, over, bb, seg, nseg, lseg, &capped, &assumed_lat) < 0;
     int bounded = 0;
     bound = 0;
     if (!nolat && nseg > 0 && div != NULL) {
-        if ((rc = nic_bound(m, keep, &bound, &bound_key)) == FC_ENOMEM)
+        if ((rc = nic_bound(m, keep, lseg, nseg, &bound, &bound_key)) == FC_ENOMEM)
             goto out;
         bounded = cap_at_bound(seg, nseg, bound);
     }
@@ -598,10 +697,15 @@ int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, fc__observ
                  bound / 1e6, m->nodes[bound_key / 2], bound_key % 2 ? "in" : "out");
     else if (div != NULL)
         snprintf(how, sizeof how, ", each time divided by the flows sharing its NIC (too few ran alone)");
+    char whose[96] = "";
+    if (ncoll_used > 0)
+        snprintf(whose, sizeof whose, ", %zu of them collectives' steps, whose times are inferred", ncoll_used);
+    else if (p2p && ncoll > 0) /* steps the first fit would have taken */
+        snprintf(whose, sizeof whose, ", point-to-point only (collectives' steps have inferred times)");
     snprintf(note, nnote,
-             "self-calibrated: inter-node latency and bandwidth from %zu network flows (of %zu)%s%s%s, intra-node "
+             "self-calibrated: inter-node latency and bandwidth from %zu network flows (of %zu)%s%s%s%s, intra-node "
              "from %zu messages; flow cuts fitted for %zu (kind, k), assumed for %zu",
-             used, m->ninter, how, capped && !bounded ? ", the rate capped at the fastest NIC's" : "",
+             used, m->ninter, whose, how, capped && !bounded ? ", the rate capped at the fastest NIC's" : "",
              assumed_lat ? ", the latency assumed (one message size shows none)" : "", nintra, fitted, assumed);
     *out = p;
     p = NULL;

@@ -55,7 +55,9 @@ int fc__selfcal(const fc__match *m, const fc__intervals *iv, fc__profile **out, 
  * flows (ob is left so classified); the segments are then fitted again to the network flows as
  * fc__selfcal fits its flows, each with a latency above 0 and a rate some network flow reached,
  * and the flow cuts to the network flows that lived under one label, between 0 and k - 1 (1 for
- * mixed). With fewer than FC_SELFCAL_MIN_FLOWS network flows, or no positive latency, *out is NULL
+ * mixed). Collectives' steps, whose times are inferred, are fitted only when fewer than
+ * FC_SELFCAL_MIN_FLOWS point-to-point flows qualify, and never on a machine with more ranks than
+ * cores. With fewer than FC_SELFCAL_MIN_FLOWS network flows, or no positive latency, *out is NULL
  * and note says why: the models are left out. Returns 0 or FC_ENOMEM. */
 struct fc__observation;
 int fc__selfcal_observed(const fc__match *m, const fc__intervals *iv, struct fc__observation *ob,

@@ -118,6 +118,12 @@ int fc__net_advance(fc__net *n, double until, double *t, uint64_t *key);
  * FC_E* code on failure (above), FC_EINVAL for until = NAN. */
 int fc__net_settle(fc__net *n, double until, double *t, uint64_t *key);
 
+/* Removes the message key from the simulation unfinished, at the simulation's time (a caller that
+ * knows a message ends no later than some time, whatever the model says: advance to that time with
+ * fc__net_advance first), and re-solves the rates of the others. Returns 1, 0 when no message of
+ * that key is in flight, FC_EINVAL while a completion waits to be popped, or the failure above. */
+int fc__net_cancel(fc__net *n, uint64_t key);
+
 /* ---- predicted versus observed ----------------------------------------------------------------- */
 
 /* The asynchronous, heterogeneous prediction of every inter-node flow of m (flows[0 .. ninter)):

@@ -792,6 +792,30 @@ int fc__net_pop(fc__net *n, double *t, uint64_t *key)
     return 1;
 }
 
+int fc__net_cancel(fc__net *n, uint64_t key)
+{
+    aux *a = n->a;
+    state *s = &n->s;
+    if (a->err)
+        return a->err;
+    if (s->ndone > 0)
+        return fc__err(FC_EINVAL, "model: cannot cancel message %" PRIu64 " before the completions "
+                                  "waiting at %.9g s are taken", key, s->now);
+    size_t i = 0;
+    while (i < s->n && s->v[i].key != key)
+        i++;
+    if (i == s->n)
+        return 0;
+    memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof *s->v);
+    s->n--;
+    a->valid = 0;
+    /* The others' rates change now: a step of no length lists them, and the re-solve sets them. */
+    int rc = solve(n, a, s, step(n, a, s, s->now));
+    if (rc)
+        a->err = rc;
+    return rc ? rc : 1;
+}
+
 /* Runs the state to until in run()'s mode (RUN_TO_DONE or RUN_EVENTS), unless a completion is
  * waiting already; a look-ahead that reaches a completion by until is adopted instead, since it
  * is this very run. Returns 0 or the failure, which stops the simulation. */

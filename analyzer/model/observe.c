@@ -388,8 +388,12 @@ void fc__observe_classify(fc__observation *o, const fc__match *m, const fc__prof
             ob->cls = FC_OBS_LATENCY;
         else if (waiting >= FC_OBS_MAJOR_SHARE * obs && obs > 0)
             ob->cls = ob->late_peer >= ob->no_progress ? FC_OBS_LATE_PEER : FC_OBS_NO_PROGRESS;
-        else if (s == NULL) /* no platform: the protocol stands in for the size */
-            ob->cls = f->rendezvous ? FC_OBS_NETWORK : over ? FC_OBS_OVERSUBSCRIBED : FC_OBS_LATENCY;
+        else if (s == NULL) /* no platform: the protocol stands in for the size; a collective's step
+                                * on an oversubscribed machine has for its time a share of its call,
+                                * which its ranks' waits for a core fill as much as its bytes */
+            ob->cls = f->rendezvous && !(over && f->coll) ? FC_OBS_NETWORK
+                      : over                              ? FC_OBS_OVERSUBSCRIBED
+                                                          : FC_OBS_LATENCY;
         else if (over && (data < lat ? tb - (lat + data) >= FC_OBS_MAJOR_SHARE * obs : ob->busy < FC_OBS_BUSY_SHARE))
             ob->cls = FC_OBS_OVERSUBSCRIBED;
         else

@@ -36,13 +36,40 @@ static int drain(fc__net *net, const fc__flow *f, double t0, double until, doubl
     return rc;
 }
 
+/* A collective step's flow leaves the simulation at its end (f->end), finished or not: the trace
+ * shows its bytes crossing inside the collective call's window (the step's end is the receiving
+ * rank's exit for its last step, and no later for the others), and how long a model takes to move a
+ * collective's bytes is judged per call (remap/coll-predict.h), from the replay of the call. Left
+ * to run on past it, a step the model cannot finish in its window (the expansion places the steps
+ * evenly inside a rank's time in the call, so some get less time than they need, even when the
+ * call as a whole moved its bytes at the link's rate) would load the NICs after the call has
+ * returned, and every point-to-point flow there would be judged against traffic the trace shows
+ * over. Such a step's prediction is its window, where the trace places its end (its error is
+ * never counted: a step's time is inferred). */
+static int cut_collectives(fc__net *net, const fc__flow *f, double t0, const by_start *cut, size_t ncut,
+                           size_t *next, double before, double *pred)
+{
+    int rc = 0;
+    for (; *next < ncut && cut[*next].start < before; ++*next) {
+        size_t i = cut[*next].i;
+        if ((rc = drain(net, f, t0, cut[*next].start, pred)) != 0)
+            return rc;
+        if (isnan(pred[i])) {
+            if ((rc = fc__net_cancel(net, i)) < 0)
+                return rc;
+            pred[i] = cut[*next].start - (f[i].start - t0);
+        }
+    }
+    return 0;
+}
+
 int fc__predict(const fc__match *m, const fc__profile *p, unsigned model, double *pred)
 {
     if (m == NULL || p == NULL || (pred == NULL && m->ninter > 0))
         return fc__err(FC_EINVAL, "predict: NULL argument");
-    size_t n = m->ninter;
+    size_t n = m->ninter, ncut = 0, next_cut = 0;
     fc__net *net = NULL;
-    by_start *order = NULL;
+    by_start *order = NULL, *cut = NULL;
     int rc = fc__net_create(p, model, &net);
     if (rc)
         goto out;
@@ -61,6 +88,7 @@ int fc__predict(const fc__match *m, const fc__profile *p, unsigned model, double
             goto out;
         }
         order[i] = (by_start){m->flows[i].start, i};
+        ncut += m->flows[i].coll != 0;
     }
     /* Matching numbers flows in order of start already, which is checked in one pass: the sort,
      * for any other fc__match, would cost more than the linear model's whole prediction. */
@@ -72,9 +100,24 @@ int fc__predict(const fc__match *m, const fc__profile *p, unsigned model, double
     /* The simulation starts at 0: a trace whose first flow starts before its origin is shifted,
      * and durations, differences of times, do not move. */
     double t0 = order[0].start < 0 ? order[0].start : 0;
+    /* The collective steps' ends, in time order (cut_collectives). */
+    if (ncut > 0) {
+        if ((cut = malloc(ncut * sizeof *cut)) == NULL) {
+            rc = fc__err(FC_ENOMEM, "predict: out of memory for %zu flows", n);
+            goto out;
+        }
+        ncut = 0;
+        for (size_t i = 0; i < n; i++)
+            if (m->flows[i].coll != 0)
+                cut[ncut++] = (by_start){fmax(m->flows[i].end, m->flows[i].start) - t0, i};
+        fc__sort(cut, ncut, sizeof *cut, cmp_start);
+    }
     for (size_t j = 0; j < n; j++) {
         const fc__flow *f = &m->flows[order[j].i];
         double t = f->start - t0;
+        /* A step ending when a flow starts is cut after that flow starts: it started no later. */
+        if ((rc = cut_collectives(net, m->flows, t0, cut, ncut, &next_cut, t, pred)) != 0)
+            goto out;
         rc = drain(net, m->flows, t0, t, pred);
         if (rc)
             goto out;
@@ -85,9 +128,12 @@ int fc__predict(const fc__match *m, const fc__profile *p, unsigned model, double
         if (rc)
             goto out;
     }
+    if ((rc = cut_collectives(net, m->flows, t0, cut, ncut, &next_cut, INFINITY, pred)) != 0)
+        goto out;
     rc = drain(net, m->flows, t0, INFINITY, pred);
 out:
     free(order);
+    free(cut);
     fc__net_free(net);
     return rc;
 }
