@@ -233,8 +233,9 @@ FC__HIDDEN int fc__statuses_usable(const MPI_Status *sts);
 /* Notes the request of a non-blocking collective or MPI_Comm_idup just posted: its completion
  * carries no envelope (req.c). */
 FC__HIDDEN void fc__wrap_nbc_posted(MPI_Request req);
-/* Notes the request of a persistent collective just initialised: each of its Starts notes it as
- * fc__wrap_nbc_posted does (req.c). */
+/* Notes the request of a persistent collective just initialised, for every thread, until
+ * MPI_Request_free: its completions carry no envelope (req.c). Thread-safe; allocates (the set
+ * grows with the requests noted). */
 FC__HIDDEN void fc__wrap_pcoll_init(MPI_Request req);
 /* Whether st holds what MPI wrote for a completed operation. */
 static inline int fc__status_filled(const MPI_Status *st)

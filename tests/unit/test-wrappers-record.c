@@ -68,6 +68,10 @@ uint32_t fc__site(fc__thread *t, void *ra)
     (void)t;
     return ra ? SITE : 0;
 }
+void fc__warn(const char *fmt, ...)
+{
+    fail_msg("unexpected warning: %s", fmt);
+}
 /* Type sizes by table: the second method the byte counts are checked against, for the datatypes
  * fc__bytes (internal.h) does not read from MPICH's handle itself. */
 uint64_t fc__bytes_lookup(MPI_Datatype dt, int64_t count)
