@@ -133,12 +133,13 @@ FC__HIDDEN void fc__rec_comm_free(fc__thread *t, const fc__call *c, uint32_t com
 FC__HIDDEN uint32_t fc__wrap_freeing(const MPI_Comm *comm);
 
 /* ---- point to point and probes (p2p.c) ---- */
-FC__HIDDEN void fc__rec_send(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest, int tag,
-                             MPI_Datatype dt, int64_t count, const MPI_Request *req);
-FC__HIDDEN void fc__rec_irecv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
-                              MPI_Datatype dt, int64_t count, const MPI_Request *req);
-FC__HIDDEN void fc__rec_recv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
-                             MPI_Datatype dt, int64_t count, const MPI_Status *st);
+/* fc__rec_send, fc__rec_irecv and fc__rec_recv (below, inline) outside their common case. */
+FC__HIDDEN void fc__rec_send_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest, int tag,
+                                 MPI_Datatype dt, int64_t count, const MPI_Request *req);
+FC__HIDDEN void fc__rec_irecv_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
+                                  MPI_Datatype dt, int64_t count, const MPI_Request *req);
+FC__HIDDEN void fc__rec_recv_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
+                                 MPI_Datatype dt, int64_t count, const MPI_Status *st);
 FC__HIDDEN void fc__rec_mrecv(fc__thread *t, const fc__call *c, MPI_Message msg, MPI_Datatype dt,
                               int64_t count, const MPI_Status *st);
 FC__HIDDEN void fc__rec_imrecv(fc__thread *t, const fc__call *c, MPI_Message msg, MPI_Datatype dt,
@@ -308,6 +309,65 @@ static inline __attribute__((always_inline)) void fc__complete_fill(fc__rec *r, 
     r->kind = FC_EV_COMPLETE;
     r->flags = (uint16_t)flags;
     r->reserved = 0;
+}
+
+/* ---- point to point, inline ----
+ * The commonest calls' records, filled in the wrapper itself in their common case (MPI_COMM_WORLD,
+ * a builtin datatype, room in the chunk): a call to a record function of 8 arguments costs a third
+ * of the record. */
+
+/* Flags for a receive or probe that asked for wildcards. */
+static inline uint32_t fc__wildcard_flags(int source, int tag)
+{
+    return (source == MPI_ANY_SOURCE ? FC_EVF_ANY_SOURCE : 0) | (tag == MPI_ANY_TAG ? FC_EVF_ANY_TAG : 0);
+}
+
+static inline int32_t fc__tag_of(int tag)
+{
+    return tag == MPI_ANY_TAG ? FC_TAG_ANY : tag;
+}
+
+/* Every send (blocking, non-blocking, persistent init): peer = dest, bytes = what the arguments
+ * describe, obj = the request for the non-blocking and persistent ones. */
+static inline __attribute__((always_inline)) void fc__rec_send(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                                               int dest, int tag, MPI_Datatype dt, int64_t count,
+                                                               const MPI_Request *req)
+{
+    if (FC__LIKELY(fc__rec_quick(t, comm, dt))) {
+        uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
+        fc__rec_fill(t->cur++, c, fc__peer(dest), tag, 0, fc__bytes(dt, count), obj, 0, 0);
+        return;
+    }
+    fc__rec_send_any(t, c, comm, dest, tag, dt, count, req);
+}
+
+/* MPI_Irecv and MPI_Recv_init: the requested source and tag (wildcards as FC_PEER_ANY/FC_TAG_ANY
+ * with their flags), bytes = the buffer's capacity; what arrives is in the COMPLETE record. */
+static inline __attribute__((always_inline)) void fc__rec_irecv(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                                                int source, int tag, MPI_Datatype dt,
+                                                                int64_t count, const MPI_Request *req)
+{
+    if (FC__LIKELY(fc__rec_quick(t, comm, dt))) {
+        uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
+        fc__rec_fill(t->cur++, c, fc__peer(source), fc__tag_of(tag), 0, fc__bytes(dt, count), obj,
+                     fc__wildcard_flags(source, tag), 0);
+        return;
+    }
+    fc__rec_irecv_any(t, c, comm, source, tag, dt, count, req);
+}
+
+/* MPI_Recv: the actual source, tag and byte count from the status (the wrapper substitutes its own
+ * when the application ignores it); the requested ones when the call failed. */
+static inline __attribute__((always_inline)) void fc__rec_recv(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                                               int source, int tag, MPI_Datatype dt,
+                                                               int64_t count, const MPI_Status *st)
+{
+    if (FC__LIKELY(c->rc == MPI_SUCCESS && fc__status_filled(st) && comm == MPI_COMM_WORLD && t->cur != t->end)) {
+        fc__rec_fill(t->cur++, c, fc__peer(st->MPI_SOURCE), fc__tag_of(st->MPI_TAG), 0, fc__status_bytes(st), 0,
+                     fc__wildcard_flags(source, tag), 0);
+        return;
+    }
+    fc__rec_recv_any(t, c, comm, source, tag, dt, count, st);
 }
 
 /* ---- collectives (coll.c) ---- */
