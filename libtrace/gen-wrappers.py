@@ -20,8 +20,9 @@ A function flagged `steps` (MPI_Waitall) is completed by fc__steps_X, which call
 to learn when each request completes, while FLOWCUT_REQUEST_TIMES is on (fc__req_times) and
 fc__steps_ready_X accepts the arguments, and by PMPI_X itself otherwise: the one place where the
 wrapper's call is not PMPI_X alone, written out as a branch of its own in the wrapper. The steps
-keep their own copies of the handles and statuses, so that branch neither copies nor marks the
-application's arrays (REQS and STATUSES record NULL there, STEPS what the steps noted).
+keep their own copies of the handles and statuses and write the COMPLETE records as requests
+complete (so fc__steps_X takes the thread and the call), so that branch neither copies nor marks
+the application's arrays (REQS and STATUSES record NULL there, STEPS what the steps left).
 
 Python 3 standard library only; the output depends on the spec alone, so builds are reproducible.
 """
@@ -274,7 +275,8 @@ def body(fn, cname, large, out):
             w("    if (fc__req_times && fc__steps_ready_%s(%s)) {" % (cname, plain))
             w("        const fc__steps *fc_steps = NULL;")
             w("        call.t0 = fc__now();")
-            w("        call.rc = fc__steps_%s(%s);" % (cname, ", ".join([p.name for p in fn.params] + ["&fc_steps"])))
+            w("        call.rc = fc__steps_%s(%s);" % (cname, ", ".join(["t", "&call"] + [p.name for p in fn.params] +
+                                                                       ["&fc_steps"])))
             w("        call.t1 = fc__now();")
             w("        call.site = fc__site_fast(t, fc_fp);")
             w("        fc__rec_%s(t, &call%s);" % (fn.record, "".join(", " + a for a in steps_record_args(fn))))

@@ -2,17 +2,6 @@
  * persistent inits) and the probes, as format.h lays them out. */
 #include "record.h"
 
-/* Flags for a receive or probe that asked for wildcards. */
-static uint32_t wildcard_flags(int source, int tag)
-{
-    return (source == MPI_ANY_SOURCE ? FC_EVF_ANY_SOURCE : 0) |
-           (tag == MPI_ANY_TAG ? FC_EVF_ANY_TAG : 0);
-}
-
-static int32_t tag_of(int tag)
-{
-    return tag == MPI_ANY_TAG ? FC_TAG_ANY : tag;
-}
 
 /* ---- matched messages -------------------------------------------------------------------------
  * An MPI_Message carries its communicator and envelope, but MPI offers no way to ask a message
@@ -50,72 +39,35 @@ static const msg_slot *msg_take(MPI_Message msg)
 /* ---- sends and receive posts ------------------------------------------------------------------
  */
 
-/* Every send (blocking, non-blocking, persistent init): peer = dest, bytes = what the arguments
- * describe, obj = the request for the non-blocking and persistent ones. */
-static __attribute__((noinline)) void send_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest,
+/* fc__rec_send (record.h) but for MPI_COMM_WORLD and builtin datatypes. */
+void fc__rec_send_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest,
                                                int tag, MPI_Datatype dt, int64_t count, const MPI_Request *req)
 {
     uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
     fc__rec_put(t, c, fc__peer(dest), tag, fc__comm(comm), fc__bytes(dt, count), obj, 0, 0);
 }
 
-void fc__rec_send(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest, int tag,
-                  MPI_Datatype dt, int64_t count, const MPI_Request *req)
-{
-    if (FC__LIKELY(fc__rec_quick(t, comm, dt))) {
-        uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
-        fc__rec_fill(t->cur++, c, fc__peer(dest), tag, 0, fc__bytes(dt, count), obj, 0, 0);
-        return;
-    }
-    send_any(t, c, comm, dest, tag, dt, count, req);
-}
-
-/* MPI_Irecv and MPI_Recv_init: the requested source and tag (wildcards as FC_PEER_ANY/FC_TAG_ANY
- * with their flags), bytes = the buffer's capacity; what arrives is in the COMPLETE record. */
-static __attribute__((noinline)) void irecv_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int source,
+/* fc__rec_irecv (record.h) but for MPI_COMM_WORLD and builtin datatypes. */
+void fc__rec_irecv_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int source,
                                                 int tag, MPI_Datatype dt, int64_t count, const MPI_Request *req)
 {
     uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
-    fc__rec_put(t, c, fc__peer(source), tag_of(tag), fc__comm(comm), fc__bytes(dt, count), obj,
-                wildcard_flags(source, tag), 0);
+    fc__rec_put(t, c, fc__peer(source), fc__tag_of(tag), fc__comm(comm), fc__bytes(dt, count), obj,
+                fc__wildcard_flags(source, tag), 0);
 }
 
-void fc__rec_irecv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
-                   MPI_Datatype dt, int64_t count, const MPI_Request *req)
-{
-    if (FC__LIKELY(fc__rec_quick(t, comm, dt))) {
-        uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
-        fc__rec_fill(t->cur++, c, fc__peer(source), tag_of(tag), 0, fc__bytes(dt, count), obj,
-                     wildcard_flags(source, tag), 0);
-        return;
-    }
-    irecv_any(t, c, comm, source, tag, dt, count, req);
-}
-
-/* MPI_Recv: the actual source, tag and byte count from the status (the wrapper substitutes its own
- * when the application ignores it); the requested ones when the call failed. */
-static __attribute__((noinline)) void recv_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int source,
+/* fc__rec_recv (record.h) but for its common case. */
+void fc__rec_recv_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int source,
                                                int tag, MPI_Datatype dt, int64_t count, const MPI_Status *st)
 {
-    uint32_t flags = wildcard_flags(source, tag);
+    uint32_t flags = fc__wildcard_flags(source, tag);
     if (c->rc != MPI_SUCCESS || !fc__status_filled(st)) {
-        fc__rec_put(t, c, fc__peer(source), tag_of(tag), fc__comm(comm), fc__bytes(dt, count), 0,
+        fc__rec_put(t, c, fc__peer(source), fc__tag_of(tag), fc__comm(comm), fc__bytes(dt, count), 0,
                     flags, 0);
         return;
     }
-    fc__rec_put(t, c, fc__peer(st->MPI_SOURCE), tag_of(st->MPI_TAG), fc__comm(comm),
+    fc__rec_put(t, c, fc__peer(st->MPI_SOURCE), fc__tag_of(st->MPI_TAG), fc__comm(comm),
                 fc__status_bytes(st), 0, flags, 0);
-}
-
-void fc__rec_recv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
-                  MPI_Datatype dt, int64_t count, const MPI_Status *st)
-{
-    if (FC__LIKELY(c->rc == MPI_SUCCESS && fc__status_filled(st) && comm == MPI_COMM_WORLD && t->cur != t->end)) {
-        fc__rec_fill(t->cur++, c, fc__peer(st->MPI_SOURCE), tag_of(st->MPI_TAG), 0, fc__status_bytes(st), 0,
-                     wildcard_flags(source, tag), 0);
-        return;
-    }
-    recv_any(t, c, comm, source, tag, dt, count, st);
 }
 
 /* MPI_Mrecv: the envelope from the status, the communicator from the probe that matched msg
@@ -130,7 +82,7 @@ void fc__rec_mrecv(fc__thread *t, const fc__call *c, MPI_Message msg, MPI_Dataty
                     0, 0);
         return;
     }
-    fc__rec_put(t, c, fc__peer(st->MPI_SOURCE), tag_of(st->MPI_TAG), comm, fc__status_bytes(st), 0,
+    fc__rec_put(t, c, fc__peer(st->MPI_SOURCE), fc__tag_of(st->MPI_TAG), comm, fc__status_bytes(st), 0,
                 0, 0);
 }
 
@@ -155,12 +107,12 @@ void fc__rec_sendrecv(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest,
                       int64_t recvcount, int source, int recvtag, const MPI_Status *st)
 {
     uint32_t id = fc__comm(comm);
-    uint32_t flags = wildcard_flags(source, recvtag);
+    uint32_t flags = fc__wildcard_flags(source, recvtag);
     fc__rec_put(t, c, fc__peer(dest), sendtag, id, fc__bytes(sendtype, sendcount), 0, flags,
                 fc__bytes(recvtype, recvcount));
     if (c->rc != MPI_SUCCESS || !fc__status_filled(st))
         return;
-    fc__rec_sub(t, c, FC_EV_COMPLETE, fc__peer(st->MPI_SOURCE), tag_of(st->MPI_TAG), id,
+    fc__rec_sub(t, c, FC_EV_COMPLETE, fc__peer(st->MPI_SOURCE), fc__tag_of(st->MPI_TAG), id,
                 fc__status_bytes(st), 0, FC_EVF_STATUS | flags);
 }
 
@@ -173,19 +125,19 @@ void fc__rec_probe(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, 
                    const int *flag, const MPI_Message *msg, const MPI_Status *st)
 {
     uint32_t id = fc__comm(comm);
-    uint32_t flags = wildcard_flags(source, tag);
+    uint32_t flags = fc__wildcard_flags(source, tag);
     int found = c->rc == MPI_SUCCESS && (flag == NULL || *flag) && fc__status_filled(st);
     if (!found) {
         if (flag != NULL) /* MPI_Iprobe, MPI_Improbe */
-            fc__rec_poll(t, c, fc__peer(source), tag_of(tag), id, 0, flags, 0);
+            fc__rec_poll(t, c, fc__peer(source), fc__tag_of(tag), id, 0, flags, 0);
         else
-            fc__rec_put(t, c, fc__peer(source), tag_of(tag), id, 0, 0, flags, 0);
+            fc__rec_put(t, c, fc__peer(source), fc__tag_of(tag), id, 0, 0, flags, 0);
         return;
     }
     if (flag != NULL)
         flags |= FC_EVF_FOUND;
     int32_t peer = fc__peer(st->MPI_SOURCE);
-    int32_t atag = tag_of(st->MPI_TAG);
+    int32_t atag = fc__tag_of(st->MPI_TAG);
     uint64_t bytes = fc__status_bytes(st);
     uint64_t obj = 0;
     if (msg != NULL) {

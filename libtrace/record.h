@@ -7,6 +7,8 @@
 #ifndef FLOWCUT_LIBTRACE_RECORD_H
 #define FLOWCUT_LIBTRACE_RECORD_H
 
+#include <stdatomic.h>
+
 #include "internal.h"
 
 /* What every wrapper knows about its call: filled by the generated code. */
@@ -131,12 +133,13 @@ FC__HIDDEN void fc__rec_comm_free(fc__thread *t, const fc__call *c, uint32_t com
 FC__HIDDEN uint32_t fc__wrap_freeing(const MPI_Comm *comm);
 
 /* ---- point to point and probes (p2p.c) ---- */
-FC__HIDDEN void fc__rec_send(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest, int tag,
-                             MPI_Datatype dt, int64_t count, const MPI_Request *req);
-FC__HIDDEN void fc__rec_irecv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
-                              MPI_Datatype dt, int64_t count, const MPI_Request *req);
-FC__HIDDEN void fc__rec_recv(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
-                             MPI_Datatype dt, int64_t count, const MPI_Status *st);
+/* fc__rec_send, fc__rec_irecv and fc__rec_recv (below, inline) outside their common case. */
+FC__HIDDEN void fc__rec_send_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int dest, int tag,
+                                 MPI_Datatype dt, int64_t count, const MPI_Request *req);
+FC__HIDDEN void fc__rec_irecv_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
+                                  MPI_Datatype dt, int64_t count, const MPI_Request *req);
+FC__HIDDEN void fc__rec_recv_any(fc__thread *t, const fc__call *c, MPI_Comm comm, int source, int tag,
+                                 MPI_Datatype dt, int64_t count, const MPI_Status *st);
 FC__HIDDEN void fc__rec_mrecv(fc__thread *t, const fc__call *c, MPI_Message msg, MPI_Datatype dt,
                               int64_t count, const MPI_Status *st);
 FC__HIDDEN void fc__rec_imrecv(fc__thread *t, const fc__call *c, MPI_Message msg, MPI_Datatype dt,
@@ -149,34 +152,37 @@ FC__HIDDEN void fc__rec_probe(fc__thread *t, const fc__call *c, MPI_Comm comm, i
                               const int *flag, const MPI_Message *msg, const MPI_Status *st);
 
 /* ---- MPI_Waitall in steps (waitall.c) ---- */
-/* What a call completed in steps noted: which requests its steps completed, in the order they
- * completed, and when, with the handles and statuses the record needs. Thread-local, valid until
- * the thread's next call completed in steps. */
+/* What a call completed in steps left for its record: the COMPLETE records of the requests its
+ * steps completed, and what the record of the others needs. Thread-local, valid until the thread's
+ * next call completed in steps. */
 typedef struct fc__steps {
-    int n;                /* requests the steps completed */
-    const int *order;     /* their indices in the application's array, in completion order */
-    const uint64_t *when; /* by index: the event clock when the step that completed it returned,
-                           * FC__NOT_STEPPED for the requests no step completed (null, inactive) */
+    int n;             /* requests the steps completed */
+    fc__rec *head;     /* the chunk's next free slot when the steps began, left for the call's own
+                        * record, with the n COMPLETE records in the slots after it (not yet taken:
+                        * the thread's cur still points at head); NULL when the chunk had no room */
+    const fc__rec *recs; /* the n COMPLETE records, in completion order, each at the time of the
+                          * step that completed it (not below the call's entry nor the record
+                          * before, not yet capped at the call's exit): head + 1, or scratch */
+    const unsigned char *stepped; /* by index: 1 for the requests a step completed */
     const MPI_Request *reqs; /* by index: the handle before the call */
-    const MPI_Status *sts;   /* sts[k] for k < n: the status of the k-th request completed, as MPI
-                              * wrote it (fields it left alone marked, see FC__SRC_UNSET); then, when
-                              * the call did not fail for itself, one for each request no step
-                              * completed, in array order (MPI_SOURCE FC__SRC_UNSET when none) */
+    const MPI_Status *sts;   /* when the call did not fail for itself, one status for each request no
+                              * step completed, in array order, as MPI wrote it (MPI_SOURCE
+                              * FC__SRC_UNSET when MPI wrote none) */
 } fc__steps;
-#define FC__NOT_STEPPED UINT64_MAX
 /* Whether fc__steps_Waitall takes these arguments: a count and arrays MPI could accept. The others
  * (count 0, NULL arrays: errors MPI reports) go to PMPI_Waitall whole. */
 static inline int fc__steps_ready_Waitall(int count, const MPI_Request reqs[], const MPI_Status sts[])
 {
     return count > 0 && reqs != NULL && sts != NULL;
 }
-/* MPI_Waitall through PMPI_Waitsome steps (the spec's steps flag): takes and returns what
- * PMPI_Waitall takes and returns, and leaves the application's requests and statuses as
- * PMPI_Waitall would (an error of one request aside: see waitall.c); the statuses need no marking.
- * Sets *steps to what the steps noted, or to NULL when it handed the whole call to PMPI_Waitall
- * (arguments MPI must judge, no memory for its scratch). */
-FC__HIDDEN int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[],
-                                 const fc__steps **steps);
+/* MPI_Waitall through PMPI_Waitsome steps (the spec's steps flag), on thread t for the call c
+ * (c->t0 set): takes and returns what PMPI_Waitall takes and returns, and leaves the application's
+ * requests and statuses as PMPI_Waitall would (an error of one request aside: see waitall.c); the
+ * statuses need no marking. Sets *steps to what the steps left for fc__rec_testall, which must
+ * follow before anything else is recorded on t, or to NULL when it handed the whole call to
+ * PMPI_Waitall (arguments MPI must judge, no memory for its scratch). */
+FC__HIDDEN int fc__steps_Waitall(fc__thread *t, const fc__call *c, int count, MPI_Request reqs[],
+                                 MPI_Status sts[], const fc__steps **steps);
 
 /* ---- requests: start, free, cancel, wait and test families (req.c) ---- */
 FC__HIDDEN void fc__rec_start(fc__thread *t, const fc__call *c, const MPI_Request *req);
@@ -233,13 +239,135 @@ FC__HIDDEN int fc__statuses_usable(const MPI_Status *sts);
 /* Notes the request of a non-blocking collective or MPI_Comm_idup just posted: its completion
  * carries no envelope (req.c). */
 FC__HIDDEN void fc__wrap_nbc_posted(MPI_Request req);
-/* Notes the request of a persistent collective just initialised: each of its Starts notes it as
- * fc__wrap_nbc_posted does (req.c). */
+/* Notes the request of a persistent collective just initialised, for every thread, until
+ * MPI_Request_free: its completions carry no envelope (req.c). Thread-safe; allocates (the set
+ * grows with the requests noted). */
 FC__HIDDEN void fc__wrap_pcoll_init(MPI_Request req);
 /* Whether st holds what MPI wrote for a completed operation. */
 static inline int fc__status_filled(const MPI_Status *st)
 {
     return st != NULL && st != MPI_STATUS_IGNORE && st->MPI_SOURCE != FC__SRC_UNSET;
+}
+
+/* ---- the COMPLETE record (req.c) ---- */
+/* Whether req is a non-blocking collective's (forgotten then: it is completing) or a persistent
+ * collective's; for fc__complete_fill, after its inline test of the two counts below. */
+FC__HIDDEN int fc__coll_req(MPI_Request req);
+FC__HIDDEN extern __thread unsigned fc__nbc_next FC__TLS; /* non-blocking collectives noted */
+FC__HIDDEN extern _Atomic size_t fc__pcoll_live;         /* persistent collectives noted */
+
+/* Fills r as the COMPLETE record at time at of request req (its handle before the call) with
+ * status st (NULL when the statuses cannot be trusted), with the flags in own added. Inline: a
+ * Waitall of many requests runs it once a request, and a call would cost a third of it. MPI writes
+ * source, tag and count only for receives; a send, a collective or a generalized request leaves
+ * the marked status alone (then only the cancelled bit is meaningful), and the envelope of a
+ * cancelled request or a collective means nothing. */
+static inline __attribute__((always_inline)) void fc__complete_fill(fc__rec *r, uint64_t at, uint32_t own,
+                                                                    MPI_Request req, const MPI_Status *st)
+{
+    int32_t peer = FC_PEER_NONE, tag = 0;
+    uint64_t bytes = 0;
+    uint32_t flags = own;
+    if (req == MPI_REQUEST_NULL) {
+        flags |= FC_EVF_NULL;
+    } else if (st != NULL && st != MPI_STATUS_IGNORE) {
+        int cancelled = 0;
+#if defined(MPICH)
+        /* MPICH keeps the cancelled bit as the low bit of count_hi_and_cancelled (its
+         * MPIR_STATUS_GET_CANCEL_BIT), where PMPI_Test_cancelled costs a call and its checks. */
+        cancelled = st->count_hi_and_cancelled & 1;
+#else
+        if (PMPI_Test_cancelled(st, &cancelled) != MPI_SUCCESS)
+            cancelled = 0;
+#endif
+        if (cancelled) {
+            flags |= FC_EVF_CANCELLED;
+        } else if (fc__status_filled(st) &&
+                   !((fc__nbc_next | atomic_load_explicit(&fc__pcoll_live, memory_order_relaxed)) &&
+                     fc__coll_req(req))) {
+            bytes = fc__status_bytes(st);
+            if (st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG && bytes == 0) {
+                /* The empty status MPI returns for MPI_REQUEST_NULL and inactive persistent
+                 * requests (no completed operation reports it). */
+                flags |= FC_EVF_NULL;
+            } else {
+                flags |= FC_EVF_STATUS;
+                peer = fc__peer(st->MPI_SOURCE);
+                tag = st->MPI_TAG == MPI_ANY_TAG ? FC_TAG_ANY : st->MPI_TAG;
+            }
+        }
+    }
+    r->t0 = at;
+    r->t1 = at;
+    r->bytes = flags & FC_EVF_STATUS ? bytes : 0;
+    r->bytes2 = 0;
+    r->obj = FC__HANDLE(req);
+    r->peer = peer;
+    r->tag = tag;
+    r->comm = 0;
+    r->site = 0;
+    r->kind = FC_EV_COMPLETE;
+    r->flags = (uint16_t)flags;
+    r->reserved = 0;
+}
+
+/* ---- point to point, inline ----
+ * The commonest calls' records, filled in the wrapper itself in their common case (MPI_COMM_WORLD,
+ * a builtin datatype, room in the chunk): a call to a record function of 8 arguments costs a third
+ * of the record. */
+
+/* Flags for a receive or probe that asked for wildcards. */
+static inline uint32_t fc__wildcard_flags(int source, int tag)
+{
+    return (source == MPI_ANY_SOURCE ? FC_EVF_ANY_SOURCE : 0) | (tag == MPI_ANY_TAG ? FC_EVF_ANY_TAG : 0);
+}
+
+static inline int32_t fc__tag_of(int tag)
+{
+    return tag == MPI_ANY_TAG ? FC_TAG_ANY : tag;
+}
+
+/* Every send (blocking, non-blocking, persistent init): peer = dest, bytes = what the arguments
+ * describe, obj = the request for the non-blocking and persistent ones. */
+static inline __attribute__((always_inline)) void fc__rec_send(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                                               int dest, int tag, MPI_Datatype dt, int64_t count,
+                                                               const MPI_Request *req)
+{
+    if (FC__LIKELY(fc__rec_quick(t, comm, dt))) {
+        uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
+        fc__rec_fill(t->cur++, c, fc__peer(dest), tag, 0, fc__bytes(dt, count), obj, 0, 0);
+        return;
+    }
+    fc__rec_send_any(t, c, comm, dest, tag, dt, count, req);
+}
+
+/* MPI_Irecv and MPI_Recv_init: the requested source and tag (wildcards as FC_PEER_ANY/FC_TAG_ANY
+ * with their flags), bytes = the buffer's capacity; what arrives is in the COMPLETE record. */
+static inline __attribute__((always_inline)) void fc__rec_irecv(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                                                int source, int tag, MPI_Datatype dt,
+                                                                int64_t count, const MPI_Request *req)
+{
+    if (FC__LIKELY(fc__rec_quick(t, comm, dt))) {
+        uint64_t obj = req != NULL && c->rc == MPI_SUCCESS ? FC__HANDLE(*req) : 0;
+        fc__rec_fill(t->cur++, c, fc__peer(source), fc__tag_of(tag), 0, fc__bytes(dt, count), obj,
+                     fc__wildcard_flags(source, tag), 0);
+        return;
+    }
+    fc__rec_irecv_any(t, c, comm, source, tag, dt, count, req);
+}
+
+/* MPI_Recv: the actual source, tag and byte count from the status (the wrapper substitutes its own
+ * when the application ignores it); the requested ones when the call failed. */
+static inline __attribute__((always_inline)) void fc__rec_recv(fc__thread *t, const fc__call *c, MPI_Comm comm,
+                                                               int source, int tag, MPI_Datatype dt,
+                                                               int64_t count, const MPI_Status *st)
+{
+    if (FC__LIKELY(c->rc == MPI_SUCCESS && fc__status_filled(st) && comm == MPI_COMM_WORLD && t->cur != t->end)) {
+        fc__rec_fill(t->cur++, c, fc__peer(st->MPI_SOURCE), fc__tag_of(st->MPI_TAG), 0, fc__status_bytes(st), 0,
+                     fc__wildcard_flags(source, tag), 0);
+        return;
+    }
+    fc__rec_recv_any(t, c, comm, source, tag, dt, count, st);
 }
 
 /* ---- collectives (coll.c) ---- */

@@ -2,6 +2,8 @@
  * and test families with one COMPLETE sub-record per request they complete (at the time each
  * request completed, for an MPI_Waitall completed in steps); keeps the thread-local scratch those
  * wrappers use for request copies and substitute statuses. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "record.h"
@@ -99,17 +101,20 @@ int fc__statuses_usable(const MPI_Status *sts)
  * when it overflows, the oldest entry is forgotten (its completion then looks like a receive's). */
 #define NBC_SLOTS 64
 static __thread MPI_Request nbc[NBC_SLOTS] FC__TLS;
-static __thread unsigned nbc_next FC__TLS;
+__thread unsigned fc__nbc_next FC__TLS;
 
 void fc__wrap_nbc_posted(MPI_Request req)
 {
-    nbc[nbc_next++ % NBC_SLOTS] = req;
+    /* Never back to 0 (the sign of none noted) after wrapping around. */
+    nbc[fc__nbc_next++ % NBC_SLOTS] = req;
+    if (fc__nbc_next == 0)
+        fc__nbc_next = NBC_SLOTS;
 }
 
 /* Whether req is a pending non-blocking collective; forgets it (it is completing). */
 static int nbc_take(MPI_Request req)
 {
-    if (nbc_next == 0)
+    if (fc__nbc_next == 0)
         return 0;
     for (unsigned i = 0; i < NBC_SLOTS; i++)
         if (nbc[i] == req && req != MPI_REQUEST_NULL && req != 0) {
@@ -120,37 +125,126 @@ static int nbc_take(MPI_Request req)
 }
 
 /* ---- persistent collectives -------------------------------------------------------------------
- * Their requests, noted at init, so that each Start notes the request as a pending collective
- * (its completion then reports no envelope either: MPICH leaves the status alone, and the
- * tracer's own status would show the last message's). Per thread and bounded as above: a request
- * initialised on one thread and started on another, or past the slots, keeps its status. */
-#define PCOLL_SLOTS 32
-static __thread MPI_Request pcoll[PCOLL_SLOTS] FC__TLS;
-static __thread unsigned pcoll_n FC__TLS;
+ * Their requests, noted at init and forgotten when freed, so that their completions report no
+ * envelope (MPICH leaves in a persistent collective's status the envelope of the last message its
+ * schedule received). Process-wide: under MPI_THREAD_MULTIPLE one thread may initialise a
+ * collective that another starts and a third completes. An open-addressing set of handles that
+ * grows without bound: changed under a mutex, read without one (the completions of every request
+ * look in it once any persistent collective exists). A grown table replaces the old one, which
+ * stays allocated (a reader may still be in it) until the process ends: at most as much again. */
+#define PC_EMPTY 0u                /* a slot never used */
+#define PC_GONE UINT64_MAX         /* a slot whose request was freed */
+typedef struct pc_table {
+    size_t mask;                   /* slots - 1, slots a power of two */
+    _Atomic uint64_t slot[];       /* FC__HANDLE(req) + 1 (never PC_EMPTY or PC_GONE), or those */
+} pc_table;
+static _Atomic(pc_table *) pc_tab;
+_Atomic size_t fc__pcoll_live; /* requests in the set: 0 lets every lookup stop at once */
+static size_t pc_used;             /* slots not PC_EMPTY (live and gone), under pc_lock */
+static pthread_mutex_t pc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline uint64_t pc_key(MPI_Request req)
+{
+    return FC__HANDLE(req) + 1;
+}
+
+static inline size_t pc_hash(uint64_t k, size_t mask)
+{
+    return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 17) & mask;
+}
+
+/* Whether req is a persistent collective's request. */
+static int pcoll_has(MPI_Request req)
+{
+    if (FC__LIKELY(atomic_load_explicit(&fc__pcoll_live, memory_order_relaxed) == 0) || req == MPI_REQUEST_NULL)
+        return 0;
+    const pc_table *t = atomic_load_explicit(&pc_tab, memory_order_acquire);
+    if (t == NULL)
+        return 0;
+    uint64_t k = pc_key(req);
+    for (size_t i = pc_hash(k, t->mask), n = 0; n <= t->mask; i = (i + 1) & t->mask, n++) {
+        uint64_t v = atomic_load_explicit(&t->slot[i], memory_order_acquire);
+        if (v == k)
+            return 1;
+        if (v == PC_EMPTY)
+            return 0;
+    }
+    return 0;
+}
+
+/* Puts k in t (pc_lock held, room certain). */
+static void pc_put(pc_table *t, uint64_t k)
+{
+    size_t i = pc_hash(k, t->mask);
+    for (;;) {
+        uint64_t v = atomic_load_explicit(&t->slot[i], memory_order_relaxed);
+        if (v == k)
+            return;
+        if (v == PC_EMPTY) {
+            atomic_store_explicit(&t->slot[i], k, memory_order_release);
+            pc_used++;
+            return;
+        }
+        i = (i + 1) & t->mask;
+    }
+}
 
 void fc__wrap_pcoll_init(MPI_Request req)
 {
-    for (unsigned i = 0; i < PCOLL_SLOTS; i++)
-        if (i >= pcoll_n || pcoll[i] == MPI_REQUEST_NULL) {
-            pcoll[i] = req;
-            if (i >= pcoll_n)
-                pcoll_n = i + 1;
+    if (req == MPI_REQUEST_NULL)
+        return;
+    pthread_mutex_lock(&pc_lock);
+    pc_table *t = atomic_load_explicit(&pc_tab, memory_order_relaxed);
+    size_t live = atomic_load_explicit(&fc__pcoll_live, memory_order_relaxed);
+    if (t == NULL || 2 * (pc_used + 1) > t->mask + 1) {
+        /* At most half full, freed slots dropped: a table twice the live requests' need. */
+        size_t slots = 16;
+        while (slots < 4 * (live + 1))
+            slots *= 2;
+        pc_table *g = calloc(1, sizeof *g + slots * sizeof g->slot[0]);
+        if (g == NULL) {
+            pthread_mutex_unlock(&pc_lock);
+            fc__warn("no memory to note a persistent collective: its completions may carry a stale envelope");
             return;
         }
+        g->mask = slots - 1;
+        pc_used = 0;
+        if (t != NULL)
+            for (size_t i = 0; i <= t->mask; i++) {
+                uint64_t v = atomic_load_explicit(&t->slot[i], memory_order_relaxed);
+                if (v != PC_EMPTY && v != PC_GONE)
+                    pc_put(g, v);
+            }
+        atomic_store_explicit(&pc_tab, g, memory_order_release);
+        t = g;
+    }
+    size_t before = pc_used;
+    pc_put(t, pc_key(req));
+    if (pc_used != before)
+        atomic_store_explicit(&fc__pcoll_live, live + 1, memory_order_release);
+    pthread_mutex_unlock(&pc_lock);
 }
 
-/* Notes req as a pending collective when it is a persistent collective's; forgets it when
- * freeing (MPI may give its handle to another request). */
-static void pcoll_use(MPI_Request req, int freeing)
+/* Forgets req, being freed (MPI may give its handle to another request). */
+static void pcoll_forget(MPI_Request req)
 {
-    for (unsigned i = 0; i < pcoll_n; i++)
-        if (pcoll[i] == req && req != MPI_REQUEST_NULL) {
-            if (freeing)
-                pcoll[i] = MPI_REQUEST_NULL;
-            else
-                fc__wrap_nbc_posted(req);
-            return;
+    if (atomic_load_explicit(&fc__pcoll_live, memory_order_relaxed) == 0 || req == MPI_REQUEST_NULL)
+        return;
+    pthread_mutex_lock(&pc_lock);
+    pc_table *t = atomic_load_explicit(&pc_tab, memory_order_relaxed);
+    uint64_t k = pc_key(req);
+    for (size_t i = pc_hash(k, t->mask), n = 0; n <= t->mask; i = (i + 1) & t->mask, n++) {
+        uint64_t v = atomic_load_explicit(&t->slot[i], memory_order_relaxed);
+        if (v == PC_EMPTY)
+            break;
+        if (v == k) {
+            atomic_store_explicit(&t->slot[i], PC_GONE, memory_order_release);
+            atomic_store_explicit(&fc__pcoll_live, atomic_load_explicit(&fc__pcoll_live, memory_order_relaxed) - 1,
+                                  memory_order_release);
+            break;
         }
+    }
+    pthread_mutex_unlock(&pc_lock);
 }
 
 /* ---- starting and freeing ----------------------------------------------------------------------
@@ -160,8 +254,6 @@ static void pcoll_use(MPI_Request req, int freeing)
 void fc__rec_start(fc__thread *t, const fc__call *c, const MPI_Request *req)
 {
     fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, req ? FC__HANDLE(*req) : 0, 0, 0);
-    if (pcoll_n && req != NULL && c->rc == MPI_SUCCESS)
-        pcoll_use(*req, 0);
 }
 
 /* MPI_Startall: bytes2 = the count, then one START record per request (persistent requests keep
@@ -173,8 +265,6 @@ void fc__rec_startall(fc__thread *t, const fc__call *c, int count, const MPI_Req
         return;
     for (int i = 0; i < count; i++) {
         fc__rec_sub(t, c, FC_EV_START, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(reqs[i]), 0);
-        if (pcoll_n)
-            pcoll_use(reqs[i], 0);
     }
 }
 
@@ -182,70 +272,29 @@ void fc__rec_startall(fc__thread *t, const fc__call *c, int count, const MPI_Req
 void fc__rec_req(fc__thread *t, const fc__call *c, MPI_Request req)
 {
     fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), 0, 0);
-    if (pcoll_n && c->kind == FC_EV_MPI_Request_free)
-        pcoll_use(req, 1);
+    if (c->kind == FC_EV_MPI_Request_free && c->rc == MPI_SUCCESS)
+        pcoll_forget(req);
 }
 
 /* ---- completion --------------------------------------------------------------------------------
  */
 
-/* Whether st is the empty status MPI returns for MPI_REQUEST_NULL and inactive persistent requests:
- * source MPI_ANY_SOURCE, tag MPI_ANY_TAG, no bytes (no completed operation reports these). */
-static int status_empty(const MPI_Status *st)
+int fc__coll_req(MPI_Request req)
 {
-    return st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG &&
-           fc__status_bytes(st) == 0;
+    return nbc_take(req) || pcoll_has(req);
 }
 
-/* One COMPLETE record at time at for request req (its handle before the call) with status st
- * (NULL when the statuses cannot be trusted), with the flags in own added. Inline: a Waitall of
- * many requests runs it once a request, and a call would cost a third of it. MPI writes source, tag
- * and count only for receives; a send, a collective or a generalized request leaves the marked
- * status alone (then only the cancelled bit is meaningful), and the envelope of a cancelled
- * request or a collective means nothing. */
-static inline __attribute__((always_inline)) void complete_at(fc__thread *t, const fc__call *c, uint64_t at,
-                                                              uint32_t own, MPI_Request req,
-                                                              const MPI_Status *st)
+/* One COMPLETE record at time at (fc__complete_fill). */
+static inline __attribute__((always_inline)) void complete_at(fc__thread *t, uint64_t at, uint32_t own,
+                                                              MPI_Request req, const MPI_Status *st)
 {
-    int cancelled = 0;
-    if (req == MPI_REQUEST_NULL) {
-        fc__rec_sub_at(t, c, at, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req),
-                       FC_EVF_NULL | own);
-        return;
-    }
-    if (st == NULL || st == MPI_STATUS_IGNORE) {
-        fc__rec_sub_at(t, c, at, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req), own);
-        return;
-    }
-#if defined(MPICH)
-    /* MPICH keeps the cancelled bit as the low bit of count_hi_and_cancelled (its
-     * MPIR_STATUS_GET_CANCEL_BIT), where PMPI_Test_cancelled costs a call and its checks. */
-    cancelled = st->count_hi_and_cancelled & 1;
-#else
-    if (PMPI_Test_cancelled(st, &cancelled) != MPI_SUCCESS)
-        cancelled = 0;
-#endif
-    /* A cancelled request's envelope is undefined, and so is a collective's. */
-    if (!fc__status_filled(st) || cancelled || nbc_take(req)) {
-        fc__rec_sub_at(t, c, at, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req),
-                       (cancelled ? FC_EVF_CANCELLED : 0) | own);
-        return;
-    }
-    if (status_empty(st)) {
-        fc__rec_sub_at(t, c, at, FC_EV_COMPLETE, FC_PEER_NONE, 0, 0, 0, FC__HANDLE(req),
-                       FC_EVF_NULL | own);
-        return;
-    }
-    uint32_t flags = FC_EVF_STATUS | (cancelled ? FC_EVF_CANCELLED : 0) | own;
-    int32_t tag = st->MPI_TAG == MPI_ANY_TAG ? FC_TAG_ANY : st->MPI_TAG;
-    fc__rec_sub_at(t, c, at, FC_EV_COMPLETE, fc__peer(st->MPI_SOURCE), tag, 0,
-                   fc__status_bytes(st), FC__HANDLE(req), flags);
+    fc__complete_fill(fc__slot(t), at, own, req, st);
 }
 
 /* complete_at at the call's exit time. */
 static void complete(fc__thread *t, const fc__call *c, MPI_Request req, const MPI_Status *st)
 {
-    complete_at(t, c, c->t1, 0, req, st);
+    complete_at(t, c->t1, 0, req, st);
 }
 
 /* Whether entry i of an array call completed: with MPI_ERR_IN_STATUS, the entries still pending say
@@ -273,32 +322,37 @@ void fc__rec_test(fc__thread *t, const fc__call *c, MPI_Request req, const MPI_S
         complete(t, c, req, st);
 }
 
-/* fc__rec_testall for an MPI_Waitall completed in steps: the requests the steps completed, each at
- * its own time, in the order they completed; then, unless the call failed for a reason other than
- * a request's error, the null and inactive requests at the exit. The times are kept inside the
- * call and never decreasing, so that the clock of another core cannot break format.h's order.
- * Handles and statuses are the steps' own copies (fc__steps). */
+/* fc__rec_testall for an MPI_Waitall completed in steps: the call's record, then the COMPLETE
+ * records the steps made, in the order the requests completed, each at its own time capped at the
+ * call's exit; then, unless the call failed for a reason other than a request's error, the null and
+ * inactive requests at the exit. */
 static void rec_steps(fc__thread *t, const fc__call *c, int count, const fc__steps *steps)
 {
     int rest = c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS;
-    int any = steps->n > 0 || (rest && count > 0);
-    fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, any ? FC_EVF_FOUND : 0,
-                count > 0 ? (uint64_t)count : 0);
-    uint64_t prev = c->t0;
-    for (int k = 0; k < steps->n; k++) {
-        int i = steps->order[k];
-        if (i < 0 || i >= count)
-            continue;
-        uint64_t at = steps->when[i];
-        at = at < prev ? prev : at > c->t1 ? c->t1 : at;
-        prev = at;
-        complete_at(t, c, at, FC_EVF_OWN_TIME, steps->reqs[i], &steps->sts[k]);
+    int n = steps->n;
+    uint32_t flags = n > 0 || (rest && count > 0) ? FC_EVF_FOUND : 0;
+    uint64_t bytes2 = count > 0 ? (uint64_t)count : 0;
+    if (FC__LIKELY(steps->head != NULL && steps->head == t->cur)) {
+        /* The records are in place after the call's: take them, capping the last ones' times. */
+        fc__rec_fill(steps->head, c, FC_PEER_NONE, 0, 0, 0, 0, flags, bytes2);
+        fc__rec *first = steps->head + 1;
+        t->cur = first + n;
+        for (fc__rec *r = t->cur; r-- > first && r->t0 > c->t1;)
+            r->t0 = r->t1 = c->t1;
+    } else {
+        fc__rec_put(t, c, FC_PEER_NONE, 0, 0, 0, 0, flags, bytes2);
+        for (int k = 0; k < n; k++) {
+            fc__rec *r = fc__slot(t);
+            *r = steps->recs[k];
+            if (r->t0 > c->t1)
+                r->t0 = r->t1 = c->t1;
+        }
     }
-    if (!rest || steps->n == count) /* every request completed in a step */
+    if (!rest || n == count) /* every request completed in a step */
         return;
-    const MPI_Status *st = steps->sts + steps->n;
+    const MPI_Status *st = steps->sts;
     for (int i = 0; i < count; i++)
-        if (steps->when[i] == FC__NOT_STEPPED)
+        if (!steps->stepped[i])
             complete(t, c, steps->reqs[i], st++);
 }
 

@@ -41,15 +41,13 @@
  * Per thread, grown to the largest count seen (doubling), never shrunk: no allocation in the
  * steady state. Used only between fc__enter and fc__leave, by one call at a time. */
 typedef struct stepscr {
-    MPI_Request *live; /* the call's active requests, packed, as the steps pass them to MPI; each
-                        * step leaves those it completed null (or inactive) in place */
-    int *pos;          /* pos[k]: index in the application's array of live[k] */
-    int *idx;          /* PMPI_Waitsome's array_of_indices (into live) */
-    MPI_Status *sts;   /* fc__steps.sts: each step's statuses follow the previous step's */
-    int *order;        /* fc__steps.order */
-    uint64_t *when;    /* fc__steps.when */
-    MPI_Request *orig; /* fc__steps.reqs */
-    int cap;           /* elements of each array */
+    int *idx;              /* PMPI_Waitsome's array_of_indices */
+    MPI_Status *sts;       /* each step's statuses follow the previous step's; then fc__steps.sts
+                            * (2 cap entries: the steps write at most cap, the rest's at most cap) */
+    MPI_Request *orig;     /* fc__steps.reqs */
+    unsigned char *stepped; /* fc__steps.stepped */
+    fc__rec *recs;         /* the COMPLETE records when the chunk has no room for them */
+    int cap;               /* elements of each array */
     fc__steps out;
 } stepscr;
 static __thread stepscr ss FC__TLS;
@@ -68,16 +66,15 @@ static int resize(void **p, size_t n, size_t sz)
  * what it held, maybe in larger arrays, and its capacity is unchanged). */
 static int grow(int n)
 {
-    if (n <= ss.cap)
+    if (FC__LIKELY(n <= ss.cap))
         return 0;
     int want = ss.cap ? ss.cap : 16;
     while (want < n)
         want = want > (1 << 28) ? n : want * 2;
     size_t w = (size_t)want;
-    if (resize((void **)&ss.live, w, sizeof *ss.live) < 0 || resize((void **)&ss.pos, w, sizeof *ss.pos) < 0 ||
-        resize((void **)&ss.idx, w, sizeof *ss.idx) < 0 || resize((void **)&ss.sts, w, sizeof *ss.sts) < 0 ||
-        resize((void **)&ss.order, w, sizeof *ss.order) < 0 || resize((void **)&ss.when, w, sizeof *ss.when) < 0 ||
-        resize((void **)&ss.orig, w, sizeof *ss.orig) < 0)
+    if (resize((void **)&ss.idx, w, sizeof *ss.idx) < 0 || resize((void **)&ss.sts, 2 * w, sizeof *ss.sts) < 0 ||
+        resize((void **)&ss.orig, w, sizeof *ss.orig) < 0 || resize((void **)&ss.stepped, w, 1) < 0 ||
+        resize((void **)&ss.recs, w, sizeof *ss.recs) < 0)
         return -1;
     ss.cap = want;
     return 0;
@@ -103,12 +100,21 @@ static void unset(MPI_Status *st)
 }
 
 /* Writes into dst (the application's status of the request) what PMPI_Waitsome wrote into src. */
-static void merge(MPI_Status *dst, const MPI_Status *src)
+static inline __attribute__((always_inline)) void merge(MPI_Status *dst, const MPI_Status *src)
 {
-    int source = dst->MPI_SOURCE, tag = dst->MPI_TAG;
+    /* PMPI_Waitsome reports a request's error there only with MPI_ERR_IN_STATUS; MPICH's
+     * MPI_Waitall writes MPI_SUCCESS for every request it completes. */
+    int error = src->MPI_ERROR != FC__SRC_UNSET ? src->MPI_ERROR : MPI_SUCCESS;
 #if defined(MPICH)
     unsigned hi = (unsigned)src->count_hi_and_cancelled;
-    if (src->count_lo != UNSET_COUNT_LO || hi >> 1 != (unsigned)UNSET_COUNT_HI >> 1) {
+    int count_set = src->count_lo != UNSET_COUNT_LO || hi >> 1 != (unsigned)UNSET_COUNT_HI >> 1;
+    if (FC__LIKELY(count_set && src->MPI_SOURCE != FC__SRC_UNSET && src->MPI_TAG != FC__SRC_UNSET)) {
+        /* A receive's: every field. */
+        *dst = *src;
+        dst->MPI_ERROR = error;
+        return;
+    }
+    if (count_set) {
         dst->count_lo = src->count_lo;
         dst->count_hi_and_cancelled = src->count_hi_and_cancelled;
     } else {
@@ -116,62 +122,73 @@ static void merge(MPI_Status *dst, const MPI_Status *src)
          * writes no count. */
         dst->count_hi_and_cancelled = (int)(((unsigned)dst->count_hi_and_cancelled & ~1u) | (hi & 1u));
     }
+    if (src->MPI_SOURCE != FC__SRC_UNSET)
+        dst->MPI_SOURCE = src->MPI_SOURCE;
+    if (src->MPI_TAG != FC__SRC_UNSET)
+        dst->MPI_TAG = src->MPI_TAG;
 #else
     /* Without MPICH's layout the fields besides these cannot be named: the whole status. */
-    int error = dst->MPI_ERROR;
+    int source = dst->MPI_SOURCE, tag = dst->MPI_TAG;
     *dst = *src;
-    dst->MPI_ERROR = error;
-#endif
     dst->MPI_SOURCE = src->MPI_SOURCE != FC__SRC_UNSET ? src->MPI_SOURCE : source;
     dst->MPI_TAG = src->MPI_TAG != FC__SRC_UNSET ? src->MPI_TAG : tag;
-    /* PMPI_Waitsome reports a request's error there only with MPI_ERR_IN_STATUS; MPICH's
-     * MPI_Waitall writes MPI_SUCCESS for every request it completes. */
-    dst->MPI_ERROR = src->MPI_ERROR != FC__SRC_UNSET ? src->MPI_ERROR : MPI_SUCCESS;
+#endif
+    dst->MPI_ERROR = error;
 }
 
 /* ---- the steps -------------------------------------------------------------------------------- */
 
-int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[], const fc__steps **steps)
+int fc__steps_Waitall(fc__thread *t, const fc__call *c, int count, MPI_Request reqs[], MPI_Status sts[],
+                     const fc__steps **steps)
 {
     *steps = NULL;
     /* MPI judges the arguments, and PMPI_Waitall's own error codes and empty statuses are the
      * ones the application expects. */
     if (count <= 0 || reqs == NULL || sts == NULL || grow(count) < 0)
         return PMPI_Waitall(count, reqs, sts);
+    /* The handles before the call, for the records; the active ones counted, so that the steps
+     * stop when they are all complete. */
+    MPI_Request *orig = ss.orig;
+    unsigned char *stepped = ss.stepped;
     int n = 0;
     for (int i = 0; i < count; i++) {
-        ss.when[i] = FC__NOT_STEPPED;
-        if (reqs[i] != MPI_REQUEST_NULL) {
-            ss.live[n] = reqs[i];
-            ss.pos[n++] = i;
-        }
+        MPI_Request r = reqs[i];
+        orig[i] = r;
+        stepped[i] = 0;
+        n += r != MPI_REQUEST_NULL;
     }
-    int ignore = sts == MPI_STATUSES_IGNORE, done = 0, rc = MPI_SUCCESS;
-    ss.out = (fc__steps){0, ss.order, ss.when, ss.orig, ss.sts};
+    /* The COMPLETE records go straight to the chunk, after a slot left for the call's own record
+     * (fc__rec_testall fills it and takes them all), when the chunk has room for the call's records
+     * (one per request and the call's); else to scratch, from which fc__rec_testall copies them. */
+    fc__rec *head = t->end - t->cur > count ? t->cur : NULL;
+    fc__rec *rec = head != NULL ? head + 1 : ss.recs;
+    ss.out = (fc__steps){0, head, rec, stepped, orig, ss.sts};
     *steps = &ss.out;
+    int ignore = sts == MPI_STATUSES_IGNORE, done = 0, rc = MPI_SUCCESS;
     if (n == 0) {
         /* Only null requests: PMPI_Waitall's empty statuses, and records that need none. */
         rc = PMPI_Waitall(count, reqs, sts);
-        for (int i = 0; i < count; i++) {
-            ss.orig[i] = reqs[i];
+        for (int i = 0; i < count; i++)
             unset(&ss.sts[i]);
-        }
         return rc;
     }
     /* Each step writes the statuses of the requests it completes to the entries after those of
-     * the steps before, so that at the end ss.sts holds every status as MPI wrote it, in
-     * completion order, for the record; marked once here, each entry is written once. The steps
-     * always pass statuses, whatever the application passed: the record takes the envelope of
-     * every receive from them. */
+     * the steps before; marked once here, each entry is written once. The steps always pass
+     * statuses, whatever the application passed: the records take the envelope of every receive
+     * from them. */
+    MPI_Status *scr = ss.sts;
     for (int k = 0; k < n; k++)
-        unset(&ss.sts[k]);
-    /* The array the steps pass keeps its length: each step sets the requests it completes to
-     * MPI_REQUEST_NULL, or leaves persistent ones inactive, and PMPI_Waitsome skips both, so the
-     * completed ones need not be packed away between steps. */
+        unset(&scr[k]);
+    /* The steps pass the application's own array: each sets the requests it completes to
+     * MPI_REQUEST_NULL, or leaves persistent ones inactive, as PMPI_Waitall does, and the next
+     * one skips those, as it skips the null requests; its indices are the application's. */
+    int *idx = ss.idx;
+    uint64_t prev = c->t0;
     int left = n;
+    int base = 0; /* the statuses the steps have written */
     while (left > 0) {
-        int out = MPI_UNDEFINED, base = done;
-        int step = PMPI_Waitsome(n, ss.live, &out, ss.idx, ss.sts + base);
+        int out = MPI_UNDEFINED;
+        int step = PMPI_Waitsome(count, reqs, &out, idx, scr + base);
         uint64_t now = fc__now();
         if (step != MPI_SUCCESS && step != MPI_ERR_IN_STATUS) {
             rc = step; /* the call failed, not a request: MPI has reported it */
@@ -183,40 +200,39 @@ int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[], const fc_
             break; /* not what MPI promises: PMPI_Waitall finishes below */
         if (step == MPI_ERR_IN_STATUS)
             rc = MPI_ERR_IN_STATUS;
-        for (int k = 0; k < out; k++) {
-            int j = ss.idx[k];
-            if (j < 0 || j >= n || ss.pos[j] < 0)
+        /* The requests' own time: the step's return, kept inside the call and never decreasing,
+         * so that the clock of another core cannot break format.h's order. */
+        prev = now < prev ? prev : now;
+        /* Each request at most once, whatever indices MPI gives: a status an index out of range
+         * or repeated came with is left where it is, unused. */
+        const MPI_Status *st = scr + base;
+        for (int k = 0; k < out; k++, st++) {
+            int i = idx[k];
+            if (FC__UNLIKELY((unsigned)i >= (unsigned)count || stepped[i]))
                 continue;
-            int i = ss.pos[j];
-            if (done != base + k)
-                ss.sts[done] = ss.sts[base + k];
-            ss.orig[i] = reqs[i];
-            reqs[i] = ss.live[j]; /* MPI_REQUEST_NULL, or the persistent request, now inactive */
             if (!ignore)
-                merge(&sts[i], &ss.sts[done]);
-            ss.when[i] = now;
-            ss.order[done++] = i;
-            ss.pos[j] = -1;
+                merge(&sts[i], st);
+            stepped[i] = 1;
+            fc__complete_fill(rec + done++, prev, FC_EVF_OWN_TIME, orig[i], st);
         }
-        for (int k = done; k < base + out; k++)
-            unset(&ss.sts[k]); /* entries of indices MPI should not have given */
+        base += out;
         left -= out;
     }
     ss.out.n = done;
+    ss.out.sts = scr + base;
     if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || done == count)
         return rc;
     /* The requests no step completed: null ones, inactive persistent ones (and, should MPI ever
      * break its promise, active ones). PMPI_Waitall on each alone writes the status MPI_Waitall
      * writes for it there (and waits for an active one); a copy, marked where MPI left a field
      * alone, follows the steps' statuses for the record. Its results go to ss.idx, free now. */
-    int m = done;
+    int m = base;
     for (int i = 0; i < count; i++) {
         ss.idx[i] = MPI_SUCCESS;
-        if (ss.when[i] != FC__NOT_STEPPED)
+        if (stepped[i])
             continue;
         MPI_Status *copy = &ss.sts[m++];
         unset(copy);
-        ss.orig[i] = reqs[i];
         if (ignore) {
             if (reqs[i] != MPI_REQUEST_NULL)
                 ss.idx[i] = PMPI_Waitall(1, &reqs[i], copy);
@@ -234,7 +250,7 @@ int fc__steps_Waitall(int count, MPI_Request reqs[], MPI_Status sts[], const fc_
     /* With MPI_ERR_IN_STATUS, MPI_Waitall sets the error field of every status. */
     if (!ignore && rc == MPI_ERR_IN_STATUS)
         for (int i = 0; i < count; i++)
-            if (ss.when[i] == FC__NOT_STEPPED && ss.idx[i] == MPI_SUCCESS)
+            if (!stepped[i] && ss.idx[i] == MPI_SUCCESS)
                 sts[i].MPI_ERROR = MPI_SUCCESS;
     return rc;
 }

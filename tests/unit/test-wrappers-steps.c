@@ -7,8 +7,10 @@
  * (advancing to the next such step, as a blocking call would), filling statuses as MPICH does (a
  * receive's envelope and count; a send's cancelled bit alone; MPI_ERROR only with
  * MPI_ERR_IN_STATUS); PMPI_Waitall handles one null or inactive request as MPICH does and answers
- * any other call with PASSED, so that a call handed over whole can be recognised. The expected
- * values are worked out from the script by hand. */
+ * any other call with PASSED, so that a call handed over whole can be recognised. The steps write
+ * the COMPLETE records of the requests they complete into the thread's chunk, after a slot left for
+ * the call's record, without taking them (fc__rec_testall does: test-wrappers-record.c). The
+ * expected values are worked out from the script by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +25,35 @@
 #include "waitall.c"
 
 int fc__use_tsc = 0;
+
+/* What req.c defines for the COMPLETE records: no collective requests here. */
+__thread unsigned fc__nbc_next;
+_Atomic size_t fc__pcoll_live;
+int fc__coll_req(MPI_Request req)
+{
+    (void)req;
+    return 0;
+}
+
+/* The thread the steps record on, its chunk, and the call (entered at time 0). */
+enum { CHUNK = 128 };
+static fc__rec chunk[CHUNK];
+static fc__thread thr;
+static fc__call call = {.t0 = 0, .kind = FC_EV_MPI_Waitall};
+#define WAITALL(n, r, s, st) fc__steps_Waitall(&thr, &call, (n), (r), (s), (st))
+
+/* Checks the COMPLETE record r the steps made: request h, envelope (peer FC_PEER_NONE: none). */
+static void check_rec(const fc__rec *r, MPI_Request h, int32_t peer, int32_t tag, uint64_t bytes)
+{
+    assert_int_equal(r->kind, FC_EV_COMPLETE);
+    assert_int_equal(r->obj, FC__HANDLE(h));
+    assert_int_equal(r->peer, peer);
+    assert_int_equal(r->tag, tag);
+    assert_int_equal(r->bytes, bytes);
+    assert_int_equal(r->flags, FC_EVF_OWN_TIME | (peer != FC_PEER_NONE ? FC_EVF_STATUS : 0));
+    assert_int_equal(r->t0, r->t1);
+    assert_int_equal(r->site, 0);
+}
 
 /* ---- the stub MPI ---- */
 #define PASSED 4242 /* PMPI_Waitall's answer to a call handed over whole */
@@ -133,6 +164,9 @@ static int setup(void **state)
     passed_count = -1;
     passed_reqs = NULL;
     passed_sts = NULL;
+    memset(chunk, 0, sizeof chunk);
+    thr.cur = chunk;
+    thr.end = chunk + CHUNK;
     return 0;
 }
 
@@ -177,7 +211,7 @@ static void test_statuses_in_place(void **state)
     MPI_Status sts[7];
     garble(sts, 7);
     const fc__steps *steps = NULL;
-    assert_int_equal(fc__steps_Waitall(7, reqs, sts, &steps), MPI_SUCCESS);
+    assert_int_equal(WAITALL(7, reqs, sts, &steps), MPI_SUCCESS);
     check_status(&sts[0], 1, 10, 8, MPI_SUCCESS);
     check_status(&sts[2], 2, 11, 16, MPI_SUCCESS);
     check_status(&sts[4], 3, 12, 24, MPI_SUCCESS);
@@ -196,35 +230,38 @@ static void test_statuses_in_place(void **state)
     for (int i = 0; i < 7; i++)
         assert_int_equal(reqs[i], want[i]);
     /* Step 1: entries 2 and 3; step 2: entry 0; step 3: entries 4 and 6. The last step saw only
-     * the inactive request and said so (MPI_UNDEFINED): four calls. */
+     * the inactive request and said so (MPI_UNDEFINED): four calls. Their records follow the slot
+     * left for the call's, in completion order, each at its step's time; the thread's chunk is
+     * not yet advanced. */
     assert_non_null(steps);
     assert_int_equal(steps->n, 5);
-    const int order[5] = {2, 3, 0, 4, 6};
-    for (int k = 0; k < 5; k++)
-        assert_int_equal(steps->order[k], order[k]);
+    assert_ptr_equal(steps->head, chunk);
+    assert_ptr_equal(steps->recs, chunk + 1);
+    assert_ptr_equal(thr.cur, chunk);
     assert_int_equal(waitsome_calls, 4);
-    assert_int_equal(steps->when[2], steps->when[3]);
-    assert_int_equal(steps->when[4], steps->when[6]);
-    assert_true(steps->when[2] <= steps->when[0] && steps->when[0] <= steps->when[4]);
-    assert_int_equal(steps->when[1], FC__NOT_STEPPED);
-    assert_int_equal(steps->when[5], FC__NOT_STEPPED);
+    const fc__rec *r = steps->recs;
+    check_rec(&r[0], r2, 2, 11, 16);
+    check_rec(&r[1], snd, FC_PEER_NONE, 0, 0); /* MPI wrote no envelope: the record gives none */
+    check_rec(&r[2], r0, 1, 10, 8);
+    check_rec(&r[3], r4, 3, 12, 24);
+    check_rec(&r[4], prs, 4, 13, 4);
+    assert_int_equal(r[0].t0, r[1].t0);
+    assert_int_equal(r[3].t0, r[4].t0);
+    assert_true(r[1].t0 <= r[2].t0 && r[2].t0 <= r[3].t0);
+    const unsigned char stepped[7] = {1, 0, 1, 1, 1, 0, 1};
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(steps->stepped[i], stepped[i]);
     /* PMPI_Waitall ran on the null and on the inactive request, one at a time. */
     assert_int_equal(waitall_calls, 2);
-    /* For the record: the handles as they were before the call, and the statuses as MPI wrote
-     * them, in completion order, then those of the null and the inactive request. */
+    /* For the record of those: the handles as they were before the call, and their statuses as
+     * MPI wrote them, in array order. */
     const MPI_Request before[7] = {r0, MPI_REQUEST_NULL, r2, snd, r4, idle, prs};
     for (int i = 0; i < 7; i++)
         assert_int_equal(steps->reqs[i], before[i]);
-    const int source[7] = {2, FC__SRC_UNSET, 1, 3, 4, MPI_ANY_SOURCE, MPI_ANY_SOURCE};
-    const int tag[7] = {11, 0, 10, 12, 13, MPI_ANY_TAG, MPI_ANY_TAG};
-    const uint64_t bytes[7] = {16, 0, 8, 24, 4, 0, 0};
-    /* (the send's status: MPI wrote no envelope, so the record gives it none) */
-    for (int k = 0; k < 7; k++) {
-        assert_int_equal(steps->sts[k].MPI_SOURCE, source[k]);
-        if (source[k] != FC__SRC_UNSET) {
-            assert_int_equal(steps->sts[k].MPI_TAG, tag[k]);
-            assert_int_equal(fc__status_bytes(&steps->sts[k]), bytes[k]);
-        }
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(steps->sts[k].MPI_SOURCE, MPI_ANY_SOURCE);
+        assert_int_equal(steps->sts[k].MPI_TAG, MPI_ANY_TAG);
+        assert_int_equal(fc__status_bytes(&steps->sts[k]), 0);
     }
 }
 
@@ -235,19 +272,15 @@ static void test_statuses_ignored(void **state)
     MPI_Request a = recv_at(2, 1, 1, 1), b = recv_at(1, 1, 2, 2);
     MPI_Request reqs[3] = {a, MPI_REQUEST_NULL, b};
     const fc__steps *steps = NULL;
-    assert_int_equal(fc__steps_Waitall(3, reqs, MPI_STATUSES_IGNORE, &steps), MPI_SUCCESS);
+    assert_int_equal(WAITALL(3, reqs, MPI_STATUSES_IGNORE, &steps), MPI_SUCCESS);
     for (int i = 0; i < 3; i++)
         assert_int_equal(reqs[i], MPI_REQUEST_NULL);
     assert_int_equal(steps->n, 2);
-    assert_int_equal(steps->order[0], 2);
-    assert_int_equal(steps->order[1], 0);
     assert_int_equal(waitall_calls, 0); /* nothing to fill for the null request */
-    /* The envelopes reach the record all the same. */
-    assert_int_equal(steps->sts[0].MPI_SOURCE, 1);
-    assert_int_equal(steps->sts[0].MPI_TAG, 2);
-    assert_int_equal(steps->sts[1].MPI_SOURCE, 1);
-    assert_int_equal(steps->sts[1].MPI_TAG, 1);
-    assert_int_equal(steps->sts[2].MPI_SOURCE, FC__SRC_UNSET);
+    /* The envelopes reach the records all the same: entry 2 first, then entry 0. */
+    check_rec(&steps->recs[0], b, 1, 2, 2);
+    check_rec(&steps->recs[1], a, 1, 1, 1);
+    assert_int_equal(steps->sts[0].MPI_SOURCE, FC__SRC_UNSET);
 }
 
 /* Calls MPI must judge, or with nothing to wait for, go to PMPI_Waitall whole. */
@@ -257,25 +290,25 @@ static void test_handed_over(void **state)
     MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     MPI_Status sts[2];
     const fc__steps *steps = (const fc__steps *)&steps;
-    assert_int_equal(fc__steps_Waitall(0, reqs, sts, &steps), PASSED);
+    assert_int_equal(WAITALL(0, reqs, sts, &steps), PASSED);
     assert_null(steps);
     assert_int_equal(passed_count, 0);
-    assert_int_equal(fc__steps_Waitall(-1, reqs, sts, &steps), PASSED);
+    assert_int_equal(WAITALL(-1, reqs, sts, &steps), PASSED);
     assert_int_equal(passed_count, -1);
-    assert_int_equal(fc__steps_Waitall(2, NULL, sts, &steps), PASSED);
+    assert_int_equal(WAITALL(2, NULL, sts, &steps), PASSED);
     assert_null(passed_reqs);
-    assert_int_equal(fc__steps_Waitall(2, reqs, NULL, &steps), PASSED);
+    assert_int_equal(WAITALL(2, reqs, NULL, &steps), PASSED);
     assert_null(passed_sts);
     /* Only null requests: PMPI_Waitall writes their empty statuses itself; the steps note the
      * null handles for the record, and no status. */
-    assert_int_equal(fc__steps_Waitall(2, reqs, sts, &steps), PASSED);
+    assert_int_equal(WAITALL(2, reqs, sts, &steps), PASSED);
     assert_ptr_equal(passed_reqs, reqs);
     assert_ptr_equal(passed_sts, sts);
     assert_non_null(steps);
     assert_int_equal(steps->n, 0);
     for (int i = 0; i < 2; i++) {
         assert_int_equal(steps->reqs[i], MPI_REQUEST_NULL);
-        assert_int_equal(steps->when[i], FC__NOT_STEPPED);
+        assert_int_equal(steps->stepped[i], 0);
         assert_int_equal(steps->sts[i].MPI_SOURCE, FC__SRC_UNSET);
     }
     assert_int_equal(waitsome_calls, 0);
@@ -292,7 +325,7 @@ static void test_error_in_a_request(void **state)
     MPI_Status sts[3];
     garble(sts, 3);
     const fc__steps *steps = NULL;
-    assert_int_equal(fc__steps_Waitall(3, reqs, sts, &steps), MPI_ERR_IN_STATUS);
+    assert_int_equal(WAITALL(3, reqs, sts, &steps), MPI_ERR_IN_STATUS);
     assert_int_equal(steps->n, 2);
     assert_int_equal(reqs[0], MPI_REQUEST_NULL);
     assert_int_equal(reqs[2], MPI_REQUEST_NULL);
@@ -310,7 +343,7 @@ static void test_error_of_the_call(void **state)
     garble(sts, 2);
     waitsome_fails = MPI_ERR_REQUEST;
     const fc__steps *steps = NULL;
-    assert_int_equal(fc__steps_Waitall(2, reqs, sts, &steps), MPI_ERR_REQUEST);
+    assert_int_equal(WAITALL(2, reqs, sts, &steps), MPI_ERR_REQUEST);
     assert_int_equal(steps->n, 0);
     assert_int_equal(waitall_calls, 0);
     assert_int_equal(sts[1].MPI_SOURCE, GARBAGE);
@@ -329,16 +362,40 @@ static void test_many_in_reverse(void **state)
         reqs[i] = recv_at(N - i, i, 100 + i, 4 * i);
     garble(sts, N);
     const fc__steps *steps = NULL;
-    assert_int_equal(fc__steps_Waitall(N, reqs, sts, &steps), MPI_SUCCESS);
+    assert_int_equal(WAITALL(N, reqs, sts, &steps), MPI_SUCCESS);
     assert_int_equal(steps->n, N);
     for (int i = 0; i < N; i++) {
         assert_int_equal(reqs[i], MPI_REQUEST_NULL);
         check_status(&sts[i], i, 100 + i, 4 * i, MPI_SUCCESS);
-        assert_int_equal(steps->order[i], N - 1 - i);
+        int j = N - 1 - i; /* the i-th to complete */
+        check_rec(&steps->recs[i], (MPI_Request)(0xac000100 + j), j, 100 + j, 4 * (uint64_t)j);
     }
     for (int k = 1; k < N; k++)
-        assert_true(steps->when[steps->order[k - 1]] <= steps->when[steps->order[k]]);
+        assert_true(steps->recs[k - 1].t0 <= steps->recs[k].t0);
     assert_int_equal(waitsome_calls, N);
+}
+
+/* A chunk without room for the call's records (the call's own and one a request): the records go
+ * to scratch, the same as they would have been in the chunk, and the chunk is left alone. */
+static void test_no_room(void **state)
+{
+    (void)state;
+    MPI_Request a = recv_at(2, 5, 7, 9), b = recv_at(1, 6, 8, 10);
+    MPI_Request reqs[2] = {a, b};
+    MPI_Status sts[2];
+    garble(sts, 2);
+    thr.end = thr.cur + 2;
+    const fc__steps *steps = NULL;
+    assert_int_equal(WAITALL(2, reqs, sts, &steps), MPI_SUCCESS);
+    assert_int_equal(steps->n, 2);
+    assert_null(steps->head);
+    assert_true(steps->recs < chunk || steps->recs >= chunk + CHUNK);
+    check_rec(&steps->recs[0], b, 6, 8, 10);
+    check_rec(&steps->recs[1], a, 5, 7, 9);
+    assert_int_equal(chunk[0].kind, 0);
+    assert_int_equal(chunk[1].kind, 0);
+    check_status(&sts[0], 5, 7, 9, MPI_SUCCESS);
+    check_status(&sts[1], 6, 8, 10, MPI_SUCCESS);
 }
 
 int main(void)
@@ -350,6 +407,7 @@ int main(void)
         cmocka_unit_test_setup(test_error_in_a_request, setup),
         cmocka_unit_test_setup(test_error_of_the_call, setup),
         cmocka_unit_test_setup(test_many_in_reverse, setup),
+        cmocka_unit_test_setup(test_no_room, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
