@@ -30,7 +30,10 @@ launch() {
         echo $? >"$out.rc"
         return
     fi
-    "$MPIEXEC" "$@" >"$out" 2>"$out.err" &
+    # The output file exists before the launcher starts: the loop below reads it at once, and a
+    # read of a file not yet created would end the wait early and stop the ranks before they ran.
+    : >"$out"
+    "$MPIEXEC" "$@" >>"$out" 2>"$out.err" &
     pid=$!
     tries=0
     while [ "$(grep -c '^faults:' "$out")" -lt $n ]; do
