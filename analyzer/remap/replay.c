@@ -26,9 +26,11 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 /* Members (world ranks) of an intra-communicator, for the collectives; *world is scratch of the
  * world size used for MPI_COMM_WORLD without a definition. Returns NULL for an inter-communicator. */
-static const uint32_t *comm_members(const fc_rank *r, uint64_t id, uint32_t *p, uint32_t *world)
+static const uint32_t *comm_members(const fc_rank *r, uint64_t id, uint32_t nranks, uint32_t *p, uint32_t *a,
+                                    uint32_t *world)
 {
     const fc_comm *c = fc_rank_comm(r, id);
+    *a = 0;
     if (c == NULL) {
         if (id == 1) {
             world[0] = r->info.rank;
@@ -37,13 +39,24 @@ static const uint32_t *comm_members(const fc_rank *r, uint64_t id, uint32_t *p, 
         }
         if (id != 0)
             return NULL;
-        for (uint32_t i = 0; i < r->info.size; i++)
+        for (uint32_t i = 0; i < r->info.size && i < nranks; i++)
             world[i] = i;
-        *p = r->info.size;
+        *p = r->info.size < nranks ? r->info.size : nranks;
         return world;
     }
-    if (c->flags & FC_COMMF_INTER)
-        return NULL;
+    if (c->flags & FC_COMMF_INTER) {
+        /* Numbered as the analysis numbers them (fc__coll_layout.inter): the low group, whose
+         * first member has the lower world rank, then the other. */
+        if (c->local_size == 0 || c->remote_size == 0 || (uint64_t)c->local_size + c->remote_size > nranks)
+            return NULL;
+        int local_low = c->local[0] < c->remote[0];
+        const uint32_t *lo = local_low ? c->local : c->remote, *hi = local_low ? c->remote : c->local;
+        *a = local_low ? c->local_size : c->remote_size;
+        *p = c->local_size + c->remote_size;
+        memcpy(world, lo, *a * sizeof *world);
+        memcpy(world + *a, hi, (*p - *a) * sizeof *world);
+        return world;
+    }
     *p = c->local_size;
     return c->local;
 }
@@ -51,6 +64,7 @@ static const uint32_t *comm_members(const fc_rank *r, uint64_t id, uint32_t *p, 
 /* Open-addressing map (communicator key, sequence number) -> instance size. */
 typedef struct ient {
     uint64_t key, seq, n;
+    uint32_t root; /* an inter-communicator collective's root as a member that knows it gives it */
     int used;
 } ient;
 
@@ -87,7 +101,7 @@ static ient *imap_find(imap *m, uint64_t key, uint64_t seq, int add)
     }
     if (!add)
         return NULL;
-    m->v[j] = (ient){.key = key, .seq = seq, .n = 0, .used = 1};
+    m->v[j] = (ient){.key = key, .seq = seq, .n = 0, .root = UINT32_MAX, .used = 1};
     m->n++;
     return &m->v[j];
 }
@@ -284,25 +298,44 @@ static uint8_t send_flags(uint32_t k)
     return fc__is_sync_kind(k) ? FC__ROPF_SYNC : 0;
 }
 
-/* The instance of a collective record: communicator key, members, this rank's index, the root's. */
-static int coll_where(builder *b, const fc_record *rec, uint64_t *key, uint64_t *seq, uint32_t *p,
-                      uint32_t *me, uint32_t *root)
+/* The kind whose messages a record's collective has: a persistent one's non-blocking form. */
+static unsigned coll_kind(unsigned k)
 {
-    const uint32_t *mem = comm_members(b->r, rec->ev.comm, p, b->world);
+    unsigned base = fc__coll_persistent(k);
+    return base ? base : k;
+}
+
+/* The instance of a collective record: communicator key, members, this rank's index, the root's
+ * (UINT32_MAX when the record does not name it: a rootless collective, or a member of an
+ * inter-communicator's root group other than the root), *a the low group's size on an
+ * inter-communicator (0 otherwise). 0 for a record left out: an unknown communicator, this rank
+ * not a member, or an inter-communicator call the expansion has no algorithm for, as the
+ * analysis leaves it out (calls.c). */
+static int coll_where(builder *b, const fc_record *rec, uint64_t *key, uint64_t *seq, uint32_t *p,
+                      uint32_t *a, uint32_t *me, uint32_t *root)
+{
+    const uint32_t *mem = comm_members(b->r, rec->ev.comm, b->rp->nranks, p, a, b->world);
     if (mem == NULL)
         return 0;
+    if (*a) {
+        unsigned k = coll_kind(rec->ev.kind);
+        if (fc__coll_is_ctor(k) || fc__coll_select_inter(k, 1, 1, 0, 0, NULL) == FC__CA_AUTO)
+            return 0;
+    }
     *key = key_of(b, rec->ev.comm);
     int rc = next_seq(&b->cs, &b->ncs, &b->cscap, *key, seq);
     if (rc < 0)
         return rc;
     *me = UINT32_MAX;
-    *root = 0;
+    *root = UINT32_MAX;
     for (uint32_t i = 0; i < *p; i++) {
         if (mem[i] == b->rank)
             *me = i;
         if (rec->peer >= 0 && mem[i] == (uint32_t)rec->peer)
             *root = i;
     }
+    if (rec->peer == FC_PEER_ROOT)
+        *root = *me; /* the root of an inter-communicator collective passes MPI_ROOT */
     b->members = mem;
     return *me == UINT32_MAX ? 0 : 1;
 }
@@ -326,25 +359,21 @@ static const fc_record *pcoll_of(const builder *b, uint64_t req)
     return NULL;
 }
 
-/* The kind whose messages a record's collective has: a persistent one's non-blocking form. */
-static unsigned coll_kind(unsigned k)
-{
-    unsigned base = fc__coll_persistent(k);
-    return base ? base : k;
-}
-
 /* Expands one collective (or constructor, as a barrier of its parent) record, or a Start of a
  * persistent collective (its init record), into ops. */
 static int do_coll(builder *b, const fc_record *rec)
 {
     uint64_t key, seq;
-    uint32_t p, me, root;
-    int rc = coll_where(b, rec, &key, &seq, &p, &me, &root);
+    uint32_t p, a, me, root;
+    int rc = coll_where(b, rec, &key, &seq, &p, &a, &me, &root);
     if (rc <= 0)
         return rc;
     uint32_t k = coll_kind(rec->ev.kind);
     ient *e = imap_find(b->im, key, seq, 0);
     uint64_t n = e ? e->n : fc__coll_size(k, rec->ev.bytes, rec->ev.bytes2, p);
+    /* A member that does not name the root takes it from one that does (pass 1). */
+    if (root == UINT32_MAX)
+        root = e && e->root != UINT32_MAX ? e->root : 0;
     fc__coll_sink sink = {.post = coll_post, .wait = coll_wait, .ctx = b};
     b->coll_comm = key;
     b->coll_first = b->pg->nops;
@@ -357,8 +386,9 @@ static int do_coll(builder *b, const fc_record *rec)
     if (fc__coll_is_neighbor(kind) && (rc = fc__coll_nbrs_of(b->r, rec->ev.comm, b->members, p, &nb)) < 0)
         return rc;
     fc__coll_layout lay = {.node = b->cnode, .settings = &b->rp->coll, .nbrs = nb, .received = rec->ev.bytes2,
-                           .op = (uint32_t)(rec->ev.flags & (FC_EVF_USER_OP | FC_EVF_NONCOMMUTATIVE))};
-    rc = fc__coll_expand_in(kind, fc__coll_select_in(kind, p, n, &lay), p, me, root, n, rec->ev.bytes, &lay, &sink);
+                           .inter = a, .op = (uint32_t)(rec->ev.flags & (FC_EVF_USER_OP | FC_EVF_NONCOMMUTATIVE))};
+    unsigned alg = a ? fc__coll_select_inter(kind, a, p - a, root, n, &b->rp->coll) : fc__coll_select_in(kind, p, n, &lay);
+    rc = fc__coll_expand_in(kind, alg, p, me, root, n, rec->ev.bytes, &lay, &sink);
     free(nb);
     if (rc == FC_EUNSUPPORTED)
         return 0;
@@ -390,14 +420,16 @@ static int coll_sizes(builder *b, fc_trace *t, size_t i)
             continue;
         }
         uint64_t key, seq;
-        uint32_t p, me, root;
-        if ((rc = coll_where(b, use, &key, &seq, &p, &me, &root)) <= 0)
+        uint32_t p, a, me, root;
+        if ((rc = coll_where(b, use, &key, &seq, &p, &a, &me, &root)) <= 0)
             continue;
         ient *e = imap_find(b->im, key, seq, 1);
         if (e == NULL) {
             rc = FC_ENOMEM;
             break;
         }
+        if (root != UINT32_MAX && !fc__coll_is_ctor(k))
+            e->root = root;
         uint64_t n = fc__coll_size(k, use->ev.bytes, use->ev.bytes2, p);
         if (n > e->n)
             e->n = n;

@@ -152,6 +152,17 @@ for e in errors:
     print("FAIL: " + e)
 sys.exit(1 if errors else 0)
 PY
+# The remap replay expands the same calls with the same expansion: on each rank the 15
+# non-blocking collectives, 3 Starts of each of the 2 persistent ones, the 4 blocking ones, the
+# Ibcast and the Ibarrier on the inter-communicator (27), the MPI_Comm_split (a barrier of
+# MPI_COMM_WORLD) and the final MPI_Reduce: 4 x 29 = 116 calls. Every rank expands its part
+# alone, so a member that took another root than its peers, or another algorithm, would leave
+# sends or receives without a partner.
+line_profile "$work/line.prof" 1e-05 1e-08 1e-06 1e-09 1e8
+"$flowcut" remap --platform "$work/line.prof" "$work/t" >"$work/remap" 2>&1 ||
+    fail "remap: $(head -c 300 "$work/remap")"
+grep -q '^replay: [0-9]* messages paired, 116 collective calls expanded, 0 sends and receives without a partner' \
+    "$work/remap" || fail "remap: $(grep '^replay:' "$work/remap" | head -1), want 116 collective calls, all paired"
 # The same run with MPIR_CVAR_IGATHER_INTER_ALGORITHM=sched_long and
 # MPIR_CVAR_ISCATTER_INTER_ALGORITHM=sched_linear (values of MPICH 4.0.2's variables): both
 # gathers are long, the 64-byte one now 3 > 0 (64) between nodes and 1 > 0 inside n0, and both
