@@ -99,16 +99,28 @@ static int next_seq(gather *g, uint64_t key, uint64_t *seq)
     return 0;
 }
 
-/* The members of an inter-communicator as the expansion numbers them (fc__coll_layout.inter): its
- * low group, then the other. MPICH's ch4 device makes the low group the one whose first member
- * has the lower process id (MPIDI_Intercomm_exchange_map), the world rank for the processes of one
- * MPI_COMM_WORLD. One list per inter-communicator, kept in c->inter_lists; *a is the low group's
- * size. NULL on FC_ENOMEM (*rc set). */
+uint32_t fc__coll_inter_order(const fc_comm *cm, uint32_t *out)
+{
+    int local_low = cm->local_size && cm->remote_size && cm->local[0] < cm->remote[0];
+    const uint32_t *lo = local_low ? cm->local : cm->remote, *hi = local_low ? cm->remote : cm->local;
+    uint32_t a = local_low ? cm->local_size : cm->remote_size;
+    memcpy(out, lo, a * sizeof *out);
+    memcpy(out + a, hi, (cm->local_size + cm->remote_size - a) * sizeof *out);
+    return a;
+}
+
+int fc__coll_inter_expands(unsigned kind)
+{
+    return !fc__coll_is_ctor(kind) && fc__coll_select_inter(kind, 1, 1, 0, 0, NULL) != FC__CA_AUTO;
+}
+
+/* The members of an inter-communicator in fc__coll_inter_order's order, one list per
+ * inter-communicator, kept in c->inter_lists; *a is the low group's size. NULL on FC_ENOMEM (*rc
+ * set). */
 static const uint32_t *inter_members(gather *g, const fc_comm *cm, uint64_t key, uint32_t *p, uint32_t *a, int *rc)
 {
     fc__colls *c = g->c;
     int local_low = cm->local_size && cm->remote_size && cm->local[0] < cm->remote[0];
-    const uint32_t *lo = local_low ? cm->local : cm->remote, *hi = local_low ? cm->remote : cm->local;
     *a = local_low ? cm->local_size : cm->remote_size;
     *p = cm->local_size + cm->remote_size;
     for (size_t i = 0; i < c->ninter_lists; i++) {
@@ -122,16 +134,9 @@ static const uint32_t *inter_members(gather *g, const fc_comm *cm, uint64_t key,
         *rc = FC_ENOMEM;
         return NULL;
     }
-    memcpy(v, lo, *a * sizeof *v);
-    memcpy(v + *a, hi, (*p - *a) * sizeof *v);
+    fc__coll_inter_order(cm, v);
     c->inter_lists[c->ninter_lists++] = (fc__coll_inter_list){.key = key, .p = *p, .a = *a, .ranks = v};
     return v;
-}
-
-/* 1 for the collectives whose inter-communicator algorithm the expansion has. */
-static int inter_kind(uint32_t k)
-{
-    return fc__coll_select_inter(k, 1, 1, 0, 0, NULL) != FC__CA_AUTO;
 }
 
 /* Members (world ranks) of a communicator, *a the size of an inter-communicator's low group (0 for
@@ -151,7 +156,7 @@ static const uint32_t *members_of(gather *g, const fc_rank *r, uint64_t id, uint
         return c->world_ranks;
     }
     if (cm->flags & FC_COMMF_INTER) {
-        if (fc__coll_is_ctor(k) || !inter_kind(k)) {
+        if (!fc__coll_inter_expands(k)) {
             c->inter_records[rk]++;
             return NULL;
         }

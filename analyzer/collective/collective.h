@@ -329,6 +329,17 @@ int fc__coll_expand_neighbor(unsigned kind, uint32_t me, uint64_t own, const fc_
 /* The neighbours of rank r in communicator comm (members mem[0 .. p), world ranks) as member
  * indices, in a new *out the caller frees (one allocation); *out NULL when the trace has no
  * topology for comm. Returns 0 or FC_ENOMEM. */
+struct fc_comm;
+/* The members (world ranks) of inter-communicator cm as the expansion numbers them
+ * (fc__coll_layout.inter): its low group, then the other. MPICH's ch4 device makes the low group
+ * the one whose first member has the lower process id (MPIDI_Intercomm_exchange_map), the world
+ * rank for the processes of one MPI_COMM_WORLD. Writes local_size + remote_size ranks to out (the
+ * caller's); returns the low group's size. */
+uint32_t fc__coll_inter_order(const struct fc_comm *cm, uint32_t *out);
+
+/* 1 when a call of kind on an inter-communicator has an expansion (constructors have none), else 0. */
+int fc__coll_inter_expands(unsigned kind);
+
 struct fc_rank;
 int fc__coll_nbrs_of(const struct fc_rank *r, uint64_t comm, const uint32_t *mem, uint32_t p,
                      fc__coll_nbrs **out);

@@ -45,16 +45,10 @@ static const uint32_t *comm_members(const fc_rank *r, uint64_t id, uint32_t nran
         return world;
     }
     if (c->flags & FC_COMMF_INTER) {
-        /* Numbered as the analysis numbers them (fc__coll_layout.inter): the low group, whose
-         * first member has the lower world rank, then the other. */
         if (c->local_size == 0 || c->remote_size == 0 || (uint64_t)c->local_size + c->remote_size > nranks)
             return NULL;
-        int local_low = c->local[0] < c->remote[0];
-        const uint32_t *lo = local_low ? c->local : c->remote, *hi = local_low ? c->remote : c->local;
-        *a = local_low ? c->local_size : c->remote_size;
+        *a = fc__coll_inter_order(c, world);
         *p = c->local_size + c->remote_size;
-        memcpy(world, lo, *a * sizeof *world);
-        memcpy(world + *a, hi, (*p - *a) * sizeof *world);
         return world;
     }
     *p = c->local_size;
@@ -317,11 +311,8 @@ static int coll_where(builder *b, const fc_record *rec, uint64_t *key, uint64_t 
     const uint32_t *mem = comm_members(b->r, rec->ev.comm, b->rp->nranks, p, a, b->world);
     if (mem == NULL)
         return 0;
-    if (*a) {
-        unsigned k = coll_kind(rec->ev.kind);
-        if (fc__coll_is_ctor(k) || fc__coll_select_inter(k, 1, 1, 0, 0, NULL) == FC__CA_AUTO)
-            return 0;
-    }
+    if (*a && !fc__coll_inter_expands(coll_kind(rec->ev.kind)))
+        return 0;
     *key = key_of(b, rec->ev.comm);
     int rc = next_seq(&b->cs, &b->ncs, &b->cscap, *key, seq);
     if (rc < 0)
